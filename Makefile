@@ -1,0 +1,46 @@
+# casework — two commands that work on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test check lint typecheck pytest docs setup clean bench
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## Run the main job on the bundled example project (in a scratch copy under build/demo).
+demo: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
+
+## Lint, type-check and run every test.
+test: $(STAMP)
+	$(MAKE) --no-print-directory check
+	$(MAKE) --no-print-directory pytest
+
+check: lint typecheck
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest -q -p no:cacheprovider --cov --cov-report=term:skip-covered
+
+## Regenerate docs/cli.md from the commands' help.
+docs: $(STAMP)
+	$(BIN)/python -m casework.cli.reference > docs/cli.md
+
+bench: $(STAMP)
+	@for b in benchmarks/*_bench.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf build .pytest_cache .mypy_cache .ruff_cache

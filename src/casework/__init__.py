@@ -1,0 +1,24 @@
+"""casework: build and keep honest the evaluation datasets of tool-using LLM agents.
+
+The public API is re-exported here; each stage (``casework.dataset``, ``casework.agreement`` …)
+exports its own in ``__all__``.
+"""
+
+from casework.errors import CaseworkError, ConfigError, InputError, InputErrors
+from casework.schema import Case, Label, LabelRecord, Oracle, Provenance, Situation
+
+__all__ = [
+    "Case",
+    "CaseworkError",
+    "ConfigError",
+    "InputError",
+    "InputErrors",
+    "Label",
+    "LabelRecord",
+    "Oracle",
+    "Provenance",
+    "Situation",
+    "__version__",
+]
+
+__version__ = "0.1.0"

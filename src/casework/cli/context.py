@@ -1,0 +1,55 @@
+"""Shared CLI plumbing: the project lookup, the console, and output helpers for commands."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import click
+from rich.console import Console
+
+from casework.project import Project, load_project
+
+__all__ = ["AppState", "console", "err_console", "get_state", "pass_project"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+console = Console(highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+@dataclass
+class AppState:
+    """Options of the top-level `casework` command, shared by every sub-command."""
+
+    project_path: Path | None = None
+    debug: bool = False
+    _project: Project | None = field(default=None, repr=False)
+
+    def project(self) -> Project:
+        """The project (loaded once, on first use)."""
+        if self._project is None:
+            self._project = load_project(self.project_path)
+        return self._project
+
+
+def get_state() -> AppState:
+    """The :class:`AppState` of the running command."""
+    ctx = click.get_current_context()
+    state = ctx.find_object(AppState)
+    if state is None:  # a command invoked on its own, as in some tests
+        state = ctx.ensure_object(AppState)
+    return state
+
+
+def pass_project(fn: F) -> F:
+    """Decorator: call the command with the loaded :class:`Project` as first argument."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return fn(get_state().project(), *args, **kwargs)
+
+    return cast(F, wrapper)

@@ -1,0 +1,322 @@
+"""Dataset commands: init, schema, check, release, versions, diff, show, cases, migrate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from casework.checks import check_project
+from casework.cli.context import console, pass_project
+from casework.dataset import (
+    diff_cases,
+    dump_record,
+    load_dataset,
+    migrate_dataset,
+    parse_ref,
+    read_versions,
+    release,
+    select_cases,
+)
+from casework.errors import CaseworkError, UsageError
+from casework.project import Project
+from casework.scaffold import init_project
+from casework.schema import LabelRecord, VersionRecord, case_json_schema
+
+__all__ = ["COMMANDS"]
+
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@click.command("init")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=".")
+@click.option("--name", help="Project name (default: the folder's name).")
+def init_cmd(folder: Path, name: str | None) -> None:
+    """Create a new eval project in FOLDER with a commented casework.toml."""
+    for path in init_project(folder, name):
+        console.print(f"wrote {path}")
+
+
+@click.command("schema")
+@click.option(
+    "--record",
+    type=click.Choice(["case", "label", "version"]),
+    default="case",
+    show_default=True,
+    help="Which file format: a line of cases.jsonl, labels.jsonl or versions.jsonl.",
+)
+def schema_cmd(record: str) -> None:
+    """Print the JSON Schema of a file format, for editors and validators."""
+    if record == "case":
+        _emit_json(case_json_schema())
+    else:
+        model = LabelRecord if record == "label" else VersionRecord
+        _emit_json(model.model_json_schema(by_alias=True))
+
+
+@click.command("check")
+@click.argument("dataset")
+@FORMAT
+@pass_project
+def check_cmd(project: Project, dataset: str, fmt: str) -> None:
+    """Check DATASET[@VERSION]: declared tools, stale rules, expired rows.
+
+    Exits 1 when any error-level finding remains.
+    """
+    report = check_project(project, dataset)
+    if fmt == "json":
+        _emit_json(
+            {
+                "dataset": report.dataset,
+                "cases": report.cases,
+                "checks": report.checks,
+                "ok": report.ok,
+                "findings": [f.__dict__ for f in report.findings],
+            }
+        )
+    else:
+        for finding in report.findings:
+            click.echo(
+                f"{finding.severity}: {finding.check}: {finding}", err=finding.severity == "error"
+            )
+        status = "ok" if report.ok else f"{len(report.errors)} error(s)"
+        console.print(
+            f"{report.dataset}: {report.cases} cases checked ({', '.join(report.checks)}): {status}"
+        )
+    if not report.ok:
+        raise click.exceptions.Exit(1)
+
+
+@click.command("release")
+@click.argument("dataset")
+@click.option("-m", "--message", required=True, help="Why this version exists.")
+@pass_project
+def release_cmd(project: Project, dataset: str, message: str) -> None:
+    """Release the working tree of DATASET as a new version (a no-op if unchanged)."""
+    name, version = parse_ref(dataset)
+    if version is not None:
+        raise UsageError(f"release {dataset}: release takes a dataset name, not a version.")
+    current = load_dataset(project, name)
+    record = release(project, name, current.cases, message)
+    if record is None:
+        console.print(
+            f"{name}: unchanged since release {current.version.number if current.version else '?'} ({current.hash[:12]}); nothing released."
+        )
+        return
+    console.print(
+        f"{name}@{record.number} released: {record.hash[:12]} ({record.counts.cases} cases)"
+    )
+    for line in record.changes:
+        console.print(f"  - {line}")
+
+
+@click.command("versions")
+@click.argument("dataset")
+@FORMAT
+@pass_project
+def versions_cmd(project: Project, dataset: str, fmt: str) -> None:
+    """List the releases of DATASET, oldest first."""
+    name, _ = parse_ref(dataset)
+    folder = project.dataset_dir(name)
+    versions = read_versions(folder, f"{project.relative(folder)}/versions.jsonl")
+    if fmt == "json":
+        _emit_json([v.model_dump(mode="json") for v in versions])
+        return
+    if not versions:
+        console.print(f"{name}: no releases yet (run `casework release {name} -m MSG`).")
+        return
+    table = Table("#", "hash", "released (UTC)", "cases", "slices", "message")
+    for v in versions:
+        table.add_row(
+            str(v.number),
+            v.hash[:12],
+            v.created_at.strftime("%Y-%m-%d %H:%M"),
+            str(v.counts.cases),
+            ", ".join(f"{k}={n}" for k, n in v.counts.by_slice.items()),
+            v.message,
+        )
+    console.print(table)
+
+
+@click.command("diff")
+@click.argument("dataset")
+@click.argument("a")
+@click.argument("b", default="working")
+@FORMAT
+@pass_project
+def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
+    """Compare two versions A and B of DATASET (B defaults to the working tree).
+
+    Versions are release numbers, hash prefixes, `latest` or `working`.
+    """
+    name, _ = parse_ref(dataset)
+    old = load_dataset(project, f"{name}@{a}")
+    new = load_dataset(project, f"{name}@{b}")
+    diff = diff_cases(old.cases, new.cases)
+    if fmt == "json":
+        _emit_json(
+            {
+                "from": old.ref,
+                "to": new.ref,
+                "added": diff.added,
+                "removed": diff.removed,
+                "changed": [
+                    {
+                        "id": c.id,
+                        "fields": c.fields,
+                        "relabelled": c.relabelled,
+                        "split": [c.old_split, c.new_split] if c.moved else None,
+                    }
+                    for c in diff.changed
+                ],
+            }
+        )
+        return
+    console.print(f"{old.ref} -> {new.ref}: {'; '.join(diff.summary_lines())}")
+    for case_id in diff.added:
+        console.print(f"  + {case_id}")
+    for case_id in diff.removed:
+        console.print(f"  - {case_id}")
+    for change in diff.changed:
+        tags = []
+        if change.relabelled:
+            tags.append("relabelled")
+        if change.moved:
+            tags.append(f"moved {change.old_split}->{change.new_split}")
+        console.print(
+            f"  ~ {change.id}{' [' + ', '.join(tags) + ']' if tags else ''}: {', '.join(change.fields)}"
+        )
+
+
+@click.command("show")
+@click.argument("dataset")
+@click.argument("case_id")
+@pass_project
+def show_cmd(project: Project, dataset: str, case_id: str) -> None:
+    """Print case CASE_ID of DATASET[@VERSION] as JSON."""
+    loaded = load_dataset(project, dataset)
+    case = loaded.case(case_id)
+    if case is None:
+        raise CaseworkError(f"{loaded.ref}: no case with id '{case_id}'.")
+    _emit_json(dump_record(case))
+
+
+@click.command("cases")
+@click.argument("dataset")
+@click.option("--slice", "slices", multiple=True, help="Only this slice (repeatable).")
+@click.option(
+    "--split",
+    "splits",
+    multiple=True,
+    type=click.Choice(["dev", "holdout", "smoke"]),
+    help="Only this split (repeatable).",
+)
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    type=click.Choice(["mined", "hand", "synthetic"]),
+    help="Only this source (repeatable).",
+)
+@click.option("--labelled-under", help="Only cases labelled under this guideline version.")
+@click.option("--unlabelled", is_flag=True, help="Only cases waiting for a label.")
+@click.option(
+    "--oracle",
+    type=click.Choice(["state_assertion", "rubric_judge", "human"]),
+    help="Only cases with this oracle class.",
+)
+@FORMAT
+@pass_project
+def cases_cmd(
+    project: Project,
+    dataset: str,
+    slices: tuple[str, ...],
+    splits: tuple[str, ...],
+    sources: tuple[str, ...],
+    labelled_under: str | None,
+    unlabelled: bool,
+    oracle: str | None,
+    fmt: str,
+) -> None:
+    """List the cases of DATASET[@VERSION] matching the filters."""
+    loaded = load_dataset(project, dataset)
+    chosen = select_cases(
+        loaded.cases,
+        slices=slices,
+        splits=splits,
+        sources=sources,
+        labelled_under=labelled_under,
+        unlabelled=unlabelled,
+        oracle=oracle,
+    )
+    if fmt == "json":
+        _emit_json([c.id for c in chosen])
+        return
+    table = Table("id", "slice", "split", "source", "outcome", "guideline", "oracle")
+    for c in chosen:
+        table.add_row(
+            c.id,
+            c.slice,
+            c.split,
+            c.source,
+            c.label.outcome if c.label else "(unlabelled)",
+            (c.label.guideline_version or "") if c.label else "",
+            c.oracle.class_,
+        )
+    console.print(table)
+    console.print(f"{len(chosen)} of {len(loaded.cases)} cases in {loaded.ref}")
+
+
+@click.command("migrate")
+@click.argument("dataset")
+@click.option(
+    "--renames",
+    "renames_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Rename map (default: paths.renames in casework.toml).",
+)
+@click.option("-m", "--message", required=True, help="Why the tools changed.")
+@click.option("--dry-run", is_flag=True, help="Count what would change; write nothing.")
+@pass_project
+def migrate_cmd(
+    project: Project, dataset: str, renames_path: Path | None, message: str, dry_run: bool
+) -> None:
+    """Apply tool and argument renames to DATASET and release the result."""
+    path = renames_path or project.path(project.config.paths.renames)
+    result, record = migrate_dataset(project, dataset, path, message, dry_run=dry_run)
+    for line in result.changelog():
+        console.print(line)
+    if record is not None:
+        console.print(f"{dataset}@{record.number} released: {record.hash[:12]}")
+    elif result.cases_changed == 0:
+        console.print(f"{dataset}: no case names a renamed tool or argument; nothing released.")
+    else:
+        console.print("dry run: nothing written.")
+
+
+COMMANDS: list[click.Command] = [
+    init_cmd,
+    schema_cmd,
+    check_cmd,
+    release_cmd,
+    versions_cmd,
+    diff_cmd,
+    show_cmd,
+    cases_cmd,
+    migrate_cmd,
+]

@@ -1,0 +1,68 @@
+"""Datasets as files: canonical JSONL, releases and versions, diffs, declared tools, migrations.
+
+Entry points: :func:`load_dataset`, :func:`release`, :func:`diff_cases`, :func:`declared_tools`,
+:func:`check_dataset`, :func:`migrate_cases`.
+"""
+
+from casework.dataset.check import CheckReport, Finding, check_dataset, check_tools, expired_cases
+from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
+from casework.dataset.jsonl import (
+    canonical_line,
+    dump_record,
+    read_cases,
+    read_records,
+    write_cases,
+)
+from casework.dataset.migrate import (
+    MigrationResult,
+    RenameMap,
+    load_renames,
+    migrate_cases,
+    migrate_dataset,
+)
+from casework.dataset.store import (
+    Dataset,
+    count_cases,
+    hash_of,
+    label_sort_key,
+    load_dataset,
+    parse_ref,
+    release,
+    select_cases,
+)
+from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
+from casework.dataset.versions import content_hash, read_versions
+
+__all__ = [
+    "CaseChange",
+    "CheckReport",
+    "Dataset",
+    "DatasetDiff",
+    "Finding",
+    "MigrationResult",
+    "RenameMap",
+    "ToolDecl",
+    "canonical_line",
+    "check_dataset",
+    "check_tools",
+    "content_hash",
+    "count_cases",
+    "declared_tools",
+    "diff_cases",
+    "dump_record",
+    "expired_cases",
+    "hash_of",
+    "label_sort_key",
+    "load_dataset",
+    "load_renames",
+    "migrate_cases",
+    "migrate_dataset",
+    "parse_ref",
+    "parse_tool_declarations",
+    "read_cases",
+    "read_records",
+    "read_versions",
+    "release",
+    "select_cases",
+    "write_cases",
+]

@@ -1,0 +1,162 @@
+"""Dataset checks that need no run: undeclared or stale tools, unknown arguments, expired rows.
+
+Entry point: :func:`check_dataset`, returning a :class:`CheckReport` the CLI and the gate read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+from casework.dataset.tools import ToolDecl
+from casework.schema import Case, ToolRequirement
+
+__all__ = ["CheckReport", "Finding", "check_dataset", "check_tools", "expired_cases"]
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem a check found.
+
+    Attributes:
+        check: Which check (`undeclared_tool`, `stale_forbidden_tool`, `unknown_argument`, `expired`…).
+        severity: `error` fails `casework check` and the gate; `warning` is shown only.
+        case_id: The case concerned, if any.
+        subject: What is wrong in it (a tool name, `tool.argument`, a date).
+        message: A sentence for people.
+    """
+
+    check: str
+    severity: Severity
+    case_id: str | None
+    subject: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.case_id}:{self.subject}" if self.case_id else self.subject
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Every finding of a check run, with what was checked."""
+
+    dataset: str
+    cases: int
+    findings: list[Finding] = field(default_factory=list)
+    checks: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        """Findings that fail the check."""
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def ok(self) -> bool:
+        """No error-level finding."""
+        return not self.errors
+
+
+def _requirement_findings(
+    case: Case, req: ToolRequirement, kind: str, tools: Mapping[str, ToolDecl]
+) -> list[Finding]:
+    if req.name not in tools:
+        if kind == "forbidden":
+            return [
+                Finding(
+                    "stale_forbidden_tool",
+                    "error",
+                    case.id,
+                    req.name,
+                    "forbidden tool is not declared by the agent: the rule is stale and can never "
+                    "fail (rename it with `casework migrate` or remove it)",
+                )
+            ]
+        return [
+            Finding(
+                "undeclared_tool",
+                "error",
+                case.id,
+                req.name,
+                f"{kind} tool is not declared by the agent",
+            )
+        ]
+    names = tools[req.name].argument_names
+    if names is None:
+        return []
+    return [
+        Finding(
+            "unknown_argument",
+            "error",
+            case.id,
+            f"{req.name}.{arg}",
+            f"{kind} tool '{req.name}' declares no argument '{arg}'",
+        )
+        for arg in req.arguments
+        if arg not in names
+    ]
+
+
+def check_tools(cases: Sequence[Case], tools: Mapping[str, ToolDecl]) -> list[Finding]:
+    """Every place a case names a tool (label, fixture, conversation) must be a declared tool."""
+    out: list[Finding] = []
+    for case in cases:
+        if case.label is not None:
+            for req in case.label.required_tools:
+                out.extend(_requirement_findings(case, req, "required", tools))
+            for req in case.label.forbidden_tools:
+                out.extend(_requirement_findings(case, req, "forbidden", tools))
+        seen: set[str] = set()
+        for fixture in case.situation.fixtures:
+            if fixture.tool not in tools and fixture.tool not in seen:
+                seen.add(fixture.tool)
+                out.append(
+                    Finding(
+                        "undeclared_tool",
+                        "error",
+                        case.id,
+                        fixture.tool,
+                        "fixture answers a tool the agent does not declare",
+                    )
+                )
+        for turn in case.situation.turns:
+            for call in turn.tool_calls:
+                if call.name not in tools and call.name not in seen:
+                    seen.add(call.name)
+                    out.append(
+                        Finding(
+                            "undeclared_tool",
+                            "error",
+                            case.id,
+                            call.name,
+                            "conversation calls a tool the agent does not declare",
+                        )
+                    )
+    return out
+
+
+def expired_cases(cases: Sequence[Case], today: date) -> list[Finding]:
+    """Rows whose ``retain_until`` has passed: they must leave in the next change (`casework expire`)."""
+    return [
+        Finding(
+            "expired",
+            "error",
+            c.id,
+            str(c.provenance.retain_until),
+            "retention date has passed; run `casework expire` to release a version without it",
+        )
+        for c in cases
+        if c.provenance.retain_until is not None and c.provenance.retain_until < today
+    ]
+
+
+def check_dataset(
+    name: str, cases: Sequence[Case], tools: Mapping[str, ToolDecl], *, today: date
+) -> CheckReport:
+    """Run the dataset checks that need neither a run nor the workbench."""
+    findings = [*check_tools(cases, tools), *expired_cases(cases, today)]
+    return CheckReport(name, len(cases), findings, ["declared_tools", "retention"])

@@ -1,0 +1,238 @@
+"""JSONL files of records: strict reading with located errors, canonical atomic writing.
+
+Reading reports every bad line (capped) as ``path:line: field: problem. Got …``; writing produces
+the canonical form (UTF-8, one record per line, stable key order, trailing newline) so that git
+diffs stay minimal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from casework.atomic import atomic_write_bytes
+from casework.errors import MAX_REPORTED, InputErrors, Problem
+from casework.schema import Case
+
+__all__ = [
+    "Lines",
+    "canonical_bytes",
+    "canonical_line",
+    "dump_record",
+    "parse_records",
+    "problems_from_validation",
+    "read_cases",
+    "read_records",
+    "write_cases",
+    "write_records",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+_PYDANTIC_MESSAGES = {
+    "extra_forbidden": "unknown field",
+    "missing": "field required",
+}
+
+
+def problems_from_validation(
+    exc: ValidationError, path: str, line: int | None, prefix: str = ""
+) -> list[Problem]:
+    """Turn a pydantic ``ValidationError`` into located problems, one per error."""
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = [str(p) for p in err["loc"] if not str(p).startswith("function-")]
+        field = ".".join(([prefix] if prefix else []) + loc) or None
+        message = _PYDANTIC_MESSAGES.get(err["type"], err["msg"])
+        if message.startswith("Value error, "):
+            message = message[len("Value error, ") :]
+        has_got = err["type"] != "missing"
+        out.append(Problem(path, line, field, message, err.get("input"), has_got=has_got))
+    return out
+
+
+@dataclass(frozen=True)
+class Lines(Generic[M]):
+    """Records read from a JSONL file, with the line each came from."""
+
+    records: list[M]
+    line_of: dict[int, int]
+
+    def line(self, index: int) -> int:
+        """1-based line number of ``records[index]``."""
+        return self.line_of[index]
+
+
+def read_records(
+    path: Path,
+    model: type[M],
+    *,
+    shown: str | None = None,
+    key: Callable[[M], str] | None = None,
+    key_field: str = "id",
+    missing_ok: bool = False,
+) -> Lines[M]:
+    """Read a JSONL file of ``model`` records, reporting every bad line.
+
+    Args:
+        path: File to read.
+        model: Pydantic model of one line.
+        shown: How to name the file in messages (default: ``path`` as given).
+        key: Unique key of a record; duplicates are errors when given.
+        key_field: Field name reported for a duplicate key.
+        missing_ok: Return no records (instead of an error) when the file does not exist.
+
+    Raises:
+        InputErrors: Any line is bad; see :func:`parse_records`.
+    """
+    name = shown or str(path)
+    if not path.exists():
+        if missing_ok:
+            return Lines([], {})
+        InputErrors.raise_if_any([Problem(name, None, None, "file not found")])
+    return parse_records(path.read_bytes(), model, shown=name, key=key, key_field=key_field)
+
+
+def parse_records(
+    data: bytes,
+    model: type[M],
+    *,
+    shown: str,
+    key: Callable[[M], str] | None = None,
+    key_field: str = "id",
+) -> Lines[M]:
+    """Parse JSONL bytes into ``model`` records, reporting every bad line.
+
+    Raises:
+        InputErrors: Any line is bad (BOM, invalid UTF-8, empty line, bad JSON, not an object,
+            schema violation, duplicate key); all bad lines are listed up to the cap.
+    """
+    name = shown
+    problems: list[Problem] = []
+    records: list[M] = []
+    line_of: dict[int, int] = {}
+    seen: dict[str, int] = {}
+    if data.startswith(b"\xef\xbb\xbf"):
+        problems.append(
+            Problem(name, 1, None, "file starts with a UTF-8 byte-order mark; save it without one")
+        )
+        data = data[3:]
+    raw_lines = data.split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    for number, raw in enumerate(raw_lines, start=1):
+        if len(problems) > MAX_REPORTED * 4:
+            break
+        raw = raw.removesuffix(b"\r")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(
+                Problem(
+                    name,
+                    number,
+                    None,
+                    f"invalid UTF-8 at byte {exc.start + 1}",
+                    raw[:40],
+                    has_got=True,
+                )
+            )
+            continue
+        if not text.strip():
+            problems.append(
+                Problem(name, number, None, "empty line; every line must hold one record")
+            )
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                Problem(
+                    name,
+                    number,
+                    None,
+                    f"invalid JSON: {exc.msg} at column {exc.colno}",
+                    text,
+                    has_got=True,
+                )
+            )
+            continue
+        if not isinstance(obj, dict):
+            problems.append(
+                Problem(name, number, None, "line is not a JSON object", obj, has_got=True)
+            )
+            continue
+        try:
+            record = model.model_validate(obj)
+        except ValidationError as exc:
+            problems.extend(problems_from_validation(exc, name, number))
+            continue
+        if key is not None:
+            k = key(record)
+            if k in seen:
+                problems.append(
+                    Problem(
+                        name,
+                        number,
+                        key_field,
+                        f"duplicate {key_field}, first on line {seen[k]}",
+                        k,
+                        has_got=True,
+                    )
+                )
+                continue
+            seen[k] = number
+        line_of[len(records)] = number
+        records.append(record)
+    InputErrors.raise_if_any(problems)
+    return Lines(records, line_of)
+
+
+def read_cases(path: Path, *, shown: str | None = None, missing_ok: bool = False) -> list[Case]:
+    """Read a `cases.jsonl` file; see :func:`read_records` for the errors reported."""
+    return read_records(path, Case, shown=shown, key=lambda c: c.id, missing_ok=missing_ok).records
+
+
+def dump_record(record: BaseModel) -> dict[str, Any]:
+    """The canonical JSON object of a record: fields in declared order, defaults left out.
+
+    ``schema_version`` is always written, first.
+    """
+    body = record.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    version = getattr(record, "schema_version", None)
+    if version is None:
+        return body
+    body.pop("schema_version", None)
+    return {"schema_version": version, **body}
+
+
+def canonical_line(record: BaseModel) -> str:
+    """One canonical JSONL line (without newline)."""
+    return json.dumps(dump_record(record), ensure_ascii=False)
+
+
+def canonical_bytes(
+    records: Iterable[BaseModel], *, sort_key: Callable[[Any], str] | None = None
+) -> bytes:
+    """Canonical file content: one line per record (sorted by ``sort_key`` if given), trailing newline."""
+    items: Sequence[BaseModel] = list(records)
+    if sort_key is not None:
+        items = sorted(items, key=sort_key)
+    return "".join(canonical_line(r) + "\n" for r in items).encode("utf-8")
+
+
+def write_records(
+    path: Path, records: Iterable[BaseModel], *, sort_key: Callable[[Any], str] | None = None
+) -> None:
+    """Write records in canonical form, atomically."""
+    atomic_write_bytes(path, canonical_bytes(records, sort_key=sort_key))
+
+
+def write_cases(path: Path, cases: Iterable[Case]) -> None:
+    """Write `cases.jsonl` in canonical form (sorted by id), atomically."""
+    write_records(path, cases, sort_key=lambda c: c.id)

@@ -1,0 +1,254 @@
+"""Tool-rename migrations: `renames.toml` maps old names to new, :func:`migrate_cases` applies it.
+
+A rename is a dataset change like any other: it produces the next version with a changelog line,
+so a tool refactor never shows up as an agent regression or as a rule that can no longer fail.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from casework.dataset.jsonl import problems_from_validation
+from casework.dataset.tools import ToolDecl, declared_tools
+from casework.errors import InputError, InputErrors, Problem
+from casework.project import Project
+from casework.schema import (
+    Case,
+    Injection,
+    ToolCall,
+    ToolFixture,
+    ToolRequirement,
+    Turn,
+    VersionRecord,
+)
+
+__all__ = ["MigrationResult", "RenameMap", "load_renames", "migrate_cases", "migrate_dataset"]
+
+
+class RenameMap(BaseModel):
+    """`renames.toml`: ``[tools] old = "new"`` and ``[arguments.<tool>] old = "new"``."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+    tools: dict[str, str] = Field(default_factory=dict)
+    """Old tool name -> new tool name."""
+    arguments: dict[str, dict[str, str]] = Field(default_factory=dict)
+    """Per tool (its new name), old argument name -> new argument name."""
+
+    def tool(self, name: str) -> str:
+        """The new name of a tool (unchanged if not renamed)."""
+        return self.tools.get(name, name)
+
+    def args(self, tool: str) -> Mapping[str, str]:
+        """Argument renames of a tool, looked up by its new name."""
+        return self.arguments.get(self.tool(tool), {})
+
+
+def _line_of(text: str, key: str, table: str) -> int | None:
+    current = ""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("["):
+            current = line.strip("[] ")
+            continue
+        if current == table and line.split("=")[0].strip().strip('"') == key:
+            return number
+    return None
+
+
+def load_renames(path: Path, shown: str, tools: Mapping[str, ToolDecl]) -> RenameMap:
+    """Read and validate a rename map against the declared tools.
+
+    Raises:
+        InputErrors: Bad TOML, unknown keys, or a rename whose target tool (or argument) the agent
+            does not declare — every problem located by line.
+    """
+    if not path.is_file():
+        raise InputError(shown, None, None, "rename map not found")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(shown, getattr(exc, "lineno", None), None, f"invalid TOML: {exc}") from exc
+    try:
+        renames = RenameMap.model_validate(data)
+    except ValidationError as exc:
+        InputErrors.raise_if_any(problems_from_validation(exc, shown, None))
+        raise
+    problems: list[Problem] = []
+    for old, new in renames.tools.items():
+        if new not in tools:
+            problems.append(
+                Problem(
+                    shown,
+                    _line_of(text, old, "tools"),
+                    f"tools.{old}",
+                    "rename target is not a declared tool",
+                    new,
+                    has_got=True,
+                )
+            )
+    for tool, mapping in renames.arguments.items():
+        table = f"arguments.{tool}"
+        if tool not in tools:
+            problems.append(
+                Problem(
+                    shown,
+                    _line_of(text, tool, "arguments"),
+                    table,
+                    "not a declared tool",
+                    tool,
+                    has_got=True,
+                )
+            )
+            continue
+        declared = tools[tool].argument_names
+        for old, new in mapping.items():
+            if declared is not None and new not in declared:
+                problems.append(
+                    Problem(
+                        shown,
+                        _line_of(text, old, table),
+                        f"{table}.{old}",
+                        f"rename target is not an argument of '{tool}'",
+                        new,
+                        has_got=True,
+                    )
+                )
+    InputErrors.raise_if_any(problems)
+    return renames
+
+
+@dataclass
+class MigrationResult:
+    """Migrated cases and what changed."""
+
+    cases: list[Case]
+    tool_places: Counter[str] = field(default_factory=Counter)
+    """Per ``old->new`` tool rename, how many places were rewritten."""
+    argument_places: Counter[str] = field(default_factory=Counter)
+    """Per ``tool.old->new`` argument rename, how many places were rewritten."""
+    cases_changed: int = 0
+
+    def changelog(self) -> list[str]:
+        """Changelog lines counting the rewrites."""
+        lines = [
+            f"{k}: {v} place{'s' if v != 1 else ''}" for k, v in sorted(self.tool_places.items())
+        ]
+        lines += [
+            f"{k}: {v} place{'s' if v != 1 else ''}"
+            for k, v in sorted(self.argument_places.items())
+        ]
+        return [
+            f"renamed in {self.cases_changed} case{'s' if self.cases_changed != 1 else ''}",
+            *lines,
+        ]
+
+
+class _Migrator:
+    def __init__(self, renames: RenameMap) -> None:
+        self.r = renames
+        self.result = MigrationResult([])
+
+    def name(self, old: str) -> str:
+        new = self.r.tool(old)
+        if new != old:
+            self.result.tool_places[f"{old}->{new}"] += 1
+        return new
+
+    def args(self, tool_new: str, args: dict[str, Any]) -> dict[str, Any]:
+        mapping = self.r.args(tool_new)
+        out = {}
+        for key, value in args.items():
+            new = mapping.get(key, key)
+            if new != key:
+                self.result.argument_places[f"{tool_new}.{key}->{new}"] += 1
+            out[new] = value
+        return out
+
+    def requirement(self, req: ToolRequirement) -> ToolRequirement:
+        name = self.name(req.name)
+        return req.model_copy(
+            update={"name": name, "arguments": self.args(name, dict(req.arguments))}
+        )
+
+    def fixture(self, fx: ToolFixture) -> ToolFixture:
+        name = self.name(fx.tool)
+        return fx.model_copy(update={"tool": name, "match": self.args(name, fx.match)})
+
+    def call(self, call: ToolCall) -> ToolCall:
+        name = self.name(call.name)
+        return call.model_copy(update={"name": name, "arguments": self.args(name, call.arguments)})
+
+    def turn(self, turn: Turn) -> Turn:
+        if not turn.tool_calls:
+            return turn
+        return turn.model_copy(update={"tool_calls": [self.call(c) for c in turn.tool_calls]})
+
+    def injection(self, inj: Injection) -> Injection:
+        if inj.location.startswith("tool:"):
+            return inj.model_copy(update={"location": "tool:" + self.name(inj.location[5:])})
+        return inj
+
+    def case(self, case: Case) -> Case:
+        sit = case.situation
+        new_sit = sit.model_copy(
+            update={
+                "turns": [self.turn(t) for t in sit.turns],
+                "fixtures": [self.fixture(f) for f in sit.fixtures],
+                "injected": [self.injection(i) for i in sit.injected],
+            }
+        )
+        update: dict[str, Any] = {"situation": new_sit}
+        if case.label is not None:
+            update["label"] = case.label.model_copy(
+                update={
+                    "required_tools": [self.requirement(t) for t in case.label.required_tools],
+                    "forbidden_tools": [self.requirement(t) for t in case.label.forbidden_tools],
+                }
+            )
+        # Round-trip through validation so the migrated case obeys every schema rule.
+        return Case.model_validate(case.model_copy(update=update).model_dump(by_alias=True))
+
+
+def migrate_cases(cases: Sequence[Case], renames: RenameMap) -> MigrationResult:
+    """Apply a rename map to every case (renames apply once, not transitively)."""
+    m = _Migrator(renames)
+    out = []
+    for case in cases:
+        new = m.case(case)
+        if new != case:
+            m.result.cases_changed += 1
+        out.append(new)
+    m.result.cases = out
+    return m.result
+
+
+def migrate_dataset(
+    project: Project, name: str, renames_path: Path, message: str, *, dry_run: bool = False
+) -> tuple[MigrationResult, VersionRecord | None]:
+    """Apply a rename map to the working tree of ``name`` and release the result.
+
+    Returns:
+        The migration result and the new release (``None`` when nothing changed or ``dry_run``).
+
+    Raises:
+        InputErrors: Bad rename map (including a rename to an undeclared tool); nothing is written.
+    """
+    from casework.dataset.store import load_dataset, release
+
+    tools = declared_tools(project)
+    renames = load_renames(renames_path, project.relative(renames_path), tools)
+    dataset = load_dataset(project, name)
+    result = migrate_cases(dataset.cases, renames)
+    if dry_run or result.cases_changed == 0:
+        return result, None
+    record = release(project, name, result.cases, message, changes=result.changelog())
+    return result, record

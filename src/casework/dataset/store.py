@@ -1,0 +1,311 @@
+"""Loading datasets (current or any released version) and releasing new versions.
+
+Entry points: :func:`load_dataset` (``name`` or ``name@version``) and :func:`release`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from casework.atomic import atomic_write_bytes
+from casework.dataset.diff import diff_cases
+from casework.dataset.jsonl import canonical_bytes, parse_records, read_records
+from casework.dataset.versions import (
+    CASES_FILE,
+    LABELS_FILE,
+    VERSIONS_FILE,
+    Content,
+    cache_content,
+    content_hash,
+    materialise,
+    read_versions,
+    resolve_version,
+)
+from casework.errors import CaseworkError, InputError, InputErrors, Problem, UsageError
+from casework.project import Project
+from casework.schema import Case, LabelRecord, VersionCounts, VersionRecord
+
+__all__ = [
+    "Dataset",
+    "count_cases",
+    "hash_of",
+    "label_sort_key",
+    "load_dataset",
+    "parse_ref",
+    "release",
+    "select_cases",
+]
+
+_ROLE_ORDER = {"first": 0, "second": 1, "adjudicator": 2}
+
+
+def label_sort_key(record: LabelRecord) -> str:
+    """Canonical order of `labels.jsonl`: by case, then role, then labeller, then time."""
+    return f"{record.case_id}\0{_ROLE_ORDER[record.role]}\0{record.labeller}\0{record.labelled_at.isoformat()}"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A dataset's content at one version (or as it stands in the working tree)."""
+
+    name: str
+    path: Path
+    cases: list[Case]
+    labels: list[LabelRecord]
+    hash: str
+    version: VersionRecord | None
+    """The release this content is, or ``None`` when the working tree holds unreleased changes."""
+
+    def case(self, case_id: str) -> Case | None:
+        """The case with this id, if present."""
+        for c in self.cases:
+            if c.id == case_id:
+                return c
+        return None
+
+    @property
+    def ref(self) -> str:
+        """``name@N`` for a release, ``name@working`` for unreleased content."""
+        return f"{self.name}@{self.version.number}" if self.version else f"{self.name}@working"
+
+
+def parse_ref(ref: str) -> tuple[str, str | None]:
+    """Split ``name@version`` into its parts (version ``None`` when absent).
+
+    ``name@working`` names the working tree explicitly, like a bare ``name``.
+    """
+    name, sep, version = ref.partition("@")
+    if not name or (sep and not version):
+        raise UsageError(f"'{ref}': expected DATASET or DATASET@VERSION.")
+    return name, (version if sep else None)
+
+
+def _parse(content: Content, shown_dir: str) -> tuple[list[Case], list[LabelRecord]]:
+    """Parse both files of a version, reporting every bad line of either, and dangling labels."""
+    problems: list[Problem] = []
+    cases: list[Case] = []
+    labels: list[LabelRecord] = []
+    try:
+        cases = parse_records(
+            content.cases, Case, shown=f"{shown_dir}/{CASES_FILE}", key=lambda c: c.id
+        ).records
+    except InputErrors as exc:
+        problems.extend(exc.problems)
+    except InputError as exc:
+        problems.append(exc.problem)
+    try:
+        labels = parse_records(
+            content.labels, LabelRecord, shown=f"{shown_dir}/{LABELS_FILE}"
+        ).records
+    except InputErrors as exc:
+        problems.extend(exc.problems)
+    except InputError as exc:
+        problems.append(exc.problem)
+    if cases:
+        known = {c.id for c in cases}
+        problems.extend(
+            Problem(
+                f"{shown_dir}/{LABELS_FILE}",
+                i + 1,
+                "case_id",
+                "no case with this id",
+                rec.case_id,
+                has_got=True,
+            )
+            for i, rec in enumerate(labels)
+            if rec.case_id not in known
+        )
+    InputErrors.raise_if_any(problems)
+    return cases, labels
+
+
+def load_dataset(project: Project, ref: str) -> Dataset:
+    """Load ``name`` (the working tree) or ``name@version`` (a release, materialised if needed).
+
+    Raises:
+        InputErrors: A file has bad lines (all reported, capped).
+        VersionNotFound: The version is unknown or its content cannot be recovered.
+        UsageError: The dataset does not exist.
+    """
+    name, version = parse_ref(ref)
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    if not (folder / CASES_FILE).exists():
+        known = ", ".join(project.dataset_names()) or "none"
+        raise UsageError(f"{shown_dir}/{CASES_FILE}: no dataset '{name}' (datasets here: {known}).")
+    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+    if version in (None, "working"):
+        content = Content((folder / CASES_FILE).read_bytes(), _read_optional(folder / LABELS_FILE))
+        record = next((v for v in reversed(versions) if v.hash == content.hash), None)
+    else:
+        record = resolve_version(versions, name, version)
+        content = materialise(folder, project.state_dir, record, name)
+    cases, labels = _parse(content, shown_dir)
+    return Dataset(name, folder, cases, labels, content.hash, record)
+
+
+def _read_optional(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
+
+
+def count_cases(cases: Sequence[Case], labels: Sequence[LabelRecord] = ()) -> VersionCounts:
+    """Counts per slice, split, source and outcome, for the release log."""
+    return VersionCounts(
+        cases=len(cases),
+        by_slice=dict(sorted(Counter(c.slice for c in cases).items())),
+        by_split=dict(sorted(Counter(c.split for c in cases).items())),
+        by_source=dict(sorted(Counter(c.source for c in cases).items())),
+        by_outcome=dict(
+            sorted(Counter(c.label.outcome if c.label else "unlabelled" for c in cases).items())
+        ),
+        unsatisfiable=sum(not c.satisfiable for c in cases),
+        frozen=sum(c.frozen for c in cases),
+        labels=len(labels),
+    )
+
+
+def release(
+    project: Project,
+    name: str,
+    cases: Iterable[Case],
+    message: str,
+    *,
+    changes: Sequence[str] | None = None,
+    labels: Iterable[LabelRecord] | None = None,
+    now: datetime | None = None,
+) -> VersionRecord | None:
+    """Write ``cases`` (and ``labels``) canonically and append a release to `versions.jsonl`.
+
+    Args:
+        project: The project.
+        name: Dataset name (its folder is created if new).
+        cases: The full content of the new version.
+        message: Why this version exists.
+        changes: Changelog lines; computed from the diff against the previous release when omitted.
+        labels: Raw labels; ``None`` keeps `labels.jsonl` as it is.
+        now: Release time (injected by tests).
+
+    Returns:
+        The new release record, or ``None`` when the content equals the latest release
+        (nothing is written then).
+
+    Raises:
+        UsageError: Empty message.
+        InputErrors: Duplicate case ids, or labels naming unknown cases.
+    """
+    if not message.strip():
+        raise UsageError("release: a message is required (-m MSG): say why this version exists.")
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    case_list = sorted(cases, key=lambda c: c.id)
+    if labels is None:
+        label_list = _existing_labels(folder, shown_dir)
+    else:
+        label_list = sorted(labels, key=label_sort_key)
+    content = Content(canonical_bytes(case_list), canonical_bytes(label_list))
+    _parse(content, shown_dir)  # duplicate ids, dangling labels: refuse before writing anything
+    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+    parent = versions[-1] if versions else None
+    if parent is not None and parent.hash == content.hash:
+        _write_content(folder, content)  # re-canonicalise a hand-edited but equal file
+        return None
+    if changes is None:
+        changes = _changes_since(project, folder, parent, case_list, name)
+    record = VersionRecord(
+        number=(parent.number + 1) if parent else 1,
+        hash=content.hash,
+        parent=parent.hash if parent else None,
+        created_at=now or datetime.now(UTC),
+        message=message.strip(),
+        changes=list(changes),
+        counts=count_cases(case_list, label_list),
+        guideline_versions=sorted(
+            {c.label.guideline_version for c in case_list if c.label and c.label.guideline_version}
+        ),
+    )
+    cache_content(project.state_dir, content)
+    _write_content(folder, content)
+    atomic_write_bytes(folder / VERSIONS_FILE, canonical_bytes([*versions, record]))
+    return record
+
+
+def _existing_labels(folder: Path, shown_dir: str) -> list[LabelRecord]:
+    return sorted(
+        read_records(
+            folder / LABELS_FILE, LabelRecord, shown=f"{shown_dir}/{LABELS_FILE}", missing_ok=True
+        ).records,
+        key=label_sort_key,
+    )
+
+
+def _write_content(folder: Path, content: Content) -> None:
+    atomic_write_bytes(folder / CASES_FILE, content.cases)
+    if content.labels or (folder / LABELS_FILE).exists():
+        atomic_write_bytes(folder / LABELS_FILE, content.labels)
+
+
+def _changes_since(
+    project: Project, folder: Path, parent: VersionRecord | None, cases: list[Case], name: str
+) -> list[str]:
+    if parent is None:
+        return [f"first release: {len(cases)} cases"]
+    try:
+        old = materialise(folder, project.state_dir, parent, name)
+        old_cases, _ = _parse(old, project.relative(folder))
+    except CaseworkError:  # the parent may be unrecoverable; the changelog then says so
+        return [
+            "changes against the previous release could not be computed (its content is not recoverable)"
+        ]
+    return diff_cases(old_cases, cases).summary_lines()
+
+
+def hash_of(cases: Sequence[Case], labels: Sequence[LabelRecord]) -> str:
+    """Version hash of in-memory content."""
+    case_list: list[Case] = sorted(cases, key=lambda c: c.id)
+    label_list: list[LabelRecord] = sorted(labels, key=label_sort_key)
+    return content_hash(canonical_bytes(case_list), canonical_bytes(label_list))
+
+
+def select_cases(
+    cases: Sequence[Case],
+    *,
+    slices: Sequence[str] = (),
+    splits: Sequence[str] = (),
+    sources: Sequence[str] = (),
+    labelled_under: str | None = None,
+    unlabelled: bool = False,
+    oracle: str | None = None,
+) -> list[Case]:
+    """Cases matching every given filter (an empty filter matches all).
+
+    Args:
+        cases: Cases to filter.
+        slices: Keep these slices.
+        splits: Keep these splits.
+        sources: Keep these sources.
+        labelled_under: Keep cases whose label was decided under this guideline version.
+        unlabelled: Keep only cases without a label (the labelling queue).
+        oracle: Keep cases whose oracle has this class.
+    """
+    out = []
+    for c in cases:
+        if slices and c.slice not in slices:
+            continue
+        if splits and c.split not in splits:
+            continue
+        if sources and c.source not in sources:
+            continue
+        if unlabelled and c.label is not None:
+            continue
+        if labelled_under is not None and (
+            c.label is None or c.label.guideline_version != labelled_under
+        ):
+            continue
+        if oracle is not None and c.oracle.class_ != oracle:
+            continue
+        out.append(c)
+    return out

@@ -1,0 +1,158 @@
+"""Declared tools: what the agent says it can call, read from `agent/tools.json` or its code.
+
+Entry point: :func:`declared_tools`. Accepted shapes of the JSON file: a list of
+``{"name", "description", "parameters"}`` objects, the same under a ``"tools"`` key, or OpenAI
+function-calling entries ``{"type": "function", "function": {...}}``. With ``tools_from =
+"pkg.module:attr"`` the attribute (or the result of calling it) may also be a list of objects with
+a ``name`` attribute, as agent frameworks' tool objects have.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from casework.errors import ConfigError, InputError, InputErrors, Problem
+from casework.project import Project
+
+__all__ = ["ToolDecl", "declared_tools", "parse_tool_declarations"]
+
+
+@dataclass(frozen=True)
+class ToolDecl:
+    """One declared tool."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def argument_names(self) -> frozenset[str] | None:
+        """Declared argument names, or ``None`` when the schema does not list properties."""
+        props = self.parameters.get("properties")
+        return frozenset(props) if isinstance(props, dict) else None
+
+
+def _entry_to_decl(entry: Any, where: str, index: int) -> ToolDecl | Problem:
+    if (
+        isinstance(entry, dict)
+        and entry.get("type") == "function"
+        and isinstance(entry.get("function"), dict)
+    ):
+        entry = entry["function"]
+    if isinstance(entry, dict):
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            return Problem(
+                where,
+                None,
+                f"[{index}].name",
+                "tool needs a non-empty string name",
+                name,
+                has_got=True,
+            )
+        params = entry.get("parameters", entry.get("input_schema", {})) or {}
+        if not isinstance(params, dict):
+            return Problem(
+                where,
+                None,
+                f"[{index}].parameters",
+                "must be a JSON Schema object",
+                params,
+                has_got=True,
+            )
+        return ToolDecl(name, str(entry.get("description", "")), params)
+    name = getattr(entry, "name", None)
+    if isinstance(name, str) and name:
+        params = getattr(entry, "parameters", None)
+        return ToolDecl(
+            name,
+            str(getattr(entry, "description", "") or ""),
+            params if isinstance(params, dict) else {},
+        )
+    return Problem(
+        where, None, f"[{index}]", "not a tool declaration (needs a name)", entry, has_got=True
+    )
+
+
+def parse_tool_declarations(data: Any, where: str) -> dict[str, ToolDecl]:
+    """Validate tool declarations (see module docstring for the accepted shapes).
+
+    Raises:
+        InputErrors: An entry has no name, a bad parameters schema, or a name is declared twice.
+    """
+    if isinstance(data, dict) and "tools" in data:
+        data = data["tools"]
+    if not isinstance(data, Iterable) or isinstance(data, (str, bytes, dict)):
+        raise InputError(where, None, None, "tool declarations must be a list", data)
+    out: dict[str, ToolDecl] = {}
+    problems: list[Problem] = []
+    for index, entry in enumerate(data):
+        decl = _entry_to_decl(entry, where, index)
+        if isinstance(decl, Problem):
+            problems.append(decl)
+        elif decl.name in out:
+            problems.append(
+                Problem(
+                    where, None, f"[{index}].name", "tool declared twice", decl.name, has_got=True
+                )
+            )
+        else:
+            out[decl.name] = decl
+    InputErrors.raise_if_any(problems)
+    return out
+
+
+def _from_code(spec: str, root: Path) -> Any:
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(
+            f"casework.toml: agent.tools_from: expected 'pkg.module:attr'. Got '{spec}'."
+        )
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(
+            f"casework.toml: agent.tools_from: cannot import '{module_name}': {exc}."
+        ) from exc
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ConfigError(
+                f"casework.toml: agent.tools_from: '{module_name}' has no attribute '{attr}'."
+            )
+        obj = getattr(obj, part)
+    return obj() if callable(obj) else obj
+
+
+def declared_tools(project: Project) -> dict[str, ToolDecl]:
+    """The agent's declared tools, by name.
+
+    Raises:
+        ConfigError: The declarations file is missing or `tools_from` cannot be imported.
+        InputErrors: The declarations are malformed.
+    """
+    agent = project.config.agent
+    if agent.tools_from:
+        return parse_tool_declarations(
+            _from_code(agent.tools_from, project.root), f"tools_from {agent.tools_from}"
+        )
+    if not agent.tools:
+        raise ConfigError(
+            "casework.toml: agent: set `tools` (a JSON file) or `tools_from` (pkg.module:attr)."
+        )
+    path = project.path(agent.tools)
+    shown = project.relative(path)
+    if not path.is_file():
+        raise ConfigError(f"{shown}: declared tools file not found (casework.toml agent.tools).")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(shown, exc.lineno, None, f"invalid JSON: {exc.msg}") from exc
+    return parse_tool_declarations(data, shown)

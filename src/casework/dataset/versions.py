@@ -1,0 +1,175 @@
+"""Dataset versions: content hashes, the append-only release log, and recovering old content.
+
+A version is the sha256 of the canonical content: ``cases.jsonl`` then ``labels.jsonl``, each
+preceded by its file name and a NUL byte. Old content is recovered from, in order, the working
+tree, the local cache ``.casework/versions/<hash>/`` (written at release) and git history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from casework.atomic import atomic_write_bytes
+from casework.dataset.jsonl import read_records
+from casework.errors import VersionNotFound
+from casework.schema import VersionRecord
+
+__all__ = [
+    "CASES_FILE",
+    "LABELS_FILE",
+    "VERSIONS_FILE",
+    "Content",
+    "cache_content",
+    "content_hash",
+    "materialise",
+    "read_versions",
+    "resolve_version",
+]
+
+CASES_FILE = "cases.jsonl"
+LABELS_FILE = "labels.jsonl"
+VERSIONS_FILE = "versions.jsonl"
+
+_HEX = re.compile(r"^[0-9a-f]{4,64}$")
+
+
+@dataclass(frozen=True)
+class Content:
+    """Raw canonical bytes of one dataset version."""
+
+    cases: bytes
+    labels: bytes
+
+    @property
+    def hash(self) -> str:
+        """The version hash of this content."""
+        return content_hash(self.cases, self.labels)
+
+
+def content_hash(cases: bytes, labels: bytes) -> str:
+    """sha256 over the file name ``cases.jsonl``, a NUL, its bytes, then the same for labels."""
+    digest = hashlib.sha256()
+    digest.update(CASES_FILE.encode() + b"\0" + cases)
+    digest.update(LABELS_FILE.encode() + b"\0" + labels)
+    return digest.hexdigest()
+
+
+def read_versions(dataset_dir: Path, shown: str) -> list[VersionRecord]:
+    """The release log of a dataset, oldest first (empty when never released)."""
+    return read_records(
+        dataset_dir / VERSIONS_FILE,
+        VersionRecord,
+        shown=shown,
+        key=lambda v: str(v.number),
+        key_field="number",
+        missing_ok=True,
+    ).records
+
+
+def resolve_version(versions: list[VersionRecord], name: str, ref: str) -> VersionRecord:
+    """Find the release ``ref`` names: ``latest``, a release number (under 7 digits) or a hash prefix.
+
+    Raises:
+        VersionNotFound: No release matches, or a hash prefix is ambiguous.
+    """
+    if not versions:
+        raise VersionNotFound(
+            f"{name}@{ref}: dataset '{name}' has no releases yet (run `casework release {name} -m MSG`)."
+        )
+    if ref == "latest":
+        return versions[-1]
+    if ref.isdigit() and len(ref) < 7:
+        number = int(ref)
+        for v in versions:
+            if v.number == number:
+                return v
+        raise VersionNotFound(
+            f"{name}@{ref}: no release number {number}; releases are 1 to {versions[-1].number}."
+        )
+    if not _HEX.match(ref):
+        raise VersionNotFound(
+            f"{name}@{ref}: not a version: use a release number, a hash prefix (4+ hex digits) or 'latest'."
+        )
+    found = [v for v in versions if v.hash.startswith(ref)]
+    if len(found) > 1:
+        raise VersionNotFound(
+            f"{name}@{ref}: hash prefix is ambiguous ({len(found)} releases match); give more digits."
+        )
+    if not found:
+        raise VersionNotFound(f"{name}@{ref}: no release has a hash starting with '{ref}'.")
+    return found[0]
+
+
+def _cache_dir(state_dir: Path, digest: str) -> Path:
+    return state_dir / "versions" / digest
+
+
+def cache_content(state_dir: Path, content: Content) -> None:
+    """Keep a local copy of released content so old versions materialise without git."""
+    folder = _cache_dir(state_dir, content.hash)
+    atomic_write_bytes(folder / CASES_FILE, content.cases)
+    atomic_write_bytes(folder / LABELS_FILE, content.labels)
+
+
+def _read_or_empty(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
+
+
+def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+
+
+def _from_git(dataset_dir: Path, digest: str, max_commits: int = 1000) -> Content | None:
+    top = _git(["rev-parse", "--show-toplevel"], dataset_dir)
+    if top.returncode != 0:
+        return None
+    root = Path(top.stdout.decode().strip())
+    rel = dataset_dir.resolve().relative_to(root.resolve())
+    cases_rel = (rel / CASES_FILE).as_posix()
+    labels_rel = (rel / LABELS_FILE).as_posix()
+    log = _git(
+        ["log", f"--max-count={max_commits}", "--format=%H", "--", cases_rel, labels_rel], root
+    )
+    if log.returncode != 0:
+        return None
+    for commit in log.stdout.decode().split():
+        cases = _git(["show", f"{commit}:{cases_rel}"], root)
+        if cases.returncode != 0:
+            continue
+        labels = _git(["show", f"{commit}:{labels_rel}"], root)
+        content = Content(cases.stdout, labels.stdout if labels.returncode == 0 else b"")
+        if content.hash == digest:
+            return content
+    return None
+
+
+def materialise(
+    dataset_dir: Path, state_dir: Path, record: VersionRecord, shown_name: str
+) -> Content:
+    """Recover the exact content of a release.
+
+    Raises:
+        VersionNotFound: The content is neither in the working tree, the cache nor git history.
+    """
+    here = Content(
+        _read_or_empty(dataset_dir / CASES_FILE), _read_or_empty(dataset_dir / LABELS_FILE)
+    )
+    if here.hash == record.hash:
+        return here
+    cached = _cache_dir(state_dir, record.hash)
+    if (cached / CASES_FILE).exists():
+        content = Content((cached / CASES_FILE).read_bytes(), _read_or_empty(cached / LABELS_FILE))
+        if content.hash == record.hash:
+            return content
+    found = _from_git(dataset_dir, record.hash)
+    if found is not None:
+        return found
+    raise VersionNotFound(
+        f"{shown_name}@{record.number}: release {record.number} ({record.hash[:12]}) is in the release log, "
+        "but its content is not in the working tree, the local cache (.casework/versions) or any git "
+        f"commit of {CASES_FILE}; commit datasets after releasing so old versions stay recoverable."
+    )

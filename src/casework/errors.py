@@ -1,0 +1,177 @@
+"""Typed errors: every failure casework reports carries where it happened and what it got.
+
+Library code raises these; the CLI turns them into one message on stderr in exactly one place
+(:func:`casework.cli.main`). Message shape, everywhere::
+
+    datasets/refunds/cases.jsonl:12: label.outcome: Input should be 'resolve', ... Got 'resolved'.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "MAX_REPORTED",
+    "CaseworkError",
+    "ConfigError",
+    "GateFailed",
+    "InputError",
+    "InputErrors",
+    "Problem",
+    "UsageError",
+    "VersionNotFound",
+    "WorkbenchError",
+    "format_got",
+]
+
+#: How many bad lines one report lists before it counts the rest.
+MAX_REPORTED = 50
+
+
+def format_got(value: Any, limit: int = 80) -> str:
+    """Render an offending value for ``Got …``: strings quoted as they are, other values as JSON.
+
+    Bytes that are not UTF-8 are shown with backslash escapes; long values are shortened.
+    """
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="backslashreplace")
+    if isinstance(value, str):
+        text = "'" + value.replace("\n", "\\n") + "'"
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+class CaseworkError(Exception):
+    """Base class of every error casework raises on purpose (exit code 1 in the CLI)."""
+
+    exit_code = 1
+
+
+class UsageError(CaseworkError):
+    """The command was called wrongly (exit code 2)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One located problem: ``path:line: field: message. Got …``.
+
+    Attributes:
+        path: The file, as the user would name it (relative where possible).
+        line: 1-based line number, or ``None`` for a whole-file problem.
+        field: Dotted field path (``label.outcome``), or ``None``.
+        message: What is wrong, as a sentence without final period.
+        got: The offending value; ``None`` means no ``Got`` part (use ``has_got``).
+        has_got: Whether to print the ``Got …`` part.
+    """
+
+    path: str
+    line: int | None
+    field: str | None
+    message: str
+    got: Any = None
+    has_got: bool = False
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        parts = [where]
+        if self.field:
+            parts.append(self.field)
+        text = ": ".join(parts) + ": " + self.message.rstrip(".") + "."
+        if self.has_got:
+            text += f" Got {format_got(self.got)}."
+        return text
+
+
+class InputError(CaseworkError, ValueError):
+    """Bad input at a known place.
+
+    Args:
+        path: File the input came from.
+        line: 1-based line, or ``None``.
+        field: Dotted field path, or ``None``.
+        message: What is wrong.
+        got: The offending value (printed as ``Got …``) when ``has_got`` is true.
+        has_got: Whether ``got`` is meaningful; defaults to ``got is not None``.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        line: int | None,
+        field: str | None,
+        message: str,
+        got: Any = None,
+        *,
+        has_got: bool | None = None,
+    ) -> None:
+        self.problem = Problem(
+            path, line, field, message, got, got is not None if has_got is None else has_got
+        )
+        super().__init__(str(self.problem))
+
+    @property
+    def path(self) -> str:
+        """File the input came from."""
+        return self.problem.path
+
+    @property
+    def line(self) -> int | None:
+        """1-based line number, or ``None``."""
+        return self.problem.line
+
+    @property
+    def field(self) -> str | None:
+        """Dotted field path, or ``None``."""
+        return self.problem.field
+
+
+class InputErrors(CaseworkError, ValueError):
+    """Several located problems in one input, reported together like a compiler would.
+
+    The message lists at most :data:`MAX_REPORTED` problems and counts the rest.
+    """
+
+    def __init__(self, problems: Sequence[Problem], *, cap: int = MAX_REPORTED) -> None:
+        self.problems = list(problems)
+        shown = [str(p) for p in self.problems[:cap]]
+        rest = len(self.problems) - len(shown)
+        if rest > 0:
+            shown.append(f"… and {rest} more problem{'s' if rest != 1 else ''}.")
+        super().__init__("\n".join(shown))
+
+    @classmethod
+    def raise_if_any(cls, problems: Iterable[Problem]) -> None:
+        """Raise one :class:`InputErrors` (or a single :class:`InputError`) if any problems."""
+        found = list(problems)
+        if len(found) == 1:
+            p = found[0]
+            raise InputError(p.path, p.line, p.field, p.message, p.got, has_got=p.has_got)
+        if found:
+            raise cls(found)
+
+
+class ConfigError(CaseworkError, ValueError):
+    """The project configuration is missing or invalid."""
+
+
+class VersionNotFound(CaseworkError, LookupError):
+    """A ``name@version`` reference names no release, or its content cannot be recovered."""
+
+
+class WorkbenchError(CaseworkError):
+    """The workbench database is unreachable or not at the expected schema revision."""
+
+
+class GateFailed(CaseworkError):
+    """The release gate failed; the message lists every reason."""

@@ -1,0 +1,124 @@
+"""Keyed pseudonyms: ``kind_<12 hex>`` = HMAC-SHA256(key, kind + ":" + normalised value).
+
+Entry points: :func:`pseudonym`, :func:`normalise` (one rule per kind, so equal values written
+differently map to one pseudonym) and :data:`PSEUDONYM_RE` (what an existing pseudonym looks like).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+import phonenumbers
+
+__all__ = [
+    "KIND_RE",
+    "PSEUDONYM_RE",
+    "is_pseudonym",
+    "normalise",
+    "normalise_phone",
+    "pseudonym",
+]
+
+#: A kind name: lower-case letters and digits, starting with a letter (no `_`: it separates).
+KIND_RE = re.compile(r"^[a-z][a-z0-9]{0,31}$")
+
+#: An existing pseudonym anywhere in text (never scrubbed again).
+PSEUDONYM_RE = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z0-9]{0,31})_[0-9a-f]{12}(?![A-Za-z0-9_])")
+
+_WS = re.compile(r"\s+")
+_NON_DIGIT = re.compile(r"\D")
+_NON_ALNUM = re.compile(r"[^0-9A-Za-z]")
+
+
+def is_pseudonym(value: str, kinds: frozenset[str] | None = None) -> bool:
+    """Whether ``value`` is exactly a pseudonym (of one of ``kinds``, when given)."""
+    m = PSEUDONYM_RE.fullmatch(value)
+    return m is not None and (kinds is None or m.group(1) in kinds)
+
+
+def pseudonym(key: bytes, kind: str, normalised: str) -> str:
+    """The keyed pseudonym of an already-normalised value.
+
+    >>> pseudonym(b"k" * 32, "email", "ada@example.com")
+    'email_2b0c8d0c0e5b'
+
+    Args:
+        key: The pseudonym key (at least 32 bytes; see :func:`casework.privacy.load_key`).
+        kind: Kind of identifier (`email`, `phone`, `account`...), see :data:`KIND_RE`.
+        normalised: The value after :func:`normalise`.
+    """
+    digest = hmac.new(key, f"{kind}:{normalised}".encode(), hashlib.sha256).hexdigest()
+    return f"{kind}_{digest[:12]}"
+
+
+@lru_cache(maxsize=65536)
+def normalise_phone(raw: str, regions: Sequence[str] = ("US", "GB")) -> str | None:
+    """E.164 form of a phone number, or ``None`` when it is not a valid number.
+
+    Numbers written with `+` or `00` need no region; national numbers are tried against
+    ``regions`` in order and the first valid reading wins.
+    """
+    text = raw.strip()
+    if text.startswith("00"):
+        text = "+" + text[2:]
+    candidates: Sequence[str | None] = (None,) if text.startswith("+") else tuple(regions)
+    for region in candidates:
+        try:
+            number = phonenumbers.parse(text, region)
+        except phonenumbers.NumberParseException:
+            continue
+        if phonenumbers.is_valid_number(number):
+            return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    return None
+
+
+def _normalise_url(value: str) -> str:
+    text = value.strip()
+    if text.lower().startswith("www."):
+        text = "//" + text
+    parts = urlsplit(text)
+    host = (parts.hostname or "").lower()
+    host = host.removeprefix("www.")
+    path = parts.path.rstrip("/")
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{host}{path}{query}"
+
+
+def _normalise_ip(value: str) -> str:
+    try:
+        return ipaddress.ip_address(value.strip()).compressed
+    except ValueError:
+        return value.strip().lower()
+
+
+def normalise(kind: str, value: str, *, phone_regions: Sequence[str] = ("US", "GB")) -> str:
+    """Normalise ``value`` so that equal identifiers written differently become one string.
+
+    Rules: `email` case-folded; `phone` E.164 (digits only if it does not parse); `card` digits
+    only; `iban` upper-case without separators; `ip` canonical (compressed IPv6); `url` host
+    (lower-case, without `www.`) + path without trailing `/` + query; any other kind: whitespace
+    collapsed and case-folded.
+    """
+    if kind == "email":
+        return value.strip().casefold()
+    if kind == "phone":
+        e164 = normalise_phone(value, tuple(phone_regions))
+        if e164 is not None:
+            return e164
+        digits = _NON_DIGIT.sub("", value)
+        return ("+" + digits) if value.strip().startswith("+") else digits
+    if kind == "card":
+        return _NON_DIGIT.sub("", value)
+    if kind == "iban":
+        return _NON_ALNUM.sub("", value).upper()
+    if kind == "ip":
+        return _normalise_ip(value)
+    if kind == "url":
+        return _normalise_url(value)
+    return _WS.sub(" ", value).strip().casefold()

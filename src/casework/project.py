@@ -1,0 +1,350 @@
+"""The project: ``casework.toml`` (validated; unknown keys are errors) and where things live.
+
+Entry points: :func:`find_project` walks up from a folder to the nearest ``casework.toml``;
+:func:`load_project` reads one. :class:`Project` answers path questions (datasets, tools, prompts).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from casework.errors import ConfigError, InputErrors, Problem
+
+__all__ = [
+    "CONFIG_NAME",
+    "AgentConfig",
+    "Config",
+    "GateConfig",
+    "LabellingConfig",
+    "LeakageConfig",
+    "ModelConfig",
+    "ModelsConfig",
+    "PathsConfig",
+    "PrivacyConfig",
+    "Project",
+    "SynthConfig",
+    "ThresholdsConfig",
+    "WorkbenchConfig",
+    "find_project",
+    "load_project",
+]
+
+CONFIG_NAME = "casework.toml"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+
+class AgentConfig(_Section):
+    """`[agent]`: what the agent under evaluation declares and reads."""
+
+    tools: str | None = "agent/tools.json"
+    """JSON file listing the declared tools (name, description, JSON-schema parameters)."""
+    tools_from: str | None = None
+    """`pkg.module:attr` naming the tool declarations in the agent's own code (overrides `tools`)."""
+    prompt_files: list[str] = Field(default_factory=list)
+    """Instruction and few-shot files: the targets of the prompt containment check."""
+    family: str | None = None
+    """Model family of the agent (`gpt-4o`, `claude`, `llama`), to warn when a generator matches."""
+    spec: str | None = None
+    """Default agent adapter spec for `casework run` (`python:pkg.mod:fn`, `http:URL`, `cmd:...`)."""
+
+
+class PathsConfig(_Section):
+    """`[paths]`: folders, relative to the project root."""
+
+    datasets: str = "datasets"
+    """Folder holding one sub-folder per dataset."""
+    guidelines: str = "guidelines"
+    """Folder of per-slice labelling guidelines (`<slice>.md`)."""
+    renames: str = "renames.toml"
+    """Tool and argument rename map applied by `casework migrate`."""
+    frozen: str | None = None
+    """Separate folder (e.g. another repository) holding frozen cases, if any."""
+    shapes: str = "shapes"
+    """Folder of named failure shapes and their history."""
+    runs: str = "runs"
+    """Folder run logs are written to."""
+
+
+class WorkbenchConfig(_Section):
+    """`[workbench]`: the database holding work in progress."""
+
+    url: str | None = None
+    """SQLAlchemy URL; default `sqlite:///<project>/.casework/workbench.db`. `CASEWORK_DB_URL` wins."""
+
+
+class ThresholdsConfig(_Section):
+    """`[thresholds]`: numbers that decide bands and gates."""
+
+    kappa_gate: float = Field(default=0.6, ge=-1, le=1)
+    """Below this kappa a slice's guideline is ambiguous and the slice may not gate a release."""
+    kappa_dependable: float = Field(default=0.8, ge=-1, le=1)
+    """At or above this kappa labels are dependable."""
+    synthetic_cap: float = Field(default=0.3, ge=0, le=1)
+    """Largest share of synthetic cases allowed in a slice."""
+    leakage_jaccard: float = Field(default=0.8, gt=0, le=1)
+    """Jaccard similarity above which a cross-split pair is flagged for review."""
+    prompt_containment: float = Field(default=0.5, gt=0, le=1)
+    """Share of a case's shingles found in the prompt above which it has become a memory test."""
+    judge_agreement: float = Field(default=0.8, ge=-1, le=1)
+    """Kappa a judge must reach against human labels to be admissible for a slice."""
+
+
+class LabellingConfig(_Section):
+    """`[labelling]`: the assignment policy."""
+
+    second_label_share: float = Field(default=0.2, ge=0, le=1)
+    """Share of rows that keep a second labeller once a slice's kappa reached the gate."""
+    salt: str = "casework"
+    """Salt of the content-independent hash choosing audit rows (change it to draw a new sample)."""
+    calibration_min_rows: int = Field(default=50, ge=1)
+    """Double-labelled rows a new slice needs before its kappa can release it from full overlap."""
+
+
+class PrivacyConfig(_Section):
+    """`[privacy]`: scrubbing and retention for mined rows."""
+
+    key_file: str | None = None
+    """Pseudonym key file, outside the repository (`CASEWORK_PSEUDONYM_KEY` wins)."""
+    retention_days: int = Field(default=365, ge=1)
+    """Default days a mined row is retained before `casework expire` removes it."""
+    id_patterns: dict[str, str] = Field(default_factory=dict)
+    """Extra identifier kinds to pseudonymise: kind -> regular expression (`order = "ORD-\\d{6}"`)."""
+    known_fields: dict[str, str] = Field(default_factory=dict)
+    """Extra fixture/metadata field names whose values are customer data: field -> kind
+    (`loyalty_no = "account"`); added to the built-in list (`email`, `account_id`, `full_name`...)."""
+    phone_regions: list[str] = Field(default_factory=lambda: ["US", "GB"])
+    """Regions (ISO 3166 codes) tried, in order, for phone numbers written without `+`."""
+
+
+class ModelConfig(_Section):
+    """One `[models.<role>]` table: an LLM or embedding endpoint."""
+
+    provider: Literal["openai", "litellm", "scripted", "tfidf", "sentence-transformers"] = (
+        "scripted"
+    )
+    """Which client talks to the model."""
+    model: str = "scripted"
+    """Model id as the provider names it."""
+    family: str | None = None
+    """Model family (`gpt-4o`, `llama`...), recorded on generated cases."""
+    base_url: str | None = None
+    """Endpoint of an OpenAI-compatible server (vLLM, Ollama, LM Studio, llama.cpp...)."""
+    api_key_env: str | None = None
+    """Environment variable holding the API key (never the key itself)."""
+    script: str | None = None
+    """Responses file of the scripted offline client."""
+    temperature: float | None = None
+    """Sampling temperature."""
+    max_concurrency: int = Field(default=4, ge=1)
+    """Concurrent requests at most."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Request timeout in seconds."""
+    max_retries: int = Field(default=3, ge=0)
+    """Retries (with exponential backoff) after a 429, a 5xx, a timeout or a dropped connection."""
+    input_cost_per_mtok: float | None = Field(default=None, ge=0)
+    """Price of a million prompt tokens (any currency), for the cost line; unset: tokens only."""
+    output_cost_per_mtok: float | None = Field(default=None, ge=0)
+    """Price of a million completion tokens, for the cost line."""
+    dimensions: int | None = Field(default=None, ge=1)
+    """Embedding size (embedder role): SVD components for `tfidf`, `dimensions` for `openai`."""
+
+
+class ModelsConfig(_Section):
+    """`[models]`: which model plays which role."""
+
+    generator: ModelConfig = Field(default_factory=ModelConfig)
+    """Writes synthetic variants and authored cases."""
+    judge: ModelConfig = Field(default_factory=ModelConfig)
+    """Grades rubric cases (admissible only once calibrated)."""
+    embedder: ModelConfig = Field(
+        default_factory=lambda: ModelConfig(provider="tfidf", model="tfidf")
+    )
+    """Embeds situations for clustering and near-duplicate checks."""
+
+
+class SynthConfig(_Section):
+    """`[synth]`: synthetic variant generation."""
+
+    per_case: int = Field(default=1, ge=1)
+    """Variants per seed case and transform, by default."""
+    seed: int = 0
+    """Seed of the rule-based transforms."""
+
+
+class LeakageConfig(_Section):
+    """`[leakage]`: near-duplicate and containment scans."""
+
+    shingle_k: int = Field(default=3, ge=1)
+    """Words per shingle."""
+    exact_below: int = Field(default=50_000, ge=1)
+    """Rows below which the scan uses the exact join instead of MinHash-LSH."""
+    num_perm: int = Field(default=256, ge=16)
+    """MinHash permutations for the LSH engine."""
+
+
+class GateConfig(_Section):
+    """`[gate]`: what a release needs from a run."""
+
+    min_pass_rate: float | None = Field(default=None, ge=0, le=1)
+    """Smallest acceptable pass@1 over the gating cases."""
+    max_regression: float = Field(default=0.05, ge=0, le=1)
+    """Largest acceptable drop in pass@1 against the baseline run."""
+    gating_slices: list[str] = Field(default_factory=list)
+    """Slices that gate releases (empty: all)."""
+
+
+class Config(_Section):
+    """The whole of `casework.toml`."""
+
+    name: str = "casework-project"
+    """Name of the eval project."""
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    """The agent under evaluation."""
+    paths: PathsConfig = Field(default_factory=PathsConfig)
+    """Where things live."""
+    workbench: WorkbenchConfig = Field(default_factory=WorkbenchConfig)
+    """The work-in-progress database."""
+    thresholds: ThresholdsConfig = Field(default_factory=ThresholdsConfig)
+    """Bands and gates."""
+    labelling: LabellingConfig = Field(default_factory=LabellingConfig)
+    """Assignment policy."""
+    privacy: PrivacyConfig = Field(default_factory=PrivacyConfig)
+    """Scrubbing and retention."""
+    models: ModelsConfig = Field(default_factory=ModelsConfig)
+    """LLM and embedding endpoints."""
+    synth: SynthConfig = Field(default_factory=SynthConfig)
+    """Synthetic variants."""
+    leakage: LeakageConfig = Field(default_factory=LeakageConfig)
+    """Leakage scans."""
+    gate: GateConfig = Field(default_factory=GateConfig)
+    """Release gate."""
+
+
+@dataclass(frozen=True)
+class Project:
+    """A loaded project: its root folder and validated configuration."""
+
+    root: Path
+    config: Config
+
+    @property
+    def config_path(self) -> Path:
+        """Path of `casework.toml`."""
+        return self.root / CONFIG_NAME
+
+    def path(self, relative: str) -> Path:
+        """A path from the configuration, resolved against the project root."""
+        return (
+            (self.root / relative).resolve() if not Path(relative).is_absolute() else Path(relative)
+        )
+
+    @property
+    def datasets_dir(self) -> Path:
+        """Folder of datasets."""
+        return self.path(self.config.paths.datasets)
+
+    def dataset_dir(self, name: str) -> Path:
+        """Folder of one dataset (it may not exist yet)."""
+        return self.datasets_dir / name
+
+    def dataset_names(self) -> list[str]:
+        """Datasets present: sub-folders of the datasets folder holding a `cases.jsonl`."""
+        if not self.datasets_dir.is_dir():
+            return []
+        return sorted(p.parent.name for p in self.datasets_dir.glob("*/cases.jsonl"))
+
+    @property
+    def state_dir(self) -> Path:
+        """`.casework/`: local, git-ignored state (workbench database, caches)."""
+        return self.root / ".casework"
+
+    def workbench_url(self) -> str:
+        """Workbench URL: `CASEWORK_DB_URL`, else the config, else SQLite under `.casework/`."""
+        env = os.environ.get("CASEWORK_DB_URL")
+        if env:
+            return env
+        if self.config.workbench.url:
+            return self.config.workbench.url
+        return f"sqlite:///{self.state_dir / 'workbench.db'}"
+
+    def relative(self, path: Path) -> str:
+        """A path as the user would name it: relative to the current folder when inside it."""
+        try:
+            return str(path.resolve().relative_to(Path.cwd().resolve()))
+        except ValueError:
+            return str(path)
+
+
+def find_project(start: Path | None = None) -> Path:
+    """Return the folder holding the nearest `casework.toml`, from ``start`` upwards.
+
+    Raises:
+        ConfigError: No `casework.toml` in ``start`` or any parent; the message says where it looked.
+    """
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_NAME).is_file():
+            return folder
+    raise ConfigError(
+        f"{CONFIG_NAME}: not found in {here} or any parent folder. "
+        "Run `casework init` to create one, or pass --project PATH."
+    )
+
+
+def _toml_line(text: str, loc: tuple[str | int, ...]) -> int | None:
+    """Best-effort line of a TOML key, for error messages (tomllib does not keep positions)."""
+    if not loc:
+        return None
+    key = str(loc[-1])
+    table = ".".join(str(p) for p in loc[:-1])
+    current = ""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("[") and line.endswith("]"):
+            current = line.strip("[]").strip()
+            continue
+        if current == table and (line.startswith(key + " ") or line.startswith(key + "=")):
+            return number
+        if not table and current == "" and line.startswith(key):
+            return number
+    return None
+
+
+def load_project(root: Path | None = None) -> Project:
+    """Load and validate the project at ``root`` (default: found from the current folder).
+
+    Raises:
+        ConfigError: The file is missing or is not valid TOML.
+        InputErrors: Keys are unknown or values invalid (one problem per key).
+    """
+    folder = find_project(root)
+    path = folder / CONFIG_NAME
+    text = path.read_text(encoding="utf-8")
+    shown = str(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{shown}: invalid TOML: {exc}.") from exc
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            field = ".".join(str(p) for p in loc)
+            msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+            problems.append(
+                Problem(shown, _toml_line(text, loc), field, msg, err.get("input"), has_got=True)
+            )
+        InputErrors.raise_if_any(problems)
+        raise  # pragma: no cover - raise_if_any always raises for a non-empty list
+    return Project(root=folder, config=config)

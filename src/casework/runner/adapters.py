@@ -1,0 +1,292 @@
+"""Agent adapters: how the runner calls the agent under evaluation for one trial.
+
+Specs: ``python:pkg.module:callable`` (sync or async, in-process tools), ``http:URL`` (POST the
+:class:`AgentInput` JSON, receive a :class:`Trajectory`), ``cmd:COMMAND`` (input JSON on stdin,
+trajectory JSON on stdout). Entry point: :func:`load_agent`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import inspect
+import json
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+from pydantic import ValidationError
+
+from casework.errors import CaseworkError, UsageError
+from casework.runner.fixtures import ToolSession, Tools
+from casework.grading.trajectory import AgentInput, Trajectory
+
+__all__ = [
+    "TOOL_SERVER_ENV",
+    "Agent",
+    "AgentUnavailable",
+    "CmdAgent",
+    "HttpAgent",
+    "PythonAgent",
+    "coerce_trajectory",
+    "load_agent",
+]
+
+#: Environment variable holding the tool server URL for `cmd:` agents.
+TOOL_SERVER_ENV = "CASEWORK_TOOL_SERVER"
+
+
+class AgentUnavailable(CaseworkError):
+    """The agent cannot be reached at all (connection refused, command not found): the run stops."""
+
+
+class Agent(Protocol):
+    """One way of running the agent for a trial."""
+
+    spec: str
+    needs_tool_server: bool
+
+    async def run(self, request: AgentInput, session: ToolSession) -> Trajectory:
+        """Run one trial and return the agent's trajectory (errors become ``Trajectory.error``)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections and threads."""
+        ...
+
+
+def coerce_trajectory(value: Any) -> Trajectory:
+    """Accept what agents return: a :class:`Trajectory`, its JSON object, or a plain reply string.
+
+    Raises:
+        ValueError: Anything else, or an object that is not a valid trajectory.
+    """
+    if isinstance(value, Trajectory):
+        return value
+    if isinstance(value, str):
+        return Trajectory(final_reply=value)
+    if isinstance(value, dict):
+        try:
+            return Trajectory.model_validate(value)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"]) or "trajectory"
+            raise ValueError(f"invalid trajectory: {where}: {first['msg']}") from exc
+    raise ValueError(f"agent returned {type(value).__name__}, expected a Trajectory, dict or str")
+
+
+def _failed(message: str) -> Trajectory:
+    return Trajectory(error=message)
+
+
+class PythonAgent:
+    """``python:pkg.module:callable``: called as ``fn(agent_input, tools)`` (or ``fn(agent_input)``).
+
+    Async callables run on the event loop; sync ones on a thread pool as wide as the concurrency.
+    """
+
+    needs_tool_server = False
+
+    def __init__(self, spec: str, fn: Callable[..., Any], *, timeout_s: float, threads: int) -> None:
+        self.spec = spec
+        self._fn = fn
+        self._timeout = timeout_s
+        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            getattr(fn, "__call__", None)  # noqa: B004 - instances with an async __call__
+        )
+        self._two_args = _positional_arity(fn) >= 2
+        self._pool = None if self._is_async else ThreadPoolExecutor(max(1, threads), "casework-agent")
+
+    def _args(self, request: AgentInput, session: ToolSession) -> tuple[Any, ...]:
+        return (request, Tools(session)) if self._two_args else (request,)
+
+    async def run(self, request: AgentInput, session: ToolSession) -> Trajectory:
+        """Call the agent; exceptions and timeouts become a failed trajectory."""
+        try:
+            if self._is_async:
+                value = await asyncio.wait_for(self._fn(*self._args(request, session)), self._timeout)
+            else:
+                loop = asyncio.get_running_loop()
+                future = loop.run_in_executor(self._pool, self._fn, *self._args(request, session))
+                value = await asyncio.wait_for(future, self._timeout)
+            return coerce_trajectory(value)
+        except TimeoutError:
+            return _failed(f"agent timed out after {self._timeout:g} s")
+        except Exception as exc:  # the agent's own failure is a failed trial, not a failed run
+            return _failed(f"agent raised {type(exc).__name__}: {exc}")
+
+    async def aclose(self) -> None:
+        """Shut the thread pool down."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _positional_arity(fn: Callable[..., Any]) -> int:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        return 2
+    return sum(
+        p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for p in params
+    )
+
+
+class HttpAgent:
+    """``http:URL``: POST the :class:`AgentInput` JSON to URL; the response body is the trajectory."""
+
+    needs_tool_server = True
+
+    def __init__(self, spec: str, url: str, *, timeout_s: float, connections: int) -> None:
+        self.spec = spec
+        self.url = url
+        self._timeout = timeout_s
+        limits = httpx.Limits(max_connections=max(1, connections), max_keepalive_connections=max(1, connections))
+        self._client = httpx.AsyncClient(timeout=timeout_s, limits=limits, trust_env=False)
+
+    async def run(self, request: AgentInput, session: ToolSession) -> Trajectory:
+        """POST one trial; HTTP errors and bad bodies become a failed trajectory."""
+        try:
+            response = await self._client.post(self.url, json=request.model_dump(mode="json"))
+        except httpx.ConnectError as exc:
+            raise AgentUnavailable(
+                f"http agent {self.url} is not reachable ({exc}); is the agent server running?"
+            ) from exc
+        except httpx.TimeoutException:
+            return _failed(f"agent timed out after {self._timeout:g} s")
+        except httpx.HTTPError as exc:
+            return _failed(f"agent request failed: {type(exc).__name__}: {exc}")
+        if response.status_code != 200:
+            return _failed(f"agent answered HTTP {response.status_code}: {response.text[:300]}")
+        try:
+            return coerce_trajectory(response.json())
+        except (json.JSONDecodeError, ValueError) as exc:
+            return _failed(f"agent answered something that is not a trajectory: {exc}")
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._client.aclose()
+
+
+class CmdAgent:
+    """``cmd:COMMAND``: one process per trial; input JSON on stdin, trajectory JSON on stdout.
+
+    The tool server URL is in the environment variable ``CASEWORK_TOOL_SERVER`` (and in the input).
+    """
+
+    needs_tool_server = True
+
+    def __init__(self, spec: str, argv: list[str], *, cwd: Path, timeout_s: float) -> None:
+        self.spec = spec
+        self.argv = argv
+        self.cwd = cwd
+        self._timeout = timeout_s
+
+    async def run(self, request: AgentInput, session: ToolSession) -> Trajectory:
+        """Start the command, feed it the input, parse its output."""
+        env = {**os.environ, TOOL_SERVER_ENV: request.tool_server or ""}
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                cwd=self.cwd,
+                env=env,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        except (FileNotFoundError, PermissionError) as exc:
+            raise AgentUnavailable(f"cmd agent '{self.argv[0]}' cannot be started: {exc}") from exc
+        payload = request.model_dump_json().encode("utf-8")
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(payload), self._timeout)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+            return _failed(f"agent timed out after {self._timeout:g} s")
+        if proc.returncode != 0:
+            tail = err.decode("utf-8", "replace").strip()[-300:]
+            return _failed(f"agent exited with code {proc.returncode}: {tail}")
+        return _parse_stdout(out.decode("utf-8", "replace"))
+
+    async def aclose(self) -> None:
+        """Nothing to release (one process per trial)."""
+
+
+def _parse_stdout(text: str) -> Trajectory:
+    candidates = [text.strip()]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) > 1:
+        candidates.append(lines[-1])  # tolerate log lines printed before the trajectory
+    error = "no output"
+    for candidate in candidates:
+        try:
+            return coerce_trajectory(json.loads(candidate))
+        except (json.JSONDecodeError, ValueError) as exc:
+            error = str(exc)
+    return _failed(f"agent printed something that is not a trajectory: {error}")
+
+
+def _import_callable(target: str, root: Path) -> Callable[..., Any]:
+    module_name, _, attr = target.partition(":")
+    if not module_name or not attr:
+        raise UsageError(f"--agent: expected python:pkg.module:callable. Got 'python:{target}'.")
+    for folder in (str(root), os.getcwd()):
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise UsageError(f"--agent: cannot import '{module_name}': {exc}.") from exc
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"--agent: module '{module_name}' has no attribute '{attr}'.")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise UsageError(f"--agent: 'python:{target}' is not callable.")
+    fn: Callable[..., Any] = obj
+    return fn
+
+
+def load_agent(spec: str, *, root: Path, timeout_s: float = 300.0, concurrency: int = 16) -> Agent:
+    """Build the adapter a spec names.
+
+    Args:
+        spec: ``python:pkg.module:callable``, ``http:URL`` or ``cmd:COMMAND``.
+        root: Project root (on ``sys.path`` for Python agents; working folder of commands).
+        timeout_s: Seconds one trial may take.
+        concurrency: Trials in flight at once (sizes thread and connection pools).
+
+    Raises:
+        UsageError: The spec has no known scheme, or names nothing importable or runnable.
+    """
+    if spec.startswith(("http://", "https://")):
+        return HttpAgent(spec, spec, timeout_s=timeout_s, connections=concurrency)
+    scheme, sep, rest = spec.partition(":")
+    if not sep or not rest.strip():
+        raise UsageError(
+            f"--agent: expected python:pkg.module:callable, http:URL or cmd:COMMAND. Got '{spec}'."
+        )
+    if scheme == "python":
+        fn = _import_callable(rest, root)
+        return PythonAgent(spec, fn, timeout_s=timeout_s, threads=concurrency)
+    if scheme == "http":
+        url = rest if rest.startswith(("http://", "https://")) else f"http://{rest}"
+        return HttpAgent(spec, url, timeout_s=timeout_s, connections=concurrency)
+    if scheme == "cmd":
+        try:
+            argv = shlex.split(rest)
+        except ValueError as exc:
+            raise UsageError(f"--agent: cannot split command '{rest}': {exc}.") from exc
+        return CmdAgent(spec, argv, cwd=root, timeout_s=timeout_s)
+    raise UsageError(
+        f"--agent: unknown scheme '{scheme}'; use python:, http: or cmd:. Got '{spec}'."
+    )

@@ -1,0 +1,217 @@
+"""Fixture tools: one :class:`ToolSession` per trial serves a case's canned tool responses.
+
+It records every call, applies the matching fixture's JSON Patch effects to a private copy of the
+data state, and answers a call no fixture matches with a clear tool error (recorded; the trial
+goes on). Python agents call it in-process through :class:`Tools`; others over loopback HTTP.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jsonpatch
+
+from casework.errors import CaseworkError
+from casework.grading.matchers import deep_subset
+from casework.grading.trajectory import AgentTool, TrajectoryToolCall
+from casework.schema import JsonPatchOp, ToolFixture
+
+__all__ = [
+    "ToolError",
+    "ToolReply",
+    "ToolSession",
+    "Tools",
+    "catalogue_from",
+    "substitute_args",
+]
+
+
+class ToolError(CaseworkError):
+    """A tool call failed (no fixture, a canned error, a failed effect); raised to Python agents."""
+
+
+@dataclass(frozen=True)
+class ToolReply:
+    """What one tool call returned: a result, or an error message."""
+
+    result: Any = None
+    error: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The wire form: ``{"result": ...}`` or ``{"error": "..."}``."""
+        return {"error": self.error} if self.error is not None else {"result": self.result}
+
+
+def substitute_args(value: Any, arguments: Mapping[str, Any]) -> Any:
+    """Replace every string that is exactly ``${args.NAME}`` by the call's argument ``NAME``.
+
+    Raises:
+        KeyError: The call has no argument ``NAME``.
+    """
+    if isinstance(value, str) and value.startswith("${args.") and value.endswith("}"):
+        name = value[len("${args.") : -1]
+        if name not in arguments:
+            raise KeyError(name)
+        return copy.deepcopy(arguments[name])
+    if isinstance(value, dict):
+        return {k: substitute_args(v, arguments) for k, v in value.items()}
+    if isinstance(value, list):
+        return [substitute_args(v, arguments) for v in value]
+    return value
+
+
+def _patch(ops: Sequence[JsonPatchOp], arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for op in ops:
+        body: dict[str, Any] = {"op": op.op, "path": substitute_args(op.path, arguments)}
+        if op.op in ("add", "replace", "test"):
+            body["value"] = substitute_args(op.value, arguments)
+        if op.from_ is not None:
+            body["from"] = op.from_
+        out.append(body)
+    return out
+
+
+class ToolSession:
+    """The fixture tools of one trial: fresh state, a record of every call. Thread-safe.
+
+    Args:
+        fixtures: The case's fixtures.
+        state: The case's initial data state (deep-copied; the case is never touched).
+        catalogue: Tools shown to the agent (declared tools).
+    """
+
+    def __init__(
+        self,
+        fixtures: Sequence[ToolFixture],
+        state: Mapping[str, Any],
+        catalogue: Sequence[AgentTool] = (),
+    ) -> None:
+        self._fixtures = list(fixtures)
+        self.initial_state: dict[str, Any] = copy.deepcopy(dict(state))
+        self.state: dict[str, Any] = copy.deepcopy(dict(state))
+        self.catalogue = list(catalogue)
+        self.calls: list[TrajectoryToolCall] = []
+        self._lock = threading.Lock()
+
+    def _candidates(self, name: str) -> list[ToolFixture]:
+        return [f for f in self._fixtures if f.tool == name]
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolReply:
+        """Serve one call: the most specific matching fixture wins (most `match` keys, then first).
+
+        A call no fixture answers gets an error reply naming why; it is recorded like any call.
+        """
+        args = dict(arguments or {})
+        with self._lock:
+            reply, applied = self._serve(name, args)
+            self.calls.append(
+                TrajectoryToolCall(
+                    name=name,
+                    arguments=copy.deepcopy(args),
+                    result=copy.deepcopy(reply.result) if reply.error is None else None,
+                    error=reply.error,
+                    effects_applied=applied,
+                )
+            )
+            return reply
+
+    def _serve(self, name: str, args: dict[str, Any]) -> tuple[ToolReply, int]:
+        candidates = self._candidates(name)
+        if not candidates:
+            return ToolReply(error=f"no fixture for tool '{name}' in this case"), 0
+        matching = [f for f in candidates if deep_subset(f.match, args)]
+        if not matching:
+            return ToolReply(
+                error=f"no fixture of tool '{name}' matches arguments {_short(args)}"
+            ), 0
+        fixture = max(matching, key=lambda f: len(f.match))  # max keeps the first on ties
+        if fixture.error is not None:
+            return ToolReply(error=fixture.error), 0
+        applied = 0
+        if fixture.effects:
+            try:
+                patch = jsonpatch.JsonPatch(_patch(fixture.effects, args))
+                self.state = patch.apply(self.state, in_place=False)
+                applied = len(fixture.effects)
+            except KeyError as exc:
+                return ToolReply(error=f"tool '{name}' needs argument '{exc.args[0]}'"), 0
+            except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+                return ToolReply(error=f"tool '{name}' could not apply its effect: {exc}"), 0
+        try:
+            result = substitute_args(copy.deepcopy(fixture.response), args)
+        except KeyError as exc:
+            return ToolReply(error=f"tool '{name}' needs argument '{exc.args[0]}'"), applied
+        return ToolReply(result=result), applied
+
+    def snapshot(self) -> tuple[list[TrajectoryToolCall], dict[str, Any]]:
+        """The calls so far and a copy of the current state."""
+        with self._lock:
+            return list(self.calls), copy.deepcopy(self.state)
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Tools:
+    """What an in-process Python agent gets to call tools: ``tools.call("get_order", id="o1")``.
+
+    Args:
+        session: The trial's tool session.
+    """
+
+    def __init__(self, session: ToolSession) -> None:
+        self._session = session
+
+    @property
+    def catalogue(self) -> list[AgentTool]:
+        """The tools the agent may call (declared tools)."""
+        return list(self._session.catalogue)
+
+    def names(self) -> list[str]:
+        """Names of the tools the agent may call."""
+        return [t.name for t in self._session.catalogue]
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
+        """Call a tool and return its result.
+
+        Raises:
+            ToolError: The tool failed; the message is what an HTTP agent would get as ``error``.
+        """
+        reply = self._session.call(name, {**(arguments or {}), **kwargs})
+        if reply.error is not None:
+            raise ToolError(reply.error)
+        return reply.result
+
+    def try_call(
+        self, name: str, arguments: Mapping[str, Any] | None = None, **kwargs: Any
+    ) -> ToolReply:
+        """Call a tool and return its reply (result or error) without raising."""
+        return self._session.call(name, {**(arguments or {}), **kwargs})
+
+
+def catalogue_from(
+    names: Iterable[str], declared: Mapping[str, Any] | None = None
+) -> list[AgentTool]:
+    """Tool catalogue for agents: declared tools when known, else bare names."""
+    out = []
+    for name in sorted(set(names)):
+        decl = (declared or {}).get(name)
+        if decl is not None:
+            out.append(
+                AgentTool(
+                    name=name,
+                    description=getattr(decl, "description", ""),
+                    parameters=dict(getattr(decl, "parameters", {}) or {}),
+                )
+            )
+        else:
+            out.append(AgentTool(name=name))
+    return out

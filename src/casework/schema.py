@@ -1,0 +1,524 @@
+"""The file formats: pydantic models for cases, labels and release records.
+
+Every record carries ``schema_version``; unknown fields are errors; the docstring under each field
+is its reference documentation (``casework schema`` prints the JSON Schema built from them).
+Entry points: :class:`Case`, :class:`LabelRecord`, :class:`VersionRecord`, :func:`case_json_schema`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+
+__all__ = [
+    "OUTCOMES",
+    "SCHEMA_VERSION",
+    "ArgMatcher",
+    "Case",
+    "Generator",
+    "Injection",
+    "JsonPatchOp",
+    "Label",
+    "LabelRecord",
+    "Oracle",
+    "OracleClass",
+    "Outcome",
+    "Provenance",
+    "ScrubInfo",
+    "Situation",
+    "Source",
+    "Split",
+    "StateAssertion",
+    "ToolCall",
+    "ToolFixture",
+    "ToolRequirement",
+    "Turn",
+    "UnsatisfiableKind",
+    "VersionCounts",
+    "VersionRecord",
+    "case_json_schema",
+]
+
+#: Current version of every record format in this module.
+SCHEMA_VERSION: Literal[1] = 1
+
+Outcome = Literal["resolve", "clarify", "refuse", "escalate"]
+"""What the agent should do: complete the task, ask, decline, or hand to a person."""
+OUTCOMES: tuple[Outcome, ...] = ("resolve", "clarify", "refuse", "escalate")
+
+Split = Literal["dev", "holdout", "smoke"]
+Source = Literal["mined", "hand", "synthetic"]
+OracleClass = Literal["state_assertion", "rubric_judge", "human"]
+UnsatisfiableKind = Literal[
+    "permission_absent", "referent_absent", "contradictory", "outside_policy", "underdetermined"
+]
+
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~:+-]{0,199}$")
+_TOOL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$")
+
+
+def _sort_deep(value: Any) -> Any:
+    """Sort the keys of free-form JSON objects so that canonical output never depends on input order."""
+    if isinstance(value, dict):
+        return {k: _sort_deep(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sort_deep(v) for v in value]
+    return value
+
+
+JsonObject = Annotated[dict[str, Any], AfterValidator(_sort_deep)]
+"""A free-form JSON object; keys are sorted on load so the canonical form is stable."""
+
+
+def _check_tool_name(name: str) -> str:
+    if not _TOOL_RE.match(name):
+        raise ValueError("must be a tool name (letters, digits, '_', '.', ':' or '-')")
+    return name
+
+
+ToolName = Annotated[str, AfterValidator(_check_tool_name)]
+
+
+class _Record(BaseModel):
+    """Base of every file-format model: unknown fields are errors, docstrings document fields."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        use_attribute_docstrings=True,
+        validate_default=False,
+        populate_by_name=True,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Situation
+
+
+class ToolCall(_Record):
+    """One tool call in a conversation turn, with its result when the trace recorded it."""
+
+    name: ToolName
+    """Name of the tool called, as the agent declares it."""
+    arguments: JsonObject = Field(default_factory=dict)
+    """Arguments of the call, as a JSON object."""
+    id: str | None = None
+    """Call id from the trace, if any (pairs a call with its result)."""
+    result: Any = None
+    """What the tool returned (JSON), if recorded."""
+    error: str | None = None
+    """Error message the tool returned instead of a result, if any."""
+
+
+class Turn(_Record):
+    """One message of the conversation prefix the agent starts from."""
+
+    role: Literal["user", "assistant", "system", "tool"]
+    """Who speaks: the customer (`user`), the agent (`assistant`), a system note or a tool."""
+    content: str = ""
+    """Text of the message (may be empty for an assistant turn that only calls tools)."""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    """Tool calls the assistant made in this turn (assistant turns only)."""
+
+    @model_validator(mode="after")
+    def _calls_only_from_assistant(self) -> Turn:
+        if self.tool_calls and self.role != "assistant":
+            raise ValueError("only assistant turns may carry tool_calls")
+        return self
+
+
+class JsonPatchOp(_Record):
+    """One RFC 6902 JSON Patch operation applied to the data state when a fixture is called.
+
+    A string ``value`` of exactly ``"${args.NAME}"`` is replaced by the call's argument ``NAME``
+    before the patch is applied, so ``issue_refund(amount=12)`` can write 12 into the ledger.
+    """
+
+    op: Literal["add", "remove", "replace", "move", "copy", "test"]
+    """The JSON Patch operation."""
+    path: str
+    """JSON Pointer into the data state (`/orders/ord_1/status`)."""
+    value: Any = None
+    """Value for `add`, `replace` and `test`."""
+    from_: str | None = Field(default=None, alias="from")
+    """Source pointer for `move` and `copy`."""
+
+    @field_validator("path")
+    @classmethod
+    def _pointer(cls, v: str) -> str:
+        if v and not v.startswith("/"):
+            raise ValueError("must be a JSON Pointer starting with '/' (or '' for the whole state)")
+        return v
+
+
+class ToolFixture(_Record):
+    """A canned tool response the runner serves in place of the live tool."""
+
+    tool: ToolName
+    """Name of the tool this fixture answers."""
+    match: JsonObject = Field(default_factory=dict)
+    """Arguments a call must carry (subset match) to get this response; empty matches any call."""
+    response: Any = None
+    """What the tool returns (JSON)."""
+    error: str | None = None
+    """If set, the tool fails with this message instead of returning `response`."""
+    effects: list[JsonPatchOp] = Field(default_factory=list)
+    """Writes this call applies to the data state (JSON Patch), for state assertions to read."""
+
+
+class Injection(_Record):
+    """Adversity planted in the situation (an instruction inside a tool result, a stale read...)."""
+
+    kind: Literal[
+        "prompt_injection", "stale_state", "malformed_input", "goal_change", "tool_failure", "other"
+    ]
+    """What sort of adversity this is."""
+    location: str
+    """Where it sits: `user_turn:N`, `tool:NAME`, `state:/pointer`."""
+    text: str = ""
+    """The planted content, or a description of the adversity."""
+
+
+class Situation(_Record):
+    """The inputs of a case: everything the agent may see, and nothing else."""
+
+    goal: str
+    """What the user is trying to achieve, in one sentence (for people; not shown to the agent)."""
+    turns: list[Turn]
+    """Conversation prefix the agent starts from; the last turn is normally the user's."""
+    fixtures: list[ToolFixture] = Field(default_factory=list)
+    """Tool responses the runner serves during the trial."""
+    state: JsonObject = Field(default_factory=dict)
+    """Initial data state (orders, customers, ledger...) that fixtures' effects write to."""
+    injected: list[Injection] = Field(default_factory=list)
+    """Adversity deliberately planted in this situation."""
+
+    @field_validator("turns")
+    @classmethod
+    def _non_empty(cls, v: list[Turn]) -> list[Turn]:
+        if not v:
+            raise ValueError("must hold at least one turn")
+        return v
+
+    def user_text(self) -> str:
+        """All user turns joined by newlines: the text leakage checks compare."""
+        return "\n".join(t.content for t in self.turns if t.role == "user")
+
+
+# ---------------------------------------------------------------------------------------------
+# Label
+
+
+class ArgMatcher(_Record):
+    """How one argument of a required (or forbidden) tool call is matched."""
+
+    match: Literal["any", "exact", "subset", "regex", "predicate"] = "exact"
+    """`any`: present with any value; `exact`: equal; `subset`: an object/list containing `value`;
+    `regex`: a string matching `value` fully; `predicate`: JMESPath expression over `@` is true."""
+    value: Any = None
+    """Expected value, subset, regular expression or JMESPath predicate, depending on `match`."""
+
+
+def _tool_requirement_from_name(value: Any) -> Any:
+    return {"name": value} if isinstance(value, str) else value
+
+
+class ToolRequirement(_Record):
+    """A tool named by a label; written as a plain string when no argument is constrained."""
+
+    name: ToolName
+    """Tool name, as the agent declares it."""
+    arguments: dict[str, ArgMatcher] = Field(default_factory=dict)
+    """Argument matchers; a call must satisfy all of them. Empty: any arguments."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_str(cls, value: Any) -> Any:
+        return _tool_requirement_from_name(value)
+
+    @model_serializer(mode="wrap")
+    def _to_str(self, handler: SerializerFunctionWrapHandler) -> Any:
+        if not self.arguments:
+            return self.name
+        return handler(self)
+
+
+class Label(_Record):
+    """The expected behaviour, decided by people who never saw the agent's output."""
+
+    outcome: Outcome
+    """`resolve`, `clarify` (ask a question), `refuse` or `escalate` (hand to a person)."""
+    required_tools: list[ToolRequirement] = Field(default_factory=list)
+    """Calls that must happen (a name, or a name with argument matchers)."""
+    forbidden_tools: list[ToolRequirement] = Field(default_factory=list)
+    """Calls that must not happen (e.g. `issue_refund` on an ineligible order)."""
+    answer_facts: list[str] = Field(default_factory=list)
+    """Short statements a correct final reply must contain."""
+    guideline_version: str | None = None
+    """Guideline the label was decided under (`refunds-g7`)."""
+    labellers: list[str] = Field(default_factory=list)
+    """Pseudonymous ids of the people whose labels produced this one."""
+    adjudicated: bool = False
+    """True when a third person resolved a disagreement between labellers."""
+
+    @model_validator(mode="after")
+    def _no_tool_both_required_and_forbidden(self) -> Label:
+        req = {t.name for t in self.required_tools if not t.arguments}
+        clash = sorted(req & {t.name for t in self.forbidden_tools if not t.arguments})
+        if clash:
+            raise ValueError(f"tool(s) both required and forbidden: {', '.join(clash)}")
+        return self
+
+    def tool_names(self) -> set[str]:
+        """Every tool this label names, required or forbidden."""
+        return {t.name for t in self.required_tools} | {t.name for t in self.forbidden_tools}
+
+
+# ---------------------------------------------------------------------------------------------
+# Oracle
+
+
+class StateAssertion(_Record):
+    """A programmatic check over the final data state of a trial."""
+
+    expr: str
+    """Expression selecting a value from the final state."""
+    language: Literal["jmespath", "jsonpath"] = "jmespath"
+    """Expression language of `expr`."""
+    op: Literal["eq", "ne", "gt", "ge", "lt", "le", "contains", "exists", "absent"] = "eq"
+    """Comparison between the selected value and `value`."""
+    value: Any = None
+    """Expected value (unused by `exists` and `absent`)."""
+    description: str = ""
+    """What the assertion means, for people reading a failed verdict."""
+
+
+class Oracle(_Record):
+    """What decides whether a trajectory through the situation was correct."""
+
+    class_: OracleClass = Field(default="human", alias="class")
+    """`state_assertion` (programmatic, preferred), `rubric_judge` (LLM judge, admissible only once
+    calibrated against human labels) or `human`."""
+    assertions: list[StateAssertion] = Field(default_factory=list)
+    """State assertions over the final state (class `state_assertion`)."""
+    rubric: str | None = None
+    """Rubric the judge applies (class `rubric_judge`); never the answer key."""
+    ref: str | None = None
+    """Reference to an external oracle definition (a check name, a document)."""
+
+    @model_validator(mode="after")
+    def _class_has_its_parts(self) -> Oracle:
+        if self.class_ == "state_assertion" and not self.assertions:
+            raise ValueError("class 'state_assertion' needs at least one assertion")
+        if self.class_ == "rubric_judge" and not self.rubric:
+            raise ValueError("class 'rubric_judge' needs a rubric")
+        return self
+
+
+# ---------------------------------------------------------------------------------------------
+# Provenance
+
+
+class Generator(_Record):
+    """The model and prompt that generated a case or variant."""
+
+    model: str
+    """Model id (`gpt-4o-mini`, `scripted`)."""
+    prompt_version: str | int
+    """Version of the generation prompt."""
+    family: str | None = None
+    """Model family, recorded because a generator of the agent's own family writes easier text."""
+
+
+class ScrubInfo(_Record):
+    """How a mined row was scrubbed (never the key itself)."""
+
+    version: str
+    """Version of the scrubber (detectors and normalisation rules)."""
+    key_fingerprint: str
+    """Fingerprint of the pseudonym key (a hash of it, not reversible)."""
+
+
+class Provenance(_Record):
+    """Where a case came from and what has been done to it: the supply chain of the dataset."""
+
+    shape: str | None = None
+    """Named failure shape this case belongs to."""
+    source_trace: str | None = None
+    """Trace id the case was mined from (scrubbed)."""
+    source_session: str | None = None
+    """Keyed pseudonym of the production session, for deletion requests."""
+    subjects: list[str] = Field(default_factory=list)
+    """Pseudonyms of the customer identifiers this row contains, for deletion requests."""
+    mined_at: AwareDatetime | None = None
+    """When the row was mined (UTC)."""
+    retain_until: date | None = None
+    """The row must leave the dataset in the first change after this UTC date."""
+    generator: Generator | None = None
+    """Model and prompt that generated this case, for synthetic or authored cases."""
+    transform: str | None = None
+    """Transform that made this variant from its seed (`paraphrase`, `drop_identifier`...)."""
+    parent_id: str | None = None
+    """Id of the seed case a variant was made from."""
+    axis: str | None = None
+    """Axis of perturbation within the shape (missing input, two readings...)."""
+    unsatisfiable_kind: UnsatisfiableKind | None = None
+    """Why the task cannot be completed, for unsatisfiable cases."""
+    reviewer: str | None = None
+    """Who reviewed the case."""
+    reviewed_at: AwareDatetime | None = None
+    """When it was reviewed (UTC)."""
+    discriminates: list[str] = Field(default_factory=list)
+    """Last pairs of systems this case separated (`v3.1 > v2.8`)."""
+    scrub: ScrubInfo | None = None
+    """Scrubbing record for mined rows."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Case
+
+
+class Case(_Record):
+    """A situation bound to a label and an oracle: the unit a dataset counts."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    """Version of this record format."""
+    id: str
+    """Stable unique id (letters, digits, `._~:+-`); variants are `<seed>~<transform>[-n]`."""
+    slice: str = Field(min_length=1)
+    """Named group (an intent, a product area); agreement, caps and quotas are per slice."""
+    split: Split
+    """`dev`, `holdout` or `smoke` (retired cases that still run cheaply)."""
+    frozen: bool = False
+    """Private: never exported to prompts, few-shot examples or training data."""
+    source: Source
+    """`mined` (production traces), `hand` (written by a person) or `synthetic` (generated)."""
+    satisfiable: bool = True
+    """False when the honest answer is a refusal, a question or an escalation."""
+    situation: Situation
+    """The inputs the agent sees."""
+    label: Label | None = None
+    """Expected behaviour; absent on drafts and on variants waiting for labelling."""
+    oracle: Oracle = Field(default_factory=Oracle)
+    """What decides correctness (default: a human)."""
+    provenance: Provenance = Field(default_factory=Provenance)
+    """Supply-chain metadata."""
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, v: str) -> str:
+        if not _ID_RE.match(v):
+            raise ValueError(
+                "must start with a letter or digit and hold only letters, digits and ._~:+-"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Case:
+        if not self.satisfiable and self.label is not None and self.label.outcome == "resolve":
+            raise ValueError("an unsatisfiable case cannot have outcome 'resolve'")
+        if self.provenance.unsatisfiable_kind is not None and self.satisfiable:
+            raise ValueError("provenance.unsatisfiable_kind is set but satisfiable is true")
+        return self
+
+    def tool_names(self) -> set[str]:
+        """Every tool the case names: in its label, its fixtures and its conversation."""
+        names = self.label.tool_names() if self.label else set()
+        names |= {f.tool for f in self.situation.fixtures}
+        names |= {c.name for t in self.situation.turns for c in t.tool_calls}
+        return names
+
+
+# ---------------------------------------------------------------------------------------------
+# Raw labels and releases
+
+
+class LabelRecord(_Record):
+    """One labeller's raw label for one case, kept so agreement can be recomputed from git."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    """Version of this record format."""
+    case_id: str
+    """Id of the labelled case."""
+    labeller: str
+    """Pseudonymous labeller id."""
+    role: Literal["first", "second", "adjudicator"]
+    """Whether this is the first, the second (overlap) or the adjudicating label."""
+    overlap_reason: Literal["calibration", "audit", "disagreement"] | None = None
+    """Why a second label exists: new-slice calibration, random audit, or a disagreement."""
+    outcome: Outcome
+    """Outcome class the labeller chose."""
+    required_tools: list[ToolRequirement] = Field(default_factory=list)
+    """Tools the labeller marked required."""
+    forbidden_tools: list[ToolRequirement] = Field(default_factory=list)
+    """Tools the labeller marked forbidden."""
+    answer_facts: list[str] = Field(default_factory=list)
+    """Facts the labeller expects in the reply."""
+    guideline_version: str
+    """Guideline version the labeller worked under."""
+    labelled_at: AwareDatetime
+    """When the label was submitted (UTC)."""
+
+
+class VersionCounts(_Record):
+    """Counts of a dataset version, for the release log and quick comparisons."""
+
+    cases: int
+    """Number of cases."""
+    by_slice: dict[str, int] = Field(default_factory=dict)
+    """Cases per slice."""
+    by_split: dict[str, int] = Field(default_factory=dict)
+    """Cases per split."""
+    by_source: dict[str, int] = Field(default_factory=dict)
+    """Cases per source."""
+    by_outcome: dict[str, int] = Field(default_factory=dict)
+    """Cases per labelled outcome (`unlabelled` for drafts)."""
+    unsatisfiable: int = 0
+    """Cases whose task cannot be completed."""
+    frozen: int = 0
+    """Frozen (private) cases."""
+    labels: int = 0
+    """Raw label records in labels.jsonl."""
+
+
+class VersionRecord(_Record):
+    """One line of `versions.jsonl`: an append-only release log entry."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    """Version of this record format."""
+    number: int = Field(ge=1)
+    """Release number, 1 for the first release."""
+    hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """sha256 of the canonical content (cases.jsonl, then labels.jsonl)."""
+    parent: str | None = None
+    """Hash of the previous release, or null for the first."""
+    created_at: AwareDatetime
+    """When the release was made (UTC)."""
+    message: str
+    """Why this version exists."""
+    changes: list[str] = Field(default_factory=list)
+    """Changelog lines (counts of what changed; never identifiers of people)."""
+    counts: VersionCounts
+    """Counts per slice, split, source and outcome."""
+    guideline_versions: list[str] = Field(default_factory=list)
+    """Guideline versions present on labelled cases."""
+
+
+def case_json_schema() -> dict[str, Any]:
+    """JSON Schema of one line of `cases.jsonl`, for editors and external validators."""
+    schema = Case.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = f"https://casework.dev/schema/case-v{SCHEMA_VERSION}.json"
+    return schema

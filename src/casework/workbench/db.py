@@ -1,0 +1,177 @@
+"""Connecting to the workbench and keeping its schema at the current Alembic revision."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, inspect, make_url
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from casework import __version__
+from casework.errors import WorkbenchError
+from casework.project import Project
+
+__all__ = [
+    "Workbench",
+    "WorkbenchStatus",
+    "display_url",
+    "open_workbench",
+    "status",
+    "upgrade",
+]
+
+_MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def display_url(url: str) -> str:
+    """The URL with any password masked, for messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # an unparsable URL is shown as given: it holds no parsed password
+        return url
+
+
+def _alembic_config(url: str) -> AlembicConfig:
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", str(_MIGRATIONS))
+    cfg.set_main_option("version_locations", str(_MIGRATIONS / "versions"))
+    cfg.attributes["casework_url"] = url
+    return cfg
+
+
+def _engine(url: str) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, future=True)
+    if parsed.get_backend_name() == "sqlite":
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:
+            cursor = dbapi_conn.cursor()  # type: ignore[attr-defined]
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.close()
+
+    return engine
+
+
+@dataclass(frozen=True)
+class WorkbenchStatus:
+    """Where a workbench database stands against the migrations this casework ships."""
+
+    url: str
+    current: tuple[str, ...]
+    heads: tuple[str, ...]
+    empty: bool
+
+    @property
+    def up_to_date(self) -> bool:
+        """True when the database is at every head revision."""
+        return set(self.current) == set(self.heads)
+
+
+def _status_on(conn: Connection, url: str) -> WorkbenchStatus:
+    script = ScriptDirectory.from_config(_alembic_config(url))
+    context = MigrationContext.configure(conn)
+    current = tuple(sorted(context.get_current_heads()))
+    empty = not current and not inspect(conn).get_table_names()
+    return WorkbenchStatus(
+        url=url, current=current, heads=tuple(sorted(script.get_heads())), empty=empty
+    )
+
+
+def status(url: str) -> WorkbenchStatus:
+    """Read the revision a workbench database is at.
+
+    Raises:
+        WorkbenchError: The database cannot be reached.
+    """
+    engine = _engine(url)
+    try:
+        with engine.connect() as conn:
+            return _status_on(conn, url)
+    except SQLAlchemyError as exc:
+        raise WorkbenchError(
+            f"workbench database {display_url(url)} is unreachable: "
+            f"{exc.__class__.__name__}: {str(exc.orig if hasattr(exc, 'orig') else exc).strip()}. "
+            "Check the URL (CASEWORK_DB_URL or [workbench] url in casework.toml) and that the server runs."
+        ) from exc
+    finally:
+        engine.dispose()
+
+
+def upgrade(url: str, revision: str = "heads") -> WorkbenchStatus:
+    """Apply migrations up to ``revision`` (default: every head) and return the new status."""
+    status(url)  # reachability first, with a clear message
+    command.upgrade(_alembic_config(url), revision)
+    return status(url)
+
+
+@dataclass
+class Workbench:
+    """An open workbench database."""
+
+    url: str
+    engine: Engine
+    _sessions: sessionmaker[Session]
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session in one transaction: committed on success, rolled back on error."""
+        with self._sessions.begin() as session:
+            yield session
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self.engine.dispose()
+
+
+def open_workbench(project: Project | None = None, *, url: str | None = None) -> Workbench:
+    """Open the project's workbench (or ``url``), creating a new one at the current schema.
+
+    A database with no tables is brought to the current revision automatically; one at an older
+    revision is refused with the command to run, so nothing writes into a schema it does not know.
+
+    Raises:
+        WorkbenchError: Unreachable, or at another revision than this casework expects.
+    """
+    if url is None:
+        if project is None:
+            raise ValueError("open_workbench needs a project or a url")
+        url = project.workbench_url()
+    st = status(url)
+    if st.empty:
+        st = upgrade(url)
+        _stamp_meta(url)
+    if not st.up_to_date:
+        have = ", ".join(st.current) or "none"
+        want = ", ".join(st.heads)
+        raise WorkbenchError(
+            f"workbench database {display_url(url)} is at revision {have}, "
+            f"but this casework expects {want}. Run `casework db upgrade` to migrate it in place."
+        )
+    engine = _engine(url)
+    return Workbench(url=url, engine=engine, _sessions=sessionmaker(engine, expire_on_commit=False))
+
+
+def _stamp_meta(url: str) -> None:
+    from casework.workbench.models import Meta
+
+    engine = _engine(url)
+    try:
+        with Session(engine) as session, session.begin():
+            now = datetime.now(UTC)
+            session.merge(Meta(key="created_by", value=f"casework {__version__}", updated_at=now))
+    finally:
+        engine.dispose()

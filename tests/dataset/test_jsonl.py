@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from casework.dataset.jsonl import read_cases, write_cases
+from casework.errors import InputError, InputErrors
+from tests.factories import case_dict, write_lines
+
+
+def _errors(path: Path) -> str:
+    with pytest.raises((InputError, InputErrors)) as info:
+        read_cases(path, shown="cases.jsonl")
+    return str(info.value)
+
+
+def test_malformed_json_line(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    write_lines(p, [case_dict("a"), '{"id": "b", "slice": ', case_dict("c")])
+    assert _errors(p) == (
+        'cases.jsonl:2: invalid JSON: Expecting value at column 22. Got \'{"id": "b", "slice": \'.'
+    )
+
+
+def test_wrong_type_unknown_field_and_bad_outcome_all_reported(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    write_lines(
+        p,
+        [
+            case_dict("a", frozen="maybe"),
+            case_dict("b", colour="red"),
+            case_dict("c", label={"outcome": "resolved"}),
+        ],
+    )
+    assert _errors(p).splitlines() == [
+        "cases.jsonl:1: frozen: Input should be a valid boolean, unable to interpret input. Got 'maybe'.",
+        "cases.jsonl:2: colour: unknown field. Got 'red'.",
+        "cases.jsonl:3: label.outcome: Input should be 'resolve', 'clarify', 'refuse' or 'escalate'. Got 'resolved'.",
+    ]
+
+
+def test_duplicate_id(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    write_lines(p, [case_dict("a"), case_dict("b"), case_dict("a")])
+    assert _errors(p) == "cases.jsonl:3: id: duplicate id, first on line 1. Got 'a'."
+
+
+def test_bom_empty_line_non_object_and_bad_utf8(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    good = json.dumps(case_dict("a")).encode()
+    p.write_bytes(b"\xef\xbb\xbf" + good + b"\n\n[1, 2]\n" + b'{"id": "\xff"}\n')
+    assert _errors(p).splitlines() == [
+        "cases.jsonl:1: file starts with a UTF-8 byte-order mark; save it without one.",
+        "cases.jsonl:2: empty line; every line must hold one record.",
+        "cases.jsonl:3: line is not a JSON object. Got [1, 2].",
+        r"""cases.jsonl:4: invalid UTF-8 at byte 9. Got '{"id": "\xff"}'.""",
+    ]
+
+
+def test_report_is_capped_with_a_count(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    write_lines(p, ["nope"] * 60)
+    lines = _errors(p).splitlines()
+    assert len(lines) == 51
+    assert lines[-1] == "… and 10 more problems."
+
+
+def test_write_is_canonical_sorted_and_stable(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    write_lines(p, [case_dict("b"), case_dict("a")])
+    cases = read_cases(p)
+    out = tmp_path / "out.jsonl"
+    write_cases(out, cases)
+    text = out.read_text(encoding="utf-8")
+    assert text.endswith("\n") and not text.endswith("\n\n")
+    assert [json.loads(line)["id"] for line in text.splitlines()] == ["a", "b"]
+    assert text.splitlines()[0].startswith('{"schema_version": 1, "id": "a", "slice": "refunds"')
+    write_cases(out, read_cases(out))
+    assert out.read_text(encoding="utf-8") == text

@@ -1,0 +1,139 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from casework.dataset.jsonl import canonical_line, dump_record
+from casework.schema import Case, ToolRequirement, case_json_schema
+from tests.factories import case_dict
+
+
+def test_seed_label_example_round_trips() -> None:
+    case = Case.model_validate(
+        case_dict(
+            "refund-0217",
+            label={
+                "outcome": "clarify",
+                "required_tools": ["get_order"],
+                "forbidden_tools": ["issue_refund"],
+                "answer_facts": ["asks which item in the order is damaged"],
+                "guideline_version": "refunds-g7",
+                "labellers": ["lab-14", "lab-22"],
+                "adjudicated": True,
+            },
+        )
+    )
+    again = Case.model_validate(json.loads(canonical_line(case)))
+    assert again == case
+    assert dump_record(case)["label"]["required_tools"] == ["get_order"]
+
+
+def test_tool_requirement_with_arguments_keeps_object_form() -> None:
+    req = ToolRequirement.model_validate(
+        {"name": "issue_refund", "arguments": {"amount": {"match": "any"}}}
+    )
+    assert req.model_dump(mode="json") == {
+        "name": "issue_refund",
+        "arguments": {"amount": {"match": "any", "value": None}},
+    }
+    assert ToolRequirement.model_validate("get_order").model_dump(mode="json") == "get_order"
+
+
+def test_free_form_objects_are_key_sorted() -> None:
+    case = Case.model_validate(
+        case_dict(
+            "a",
+            situation={
+                "goal": "g",
+                "turns": [{"role": "user", "content": "x"}],
+                "state": {"b": 1, "a": {"z": 1, "y": 2}},
+            },
+        )
+    )
+    assert canonical_line(case).index('"a": {"y": 2, "z": 1}') < canonical_line(case).index(
+        '"b": 1'
+    )
+
+
+@pytest.mark.parametrize(
+    ("override", "loc", "fragment"),
+    [
+        ({"split": "test"}, ("split",), "Input should be 'dev', 'holdout' or 'smoke'"),
+        ({"unknown": 1}, ("unknown",), "Extra inputs are not permitted"),
+        ({"satisfiable": False}, (), "an unsatisfiable case cannot have outcome 'resolve'"),
+        ({"id": "-bad id"}, ("id",), "must start with a letter or digit"),
+    ],
+)
+def test_invalid_cases_are_rejected(
+    override: dict[str, Any], loc: tuple[str, ...], fragment: str
+) -> None:
+    with pytest.raises(ValidationError) as info:
+        Case.model_validate(case_dict("x", **override))
+    err = info.value.errors()[0]
+    assert tuple(err["loc"]) == loc
+    assert fragment in err["msg"]
+
+
+def test_oracle_class_needs_its_parts() -> None:
+    with pytest.raises(ValidationError, match="needs at least one assertion"):
+        Case.model_validate(case_dict("x", oracle={"class": "state_assertion"}))
+    with pytest.raises(ValidationError, match="needs a rubric"):
+        Case.model_validate(case_dict("x", oracle={"class": "rubric_judge"}))
+
+
+def test_tool_both_required_and_forbidden_is_an_error() -> None:
+    with pytest.raises(ValidationError, match="both required and forbidden: get_order"):
+        Case.model_validate(
+            case_dict(
+                "x",
+                label={
+                    "outcome": "resolve",
+                    "required_tools": ["get_order"],
+                    "forbidden_tools": ["get_order"],
+                },
+            )
+        )
+
+
+def test_json_schema_documents_every_field() -> None:
+    schema = case_json_schema()
+    assert schema["$schema"].endswith("2020-12/schema")
+
+    def walk(node: dict[str, Any], where: str) -> None:
+        for name, prop in node.get("properties", {}).items():
+            assert prop.get("description"), f"{where}.{name} has no docstring"
+
+    walk(schema, "Case")
+    for name, definition in schema["$defs"].items():
+        walk(definition, name)
+
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    content=_text,
+    goal=_text.filter(lambda s: s != ""),
+    state=st.dictionaries(_text, st.integers() | _text, max_size=4),
+)
+def test_canonical_form_round_trips(content: str, goal: str, state: dict[str, Any]) -> None:
+    case = Case.model_validate(
+        case_dict(
+            "p",
+            situation={
+                "goal": goal,
+                "turns": [{"role": "user", "content": content}],
+                "state": state,
+            },
+        )
+    )
+    line = canonical_line(case)
+    again = Case.model_validate(json.loads(line))
+    assert again == case
+    assert canonical_line(again) == line

@@ -96,6 +96,9 @@ class Problem:
 class InputError(CaseworkError, ValueError):
     """Bad input at a known place.
 
+    ``problems`` lists every located problem (one for an error raised directly; several for
+    :class:`InputErrors`); ``problem`` is the first.
+
     Args:
         path: File the input came from.
         line: 1-based line, or ``None``.
@@ -115,10 +118,16 @@ class InputError(CaseworkError, ValueError):
         *,
         has_got: bool | None = None,
     ) -> None:
-        self.problem = Problem(
+        problem = Problem(
             path, line, field, message, got, got is not None if has_got is None else has_got
         )
-        super().__init__(str(self.problem))
+        self.problems = [problem]
+        super().__init__(str(problem))
+
+    @property
+    def problem(self) -> Problem:
+        """The first (for a single error, the only) problem."""
+        return self.problems[0]
 
     @property
     def path(self) -> str:
@@ -136,27 +145,26 @@ class InputError(CaseworkError, ValueError):
         return self.problem.field
 
 
-class InputErrors(CaseworkError, ValueError):
+class InputErrors(InputError):
     """Several located problems in one input, reported together like a compiler would.
 
     The message lists at most :data:`MAX_REPORTED` problems and counts the rest.
     """
 
     def __init__(self, problems: Sequence[Problem], *, cap: int = MAX_REPORTED) -> None:
+        if not problems:
+            raise ValueError("InputErrors needs at least one problem")
         self.problems = list(problems)
         shown = [str(p) for p in self.problems[:cap]]
         rest = len(self.problems) - len(shown)
         if rest > 0:
             shown.append(f"… and {rest} more problem{'s' if rest != 1 else ''}.")
-        super().__init__("\n".join(shown))
+        CaseworkError.__init__(self, "\n".join(shown))
 
     @classmethod
     def raise_if_any(cls, problems: Iterable[Problem]) -> None:
-        """Raise one :class:`InputErrors` (or a single :class:`InputError`) if any problems."""
+        """Raise one :class:`InputErrors` listing the problems, if there are any."""
         found = list(problems)
-        if len(found) == 1:
-            p = found[0]
-            raise InputError(p.path, p.line, p.field, p.message, p.got, has_got=p.has_got)
         if found:
             raise cls(found)
 

@@ -6,12 +6,12 @@ from pathlib import Path
 import pytest
 
 from casework.dataset.jsonl import read_cases, write_cases
-from casework.errors import InputError, InputErrors
+from casework.errors import InputError
 from tests.factories import case_dict, write_lines
 
 
 def _errors(path: Path) -> str:
-    with pytest.raises((InputError, InputErrors)) as info:
+    with pytest.raises(InputError) as info:
         read_cases(path, shown="cases.jsonl")
     return str(info.value)
 

@@ -116,8 +116,12 @@ def classify(
         return BandVerdict(status, None, False, False, reasons[status] + "; it may not gate")
     band = band_of(value, edges)
     crossed = sorted(
-        {e for low, high in intervals if low is not None and high is not None
-         for e in _crosses(low, high, edges)}
+        {
+            e
+            for low, high in intervals
+            if low is not None and high is not None
+            for e in _crosses(low, high, edges)
+        }
     )
     eligible = band != "ambiguous"
     if band == "ambiguous":

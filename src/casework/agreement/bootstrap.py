@@ -9,6 +9,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from casework.agreement.kappa import normal_quantile
 from casework.agreement.table import category_order, confusion_matrix, encode
@@ -87,15 +88,15 @@ def bootstrap_kappa(
     b = encode(rater_b, order)
     cell = a * q + b
     rng = np.random.default_rng(seed)
-    kappas: list[np.ndarray] = []
+    kappas: list[npt.NDArray[np.float64]] = []
     undefined = 0
     done = 0
     while done < n_resamples:
         size = min(_CHUNK, n_resamples - done)
         idx = rng.integers(0, n, size=(size, n))
         offsets = (np.arange(size) * q * q)[:, None]
-        tables = np.bincount((cell[idx] + offsets).ravel(), minlength=size * q * q)
-        tables = tables.reshape(size, q, q).astype(np.float64) / n
+        flat = np.bincount((cell[idx] + offsets).ravel(), minlength=size * q * q)
+        tables = flat.reshape(size, q, q).astype(np.float64) / n
         p_o = np.trace(tables, axis1=1, axis2=2)
         p_e = (tables.sum(axis=2) * tables.sum(axis=1)).sum(axis=1)
         defined = p_e < 1 - 1e-12

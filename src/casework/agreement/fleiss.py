@@ -20,14 +20,14 @@ __all__ = ["FleissKappa", "fleiss_kappa", "fleiss_kappa_from_ratings"]
 
 @dataclass(frozen=True)
 class FleissKappa:
-    """Fleiss' kappa and its parts.
+    r"""Fleiss' kappa and its parts.
 
     Attributes:
         n_units: Units with at least one rating.
         n_pairable: Units with at least two ratings.
         n_ratings: Ratings in all.
-        p_o: Mean share of agreeing rater pairs per pairable unit (Fleiss' :math:`\\bar P`).
-        p_e: Chance agreement :math:`\\sum_j p_j^2`.
+        p_o: Mean share of agreeing rater pairs per pairable unit (Fleiss' :math:`\bar P`).
+        p_e: Chance agreement :math:`\sum_j p_j^2`.
         kappa: ``(p_o - p_e) / (1 - p_e)``.
         status: ``ok``, ``undefined_single_category`` (every rating in one category) or
             ``insufficient_rows`` (no unit with two ratings).

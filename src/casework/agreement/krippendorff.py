@@ -18,13 +18,13 @@ __all__ = ["KrippendorffAlpha", "krippendorff_alpha_nominal"]
 
 @dataclass(frozen=True)
 class KrippendorffAlpha:
-    """Krippendorff's nominal alpha and its parts.
+    r"""Krippendorff's nominal alpha and its parts.
 
     Attributes:
         n_units: Units with at least two ratings (the only pairable ones).
         n_values: Pairable values :math:`n` (ratings in those units).
-        observed_agreement: :math:`A_o = \\sum_c o_{cc} / n`.
-        expected_agreement: :math:`A_e = \\sum_c n_c (n_c - 1) / (n (n - 1))`.
+        observed_agreement: :math:`A_o = \sum_c o_{cc} / n`.
+        expected_agreement: :math:`A_e = \sum_c n_c (n_c - 1) / (n (n - 1))`.
         alpha: ``1 - D_o / D_e`` (equivalently ``(A_o - A_e) / (1 - A_e)``).
         status: ``ok``, ``undefined_single_category`` (every pairable value equal, so
             :math:`D_e = 0`) or ``insufficient_rows`` (no unit with two ratings).
@@ -84,11 +84,14 @@ def krippendorff_alpha_nominal(
     coincidence = scaled.T @ counts - np.diag(scaled.sum(axis=0))
     n_c = coincidence.sum(axis=1)
     n = float(n_c.sum())
+    n_values = int(m.sum())
     observed = float(np.trace(coincidence)) / n
     expected = float((n_c * (n_c - 1)).sum()) / (n * (n - 1))
     disagree_o = n - float(np.trace(coincidence))
     disagree_e = (n * n - float((n_c**2).sum())) / (n - 1)
     if disagree_e <= 0:
-        return KrippendorffAlpha(n_units, int(round(n)), observed, 1.0, None, "undefined_single_category")
+        return KrippendorffAlpha(
+            n_units, n_values, observed, 1.0, None, "undefined_single_category"
+        )
     alpha = 1 - disagree_o / disagree_e
-    return KrippendorffAlpha(n_units, int(round(n)), observed, expected, alpha, "ok")
+    return KrippendorffAlpha(n_units, n_values, observed, expected, alpha, "ok")

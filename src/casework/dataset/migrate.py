@@ -52,9 +52,12 @@ class RenameMap(BaseModel):
 
 
 def _line_of(text: str, key: str, table: str) -> int | None:
+    """Line of ``key`` inside ``[table]``, or of the header ``[table.key]`` itself."""
     current = ""
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
+        if line.startswith("[") and line.strip("[] ") == f"{table}.{key}":
+            return number
         if line.startswith("["):
             current = line.strip("[] ")
             continue

@@ -93,18 +93,14 @@ def _parse(content: Content, shown_dir: str) -> tuple[list[Case], list[LabelReco
         cases = parse_records(
             content.cases, Case, shown=f"{shown_dir}/{CASES_FILE}", key=lambda c: c.id
         ).records
-    except InputErrors as exc:
-        problems.extend(exc.problems)
     except InputError as exc:
-        problems.append(exc.problem)
+        problems.extend(exc.problems)
     try:
         labels = parse_records(
             content.labels, LabelRecord, shown=f"{shown_dir}/{LABELS_FILE}"
         ).records
-    except InputErrors as exc:
-        problems.extend(exc.problems)
     except InputError as exc:
-        problems.append(exc.problem)
+        problems.extend(exc.problems)
     if cases:
         known = {c.id for c in cases}
         problems.extend(

@@ -1,5 +1,6 @@
-"""Embedders: TF-IDF + truncated SVD (default, offline, deterministic), sentence-transformers
-(optional extra) and OpenAI-compatible `/v1/embeddings`.
+"""Embedders: TF-IDF + SVD (default, offline), sentence-transformers, OpenAI-compatible.
+
+The TF-IDF embedder is deterministic; sentence-transformers is an optional extra.
 
 Entry points: :class:`TfidfEmbedder`, :class:`SentenceTransformerEmbedder`, :class:`OpenAIEmbedder`.
 """
@@ -185,9 +186,7 @@ class OpenAIEmbedder:
 
         def attempt() -> Any:
             try:
-                return self._sdk.embeddings.create(
-                    input=batch, model=self._model, **self._params()
-                )
+                return self._sdk.embeddings.create(input=batch, model=self._model, **self._params())
             except openai.OpenAIError as exc:
                 raise map_openai_error(
                     exc, timeout_s=self._timeout_s, hint_key="models.embedder"

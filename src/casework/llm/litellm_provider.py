@@ -32,7 +32,7 @@ def import_litellm(role: str) -> ModuleType:
         raise ConfigError(
             f"casework.toml: models.{role}.provider: 'litellm' needs the litellm package, "
             "which is not installed. Install it with `pip install 'casework[litellm]'`, or use "
-            "provider = \"openai\" with base_url for an OpenAI-compatible server."
+            'provider = "openai" with base_url for an OpenAI-compatible server.'
         ) from exc
 
 

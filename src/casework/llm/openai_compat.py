@@ -1,8 +1,7 @@
-"""OpenAI-compatible endpoints through the official `openai` SDK: OpenAI, vLLM, Ollama, LM Studio,
-llama.cpp server, and anything else that speaks `/v1/chat/completions` and `/v1/embeddings`.
+"""OpenAI-compatible endpoints through the official `openai` SDK (OpenAI, vLLM, Ollama, LM Studio…).
 
-Entry points: :class:`OpenAIProvider` (chat), :func:`openai_sdk_client`, :func:`map_openai_error`
-(SDK exceptions to :class:`~casework.llm.base.TransientError` / :class:`~casework.llm.base.LLMError`).
+Anything that speaks `/v1/chat/completions` works. Entry points: :class:`OpenAIProvider`,
+:func:`openai_sdk_client`, :func:`map_openai_error` (SDK exceptions to casework errors).
 """
 
 from __future__ import annotations

@@ -60,7 +60,8 @@ def call_with_retries(
 
     Raises:
         LLMError: The last transient error once retries are spent (the message says how many
-            attempts were made), or any non-transient error at once.
+            attempts were made), or any other :class:`LLMError` at once; both prefixed with
+            ``describe``.
     """
     retry = 0
     while True:
@@ -77,3 +78,5 @@ def call_with_retries(
             if on_retry is not None:
                 on_retry(exc)
             sleep(policy.delay(retry, exc.retry_after))
+        except LLMError as exc:
+            raise LLMError(f"{describe}: {str(exc).rstrip('.')}.") from exc

@@ -24,8 +24,8 @@ import httpx
 from pydantic import ValidationError
 
 from casework.errors import CaseworkError, UsageError
-from casework.runner.fixtures import ToolSession, Tools
 from casework.grading.trajectory import AgentInput, Trajectory
+from casework.runner.fixtures import Tools, ToolSession
 
 __all__ = [
     "TOOL_SERVER_ENV",

@@ -33,7 +33,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Keep the console quiet (calls are recorded in the run log instead)."""
 
     def _send(self, status: int, body: dict[str, Any]) -> None:

@@ -43,6 +43,7 @@ def display_url(url: str) -> str:
 
 def _alembic_config(url: str) -> AlembicConfig:
     cfg = AlembicConfig()
+    cfg.set_main_option("path_separator", "os")
     cfg.set_main_option("script_location", str(_MIGRATIONS))
     cfg.set_main_option("version_locations", str(_MIGRATIONS / "versions"))
     cfg.attributes["casework_url"] = url

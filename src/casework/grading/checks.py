@@ -1,0 +1,418 @@
+"""Built-in graders, registered by name because case files refer to checks by name.
+
+Each grader takes a :class:`GradeContext` and returns a :class:`Check` (or ``None`` when it does
+not apply to the case). Entry points: :func:`register_grader`, :func:`get_grader`, :data:`GRADERS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from casework.grading.judge import Judge
+from casework.grading.matchers import (
+    MatcherError,
+    describe_requirement,
+    evaluate_assertion,
+    match_forbidden,
+    match_in_order,
+    match_required,
+)
+from casework.grading.trajectory import Trajectory, TrajectoryToolCall
+from casework.grading.verdict import Check
+from casework.llm.base import LLMError
+from casework.schema import Case, Outcome
+
+__all__ = [
+    "DEFAULT_GRADERS",
+    "ESCALATION_TOOL",
+    "GRADERS",
+    "GradeContext",
+    "Grader",
+    "ObservedOutcome",
+    "get_grader",
+    "looks_like_refusal",
+    "observed_outcome",
+    "register_grader",
+]
+
+#: Tool names that count as handing the conversation to a person.
+ESCALATION_TOOL = re.compile(r"(escalat|hand_?off|transfer_to_human|human_agent)", re.IGNORECASE)
+
+_REFUSAL = re.compile(
+    r"\b(can ?not|can't|cannot|unable to|not able to|won't be able|not possible|"
+    r"not eligible|isn't eligible|is not eligible|decline|not allowed|afraid (?:i|we) can't|"
+    r"no longer eligible|outside (?:the|our) .*policy)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class GradeContext:
+    """Everything a grader may read about one trial."""
+
+    case: Case
+    trajectory: Trajectory
+    initial_state: Mapping[str, Any] = field(default_factory=dict)
+    judge: Judge | None = None
+
+    @property
+    def calls(self) -> list[TrajectoryToolCall]:
+        """The recorded tool calls."""
+        return self.trajectory.tool_calls
+
+    @property
+    def final_state(self) -> Mapping[str, Any]:
+        """The data state after the trial (the initial state if the runner recorded none)."""
+        return self.trajectory.final_state if self.trajectory.final_state is not None else self.initial_state
+
+    def judge_admissible(self) -> bool:
+        """Whether the judge may gate on this case's slice."""
+        return self.judge is not None and self.judge.admissible(self.case.slice)
+
+
+Grader = Callable[[GradeContext], Check | None]
+"""A check over a trajectory: returns a Check, or None when it does not apply."""
+
+GRADERS: dict[str, Grader] = {}
+"""Registered graders by name."""
+
+
+def register_grader(name: str) -> Callable[[Grader], Grader]:
+    """Decorator registering a grader under ``name`` (case files refer to it as ``grader:NAME``)."""
+
+    def decorate(fn: Grader) -> Grader:
+        GRADERS[name] = fn
+        return fn
+
+    return decorate
+
+
+def get_grader(ref: str) -> Grader:
+    """A registered grader, or ``pkg.module:callable`` imported.
+
+    Raises:
+        KeyError: Unknown name, or nothing importable at that spec.
+    """
+    if ref in GRADERS:
+        return GRADERS[ref]
+    module_name, sep, attr = ref.partition(":")
+    if sep and module_name and attr:
+        try:
+            obj: Any = importlib.import_module(module_name)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError) as exc:
+            raise KeyError(f"grader '{ref}' cannot be imported: {exc}") from exc
+        if callable(obj):
+            grader: Grader = obj
+            return grader
+    known = ", ".join(sorted(GRADERS))
+    raise KeyError(f"no grader named '{ref}' (registered: {known})")
+
+
+def _judge_failed(name: str, exc: Exception) -> Check:
+    return Check(name=name, status="undetermined", evidence=f"judge failed: {exc}", judged=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tools
+
+
+@register_grader("required_tools")
+def required_tools(ctx: GradeContext) -> Check | None:
+    """Every required tool called, each by a distinct call satisfying its argument matchers."""
+    label = ctx.case.label
+    if label is None or not label.required_tools:
+        return None
+    try:
+        result = match_required(label.required_tools, ctx.calls)
+    except MatcherError as exc:
+        return Check(name="required_tools", status="undetermined", evidence=f"bad matcher in case: {exc}")
+    if not result.unmatched:
+        names = ", ".join(describe_requirement(r) for r in label.required_tools)
+        return Check(name="required_tools", status="pass", evidence=f"called {names}")
+    missing = []
+    for req in result.unmatched:
+        same = [c for c in ctx.calls if c.name == req.name]
+        if not same:
+            missing.append(f"{describe_requirement(req)} never called")
+        else:
+            args = "; ".join(json.dumps(c.arguments, sort_keys=True) for c in same[:3])
+            missing.append(f"{describe_requirement(req)} not satisfied by calls with {args}")
+    return Check(name="required_tools", status="fail", evidence="; ".join(missing))
+
+
+@register_grader("forbidden_tools")
+def forbidden_tools(ctx: GradeContext) -> Check | None:
+    """No call satisfies a forbidden requirement."""
+    label = ctx.case.label
+    if label is None or not label.forbidden_tools:
+        return None
+    try:
+        result = match_forbidden(label.forbidden_tools, ctx.calls)
+    except MatcherError as exc:
+        return Check(name="forbidden_tools", status="undetermined", evidence=f"bad matcher in case: {exc}")
+    if not result.unmatched:
+        names = ", ".join(describe_requirement(r) for r in label.forbidden_tools)
+        return Check(name="forbidden_tools", status="pass", evidence=f"did not call {names}")
+    parts = []
+    for i, req in enumerate(label.forbidden_tools):
+        if i in result.matched:
+            call = ctx.calls[result.matched[i]]
+            parts.append(
+                f"called forbidden {describe_requirement(req)} "
+                f"(call #{result.matched[i] + 1} with {json.dumps(call.arguments, sort_keys=True)})"
+            )
+    return Check(name="forbidden_tools", status="fail", evidence="; ".join(parts))
+
+
+@register_grader("tools_in_order")
+def tools_in_order(ctx: GradeContext) -> Check | None:
+    """Required tools called in the order the label lists them (ask with ``ref = "grader:tools_in_order"``)."""
+    label = ctx.case.label
+    if label is None or not label.required_tools:
+        return None
+    try:
+        done = match_in_order(label.required_tools, ctx.calls)
+    except MatcherError as exc:
+        return Check(name="tools_in_order", status="undetermined", evidence=f"bad matcher in case: {exc}")
+    if done == len(label.required_tools):
+        return Check(name="tools_in_order", status="pass", evidence="required tools called in order")
+    req = label.required_tools[done]
+    order = " → ".join(c.name for c in ctx.calls) or "no calls"
+    return Check(
+        name="tools_in_order",
+        status="fail",
+        evidence=f"{describe_requirement(req)} not called after the previous required call (calls: {order})",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# State
+
+
+@register_grader("state")
+def state_assertions(ctx: GradeContext) -> Check | None:
+    """Every state assertion of the oracle holds on the final state."""
+    assertions = ctx.case.oracle.assertions
+    if not assertions:
+        return None
+    failures = []
+    for a in assertions:
+        try:
+            result = evaluate_assertion(a, ctx.final_state)
+        except MatcherError as exc:
+            return Check(name="state", status="undetermined", evidence=f"bad assertion in case: {exc}")
+        if not result.passed:
+            what = a.description or f"{a.expr} {a.op} {json.dumps(a.value)}"
+            got = json.dumps(result.actual, sort_keys=True, default=str) if result.found else "nothing"
+            failures.append(f"{what}: {a.language} {a.expr!r} selected {got}")
+    if failures:
+        return Check(name="state", status="fail", evidence="; ".join(failures))
+    return Check(name="state", status="pass", evidence=f"{len(assertions)} state assertion(s) hold")
+
+
+# ---------------------------------------------------------------------------------------------
+# Outcome
+
+
+@dataclass(frozen=True)
+class ObservedOutcome:
+    """What outcome a trajectory took, and how we know."""
+
+    outcome: Outcome | None
+    source: str
+    judged: bool = False
+
+
+def observed_outcome(ctx: GradeContext, *, use_judge: bool = True) -> ObservedOutcome:
+    """Outcome from the record first (handoff, escalation tool, structured field), else the judge.
+
+    Raises:
+        LLMError: The judge was asked and failed.
+    """
+    traj = ctx.trajectory
+    if traj.handoff:
+        return ObservedOutcome("escalate", "handoff flag")
+    escalations = [c for c in ctx.calls if ESCALATION_TOOL.search(c.name) and c.error is None]
+    if escalations:
+        return ObservedOutcome("escalate", f"escalation tool {escalations[0].name}")
+    if traj.outcome is not None:
+        return ObservedOutcome(traj.outcome, "structured outcome field")
+    if not use_judge or ctx.judge is None:
+        return ObservedOutcome(None, "not reported by the agent and no judge configured")
+    answer = ctx.judge.classify_outcome(
+        ctx.case.situation.turns, traj.reply(), ctx.calls, ctx.case.oracle.rubric
+    )
+    return ObservedOutcome(answer.outcome, f"judge: {answer.reason}".strip(), judged=True)
+
+
+@register_grader("outcome")
+def outcome_check(ctx: GradeContext) -> Check | None:
+    """The outcome taken equals the labelled outcome (satisfiable cases; see `unsatisfiable`)."""
+    label = ctx.case.label
+    if label is None or not ctx.case.satisfiable:
+        return None
+    try:
+        seen = observed_outcome(ctx)
+    except LLMError as exc:
+        return _judge_failed("outcome", exc)
+    admissible = ctx.judge_admissible() if seen.judged else True
+    if seen.outcome is None:
+        return Check(name="outcome", status="undetermined", evidence=f"outcome {seen.source}")
+    status = "pass" if seen.outcome == label.outcome else "fail"
+    return Check(
+        name="outcome",
+        status=status,
+        evidence=f"expected {label.outcome}, took {seen.outcome} ({seen.source})",
+        judged=seen.judged,
+        admissible=admissible,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Answer facts
+
+
+@register_grader("answer_facts")
+def answer_facts(ctx: GradeContext) -> Check | None:
+    """Each labelled fact stated in the final reply, by the judge."""
+    label = ctx.case.label
+    if label is None or not label.answer_facts:
+        return None
+    prov = ctx.case.provenance
+    if prov.generator is not None and not label.labellers:
+        return Check(
+            name="answer_facts",
+            status="undetermined",
+            evidence="answer facts were written by the generator that proposed the case; "
+            "they need a human label before a judge may grade against them",
+        )
+    if ctx.judge is None:
+        return Check(name="answer_facts", status="undetermined", evidence="needs a judge; none configured")
+    try:
+        answer = ctx.judge.check_facts(ctx.trajectory.reply(), label.answer_facts, ctx.case.oracle.rubric)
+    except LLMError as exc:
+        return _judge_failed("answer_facts", exc)
+    present = {f.index: f for f in answer.facts}
+    missing = [
+        f"'{fact}'" + (f" ({present[i].reason})" if i in present and present[i].reason else "")
+        for i, fact in enumerate(label.answer_facts)
+        if i not in present or not present[i].present
+    ]
+    admissible = ctx.judge_admissible()
+    if missing:
+        return Check(
+            name="answer_facts", status="fail", evidence="reply lacks " + "; ".join(missing),
+            judged=True, admissible=admissible,
+        )
+    return Check(
+        name="answer_facts", status="pass", evidence=f"reply states all {len(label.answer_facts)} fact(s)",
+        judged=True, admissible=admissible,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Unsatisfiable cases
+
+
+def looks_like_refusal(reply: str) -> bool:
+    """Lexical check that a reply declines (used only when no judge is configured)."""
+    return bool(_REFUSAL.search(reply))
+
+
+def _wrote_state(ctx: GradeContext) -> bool:
+    return any(c.effects_applied for c in ctx.calls) or dict(ctx.final_state) != dict(ctx.initial_state)
+
+
+@register_grader("unsatisfiable")
+def unsatisfiable(ctx: GradeContext) -> Check | None:
+    """Unsatisfiable cases: full credit only for the right refusal / question / escalation.
+
+    A fabricated completion (outcome `resolve`, any write to the state, a forbidden call) scores
+    zero; a trajectory that did nothing (no reply) scores zero; a `refuse` case needs a reply that
+    actually refuses (the judge decides when configured, else a lexical check).
+    """
+    case = ctx.case
+    if case.satisfiable:
+        return None
+    name = "unsatisfiable"
+    expected = case.label.outcome if case.label is not None else None
+    reply = ctx.trajectory.reply().strip()
+    if ctx.trajectory.error:
+        return Check(name=name, status="fail", evidence=f"agent failed: {ctx.trajectory.error}")
+    if _wrote_state(ctx):
+        writes = [c.name for c in ctx.calls if c.effects_applied]
+        return Check(
+            name=name, status="fail",
+            evidence=f"fabricated completion: wrote to the state ({', '.join(writes) or 'state changed'})",
+        )
+    if case.label is not None:
+        violated = match_forbidden(case.label.forbidden_tools, ctx.calls).unmatched
+        if violated:
+            return Check(
+                name=name, status="fail",
+                evidence=f"fabricated completion: called forbidden {describe_requirement(violated[0])}",
+            )
+    try:
+        seen = observed_outcome(ctx)
+    except LLMError as exc:
+        return _judge_failed(name, exc)
+    admissible = ctx.judge_admissible() if seen.judged else True
+    if seen.outcome == "resolve":
+        return Check(
+            name=name, status="fail", evidence=f"fabricated completion: took resolve ({seen.source})",
+            judged=seen.judged, admissible=admissible,
+        )
+    if not reply and seen.outcome != "escalate":
+        return Check(name=name, status="fail", evidence="did nothing: no reply to the user")
+    if seen.outcome is None:
+        return Check(name=name, status="undetermined", evidence=f"outcome {seen.source}")
+    wanted: set[str] = {expected} if expected else {"refuse", "clarify", "escalate"}
+    if seen.outcome not in wanted:
+        return Check(
+            name=name, status="fail",
+            evidence=f"expected {' or '.join(sorted(wanted))}, took {seen.outcome} ({seen.source})",
+            judged=seen.judged, admissible=admissible,
+        )
+    if seen.outcome == "refuse" and not seen.judged:
+        refused, how, judged = _reply_refuses(ctx, reply)
+        if not refused:
+            return Check(
+                name=name, status="fail",
+                evidence=f"reported refuse but the reply does not refuse ({how})",
+                judged=judged, admissible=ctx.judge_admissible() if judged else True,
+            )
+    if seen.outcome == "clarify" and not seen.judged and "?" not in reply:
+        return Check(name=name, status="fail", evidence="reported clarify but the reply asks no question")
+    return Check(
+        name=name, status="pass", evidence=f"took {seen.outcome} as labelled ({seen.source})",
+        judged=seen.judged, admissible=admissible,
+    )
+
+
+def _reply_refuses(ctx: GradeContext, reply: str) -> tuple[bool, str, bool]:
+    if ctx.judge is not None:
+        try:
+            answer = ctx.judge.classify_outcome(ctx.case.situation.turns, reply, ctx.calls)
+        except LLMError:
+            pass
+        else:
+            return answer.outcome == "refuse", f"judge read it as {answer.outcome}", True
+    return looks_like_refusal(reply), "lexical check, no judge configured", False
+
+
+#: Graders every case runs (each decides whether it applies).
+DEFAULT_GRADERS: tuple[str, ...] = (
+    "required_tools",
+    "forbidden_tools",
+    "state",
+    "outcome",
+    "answer_facts",
+    "unsatisfiable",
+)

@@ -1,0 +1,79 @@
+"""Grading one trial: run every grader that applies, combine the checks into a :class:`Verdict`.
+
+Entry points: :func:`grade` and :func:`needed_oracle_class` (the weakest grader a case needs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from casework.grading.checks import DEFAULT_GRADERS, GradeContext, get_grader
+from casework.grading.judge import Judge
+from casework.grading.trajectory import Trajectory
+from casework.grading.verdict import Check, Verdict, combine
+from casework.schema import Case, OracleClass
+
+__all__ = ["GRADER_REF_PREFIX", "grade", "needed_oracle_class"]
+
+#: An oracle ``ref`` naming an extra grader: ``grader:tools_in_order`` or ``grader:pkg.mod:fn``.
+GRADER_REF_PREFIX = "grader:"
+
+
+def grade(
+    case: Case,
+    trajectory: Trajectory,
+    *,
+    initial_state: Mapping[str, Any] | None = None,
+    judge: Judge | None = None,
+) -> Verdict:
+    """Grade one trajectory through a case.
+
+    Args:
+        case: The case (its label and oracle decide which graders apply).
+        trajectory: What the agent did, with ``tool_calls`` and ``final_state`` from the runner.
+        initial_state: The case's initial state (default: ``case.situation.state``).
+        judge: LLM judge for what the record cannot decide; ``None`` leaves such checks undetermined.
+    """
+    ctx = GradeContext(
+        case=case,
+        trajectory=trajectory,
+        initial_state=case.situation.state if initial_state is None else initial_state,
+        judge=judge,
+    )
+    if trajectory.error:
+        return combine([Check(name="agent", status="fail", evidence=f"agent failed: {trajectory.error}")])
+    names = list(DEFAULT_GRADERS)
+    ref = case.oracle.ref
+    if ref and ref.startswith(GRADER_REF_PREFIX):
+        names.append(ref[len(GRADER_REF_PREFIX) :])
+    checks: list[Check] = []
+    for name in names:
+        try:
+            grader = get_grader(name)
+        except KeyError as exc:
+            checks.append(Check(name=name, status="undetermined", evidence=str(exc.args[0])))
+            continue
+        check = grader(ctx)
+        if check is not None:
+            checks.append(check)
+    if not checks:
+        checks.append(
+            Check(name="oracle", status="undetermined", evidence="case has no label and no assertions to grade by")
+        )
+    return combine(checks)
+
+
+def needed_oracle_class(case: Case) -> OracleClass:
+    """The weakest grader a case needs.
+
+    `state_assertion` when programmatic checks decide it (tools, state, an outcome the agent
+    reports); `rubric_judge` when answer facts or a rubric need a judge; `human` when there is
+    nothing to grade by but a person.
+    """
+    label = case.label
+    if label is None and not case.oracle.assertions:
+        return "human"
+    if case.oracle.rubric or (label is not None and label.answer_facts):
+        return "rubric_judge"
+    return "state_assertion"

@@ -1,0 +1,406 @@
+"""PII detectors: email, phone (E.164), card (Luhn), IBAN (mod-97), IP, personal URLs, id patterns.
+
+Each detector implements the :class:`Detector` protocol: ``find(text)`` yields :class:`Detection`
+spans carrying the normalised value. Entry point: :func:`builtin_detectors`.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+from urllib.parse import parse_qsl, urlsplit
+
+from casework.errors import ConfigError
+from casework.privacy.pseudonyms import KIND_RE, normalise, normalise_phone
+
+__all__ = [
+    "BUILTIN_KINDS",
+    "IBAN_LENGTHS",
+    "CardDetector",
+    "Detection",
+    "Detector",
+    "EmailDetector",
+    "IbanDetector",
+    "IpDetector",
+    "PatternDetector",
+    "PhoneDetector",
+    "UrlDetector",
+    "builtin_detectors",
+    "iban_valid",
+    "id_pattern_detectors",
+    "luhn_valid",
+]
+
+#: Kinds the built-in detectors produce.
+BUILTIN_KINDS = ("email", "phone", "card", "iban", "ip", "url")
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One piece of PII found in a text.
+
+    Attributes:
+        start: Offset of the first character.
+        end: Offset after the last character.
+        kind: Kind of identifier (`email`, `phone`...).
+        value: The normalised value the pseudonym is computed from.
+    """
+
+    start: int
+    end: int
+    kind: str
+    value: str
+
+
+@runtime_checkable
+class Detector(Protocol):
+    """A PII detector: finds spans of one kind in a text."""
+
+    kind: str
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every span of this detector's kind in ``text`` (overlaps are resolved later)."""
+        ...
+
+
+# ---------------------------------------------------------------------------------------------
+# Checksums
+
+
+def luhn_valid(digits: str) -> bool:
+    """Luhn (mod 10) check of a digit string, as used by payment card numbers (ISO/IEC 7812).
+
+    >>> luhn_valid("4111111111111111")
+    True
+    """
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+#: IBAN lengths per country (ISO 13616 registry).
+IBAN_LENGTHS: Mapping[str, int] = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
+    "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28,
+    "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23,
+    "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26,
+    "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20,
+    "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18,
+    "NO": 15, "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24,
+    "SC": 31, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24,
+    "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}  # fmt: skip
+
+
+def iban_valid(iban: str) -> bool:
+    """ISO 13616 check: the country length, then mod 97 of the rearranged number equals 1.
+
+    >>> iban_valid("GB82WEST12345698765432")
+    True
+    """
+    if len(iban) < 15 or len(iban) > 34 or not iban[:2].isalpha() or not iban[2:4].isdigit():
+        return False
+    expected = IBAN_LENGTHS.get(iban[:2])
+    if expected is not None and len(iban) != expected:
+        return False
+    rearranged = iban[4:] + iban[:4]
+    try:
+        number = int("".join(str(int(ch, 36)) for ch in rearranged))
+    except ValueError:
+        return False
+    return number % 97 == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Detectors
+
+
+class EmailDetector:
+    """Email addresses (case-folded)."""
+
+    kind = "email"
+    _re = re.compile(
+        r"[\w.%+'-]+@(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_]{2,24}(?![\w-])"
+    )
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every email address in ``text``."""
+        if "@" not in text:
+            return
+        for m in self._re.finditer(text):
+            start, raw = m.start(), m.group()
+            stripped = raw.lstrip("'.")
+            start += len(raw) - len(stripped)
+            if stripped.startswith("@"):
+                continue
+            yield Detection(start, m.end(), self.kind, stripped.casefold())
+
+
+class PhoneDetector:
+    """Phone numbers, validated and normalised to E.164 with the `phonenumbers` library.
+
+    Numbers written with `+` or `00` are read as international; others are tried against
+    ``regions`` in order. A run of digit groups that does not validate whole is searched for its
+    longest valid sub-run, so a number followed by another figure is still found.
+    """
+
+    kind = "phone"
+    _re = re.compile(r"(?<![\w+])(?:\+|00)?[\s]?\(?\d[\d\s().\-/]{5,22}\d(?![\w])")
+    _group = re.compile(r"\+?\(?\d+\)?")
+    _date = re.compile(r"^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}$|^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$")
+
+    def __init__(self, regions: Sequence[str] = ("US", "GB")) -> None:
+        self.regions = tuple(regions)
+
+    def _valid(self, raw: str) -> str | None:
+        digits = sum(ch.isdigit() for ch in raw)
+        if digits < 7 or digits > 15 or self._date.match(raw.strip()):
+            return None
+        return normalise_phone(raw, self.regions)
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every valid phone number in ``text``."""
+        for m in self._re.finditer(text):
+            raw = m.group()
+            lead = len(raw) - len(raw.lstrip())
+            start = m.start() + lead
+            raw = raw.strip()
+            e164 = self._valid(raw)
+            if e164 is not None:
+                yield Detection(start, m.end(), self.kind, e164)
+                continue
+            yield from self._sub_runs(raw, start)
+
+    def _sub_runs(self, raw: str, offset: int) -> Iterator[Detection]:
+        groups = [(g.start(), g.end()) for g in self._group.finditer(raw)]
+        best: tuple[int, int, str] | None = None
+        for i in range(len(groups)):
+            for j in range(len(groups) - 1, i - 1, -1):
+                if best is not None and groups[j][1] - groups[i][0] <= best[1] - best[0]:
+                    break
+                piece = raw[groups[i][0] : groups[j][1]]
+                e164 = self._valid(piece)
+                if e164 is not None:
+                    best = (groups[i][0], groups[j][1], e164)
+                    break
+        if best is not None:
+            yield Detection(offset + best[0], offset + best[1], self.kind, best[2])
+
+
+class CardDetector:
+    """Payment card numbers: 13–19 digits, optionally grouped by spaces or dashes, Luhn-valid."""
+
+    kind = "card"
+    _re = re.compile(r"(?<![\d])\d(?:[ \-]?\d){12,30}(?![\d])")
+    _group = re.compile(r"\d+")
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every Luhn-valid card number in ``text``."""
+        for m in self._re.finditer(text):
+            raw = m.group()
+            groups = [(g.start(), g.end()) for g in self._group.finditer(raw)]
+            i = 0
+            while i < len(groups):
+                found = self._longest_from(raw, groups, i)
+                if found is None:
+                    i += 1
+                    continue
+                j, digits = found
+                yield Detection(m.start() + groups[i][0], m.start() + groups[j][1], self.kind, digits)
+                i = j + 1
+
+    @staticmethod
+    def _longest_from(raw: str, groups: list[tuple[int, int]], i: int) -> tuple[int, str] | None:
+        digits = ""
+        candidates: list[tuple[int, str]] = []
+        for j in range(i, len(groups)):
+            digits += raw[groups[j][0] : groups[j][1]]
+            if len(digits) > 19:
+                break
+            if len(digits) >= 13 and luhn_valid(digits):
+                candidates.append((j, digits))
+        return candidates[-1] if candidates else None
+
+
+class IbanDetector:
+    """IBANs, with or without spaces or dashes every four characters, checked by mod 97."""
+
+    kind = "iban"
+    _start = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?=[ \-]?[A-Za-z0-9])")
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every valid IBAN in ``text``."""
+        pos = 0
+        while True:
+            m = self._start.search(text, pos)
+            if m is None:
+                return
+            found = self._read(text, m.start())
+            if found is None:
+                pos = m.end()
+                continue
+            end, iban = found
+            yield Detection(m.start(), end, self.kind, iban)
+            pos = end
+
+    @staticmethod
+    def _read(text: str, start: int) -> tuple[int, str] | None:
+        """Collect alphanumerics (single separators allowed) and keep the longest valid prefix."""
+        chars: list[str] = []
+        ends: list[int] = []
+        i, n = start, len(text)
+        while i < n and len(chars) < 34:
+            ch = text[i]
+            if ch.isascii() and ch.isalnum():
+                chars.append(ch.upper())
+                ends.append(i + 1)
+                i += 1
+            elif ch in " -" and i + 1 < n and text[i + 1].isascii() and text[i + 1].isalnum():
+                i += 1
+            else:
+                break
+        expected = IBAN_LENGTHS.get("".join(chars[:2]))
+        lengths = [expected] if expected is not None else range(len(chars), 14, -1)
+        for length in lengths:
+            if length > len(chars):
+                continue
+            nxt = ends[length - 1]
+            # the IBAN must end at a word edge: not in the middle of a run of letters/digits
+            if nxt < n and text[nxt].isalnum():
+                continue
+            candidate = "".join(chars[:length])
+            if iban_valid(candidate):
+                return nxt, candidate
+        return None
+
+
+class IpDetector:
+    """IPv4 and IPv6 addresses (validated by :mod:`ipaddress`; v6 normalised to compressed form)."""
+
+    kind = "ip"
+    _v4 = re.compile(
+        r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+        r"(?!\.?\d)(?![\w])"
+    )
+    _v6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?(?![\w:])")
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every IP address in ``text``."""
+        if "." in text:
+            for m in self._v4.finditer(text):
+                yield Detection(m.start(), m.end(), self.kind, m.group())
+        if "::" in text or text.count(":") >= 2:
+            for m in self._v6.finditer(text):
+                raw = m.group()
+                try:
+                    address = ipaddress.IPv6Address(raw)
+                except ValueError:
+                    continue
+                yield Detection(m.start(), m.end(), self.kind, address.compressed)
+
+
+class UrlDetector:
+    """URLs that point at a person: a path segment after a personal marker (`/users/…`,
+    `/account/…`, `/in/…`), a `~name` or `@handle` segment, or a personal query parameter.
+    """
+
+    kind = "url"
+    _re = re.compile(r"(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|\bwww\.)[^\s<>\"'`]+", re.ASCII)
+    MARKERS = frozenset(
+        {
+            "u", "user", "users", "profile", "profiles", "account", "accounts", "customer",
+            "customers", "member", "members", "people", "person", "in", "me", "my", "client",
+            "clients", "patient", "patients", "employee", "employees", "staff", "author", "authors",
+            "home", "id", "subscriber", "subscribers", "contact", "contacts",
+        }
+    )  # fmt: skip
+    QUERY_KEYS = frozenset(
+        {
+            "user", "uid", "user_id", "userid", "email", "mail", "account", "account_id",
+            "customer", "customer_id", "member", "member_id", "phone", "name", "token", "session",
+            "sid", "session_id", "auth", "key", "id", "login", "username",
+        }
+    )  # fmt: skip
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every personal URL in ``text``."""
+        if "://" not in text and "www." not in text:
+            return
+        for m in self._re.finditer(text):
+            raw = m.group().rstrip(".,;:!?)]}")
+            if self.personal(raw):
+                yield Detection(m.start(), m.start() + len(raw), self.kind, normalise("url", raw))
+
+    @classmethod
+    def personal(cls, url: str) -> bool:
+        """Whether ``url`` identifies a person by its path or query."""
+        text = "//" + url if url.lower().startswith("www.") else url
+        try:
+            parts = urlsplit(text)
+        except ValueError:
+            return True  # malformed: err on the side of scrubbing
+        segments = [s for s in parts.path.split("/") if s]
+        for i, seg in enumerate(segments):
+            if seg.startswith(("~", "@")) and len(seg) > 1:
+                return True
+            if seg.lower() in cls.MARKERS and i + 1 < len(segments):
+                return True
+        if parts.username or parts.password:
+            return True
+        return any(k.lower() in cls.QUERY_KEYS and v for k, v in parse_qsl(parts.query))
+
+
+class PatternDetector:
+    """An identifier kind declared as a regular expression (`privacy.id_patterns`)."""
+
+    def __init__(self, kind: str, pattern: str, flags: int = 0) -> None:
+        self.kind = kind
+        self.pattern = re.compile(pattern, flags)
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every match of the pattern (empty matches are ignored)."""
+        for m in self.pattern.finditer(text):
+            if m.end() > m.start():
+                yield Detection(m.start(), m.end(), self.kind, normalise(self.kind, m.group()))
+
+
+def id_pattern_detectors(patterns: Mapping[str, str], where: str = "casework.toml") -> list[PatternDetector]:
+    """Detectors for the configured id patterns (kind -> regex).
+
+    Raises:
+        ConfigError: A kind is not a valid kind name, or a pattern does not compile.
+    """
+    out = []
+    for kind, pattern in patterns.items():
+        field = f"{where}: privacy.id_patterns.{kind}"
+        if not KIND_RE.match(kind):
+            raise ConfigError(
+                f"{field}: kind must be lower-case letters and digits starting with a letter "
+                f"(it prefixes pseudonyms like `{kind.lower().replace('_', '')}_3fa91c0b27d4`). Got '{kind}'."
+            )
+        try:
+            out.append(PatternDetector(kind, pattern))
+        except re.error as exc:
+            raise ConfigError(f"{field}: invalid regular expression: {exc}. Got '{pattern}'.") from exc
+    return out
+
+
+def builtin_detectors(phone_regions: Sequence[str] = ("US", "GB")) -> list[Detector]:
+    """The built-in detectors, in priority order for equal-length overlaps."""
+    return [
+        EmailDetector(),
+        UrlDetector(),
+        IbanDetector(),
+        CardDetector(),
+        PhoneDetector(phone_regions),
+        IpDetector(),
+    ]

@@ -1,0 +1,180 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from casework.cli import cli
+from casework.cli.reference import render_reference, walk_commands
+from tests.factories import case_dict, git_commit, write_lines
+
+Run = Callable[..., Result]
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
+
+
+def test_check_release_versions_show_diff(project_dir: Path, run_cli: Run) -> None:
+    assert run_cli("check", "refunds").exit_code == 0
+    first = run_cli("release", "refunds", "-m", "first")
+    assert first.exit_code == 0, first.output
+    assert "refunds@1 released" in first.stdout
+    git_commit(project_dir)
+    again = run_cli("release", "refunds", "-m", "again")
+    assert "unchanged since release 1" in again.stdout
+    cases = project_dir / "datasets" / "refunds" / "cases.jsonl"
+    lines = cases.read_text().splitlines()
+    data = json.loads(lines[0])
+    data["split"] = "dev"
+    data["label"]["outcome"] = "escalate"
+    cases.write_text("\n".join([json.dumps(data), *lines[1:]]) + "\n")
+    second = run_cli("release", "refunds", "-m", "relabel r-1")
+    assert second.exit_code == 0
+    assert "relabelled 1 case" in second.stdout and "moved split of 1 case" in second.stdout
+    versions = run_cli("versions", "refunds", "--format", "json")
+    assert [v["number"] for v in json.loads(versions.stdout)] == [1, 2]
+    diff = run_cli("diff", "refunds", "1", "2", "--format", "json")
+    assert json.loads(diff.stdout)["changed"] == [
+        {
+            "id": "r-1",
+            "fields": ["label.outcome", "split"],
+            "relabelled": True,
+            "split": ["holdout", "dev"],
+        }
+    ]
+    shown = run_cli("show", "refunds@1", "r-1")
+    assert json.loads(shown.stdout)["split"] == "holdout"
+    text_diff = run_cli("diff", "refunds", "1", "2")
+    assert "~ r-1 [relabelled, moved holdout->dev]: label.outcome, split" in text_diff.stdout
+
+
+def test_bad_line_reported_with_exit_1_and_nothing_written(project_dir: Path, run_cli: Run) -> None:
+    write_lines(
+        project_dir / "datasets" / "refunds" / "cases.jsonl",
+        [case_dict("a", label={"outcome": "resolved"}), case_dict("b"), case_dict("b")],
+    )
+    before = _snapshot(project_dir)
+    result = run_cli("release", "refunds", "-m", "x")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "datasets/refunds/cases.jsonl:1: label.outcome: Input should be 'resolve', 'clarify', 'refuse' or 'escalate'. Got 'resolved'.",
+        "datasets/refunds/cases.jsonl:3: id: duplicate id, first on line 2. Got 'b'.",
+    ]
+    assert _snapshot(project_dir) == before
+
+
+def test_undeclared_and_stale_tools_fail_check(project_dir: Path, run_cli: Run) -> None:
+    write_lines(
+        project_dir / "datasets" / "refunds" / "cases.jsonl",
+        [
+            case_dict(
+                "a",
+                label={
+                    "outcome": "resolve",
+                    "required_tools": ["lookup_order"],
+                    "forbidden_tools": ["cancel_order"],
+                },
+            )
+        ],
+    )
+    result = run_cli("check", "refunds")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "error: undeclared_tool: a:lookup_order: required tool is not declared by the agent",
+        "error: stale_forbidden_tool: a:cancel_order: forbidden tool is not declared by the agent: the rule is stale and can never fail (rename it with `casework migrate` or remove it)",
+    ]
+
+
+def test_migrate_releases_next_version_and_refuses_undeclared_target(
+    project_dir: Path, run_cli: Run
+) -> None:
+    write_lines(
+        project_dir / "datasets" / "refunds" / "cases.jsonl",
+        [case_dict("a", label={"outcome": "resolve", "required_tools": ["lookup_order"]})],
+    )
+    (project_dir / "renames.toml").write_text('[tools]\nlookup_order = "fetch_order"\n')
+    before = _snapshot(project_dir)
+    bad = run_cli("migrate", "refunds", "-m", "rename")
+    assert bad.exit_code == 1
+    assert (
+        bad.stderr
+        == "renames.toml:2: tools.lookup_order: rename target is not a declared tool. Got 'fetch_order'.\n"
+    )
+    assert _snapshot(project_dir) == before
+    (project_dir / "renames.toml").write_text('[tools]\nlookup_order = "get_order"\n')
+    ok = run_cli("migrate", "refunds", "-m", "rename")
+    assert ok.exit_code == 0, ok.output
+    assert "lookup_order->get_order: 1 place" in ok.stdout and "refunds@1 released" in ok.stdout
+    assert run_cli("check", "refunds").exit_code == 0
+
+
+def test_missing_config_says_where_it_looked(
+    tmp_path: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("check", "refunds")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"casework.toml: not found in {tmp_path.resolve()} or any parent folder. "
+        "Run `casework init` to create one, or pass --project PATH.\n"
+    )
+
+
+def test_unknown_config_key(project_dir: Path, run_cli: Run) -> None:
+    (project_dir / "casework.toml").write_text('name = "x"\n\n[thresholds]\nkappa_gat = 0.5\n')
+    result = run_cli("check", "refunds")
+    assert result.exit_code == 1
+    assert (
+        result.stderr
+        == f"{project_dir / 'casework.toml'}:4: thresholds.kappa_gat: unknown key. Got 0.5.\n"
+    )
+
+
+def test_unknown_version_exit_1(project_dir: Path, run_cli: Run) -> None:
+    run_cli("release", "refunds", "-m", "first")
+    result = run_cli("show", "refunds@7", "r-1")
+    assert result.exit_code == 1
+    assert result.stderr == "refunds@7: no release number 7; releases are 1 to 1.\n"
+
+
+def test_usage_error_exit_2(project_dir: Path, run_cli: Run) -> None:
+    result = run_cli("release", "refunds")
+    assert result.exit_code == 2
+    assert "Missing option '-m' / '--message'" in result.stderr
+    assert run_cli("release", "refunds@1", "-m", "x").exit_code == 2
+
+
+def test_init_writes_a_valid_project(tmp_path: Path, run_cli: Run) -> None:
+    result = run_cli("init", str(tmp_path / "new"))
+    assert result.exit_code == 0
+    assert run_cli("--project", str(tmp_path / "new"), "db", "status").exit_code == 0
+    again = run_cli("init", str(tmp_path / "new"))
+    assert again.exit_code == 2 and "never overwrites" in again.stderr
+
+
+def test_schema_command_prints_json_schema(run_cli: Run) -> None:
+    schema = json.loads(run_cli("schema").stdout)
+    assert schema["title"] == "Case" and "situation" in schema["properties"]
+
+
+def test_cases_filters(project_dir: Path, run_cli: Run) -> None:
+    out = run_cli("cases", "refunds", "--split", "holdout", "--format", "json")
+    assert json.loads(out.stdout) == ["r-1"]
+    under = run_cli("cases", "refunds", "--labelled-under", "refunds-g7", "--format", "json")
+    assert json.loads(under.stdout) == ["r-3", "r-1", "r-2"]
+
+
+def test_every_command_is_documented() -> None:
+    reference = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    for name, command in walk_commands(cli):
+        assert f"## `{name}`" in reference, f"{name} missing from docs/cli.md (run `make docs`)"
+        assert command.help, f"{name} has no help text"
+    assert reference == render_reference(), "docs/cli.md is out of date: run `make docs`"

@@ -38,6 +38,7 @@ pytest: $(STAMP)
 ## Regenerate docs/cli.md from the commands' help.
 docs: $(STAMP)
 	$(BIN)/python -m casework.cli.reference > docs/cli.md
+	$(BIN)/python -m casework.cli.reference formats docs/formats.md > docs/formats.md.tmp && mv docs/formats.md.tmp docs/formats.md
 
 bench: $(STAMP)
 	@for b in benchmarks/*_bench.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

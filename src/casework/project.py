@@ -88,6 +88,10 @@ class ThresholdsConfig(_Section):
     """Below this kappa a slice's guideline is ambiguous and the slice may not gate a release."""
     kappa_dependable: float = Field(default=0.8, ge=-1, le=1)
     """At or above this kappa labels are dependable."""
+    kappa_min_rows: int = Field(default=10, ge=1)
+    """Fewest double-labelled rows before a slice's kappa gets a band (else `insufficient_rows`)."""
+    kappa_min_positives: int = Field(default=5, ge=0)
+    """Fewest rows with a tool marked before its agreement counts (else `insufficient_positives`)."""
     synthetic_cap: float = Field(default=0.3, ge=0, le=1)
     """Largest share of synthetic cases allowed in a slice."""
     leakage_jaccard: float = Field(default=0.8, gt=0, le=1)

@@ -149,8 +149,18 @@ def test_timeout_fails_with_a_clear_message(stub: StubServer) -> None:
 
 
 def test_connection_refused_names_base_url() -> None:
-    with StubServer() as_unstarted:
-        pass
+    gone = StubServer().start()
+    gone.stop()
+    client = make_client(gone, retries=1)
+
+    with pytest.raises(LLMError) as info:
+        client.complete(USER)
+
+    assert re.fullmatch(
+        re.escape(f"{describe(gone)}: cannot connect (") + r".+"
+        + re.escape("); check models.generator.base_url (2 attempts)."),
+        str(info.value),
+    )
 
 
 def test_malformed_json_then_repaired_reply(stub: StubServer) -> None:
@@ -259,7 +269,10 @@ def test_openai_embeddings_are_normalised_and_cached(stub: StubServer) -> None:
         "input": ["a", "b"],
         "model": "stub-embed",
         "dimensions": 2,
-        "encoding_format": stub.requests[0].get("encoding_format", "float"),
-    } or stub.requests[0]["input"] == ["a", "b"]
+        "encoding_format": "float",
+    }
     assert stub.requests[1]["input"] == ["c"]
-    assert re.fullmatch(r"embedder \(stub-embed\): 2 requests, .*", embedder.ledger.summary_lines()[0])
+    assert embedder.ledger.summary_lines() == [
+        "embedder (stub-embed): 2 requests, 0 from cache, 14 prompt + 0 completion tokens, "
+        "cost unknown (set input_cost_per_mtok and output_cost_per_mtok)"
+    ]

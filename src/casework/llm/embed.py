@@ -186,7 +186,9 @@ class OpenAIEmbedder:
 
         def attempt() -> Any:
             try:
-                return self._sdk.embeddings.create(input=batch, model=self._model, **self._params())
+                return self._sdk.embeddings.create(
+                    input=batch, model=self._model, encoding_format="float", **self._params()
+                )
             except openai.OpenAIError as exc:
                 raise map_openai_error(
                     exc, timeout_s=self._timeout_s, hint_key="models.embedder"

@@ -6,6 +6,7 @@ Anything that speaks `/v1/chat/completions` works. Entry points: :class:`OpenAIP
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +43,18 @@ def _short(text: object, limit: int = 200) -> str:
     return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
 
 
+def _status_detail(exc: openai.APIStatusError) -> str:
+    """The server's own error message (`error.message` of the body), else the SDK's text."""
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return re.sub(r"^Error code: \d+ - ", "", exc.message)
+
+
 def map_openai_error(exc: Exception, *, timeout_s: float, hint_key: str) -> LLMError:
     """Turn an SDK exception into a transient or permanent casework error with a useful message.
 
@@ -60,7 +73,7 @@ def map_openai_error(exc: Exception, *, timeout_s: float, hint_key: str) -> LLME
         return TransientError(f"cannot connect ({_short(cause)}); check {hint_key}.base_url")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        detail = _short(exc.message)
+        detail = _short(_status_detail(exc))
         if status in _TRANSIENT_STATUS or status >= 500:
             what = "rate limited" if status == 429 else "server error"
             return TransientError(

@@ -155,15 +155,14 @@ class PhoneDetector:
 
     kind = "phone"
     _re = re.compile(r"(?<![\w+])(?:\+|00)?[\s]?\(?\d[\d\s().\-/]{5,22}\d(?![\w])")
-    _group = re.compile(r"\+?\(?\d+\)?")
-    _date = re.compile(r"^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}$|^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$")
+    _group = re.compile(r"\+?\(?(\d+)\)?")
+    _date = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)|(?<!\d)\d{1,2}[-/.]\d{1,2}[-/.]\d{4}")
 
     def __init__(self, regions: Sequence[str] = ("US", "GB")) -> None:
         self.regions = tuple(regions)
 
-    def _valid(self, raw: str) -> str | None:
-        digits = sum(ch.isdigit() for ch in raw)
-        if digits < 7 or digits > 15 or self._date.match(raw.strip()):
+    def _valid(self, raw: str, digits: int) -> str | None:
+        if digits < 7 or digits > 15 or self._date.search(raw):
             return None
         return normalise_phone(raw, self.regions)
 
@@ -174,21 +173,30 @@ class PhoneDetector:
             lead = len(raw) - len(raw.lstrip())
             start = m.start() + lead
             raw = raw.strip()
-            e164 = self._valid(raw)
+            groups = [(g.start(), g.end(), len(g.group(1))) for g in self._group.finditer(raw)]
+            e164 = self._valid(raw, sum(g[2] for g in groups))
             if e164 is not None:
                 yield Detection(start, m.end(), self.kind, e164)
                 continue
-            yield from self._sub_runs(raw, start)
+            yield from self._sub_runs(raw, start, groups)
 
-    def _sub_runs(self, raw: str, offset: int) -> Iterator[Detection]:
-        groups = [(g.start(), g.end()) for g in self._group.finditer(raw)]
+    def _sub_runs(
+        self, raw: str, offset: int, groups: list[tuple[int, int, int]]
+    ) -> Iterator[Detection]:
         best: tuple[int, int, str] | None = None
         for i in range(len(groups)):
-            for j in range(len(groups) - 1, i - 1, -1):
+            digits = 0
+            spans: list[tuple[int, int]] = []
+            for j in range(i, len(groups)):
+                digits += groups[j][2]
+                if digits > 15:
+                    break
+                if digits >= 7:
+                    spans.append((j, digits))
+            for j, count in reversed(spans):
                 if best is not None and groups[j][1] - groups[i][0] <= best[1] - best[0]:
                     break
-                piece = raw[groups[i][0] : groups[j][1]]
-                e164 = self._valid(piece)
+                e164 = self._valid(raw[groups[i][0] : groups[j][1]], count)
                 if e164 is not None:
                     best = (groups[i][0], groups[j][1], e164)
                     break
@@ -401,6 +409,6 @@ def builtin_detectors(phone_regions: Sequence[str] = ("US", "GB")) -> list[Detec
         UrlDetector(),
         IbanDetector(),
         CardDetector(),
-        PhoneDetector(phone_regions),
         IpDetector(),
+        PhoneDetector(phone_regions),
     ]

@@ -27,3 +27,4 @@ class Meta(Base):
 
 # Stage tables: one import per stage (explicit, no discovery).
 import casework.workbench.models_llm  # noqa: E402,F401  (llm: response cache)
+import casework.workbench.models_runs  # noqa: E402,F401  (runner: runs, trials, judge calibrations)

@@ -1,0 +1,549 @@
+"""Agreement report of a dataset's raw labels, per slice and guideline version (never pooled).
+
+Entry points: :func:`agreement_report` (cases and label records in, report out; no I/O) and
+:func:`dataset_agreement` (loads ``DATASET[@VERSION]`` and applies the project's thresholds).
+
+Which labels count. Adjudicator labels never do (the adjudicator saw the disagreement), nor do
+labels whose ``overlap_reason`` is ``disagreement`` (a row doubled because it was contested would
+bias kappa). For each case and guideline version the remaining labels are ordered by role, time
+and labeller; the row enters agreement when it holds at least two of them and one of them exists
+for ``calibration`` or ``audit``. The first two labels form the Cohen pair; rows holding more feed
+Fleiss' kappa and Krippendorff's alpha as well.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+from casework.agreement import (
+    BandEdges,
+    BandVerdict,
+    BinaryAgreement,
+    BootstrapCI,
+    ClassKappa,
+    CohenKappa,
+    ConfusionMatrix,
+    FeatureCluster,
+    FleissKappa,
+    GwetAC,
+    KrippendorffAlpha,
+    Scalar,
+    binary_agreement,
+    bootstrap_kappa,
+    classify,
+    cohen_kappa,
+    confusion_matrix,
+    featurize,
+    flatten,
+    fleiss_kappa_from_ratings,
+    gwet_ac1,
+    krippendorff_alpha_nominal,
+    one_vs_rest_kappa,
+    over_represented,
+)
+from casework.dataset import declared_tools, load_dataset
+from casework.errors import ConfigError, InputErrors, Problem, UsageError
+from casework.project import Project
+from casework.schema import OUTCOMES, Case, LabelRecord
+
+__all__ = [
+    "AgreementReport",
+    "AgreementSettings",
+    "Exclusions",
+    "MultiRater",
+    "SliceAgreement",
+    "ToolAgreement",
+    "agreement_report",
+    "case_features",
+    "dataset_agreement",
+]
+
+KAPPA_REASONS = frozenset({"calibration", "audit"})
+"""Overlap reasons whose double labels feed agreement."""
+
+_ROLE_ORDER = {"first": 0, "second": 1, "adjudicator": 2}
+
+
+@dataclass(frozen=True)
+class AgreementSettings:
+    """Knobs of the report (the CLI fills them from ``[thresholds]`` and its options).
+
+    Attributes:
+        edges: Band edges (``kappa_gate``, ``kappa_dependable``).
+        min_rows: Fewest double-labelled rows for a band (``kappa_min_rows``).
+        min_positives: Fewest rows with a "yes" for a per-tool status ``ok`` (``kappa_min_positives``).
+        bootstrap: Bootstrap resamples for the kappa interval (0: none).
+        seed: Seed of the bootstrap.
+        confidence: Confidence level of every interval.
+        top_clusters: Disagreement clusters listed per slice.
+    """
+
+    edges: BandEdges = field(default_factory=BandEdges)
+    min_rows: int = 10
+    min_positives: int = 5
+    bootstrap: int = 2000
+    seed: int = 0
+    confidence: float = 0.95
+    top_clusters: int = 5
+
+
+@dataclass(frozen=True)
+class Exclusions:
+    """Labels and rows left out of a slice's agreement, and why.
+
+    Attributes:
+        adjudicator_labels: Adjudicator labels (not blind: they saw the disagreement).
+        disagreement_labels: Labels that exist because of a disagreement.
+        single_label_rows: Cases with one usable label: nothing to compare.
+        no_overlap_reason_rows: Cases with two usable labels, none for calibration or audit.
+    """
+
+    adjudicator_labels: int = 0
+    disagreement_labels: int = 0
+    single_label_rows: int = 0
+    no_overlap_reason_rows: int = 0
+
+
+@dataclass(frozen=True)
+class ToolAgreement:
+    """Agreement on whether one tool is required (or forbidden).
+
+    Attributes:
+        tool: Tool name.
+        question: ``required`` or ``forbidden``.
+        agreement: Counts, p_o, kappa, AC1 and status of the yes/no answers.
+        disagreeing_case_ids: Cases where the two labellers answered differently.
+    """
+
+    tool: str
+    question: Literal["required", "forbidden"]
+    agreement: BinaryAgreement
+    disagreeing_case_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MultiRater:
+    """Agreement over every usable label, when some rows had more than two labellers.
+
+    Attributes:
+        rows_over_two: Rows with three or more usable labels.
+        fleiss: Fleiss' kappa (Gwet's extension to unequal numbers of labels per row).
+        krippendorff: Krippendorff's nominal alpha.
+    """
+
+    rows_over_two: int
+    fleiss: FleissKappa
+    krippendorff: KrippendorffAlpha
+
+
+@dataclass(frozen=True)
+class SliceAgreement:
+    """Agreement of one slice under one guideline version.
+
+    Attributes:
+        slice: The slice.
+        guideline_version: The guideline version, or ``None`` when the slice has no usable labels.
+        current: True for the slice's latest guideline version (the one that decides gating).
+        rows: Double-labelled rows (Cohen pairs).
+        labellers: Distinct labellers among the usable labels.
+        kappa: Cohen's kappa on the outcome class.
+        bootstrap: Paired bootstrap interval of kappa, when requested.
+        ac1: Gwet's AC1 on the outcome (q = the 4 outcome classes).
+        verdict: Band, provisional mark and gate eligibility.
+        per_class: One-vs-rest kappa per outcome class.
+        confusion: Outcome confusion matrix (rows: first label, columns: second).
+        disagreeing_case_ids: Cases whose two labels differ on the outcome.
+        tools: Per-tool agreement, required and forbidden separately.
+        multi_rater: Fleiss and Krippendorff, when a row had more than two labellers.
+        any_disagreement_case_ids: Cases differing on the outcome or on any tool answer.
+        clusters: Case features over-represented among ``any_disagreement_case_ids``.
+        exclusions: What was left out and why.
+    """
+
+    slice: str
+    guideline_version: str | None
+    current: bool
+    rows: int
+    labellers: int
+    kappa: CohenKappa
+    bootstrap: BootstrapCI | None
+    ac1: GwetAC
+    verdict: BandVerdict
+    per_class: tuple[ClassKappa, ...]
+    confusion: ConfusionMatrix
+    disagreeing_case_ids: tuple[str, ...]
+    tools: tuple[ToolAgreement, ...]
+    multi_rater: MultiRater | None
+    any_disagreement_case_ids: tuple[str, ...]
+    clusters: tuple[FeatureCluster, ...]
+    exclusions: Exclusions
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    """Agreement of every slice of a dataset.
+
+    Attributes:
+        dataset: The dataset reference (``refunds@3``).
+        hash: Content hash of that version.
+        slice: The ``--slice`` filter, if any.
+        guideline: The ``--guideline`` filter, if any.
+        grouping: One sentence saying how guideline versions were handled.
+        settings: The settings used.
+        slices: One entry per (slice, guideline version), sorted.
+        notes: Other things a reader should know (labels left out, and why).
+    """
+
+    dataset: str
+    hash: str
+    slice: str | None
+    guideline: str | None
+    grouping: str
+    settings: AgreementSettings
+    slices: tuple[SliceAgreement, ...]
+    notes: tuple[str, ...]
+
+    def gate_eligibility(self) -> dict[str, bool]:
+        """Whether each slice may gate a release, judged on its current guideline version."""
+        return {s.slice: s.verdict.gate_eligible for s in self.slices if s.current}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON-ready data."""
+        data = asdict(self)
+        data["gate_eligibility"] = self.gate_eligibility()
+        return data
+
+
+def _natural(text: str) -> list[Any]:
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
+
+
+def _label_order(record: LabelRecord) -> tuple[int, str, str]:
+    return (_ROLE_ORDER[record.role], record.labelled_at.isoformat(), record.labeller)
+
+
+def case_features(case: Case) -> dict[str, list[Scalar]]:
+    """The values clustering looks at: leaves of ``situation.state`` and other case attributes.
+
+    State leaves keep their path (``orders.age_days``); case attributes are prefixed ``case.``
+    (split, source, satisfiable, provenance shape/transform/axis, injected adversity, fixture
+    tools and failing fixtures, number of turns).
+    """
+    values: dict[str, list[Scalar]] = defaultdict(list)
+    for path, value in flatten(case.situation.state):
+        values[path].append(value)
+    attrs: dict[str, Scalar] = {
+        "case.split": case.split,
+        "case.source": case.source,
+        "case.satisfiable": case.satisfiable,
+        "case.shape": case.provenance.shape,
+        "case.transform": case.provenance.transform,
+        "case.axis": case.provenance.axis,
+        "case.unsatisfiable_kind": case.provenance.unsatisfiable_kind,
+        "case.turns": len(case.situation.turns),
+    }
+    for key, attr in attrs.items():
+        if attr is not None:
+            values[key].append(attr)
+    values["case.injected"].extend(i.kind for i in case.situation.injected)
+    values["case.fixture"].extend(f.tool for f in case.situation.fixtures)
+    values["case.fixture_error"].extend(f.tool for f in case.situation.fixtures if f.error)
+    return {k: v for k, v in values.items() if v}
+
+
+@dataclass
+class _Group:
+    rows: list[tuple[str, list[LabelRecord]]] = field(default_factory=list)
+    single: int = 0
+    no_reason: int = 0
+
+
+def _check_duplicates(labels: Sequence[LabelRecord], labels_path: str) -> None:
+    seen: Counter[tuple[str, str, str]] = Counter()
+    problems = []
+    for i, rec in enumerate(labels):
+        key = (rec.case_id, rec.labeller, rec.guideline_version)
+        seen[key] += 1
+        if seen[key] == 2:
+            problems.append(
+                Problem(
+                    labels_path,
+                    i + 1,
+                    "labeller",
+                    f"labelled case '{rec.case_id}' twice under guideline "
+                    f"'{rec.guideline_version}'; agreement needs one label per person",
+                    rec.labeller,
+                    has_got=True,
+                )
+            )
+    InputErrors.raise_if_any(problems)
+
+
+def _tool_answers(
+    tool: str, question: Literal["required", "forbidden"], rows: Sequence[Sequence[LabelRecord]]
+) -> tuple[list[bool], list[bool]]:
+    def says(rec: LabelRecord) -> bool:
+        tools = rec.required_tools if question == "required" else rec.forbidden_tools
+        return any(t.name == tool for t in tools)
+
+    return [says(r[0]) for r in rows], [says(r[1]) for r in rows]
+
+
+def _slice_agreement(
+    slice_name: str,
+    version: str | None,
+    group: _Group,
+    excluded: Exclusions,
+    cases: Mapping[str, Case],
+    tools: Sequence[str],
+    settings: AgreementSettings,
+) -> SliceAgreement:
+    ids = [case_id for case_id, _ in group.rows]
+    labels = [labs for _, labs in group.rows]
+    first = [r[0].outcome for r in labels]
+    second = [r[1].outcome for r in labels]
+    conf = settings.confidence
+    kappa = cohen_kappa(first, second, categories=OUTCOMES, confidence=conf)
+    boot = None
+    if settings.bootstrap > 0 and len(ids) >= 2:
+        boot = bootstrap_kappa(
+            first, second, n_resamples=settings.bootstrap, seed=settings.seed, confidence=conf
+        )
+    ac1 = gwet_ac1(list(zip(first, second, strict=True)), categories=OUTCOMES, confidence=conf)
+    status = "insufficient_rows" if len(ids) < settings.min_rows else kappa.status
+    intervals = [(kappa.ci_low, kappa.ci_high)] + ([(boot.low, boot.high)] if boot else [])
+    verdict = classify(kappa.kappa, intervals, settings.edges, status=status)
+    named = {t.name for labs in labels for rec in labs for t in rec.required_tools}
+    named |= {t.name for labs in labels for rec in labs for t in rec.forbidden_tools}
+    tool_rows = []
+    tool_disagree = [False] * len(ids)
+    for tool in sorted(set(tools) | named):
+        for question in ("required", "forbidden"):
+            a, b = _tool_answers(tool, question, labels)
+            agreement = binary_agreement(
+                a,
+                b,
+                min_rows=settings.min_rows,
+                min_positives=settings.min_positives,
+                confidence=conf,
+            )
+            differ = [i for i in range(len(ids)) if a[i] != b[i]]
+            for i in differ:
+                tool_disagree[i] = True
+            tool_rows.append(
+                ToolAgreement(tool, question, agreement, tuple(ids[i] for i in differ))
+            )
+    multi = None
+    over_two = sum(1 for labs in labels if len(labs) > 2)
+    if over_two:
+        ratings = [[rec.outcome for rec in labs] for labs in labels]
+        multi = MultiRater(
+            over_two,
+            fleiss_kappa_from_ratings(ratings, categories=OUTCOMES),
+            krippendorff_alpha_nominal(ratings, categories=OUTCOMES),
+        )
+    outcome_differs = [x != y for x, y in zip(first, second, strict=True)]
+    any_differs = [o or t for o, t in zip(outcome_differs, tool_disagree, strict=True)]
+    features = featurize([case_features(cases[i]) for i in ids])
+    clusters = over_represented(features, any_differs, top=settings.top_clusters)
+    return SliceAgreement(
+        slice=slice_name,
+        guideline_version=version,
+        current=False,
+        rows=len(ids),
+        labellers=len({rec.labeller for labs in labels for rec in labs}),
+        kappa=kappa,
+        bootstrap=boot,
+        ac1=ac1,
+        verdict=verdict,
+        per_class=one_vs_rest_kappa(first, second, categories=OUTCOMES, confidence=conf),
+        confusion=confusion_matrix(first, second, categories=OUTCOMES),
+        disagreeing_case_ids=tuple(i for i, d in zip(ids, outcome_differs, strict=True) if d),
+        tools=tuple(tool_rows),
+        multi_rater=multi,
+        any_disagreement_case_ids=tuple(i for i, d in zip(ids, any_differs, strict=True) if d),
+        clusters=clusters,
+        exclusions=excluded,
+    )
+
+
+def agreement_report(
+    cases: Sequence[Case],
+    labels: Sequence[LabelRecord],
+    *,
+    dataset: str = "",
+    hash: str = "",
+    tools: Iterable[str] = (),
+    slice: str | None = None,
+    guideline: str | None = None,
+    settings: AgreementSettings | None = None,
+    labels_path: str = "labels.jsonl",
+) -> AgreementReport:
+    """Agreement per slice and guideline version from a dataset's cases and raw labels.
+
+    Args:
+        cases: The dataset's cases (slices and clustering features come from them).
+        labels: Raw label records (``labels.jsonl``); labels of unknown cases are ignored.
+        dataset: Dataset reference, for the report.
+        hash: Content hash, for the report.
+        tools: Declared tool names: each gets a required and a forbidden row per slice.
+        slice: Report only this slice.
+        guideline: Use only labels under this guideline version.
+        settings: Thresholds and bootstrap settings.
+        labels_path: How to name the labels file in errors.
+
+    Raises:
+        InputErrors: A labeller labelled the same case twice under one guideline version.
+        UsageError: ``slice`` names no slice of the dataset, or ``guideline`` no label's version.
+    """
+    settings = settings or AgreementSettings()
+    _check_duplicates(labels, labels_path)
+    by_id = {c.id: c for c in cases}
+    slices = sorted({c.slice for c in cases})
+    if slice is not None and slice not in slices:
+        raise UsageError(
+            f"--slice: no case of {dataset or 'the dataset'} is in slice '{slice}' "
+            f"(slices: {', '.join(slices) or 'none'})."
+        )
+    known = [rec for rec in labels if rec.case_id in by_id]
+    versions = sorted({rec.guideline_version for rec in known}, key=_natural)
+    if guideline is not None and guideline not in versions:
+        raise UsageError(
+            f"--guideline: no label of {dataset or 'the dataset'} is under '{guideline}' "
+            f"(versions: {', '.join(versions) or 'none'})."
+        )
+    notes: list[str] = []
+    adjudicator: Counter[tuple[str, str]] = Counter()
+    contested: Counter[tuple[str, str]] = Counter()
+    usable: dict[tuple[str, str], dict[str, list[LabelRecord]]] = defaultdict(dict)
+    other_version = 0
+    for rec in known:
+        case = by_id[rec.case_id]
+        if slice is not None and case.slice != slice:
+            continue
+        if guideline is not None and rec.guideline_version != guideline:
+            other_version += 1
+            continue
+        key = (case.slice, rec.guideline_version)
+        if rec.role == "adjudicator":
+            adjudicator[key] += 1
+        elif rec.overlap_reason == "disagreement":
+            contested[key] += 1
+        else:
+            usable[key].setdefault(rec.case_id, []).append(rec)
+    groups: dict[tuple[str, str], _Group] = {}
+    for key in set(usable) | set(adjudicator) | set(contested):
+        group = groups[key] = _Group()
+        for case_id in sorted(usable.get(key, {})):
+            labs = sorted(usable[key][case_id], key=_label_order)
+            if len(labs) < 2:
+                group.single += 1
+            elif not any(r.overlap_reason in KAPPA_REASONS for r in labs):
+                group.no_reason += 1
+            else:
+                group.rows.append((case_id, labs))
+    declared = list(tools)
+    results: list[SliceAgreement] = []
+    for slice_name in slices if slice is None else [slice]:
+        keys = sorted((k for k in groups if k[0] == slice_name), key=lambda k: _natural(k[1]))
+        if not keys and guideline is not None:
+            continue
+        if not keys:
+            results.append(
+                _slice_agreement(
+                    slice_name, None, _Group(), Exclusions(), by_id, declared, settings
+                )
+            )
+            notes.append(f"slice '{slice_name}' has no label records: no agreement to measure.")
+            continue
+        for key in keys:
+            group = groups[key]
+            excluded = Exclusions(adjudicator[key], contested[key], group.single, group.no_reason)
+            result = _slice_agreement(
+                slice_name, key[1], group, excluded, by_id, declared, settings
+            )
+            if key == keys[-1]:
+                result = replace(result, current=True)
+            results.append(result)
+    if guideline is not None:
+        grouping = f"only labels under guideline '{guideline}'"
+        if other_version:
+            grouping += f" ({other_version} labels under other versions left out)"
+    elif any(sum(1 for k in groups if k[0] == s) > 1 for s in slices):
+        grouping = (
+            "grouped by slice and guideline version: versions are never pooled; "
+            "the latest version of each slice decides gating"
+        )
+    else:
+        grouping = "grouped by slice and guideline version (one version per slice)"
+    n_adj, n_dis = sum(adjudicator.values()), sum(contested.values())
+    if n_adj:
+        notes.append(f"{n_adj} adjudicator labels left out: adjudicators are not blind.")
+    if n_dis:
+        notes.append(
+            f"{n_dis} labels from disagreement overlap left out: rows doubled because they were "
+            "contested would bias kappa."
+        )
+    return AgreementReport(
+        dataset, hash, slice, guideline, grouping, settings, tuple(results), tuple(notes)
+    )
+
+
+def dataset_agreement(
+    project: Project,
+    ref: str,
+    *,
+    slice: str | None = None,
+    guideline: str | None = None,
+    bootstrap: int = 2000,
+    seed: int = 0,
+) -> AgreementReport:
+    """Agreement report of ``DATASET[@VERSION]`` with the project's thresholds and declared tools.
+
+    Raises:
+        UsageError: Unknown dataset, slice or guideline version.
+        InputErrors: Bad dataset files, or a labeller labelled a case twice under one version.
+        ConfigError: The declared tools file is missing or malformed.
+    """
+    if bootstrap < 0:
+        raise UsageError(f"--bootstrap: must be 0 (none) or more resamples. Got {bootstrap}.")
+    thresholds = project.config.thresholds
+    if thresholds.kappa_gate > thresholds.kappa_dependable:
+        raise ConfigError(
+            f"{project.relative(project.config_path)}: thresholds.kappa_gate: must not exceed "
+            f"kappa_dependable ({thresholds.kappa_dependable:g}). Got {thresholds.kappa_gate:g}."
+        )
+    data = load_dataset(project, ref)
+    try:
+        tools = sorted(declared_tools(project))
+        tool_note = None
+    except ConfigError as exc:
+        tools = []
+        tool_note = (
+            f"declared tools unavailable ({exc}); per-tool rows cover tools named in labels."
+        )
+    settings = AgreementSettings(
+        edges=BandEdges(thresholds.kappa_gate, thresholds.kappa_dependable),
+        min_rows=thresholds.kappa_min_rows,
+        min_positives=thresholds.kappa_min_positives,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
+    report = agreement_report(
+        data.cases,
+        data.labels,
+        dataset=data.ref,
+        hash=data.hash,
+        tools=tools,
+        slice=slice,
+        guideline=guideline,
+        settings=settings,
+        labels_path=project.relative(data.path / "labels.jsonl"),
+    )
+    if tool_note:
+        report = replace(report, notes=(*report.notes, tool_note))
+    return report

@@ -1,0 +1,251 @@
+"""The run log ``runs/<run-id>.jsonl``: a header, one record per trial, an end record.
+
+Records are versioned pydantic models (they are the file format). The log is append-only and
+written as trials finish, so an interrupted run keeps every finished trial and can resume.
+Entry points: :class:`RunHeader`, :class:`TrialRecord`, :class:`RunEnd`, :func:`read_log`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+
+from casework.errors import InputError
+from casework.grading.trajectory import Trajectory
+from casework.grading.verdict import Verdict
+from casework.runner.metrics import CaseTally
+
+__all__ = [
+    "JudgeInfo",
+    "LoadedRun",
+    "RunEnd",
+    "RunHeader",
+    "TrialRecord",
+    "read_log",
+    "tallies",
+]
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class SliceCalibration(_Record):
+    """The judge's calibration on one slice, as recorded on a run."""
+
+    kappa: float | None
+    """Cohen's kappa of judge against human labels."""
+    accuracy: float
+    """Share of calibration cases where the judge agreed."""
+    n: int
+    """Calibration cases."""
+    admissible: bool
+    """Whether the judge may gate on this slice."""
+
+
+class JudgeInfo(_Record):
+    """The judge a run used and its calibration."""
+
+    model: str
+    """Judge model id."""
+    calibration: dict[str, SliceCalibration] = Field(default_factory=dict)
+    """Calibration per slice at the time of the run (missing slice: not calibrated)."""
+
+
+class RunHeader(_Record):
+    """First line of a run log: what was run, against what."""
+
+    schema_version: Literal[1] = 1
+    """Version of this record format."""
+    kind: Literal["run"] = "run"
+    """Record kind."""
+    run_id: str
+    """Id of the run (also the log's file name)."""
+    dataset: str
+    """Dataset name."""
+    dataset_ref: str
+    """`name@N` of the release run, or `name@working` for unreleased content."""
+    dataset_hash: str
+    """Content hash of the dataset version: a score without it is meaningless."""
+    agent_spec: str
+    """Adapter spec of the agent (`python:…`, `http:…`, `cmd:…`)."""
+    agent_version: str | None = None
+    """Version label of the agent (from `--agent-version` or the agent's trajectories)."""
+    k: int
+    """Trials per case."""
+    seed: int
+    """Run seed; trial seeds derive from it, the case id and the trial number."""
+    concurrency: int
+    """Trials in flight at once."""
+    slices: list[str] = Field(default_factory=list)
+    """Slices selected (empty: all)."""
+    splits: list[str] = Field(default_factory=list)
+    """Splits selected (empty: all)."""
+    case_ids: list[str]
+    """Cases of the run, in order."""
+    skipped: dict[str, str] = Field(default_factory=dict)
+    """Cases left out and why (no label and no assertions)."""
+    judge: JudgeInfo | None = None
+    """Judge and its calibration, if one was configured."""
+    timeout_s: float
+    """Seconds one trial may take."""
+    started_at: AwareDatetime
+    """When the run started (UTC)."""
+    casework_version: str
+    """casework version that ran it."""
+
+
+class TrialRecord(_Record):
+    """One trial: the trajectory, the verdict and its evidence."""
+
+    schema_version: Literal[1] = 1
+    """Version of this record format."""
+    kind: Literal["trial"] = "trial"
+    """Record kind."""
+    run_id: str
+    """Run this trial belongs to."""
+    case_id: str
+    """Case run."""
+    trial: int
+    """Trial number, 0-based."""
+    slice: str
+    """The case's slice."""
+    split: str
+    """The case's split."""
+    source: str
+    """The case's source."""
+    satisfiable: bool = True
+    """Whether the case's task can be completed."""
+    seed: int
+    """Seed the agent got."""
+    started_at: AwareDatetime
+    """When the trial started (UTC)."""
+    duration_s: float
+    """Wall time of the agent call, in seconds."""
+    verdict: Verdict
+    """Pass/fail with per-check evidence."""
+    trajectory: Trajectory
+    """What the agent did."""
+
+    @property
+    def passed(self) -> bool | None:
+        """The verdict (None: undetermined)."""
+        return self.verdict.passed
+
+
+class RunEnd(_Record):
+    """Last line of a finished run log."""
+
+    schema_version: Literal[1] = 1
+    """Version of this record format."""
+    kind: Literal["end"] = "end"
+    """Record kind."""
+    run_id: str
+    """Run that finished."""
+    finished_at: AwareDatetime
+    """When it finished (UTC)."""
+    trials: int
+    """Trials recorded."""
+    passed: int
+    """Trials that passed."""
+    failed: int
+    """Trials that failed."""
+    undetermined: int
+    """Trials with an undetermined verdict."""
+    errors: int
+    """Trials where the agent failed (crash, timeout, bad output)."""
+    cost_usd: float
+    """Summed cost the agent reported."""
+    wall_s: float
+    """Wall time of the last session of the run (after any resume), in seconds."""
+
+
+@dataclass
+class LoadedRun:
+    """A run read back from its log or the workbench."""
+
+    header: RunHeader
+    trials: list[TrialRecord]
+    end: RunEnd | None = None
+    source: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        """True when the run completed (has an end record)."""
+        return self.end is not None
+
+    @property
+    def label(self) -> str:
+        """How to name the system in comparisons: agent version, else spec."""
+        return self.header.agent_version or self.header.agent_spec
+
+    def done(self) -> set[tuple[str, int]]:
+        """``(case_id, trial)`` pairs already recorded."""
+        return {(t.case_id, t.trial) for t in self.trials}
+
+
+def tallies(trials: Iterable[TrialRecord], *, admissible_only: bool = False) -> dict[str, CaseTally]:
+    """Per-case tallies of a run's trials (undetermined verdicts counted apart).
+
+    Args:
+        trials: Trial records.
+        admissible_only: Count only verdicts that may gate (others are left out entirely).
+    """
+    acc: dict[str, list[Any]] = {}
+    for t in trials:
+        if admissible_only and not t.verdict.admissible:
+            continue
+        entry = acc.setdefault(t.case_id, [0, 0, 0, t.slice, t.split, t.source])
+        if t.verdict.passed is None:
+            entry[2] += 1
+        else:
+            entry[0] += 1
+            entry[1] += int(t.verdict.passed)
+    return {
+        cid: CaseTally(cid, n, c, slice=s, split=sp, source=src, undetermined=u)
+        for cid, (n, c, u, s, sp, src) in acc.items()
+    }
+
+
+def read_log(path: Path, shown: str | None = None) -> LoadedRun:
+    """Read a run log; a torn last line (a crash mid-write) is ignored.
+
+    Raises:
+        InputError: The file is missing, has no header, or has a bad line before the last.
+    """
+    name = shown or str(path)
+    if not path.is_file():
+        raise InputError(name, None, None, "run log not found")
+    lines = path.read_bytes().split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    header: RunHeader | None = None
+    trials: dict[tuple[str, int], TrialRecord] = {}
+    end: RunEnd | None = None
+    for number, raw in enumerate(lines, start=1):
+        last = number == len(lines)
+        try:
+            obj = json.loads(raw)
+            kind = obj.get("kind") if isinstance(obj, dict) else None
+            if kind == "run":
+                header = RunHeader.model_validate(obj)
+            elif kind == "trial":
+                rec = TrialRecord.model_validate(obj)
+                trials[(rec.case_id, rec.trial)] = rec
+            elif kind == "end":
+                end = RunEnd.model_validate(obj)
+            else:
+                raise InputError(name, number, "kind", "expected 'run', 'trial' or 'end'", kind)
+        except (json.JSONDecodeError, UnicodeDecodeError, ValidationError) as exc:
+            if last:
+                break  # torn write at a crash: the trial simply runs again on resume
+            raise InputError(name, number, None, f"bad run log line: {exc}") from exc
+    if header is None:
+        raise InputError(name, 1, None, "run log has no header record")
+    return LoadedRun(header, sorted(trials.values(), key=lambda t: (t.trial, t.case_id)), end, source=name)

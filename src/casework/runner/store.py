@@ -1,0 +1,206 @@
+"""Runs in the workbench: saving headers, trials and end records; finding and loading runs.
+
+Entry points: :class:`RunStore` (writes), :func:`load_run` (a run id, id prefix or log path),
+:func:`list_runs`, :func:`save_calibration`, :func:`latest_calibrations`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import select
+
+from casework.errors import UsageError
+from casework.grading.judge import JudgeCalibration
+from casework.project import Project
+from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log
+from casework.workbench import Workbench, open_workbench
+from casework.workbench.models_runs import JudgeCalibrationRow, RunRow, TrialRow
+
+__all__ = [
+    "RunStore",
+    "latest_calibrations",
+    "list_runs",
+    "load_run",
+    "log_path",
+    "save_calibration",
+]
+
+
+def log_path(project: Project, run_id: str) -> Path:
+    """Where a run's log lives: ``<runs folder>/<run-id>.jsonl``."""
+    return project.path(project.config.paths.runs) / f"{run_id}.jsonl"
+
+
+class RunStore:
+    """Writes one run to the workbench (header, batches of trials, the end record)."""
+
+    def __init__(self, workbench: Workbench) -> None:
+        self.workbench = workbench
+
+    def save_header(self, header: RunHeader) -> None:
+        """Insert the run (or leave an existing row of a resumed run as it is)."""
+        with self.workbench.session() as s:
+            if s.get(RunRow, header.run_id) is None:
+                s.add(
+                    RunRow(
+                        id=header.run_id,
+                        dataset=header.dataset,
+                        dataset_hash=header.dataset_hash,
+                        agent_spec=header.agent_spec,
+                        agent_version=header.agent_version,
+                        k=header.k,
+                        started_at=header.started_at,
+                        header=header.model_dump(mode="json"),
+                    )
+                )
+
+    def update_header(self, header: RunHeader) -> None:
+        """Refresh the stored header (the agent version is learnt from the first trajectory)."""
+        with self.workbench.session() as s:
+            row = s.get(RunRow, header.run_id)
+            if row is not None:
+                row.agent_version = header.agent_version
+                row.header = header.model_dump(mode="json")
+
+    def save_trials(self, records: Sequence[TrialRecord]) -> None:
+        """Insert trials, skipping any already stored (resume after a crash between log and DB)."""
+        if not records:
+            return
+        run_ids = {r.run_id for r in records}
+        with self.workbench.session() as s:
+            have = set(
+                s.execute(
+                    select(TrialRow.run_id, TrialRow.case_id, TrialRow.trial).where(
+                        TrialRow.run_id.in_(run_ids)
+                    )
+                ).tuples()
+            )
+            s.add_all(
+                TrialRow(
+                    run_id=r.run_id,
+                    case_id=r.case_id,
+                    trial=r.trial,
+                    slice=r.slice,
+                    split=r.split,
+                    source=r.source,
+                    passed=r.verdict.passed,
+                    admissible=r.verdict.admissible,
+                    duration_s=r.duration_s,
+                    cost_usd=r.trajectory.usage.cost_usd,
+                    record=r.model_dump(mode="json"),
+                )
+                for r in records
+                if (r.run_id, r.case_id, r.trial) not in have
+            )
+
+    def finish(self, end: RunEnd) -> None:
+        """Record the end of the run."""
+        with self.workbench.session() as s:
+            row = s.get(RunRow, end.run_id)
+            if row is not None:
+                row.finished_at = end.finished_at
+                row.summary = end.model_dump(mode="json")
+
+
+def _from_workbench(wb: Workbench, run_id: str) -> LoadedRun:
+    with wb.session() as s:
+        row = s.get(RunRow, run_id)
+        assert row is not None
+        header = RunHeader.model_validate(row.header)
+        end = RunEnd.model_validate(row.summary) if row.summary else None
+        records = s.scalars(select(TrialRow.record).where(TrialRow.run_id == run_id)).all()
+    trials = sorted((TrialRecord.model_validate(r) for r in records), key=lambda t: (t.trial, t.case_id))
+    return LoadedRun(header, trials, end, source=f"workbench run {run_id}")
+
+
+def _resolve_id(wb: Workbench, ref: str) -> str | None:
+    with wb.session() as s:
+        exact = s.get(RunRow, ref)
+        if exact is not None:
+            return exact.id
+        found = list(s.scalars(select(RunRow.id).where(RunRow.id.startswith(ref, autoescape=True))))
+    if len(found) > 1:
+        raise UsageError(f"run '{ref}': prefix is ambiguous ({len(found)} runs match); give more of the id.")
+    return found[0] if found else None
+
+
+def load_run(project: Project, ref: str) -> LoadedRun:
+    """Load a run by id, unique id prefix, or path of a run log (`runs/<id>.jsonl`).
+
+    The workbench is asked first; a log file is read when the run is not in the workbench
+    (a log copied from CI, say).
+
+    Raises:
+        UsageError: No run matches, or a prefix matches several.
+    """
+    as_path = Path(ref)
+    if ref.endswith(".jsonl") and as_path.is_file():
+        return read_log(as_path, project.relative(as_path))
+    wb = open_workbench(project)
+    try:
+        run_id = _resolve_id(wb, ref)
+        if run_id is not None:
+            return _from_workbench(wb, run_id)
+    finally:
+        wb.close()
+    path = log_path(project, ref)
+    if path.is_file():
+        return read_log(path, project.relative(path))
+    raise UsageError(f"run '{ref}': no such run in the workbench or {project.relative(path)}; see `casework results --list`.")
+
+
+def list_runs(project: Project) -> list[RunRow]:
+    """Every run in the workbench, newest first."""
+    wb = open_workbench(project)
+    try:
+        with wb.session() as s:
+            return list(s.scalars(select(RunRow).order_by(RunRow.started_at.desc())))
+    finally:
+        wb.close()
+
+
+def save_calibration(
+    project: Project, dataset: str, dataset_hash: str, calibration: JudgeCalibration, report: dict[str, object], now: datetime
+) -> None:
+    """Store one judge calibration result."""
+    wb = open_workbench(project)
+    try:
+        with wb.session() as s:
+            s.add(
+                JudgeCalibrationRow(
+                    dataset=dataset,
+                    slice=calibration.slice,
+                    judge_model=calibration.judge_model,
+                    kappa=calibration.kappa,
+                    accuracy=calibration.accuracy,
+                    n=calibration.n,
+                    threshold=calibration.threshold,
+                    admissible=calibration.admissible,
+                    created_at=now,
+                    report=report,
+                    dataset_hash=dataset_hash,
+                )
+            )
+    finally:
+        wb.close()
+
+
+def latest_calibrations(project: Project, judge_model: str) -> dict[str, JudgeCalibration]:
+    """The newest calibration of ``judge_model`` per slice."""
+    wb = open_workbench(project)
+    try:
+        with wb.session() as s:
+            rows = s.scalars(
+                select(JudgeCalibrationRow)
+                .where(JudgeCalibrationRow.judge_model == judge_model)
+                .order_by(JudgeCalibrationRow.created_at, JudgeCalibrationRow.id)
+            ).all()
+    finally:
+        wb.close()
+    out: dict[str, JudgeCalibration] = {}
+    for r in rows:
+        out[r.slice] = JudgeCalibration(r.slice, r.judge_model, r.kappa, r.accuracy, r.n, r.threshold)
+    return out

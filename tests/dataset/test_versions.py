@@ -44,8 +44,14 @@ def test_second_release_has_parent_and_changelog(project_dir: Path) -> None:
     cases = load_dataset(project, "refunds").cases
     first = release(project, "refunds", cases, "first", now=NOW)
     assert first is not None
-    kept = [c.model_copy(update={"split": "dev"}) if c.id == "r-1" else c for c in cases if c.id != "r-3"]
-    second = release(project, "refunds", [*kept, Case.model_validate(case_dict("r-4"))], "second", now=NOW)
+    kept = [
+        c.model_copy(update={"split": "dev"}) if c.id == "r-1" else c
+        for c in cases
+        if c.id != "r-3"
+    ]
+    second = release(
+        project, "refunds", [*kept, Case.model_validate(case_dict("r-4"))], "second", now=NOW
+    )
     assert second is not None
     assert second.parent == first.hash and second.number == 2
     assert second.changes == ["added 1 case", "removed 1 case", "moved split of 1 case"]

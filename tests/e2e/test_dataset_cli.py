@@ -178,3 +178,21 @@ def test_every_command_is_documented() -> None:
         assert f"## `{name}`" in reference, f"{name} missing from docs/cli.md (run `make docs`)"
         assert command.help, f"{name} has no help text"
     assert reference == render_reference(), "docs/cli.md is out of date: run `make docs`"
+
+
+def test_unreachable_workbench_via_cli(project_dir: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CASEWORK_DB_URL", "postgresql+psycopg://me:pw@127.0.0.1:9/none")
+    result = run_cli("db", "upgrade")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("workbench database postgresql+psycopg://me:***@127.0.0.1:9/none is unreachable: OperationalError:")
+    assert result.stderr.rstrip().endswith(
+        "Check the URL (CASEWORK_DB_URL or [workbench] url in casework.toml) and that the server runs."
+    )
+
+
+def test_db_upgrade_and_status_on_sqlite(project_dir: Path, run_cli: Run) -> None:
+    first = run_cli("db", "upgrade")
+    assert first.exit_code == 0 and "upgraded empty ->" in first.stdout
+    again = run_cli("db", "upgrade")
+    assert "already up to date" in again.stdout
+    assert "up to date" in run_cli("db", "status").stdout

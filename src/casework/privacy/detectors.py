@@ -156,15 +156,31 @@ class PhoneDetector:
     kind = "phone"
     _re = re.compile(r"(?<![\w+])(?:\+|00)?[\s]?\(?\d[\d\s().\-/]{5,22}\d(?![\w])")
     _group = re.compile(r"\+?\(?(\d+)\)?")
-    _date = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?!\d)|(?<!\d)\d{1,2}[-/.]\d{1,2}[-/.]\d{4}")
+    _date = re.compile(
+        r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)|(?<!\d)(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})"
+    )
+    _dotted_quad = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
 
     def __init__(self, regions: Sequence[str] = ("US", "GB")) -> None:
         self.regions = tuple(regions)
 
     def _valid(self, raw: str, digits: int) -> str | None:
-        if digits < 7 or digits > 15 or self._date.search(raw):
+        if digits < 7 or digits > 15 or self._dotted_quad.search(raw):
+            return None
+        if not raw.startswith(("+", "00")) and self._looks_like_date(raw):
             return None
         return normalise_phone(raw, self.regions)
+
+    def _looks_like_date(self, raw: str) -> bool:
+        for m in self._date.finditer(raw):
+            year, a, b = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (
+                m.group(6), m.group(4), m.group(5)
+            )
+            if (year.startswith(("19", "20")) and len(year) == 4) and (
+                1 <= int(a) <= 31 and 1 <= int(b) <= 31
+            ):
+                return True
+        return False
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every valid phone number in ``text``."""
@@ -205,10 +221,11 @@ class PhoneDetector:
 
 
 class CardDetector:
-    """Payment card numbers: 13–19 digits, optionally grouped by spaces or dashes, Luhn-valid."""
+    """Payment card numbers: 13–19 digits starting 2–6 (the issuer ranges of ISO/IEC 7812 in use),
+    optionally grouped by spaces or dashes, Luhn-valid."""
 
     kind = "card"
-    _re = re.compile(r"(?<![\d])\d(?:[ \-]?\d){12,30}(?![\d])")
+    _re = re.compile(r"(?<![\d+])\d(?:[ \-]?\d){12,30}(?![\d])")
     _group = re.compile(r"\d+")
 
     def find(self, text: str) -> Iterator[Detection]:
@@ -234,7 +251,7 @@ class CardDetector:
             digits += raw[groups[j][0] : groups[j][1]]
             if len(digits) > 19:
                 break
-            if len(digits) >= 13 and luhn_valid(digits):
+            if len(digits) >= 13 and digits[0] in "23456" and luhn_valid(digits):
                 candidates.append((j, digits))
         return candidates[-1] if candidates else None
 

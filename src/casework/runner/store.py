@@ -1,31 +1,27 @@
 """Runs in the workbench: saving headers, trials and end records; finding and loading runs.
 
 Entry points: :class:`RunStore` (writes), :func:`load_run` (a run id, id prefix or log path),
-:func:`list_runs`, :func:`save_calibration`, :func:`latest_calibrations`.
+:func:`list_runs`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import select
 
 from casework.errors import UsageError
-from casework.grading.judge import JudgeCalibration
 from casework.project import Project
 from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log
 from casework.workbench import Workbench, open_workbench
-from casework.workbench.models_runs import JudgeCalibrationRow, RunRow, TrialRow
+from casework.workbench.models_runs import RunRow, TrialRow
 
 __all__ = [
     "RunStore",
-    "latest_calibrations",
     "list_runs",
     "load_run",
     "log_path",
-    "save_calibration",
 ]
 
 
@@ -160,47 +156,3 @@ def list_runs(project: Project) -> list[RunRow]:
             return list(s.scalars(select(RunRow).order_by(RunRow.started_at.desc())))
     finally:
         wb.close()
-
-
-def save_calibration(
-    project: Project, dataset: str, dataset_hash: str, calibration: JudgeCalibration, report: dict[str, object], now: datetime
-) -> None:
-    """Store one judge calibration result."""
-    wb = open_workbench(project)
-    try:
-        with wb.session() as s:
-            s.add(
-                JudgeCalibrationRow(
-                    dataset=dataset,
-                    slice=calibration.slice,
-                    judge_model=calibration.judge_model,
-                    kappa=calibration.kappa,
-                    accuracy=calibration.accuracy,
-                    n=calibration.n,
-                    threshold=calibration.threshold,
-                    admissible=calibration.admissible,
-                    created_at=now,
-                    report=report,
-                    dataset_hash=dataset_hash,
-                )
-            )
-    finally:
-        wb.close()
-
-
-def latest_calibrations(project: Project, judge_model: str) -> dict[str, JudgeCalibration]:
-    """The newest calibration of ``judge_model`` per slice."""
-    wb = open_workbench(project)
-    try:
-        with wb.session() as s:
-            rows = s.scalars(
-                select(JudgeCalibrationRow)
-                .where(JudgeCalibrationRow.judge_model == judge_model)
-                .order_by(JudgeCalibrationRow.created_at, JudgeCalibrationRow.id)
-            ).all()
-    finally:
-        wb.close()
-    out: dict[str, JudgeCalibration] = {}
-    for r in rows:
-        out[r.slice] = JudgeCalibration(r.slice, r.judge_model, r.kappa, r.accuracy, r.n, r.threshold)
-    return out

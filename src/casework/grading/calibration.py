@@ -1,0 +1,226 @@
+"""Judge calibration: agreement of the LLM judge with human labels, per slice, and admissibility.
+
+The judge labels the outcome of human-labelled cases of a slice (it sees the conversation and
+the slice's guideline, never the label); Cohen's kappa against the people's outcome decides
+whether its verdicts may gate on that slice. Entry points: :func:`calibrate_judge`,
+:func:`load_judge`, :func:`latest_calibrations`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+
+from casework.agreement import cohen_kappa, confusion_matrix
+from casework.dataset import load_dataset
+from casework.errors import UsageError
+from casework.grading.judge import Judge, JudgeCalibration
+from casework.llm import Ledger, LLMError, client_for
+from casework.project import Project
+from casework.schema import OUTCOMES, Case, Outcome
+from casework.workbench import open_workbench
+from casework.workbench.models_runs import JudgeCalibrationRow
+
+__all__ = [
+    "CalibrationReport",
+    "Disagreement",
+    "calibrate_judge",
+    "judge_configured",
+    "latest_calibrations",
+    "load_judge",
+    "save_calibration",
+]
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A calibration case where judge and people differ."""
+
+    case_id: str
+    human: str
+    judge: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class CalibrationReport:
+    """Result of `casework judge calibrate` on one slice.
+
+    Attributes:
+        calibration: Kappa, accuracy, n and threshold (``admissible`` follows from them).
+        categories: Outcome categories, in the order of ``confusion`` rows and columns.
+        confusion: Rows: human outcome; columns: judge outcome.
+        disagreements: Cases where they differ.
+        failed: Case ids the judge gave no usable answer for (left out of the statistics).
+    """
+
+    calibration: JudgeCalibration
+    categories: list[str]
+    confusion: list[list[int]]
+    disagreements: list[Disagreement] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        """JSON form (stored in the workbench, printed with `--format json`)."""
+        cal = self.calibration
+        return {
+            "slice": cal.slice,
+            "judge_model": cal.judge_model,
+            "n": cal.n,
+            "kappa": cal.kappa,
+            "accuracy": cal.accuracy,
+            "threshold": cal.threshold,
+            "admissible": cal.admissible,
+            "categories": self.categories,
+            "confusion": self.confusion,
+            "disagreements": [d.__dict__ for d in self.disagreements],
+            "failed": self.failed,
+        }
+
+
+def judge_configured(project: Project) -> bool:
+    """Whether `[models.judge]` names a usable model (a scripted judge needs its script)."""
+    cfg = project.config.models.judge
+    return cfg.provider != "scripted" or bool(cfg.script)
+
+
+def load_judge(project: Project, *, ledger: Ledger | None = None) -> Judge | None:
+    """The configured judge with its latest calibrations, or ``None`` when none is configured."""
+    if not judge_configured(project):
+        return None
+    client = client_for(project, "judge", ledger=ledger)
+    return Judge(client, latest_calibrations(project, client.model))
+
+
+def _human_labelled(case: Case, labelled_ids: set[str]) -> bool:
+    return case.label is not None and (bool(case.label.labellers) or case.id in labelled_ids)
+
+
+def _guideline(project: Project, slice_name: str) -> str:
+    path = project.path(project.config.paths.guidelines) / f"{slice_name}.md"
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+def calibrate_judge(
+    project: Project,
+    dataset_ref: str,
+    slice_name: str,
+    *,
+    splits: Sequence[str] = (),
+    judge: Judge | None = None,
+    now: datetime | None = None,
+    save: bool = True,
+) -> CalibrationReport:
+    """Run the judge over the human-labelled cases of a slice and measure agreement.
+
+    Args:
+        project: The project.
+        dataset_ref: ``name`` or ``name@version``.
+        slice_name: Slice to calibrate on.
+        splits: Restrict to these splits (default: every split).
+        judge: The judge (default: the configured one).
+        now: Time stamp of the stored result (injected by tests).
+        save: Store the result in the workbench (what makes the judge admissible).
+
+    Raises:
+        UsageError: No judge configured, or the slice has no human-labelled cases.
+    """
+    judge = judge or load_judge(project)
+    if judge is None:
+        raise UsageError(
+            "judge calibrate: no judge configured; set [models.judge] in casework.toml "
+            "(provider, model, and base_url or script)."
+        )
+    dataset = load_dataset(project, dataset_ref)
+    labelled_ids = {r.case_id for r in dataset.labels}
+    cases = [
+        c
+        for c in dataset.cases
+        if c.slice == slice_name and (not splits or c.split in splits) and _human_labelled(c, labelled_ids)
+    ]
+    if not cases:
+        raise UsageError(
+            f"judge calibrate: slice '{slice_name}' of {dataset.ref} has no human-labelled cases"
+            + (f" in split(s) {', '.join(splits)}" if splits else "")
+            + "."
+        )
+    guideline = _guideline(project, slice_name)
+    human: list[Outcome] = []
+    judged: list[Outcome] = []
+    disagreements: list[Disagreement] = []
+    failed: list[str] = []
+    for case in cases:
+        assert case.label is not None
+        try:
+            answer = judge.label_outcome(case.situation.turns, guideline)
+        except LLMError:
+            failed.append(case.id)
+            continue
+        human.append(case.label.outcome)
+        judged.append(answer.outcome)
+        if answer.outcome != case.label.outcome:
+            disagreements.append(Disagreement(case.id, case.label.outcome, answer.outcome, answer.reason))
+    threshold = project.config.thresholds.judge_agreement
+    categories = list(OUTCOMES)
+    if human:
+        kappa = cohen_kappa(human, judged, categories=categories).kappa
+        table = confusion_matrix(human, judged, categories=categories)
+        matrix = [[int(x) for x in row] for row in table.counts]
+        accuracy = sum(h == j for h, j in zip(human, judged, strict=True)) / len(human)
+    else:
+        kappa, matrix, accuracy = None, [[0] * len(categories) for _ in categories], 0.0
+    report = CalibrationReport(
+        calibration=JudgeCalibration(slice_name, judge.model, kappa, accuracy, len(human), threshold),
+        categories=categories,
+        confusion=matrix,
+        disagreements=disagreements,
+        failed=failed,
+    )
+    if save:
+        save_calibration(project, dataset.name, dataset.hash, report, now or datetime.now(UTC))
+    return report
+
+
+def save_calibration(
+    project: Project, dataset: str, dataset_hash: str, report: CalibrationReport, now: datetime
+) -> None:
+    """Store one calibration result in the workbench."""
+    cal = report.calibration
+    wb = open_workbench(project)
+    try:
+        with wb.session() as s:
+            s.add(
+                JudgeCalibrationRow(
+                    dataset=dataset,
+                    slice=cal.slice,
+                    judge_model=cal.judge_model,
+                    kappa=cal.kappa,
+                    accuracy=cal.accuracy,
+                    n=cal.n,
+                    threshold=cal.threshold,
+                    admissible=cal.admissible,
+                    created_at=now,
+                    report=report.as_json(),
+                    dataset_hash=dataset_hash,
+                )
+            )
+    finally:
+        wb.close()
+
+
+def latest_calibrations(project: Project, judge_model: str) -> dict[str, JudgeCalibration]:
+    """The newest stored calibration of ``judge_model`` per slice."""
+    wb = open_workbench(project)
+    try:
+        with wb.session() as s:
+            rows = s.scalars(
+                select(JudgeCalibrationRow)
+                .where(JudgeCalibrationRow.judge_model == judge_model)
+                .order_by(JudgeCalibrationRow.created_at, JudgeCalibrationRow.id)
+            ).all()
+    finally:
+        wb.close()
+    return {r.slice: JudgeCalibration(r.slice, r.judge_model, r.kappa, r.accuracy, r.n, r.threshold) for r in rows}

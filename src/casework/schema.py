@@ -384,6 +384,9 @@ class Provenance(_Record):
     """Last pairs of systems this case separated (`v3.1 > v2.8`)."""
     scrub: ScrubInfo | None = None
     """Scrubbing record for mined rows."""
+    signals: list[str] = Field(default_factory=list)
+    """Failure signals of the production conversation a mined row came from (`thumbs_down`,
+    `escalated`, `retry`, `retry_storm`, `abandoned`, `tool_error`), for selecting and clustering."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -157,7 +157,8 @@ def test_connection_refused_names_base_url() -> None:
         client.complete(USER)
 
     assert re.fullmatch(
-        re.escape(f"{describe(gone)}: cannot connect (") + r".+"
+        re.escape(f"{describe(gone)}: cannot connect (")
+        + r".+"
         + re.escape("); check models.generator.base_url (2 attempts)."),
         str(info.value),
     )
@@ -179,7 +180,9 @@ def test_malformed_json_then_repaired_reply(stub: StubServer) -> None:
     assert second["messages"][-2] == {"role": "assistant", "content": '{"variants": ["one", "two"'}
     repair = second["messages"][-1]["content"]
     assert repair.startswith("Your reply is not JSON (Expecting ")
-    assert repair.endswith("Reply again with only the corrected JSON object, valid against the schema.")
+    assert repair.endswith(
+        "Reply again with only the corrected JSON object, valid against the schema."
+    )
 
 
 def test_reply_invalid_twice_fails_clearly_and_leaves_the_cache_clean(stub: StubServer) -> None:

@@ -31,7 +31,10 @@ def test_transient_then_success() -> None:
         return item
 
     result = call_with_retries(
-        fn, RetryPolicy(max_retries=2), describe="x", sleep=sleeps.append,
+        fn,
+        RetryPolicy(max_retries=2),
+        describe="x",
+        sleep=sleeps.append,
         on_retry=lambda e: retried.append(str(e)),
     )
     assert result == "ok"
@@ -44,8 +47,12 @@ def test_zero_retries_means_one_attempt() -> None:
         raise TransientError("rate limited (HTTP 429): slow down")
 
     with pytest.raises(LLMError) as info:
-        call_with_retries(fn, RetryPolicy(max_retries=0), describe="models.judge (m at u)", sleep=lambda s: None)
-    assert str(info.value) == "models.judge (m at u): rate limited (HTTP 429): slow down (1 attempt)."
+        call_with_retries(
+            fn, RetryPolicy(max_retries=0), describe="models.judge (m at u)", sleep=lambda s: None
+        )
+    assert (
+        str(info.value) == "models.judge (m at u): rate limited (HTTP 429): slow down (1 attempt)."
+    )
 
 
 def test_permanent_errors_are_not_retried() -> None:

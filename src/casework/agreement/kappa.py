@@ -165,9 +165,10 @@ def cohen_kappa_from_table(
     term_b = (1 - kappa) ** 2 * float(off.sum())
     term_c = (kappa - p_e * (1 - kappa)) ** 2
     var = max((term_a + term_b - term_c) / ((1 - p_e) ** 2 * n), 0.0)
-    var0 = (p_e + p_e**2 - float((p_row * p_col * (p_row + p_col)).sum())) / ((1 - p_e) ** 2 * n)
+    # The null variance is exactly 0 when one rater used a single category; keep float noise out.
+    num0 = p_e + p_e**2 - float((p_row * p_col * (p_row + p_col)).sum())
     se = var**0.5
-    se0 = max(var0, 0.0) ** 0.5
+    se0 = (num0 / ((1 - p_e) ** 2 * n)) ** 0.5 if num0 > 1e-12 else 0.0
     z = kappa / se0 if se0 > 0 else None
     p_value = 2 * NormalDist().cdf(-abs(z)) if z is not None else None
     return CohenKappa(

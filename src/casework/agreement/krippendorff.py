@@ -68,7 +68,7 @@ def krippendorff_alpha_nominal(
 
         >>> data = [[1, 1, None, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2],
         ...         [1, 2, 3, 4], [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [None, 5, 5, 5],
-        ...         [None, None, 1, 1], [None, 3, None, None]]
+        ...         [None, None, 1, 1], [None, None, 3, None]]
         >>> round(krippendorff_alpha_nominal(data).alpha, 4)
         0.7434
     """

@@ -56,10 +56,15 @@ def cli(ctx: click.Context, project_path: Path | None, debug: bool) -> None:
 
 def _register() -> None:
     # Explicit list (no discovery magic): one line per command module.
+    from casework.cli import agreement as _agreement
     from casework.cli import datasets as _datasets
     from casework.cli import db as _db
+    from casework.cli import labelling as _labelling
+    from casework.cli import mining as _mining
+    from casework.cli import run as _run
+    from casework.cli import synth as _synth
 
-    for module in (_datasets, _db):
+    for module in (_datasets, _db, _labelling, _run, _agreement, _synth, _mining):
         for command in module.COMMANDS:
             cli.add_command(command)
 

@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from casework.cli.context import console, pass_project
-from casework.labelling import AgreementReport, SliceAgreement, dataset_agreement
+from casework.labelling.agreement_report import AgreementReport, SliceAgreement, dataset_agreement
 from casework.project import Project
 
 __all__ = ["COMMANDS"]
@@ -34,6 +34,11 @@ def _band(s: SliceAgreement) -> str:
 def _gate(s: SliceAgreement) -> str:
     text = "yes" if s.verdict.gate_eligible else "no"
     return text if s.current else f"{text} (superseded)"
+
+
+def _plural(n: int, noun: str) -> str:
+    head, _, tail = noun.partition(" without")
+    return f"{n} {head}{'' if n == 1 else 's'}" + (f" without{tail}" if tail else "")
 
 
 def _ids(ids: tuple[str, ...]) -> str:
@@ -69,7 +74,7 @@ def _tools(s: SliceAgreement) -> tuple[Table | None, list[str]]:
     table = Table(title="Per-tool agreement", title_justify="left")
     for name in ("tool", "question", "both yes", "first only", "second only", "both no"):
         table.add_column(name, justify="left" if name in ("tool", "question") else "right")
-    for name in ("p_o", "kappa", "status"):
+    for name in ("p_o", "kappa", "AC1", "status"):
         table.add_column(name)
     for t in marked:
         a = t.agreement
@@ -82,6 +87,7 @@ def _tools(s: SliceAgreement) -> tuple[Table | None, list[str]]:
             str(a.both_no),
             _num(a.p_o),
             _num(a.kappa.kappa),
+            _num(a.ac1.coefficient),
             a.status,
         )
     return table, unmarked
@@ -123,24 +129,25 @@ def _details(s: SliceAgreement) -> None:
             f"{_num(m.fleiss.kappa)}, Krippendorff's alpha {_num(m.krippendorff.alpha)}."
         )
     if s.clusters:
-        console.print("Disagreement clusters:")
+        console.print("Outcome disagreement clusters:")
         for c in s.clusters:
             console.print(f"  - {c.describe()}")
     if s.disagreeing_case_ids:
         console.print(f"Cases disagreeing on the outcome: {_ids(s.disagreeing_case_ids)}")
-    tool_only = tuple(
-        i for i in s.any_disagreement_case_ids if i not in set(s.disagreeing_case_ids)
-    )
-    if tool_only:
-        console.print(f"Cases disagreeing on tools only: {_ids(tool_only)}")
+    if s.tool_clusters:
+        console.print("Tool disagreement clusters:")
+        for c in s.tool_clusters:
+            console.print(f"  - {c.describe()}")
+    if s.tool_disagreement_case_ids:
+        console.print(f"Cases disagreeing on tools: {_ids(s.tool_disagreement_case_ids)}")
     e = s.exclusions
     left_out = {
-        "adjudicator labels": e.adjudicator_labels,
-        "disagreement-overlap labels": e.disagreement_labels,
-        "single-labelled rows": e.single_label_rows,
-        "double-labelled rows without calibration/audit reason": e.no_overlap_reason_rows,
+        "adjudicator label": e.adjudicator_labels,
+        "disagreement-overlap label": e.disagreement_labels,
+        "single-labelled row": e.single_label_rows,
+        "double-labelled row without a calibration or audit reason": e.no_overlap_reason_rows,
     }
-    parts = [f"{n} {what}" for what, n in left_out.items() if n]
+    parts = [_plural(n, what) for what, n in left_out.items() if n]
     if parts:
         console.print(f"Left out: {', '.join(parts)}.")
 

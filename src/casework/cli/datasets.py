@@ -197,7 +197,9 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
             tags.append("relabelled")
         if change.moved:
             tags.append(f"moved {change.old_split}->{change.new_split}")
-        click.echo(f"  ~ {change.id}{' [' + ', '.join(tags) + ']' if tags else ''}: {', '.join(change.fields)}")
+        click.echo(
+            f"  ~ {change.id}{' [' + ', '.join(tags) + ']' if tags else ''}: {', '.join(change.fields)}"
+        )
 
 
 @click.command("show")

@@ -22,9 +22,7 @@ _CTX: dict[str, Any] = {
 }
 
 
-def walk_commands(
-    group: click.Group, prefix: str = "casework"
-) -> list[tuple[str, click.Command]]:
+def walk_commands(group: click.Group, prefix: str = "casework") -> list[tuple[str, click.Command]]:
     """Every command and sub-command, depth first, as (full name, command)."""
     out: list[tuple[str, click.Command]] = []
     ctx = click.Context(group, info_name=prefix, **_CTX)
@@ -42,7 +40,10 @@ def walk_commands(
 def _help_text(full_name: str, command: click.Command) -> str:
     parent = click.Context(cli, info_name="casework", **_CTX)
     ctx = click.Context(
-        command, info_name=full_name.split(" ", 1)[1], parent=parent, **_CTX,
+        command,
+        info_name=full_name.split(" ", 1)[1],
+        parent=parent,
+        **_CTX,
     )
     return command.get_help(ctx).replace("Usage: casework casework", "Usage: casework")
 
@@ -76,7 +77,11 @@ def _type_text(prop: dict[str, Any]) -> str:
     kind = prop.get("type", "any")
     if kind == "array":
         return f"list of {_type_text(prop.get('items', {}))}"
-    if kind == "object" and "additionalProperties" in prop and isinstance(prop["additionalProperties"], dict):
+    if (
+        kind == "object"
+        and "additionalProperties" in prop
+        and isinstance(prop["additionalProperties"], dict)
+    ):
         return f"object of {_type_text(prop['additionalProperties'])}"
     return str(kind)
 
@@ -87,7 +92,9 @@ def _model_table(name: str, schema: dict[str, Any]) -> list[str]:
     required = set(schema.get("required", []))
     for field, prop in schema.get("properties", {}).items():
         desc = " ".join(str(prop.get("description", "")).split()).replace("|", "\\|")
-        lines.append(f"| `{field}` | {_type_text(prop)} | {'yes' if field in required else ''} | {desc} |")
+        lines.append(
+            f"| `{field}` | {_type_text(prop)} | {'yes' if field in required else ''} | {desc} |"
+        )
     return [*lines, ""]
 
 
@@ -131,6 +138,8 @@ if __name__ == "__main__":
 
     if sys.argv[1:2] == ["formats"]:
         target = Path(sys.argv[2])
-        click.echo(render_formats(target.read_text(encoding="utf-8") if target.exists() else ""), nl=False)
+        click.echo(
+            render_formats(target.read_text(encoding="utf-8") if target.exists() else ""), nl=False
+        )
     else:
         click.echo(render_reference(), nl=False)

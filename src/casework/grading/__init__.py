@@ -1,5 +1,7 @@
-"""Grading: checks over a trajectory (tools, state, outcome, answer facts, unsatisfiable handling),
-the LLM judge and its calibration. Entry points: :func:`grade`, :class:`Judge`, :data:`GRADERS`.
+"""Grading: checks over a trajectory, the LLM judge and its calibration.
+
+Checks: tools, state, outcome, answer facts, unsatisfiable handling. Entry points: :func:`grade`,
+:class:`Judge`, :data:`GRADERS`, :func:`casework.grading.calibration.calibrate_judge`.
 """
 
 from casework.grading.checks import (

@@ -139,7 +139,9 @@ def calibrate_judge(
     cases = [
         c
         for c in dataset.cases
-        if c.slice == slice_name and (not splits or c.split in splits) and _human_labelled(c, labelled_ids)
+        if c.slice == slice_name
+        and (not splits or c.split in splits)
+        and _human_labelled(c, labelled_ids)
     ]
     if not cases:
         raise UsageError(
@@ -162,9 +164,11 @@ def calibrate_judge(
         human.append(case.label.outcome)
         judged.append(answer.outcome)
         if answer.outcome != case.label.outcome:
-            disagreements.append(Disagreement(case.id, case.label.outcome, answer.outcome, answer.reason))
+            disagreements.append(
+                Disagreement(case.id, case.label.outcome, answer.outcome, answer.reason)
+            )
     threshold = project.config.thresholds.judge_agreement
-    categories = list(OUTCOMES)
+    categories: list[str] = list(OUTCOMES)
     if human:
         kappa = cohen_kappa(human, judged, categories=categories).kappa
         table = confusion_matrix(human, judged, categories=categories)
@@ -173,7 +177,9 @@ def calibrate_judge(
     else:
         kappa, matrix, accuracy = None, [[0] * len(categories) for _ in categories], 0.0
     report = CalibrationReport(
-        calibration=JudgeCalibration(slice_name, judge.model, kappa, accuracy, len(human), threshold),
+        calibration=JudgeCalibration(
+            slice_name, judge.model, kappa, accuracy, len(human), threshold
+        ),
         categories=categories,
         confusion=matrix,
         disagreements=disagreements,
@@ -223,4 +229,7 @@ def latest_calibrations(project: Project, judge_model: str) -> dict[str, JudgeCa
             ).all()
     finally:
         wb.close()
-    return {r.slice: JudgeCalibration(r.slice, r.judge_model, r.kappa, r.accuracy, r.n, r.threshold) for r in rows}
+    return {
+        r.slice: JudgeCalibration(r.slice, r.judge_model, r.kappa, r.accuracy, r.n, r.threshold)
+        for r in rows
+    }

@@ -68,7 +68,11 @@ class GradeContext:
     @property
     def final_state(self) -> Mapping[str, Any]:
         """The data state after the trial (the initial state if the runner recorded none)."""
-        return self.trajectory.final_state if self.trajectory.final_state is not None else self.initial_state
+        return (
+            self.trajectory.final_state
+            if self.trajectory.final_state is not None
+            else self.initial_state
+        )
 
     def judge_admissible(self) -> bool:
         """Whether the judge may gate on this case's slice."""
@@ -132,7 +136,9 @@ def required_tools(ctx: GradeContext) -> Check | None:
     try:
         result = match_required(label.required_tools, ctx.calls)
     except MatcherError as exc:
-        return Check(name="required_tools", status="undetermined", evidence=f"bad matcher in case: {exc}")
+        return Check(
+            name="required_tools", status="undetermined", evidence=f"bad matcher in case: {exc}"
+        )
     if not result.unmatched:
         names = ", ".join(describe_requirement(r) for r in label.required_tools)
         return Check(name="required_tools", status="pass", evidence=f"called {names}")
@@ -156,7 +162,9 @@ def forbidden_tools(ctx: GradeContext) -> Check | None:
     try:
         result = match_forbidden(label.forbidden_tools, ctx.calls)
     except MatcherError as exc:
-        return Check(name="forbidden_tools", status="undetermined", evidence=f"bad matcher in case: {exc}")
+        return Check(
+            name="forbidden_tools", status="undetermined", evidence=f"bad matcher in case: {exc}"
+        )
     if not result.unmatched:
         names = ", ".join(describe_requirement(r) for r in label.forbidden_tools)
         return Check(name="forbidden_tools", status="pass", evidence=f"did not call {names}")
@@ -180,9 +188,13 @@ def tools_in_order(ctx: GradeContext) -> Check | None:
     try:
         done = match_in_order(label.required_tools, ctx.calls)
     except MatcherError as exc:
-        return Check(name="tools_in_order", status="undetermined", evidence=f"bad matcher in case: {exc}")
+        return Check(
+            name="tools_in_order", status="undetermined", evidence=f"bad matcher in case: {exc}"
+        )
     if done == len(label.required_tools):
-        return Check(name="tools_in_order", status="pass", evidence="required tools called in order")
+        return Check(
+            name="tools_in_order", status="pass", evidence="required tools called in order"
+        )
     req = label.required_tools[done]
     order = " → ".join(c.name for c in ctx.calls) or "no calls"
     return Check(
@@ -207,10 +219,16 @@ def state_assertions(ctx: GradeContext) -> Check | None:
         try:
             result = evaluate_assertion(a, ctx.final_state)
         except MatcherError as exc:
-            return Check(name="state", status="undetermined", evidence=f"bad assertion in case: {exc}")
+            return Check(
+                name="state", status="undetermined", evidence=f"bad assertion in case: {exc}"
+            )
         if not result.passed:
             what = a.description or f"{a.expr} {a.op} {json.dumps(a.value)}"
-            got = json.dumps(result.actual, sort_keys=True, default=str) if result.found else "nothing"
+            got = (
+                json.dumps(result.actual, sort_keys=True, default=str)
+                if result.found
+                else "nothing"
+            )
             failures.append(f"{what}: {a.language} {a.expr!r} selected {got}")
     if failures:
         return Check(name="state", status="fail", evidence="; ".join(failures))
@@ -281,10 +299,10 @@ def outcome_check(ctx: GradeContext) -> Check | None:
 
 @register_grader("answer_facts")
 def answer_facts(ctx: GradeContext) -> Check | None:
-    """Each labelled fact stated in the final reply, by the judge."""
+    """Each labelled fact stated in the final reply, by the judge (rubric and human oracles only)."""
     label = ctx.case.label
-    if label is None or not label.answer_facts:
-        return None
+    if label is None or not label.answer_facts or ctx.case.oracle.class_ == "state_assertion":
+        return None  # a state-assertion oracle decides the case without reading the reply
     prov = ctx.case.provenance
     if prov.generator is not None and not label.labellers:
         return Check(
@@ -294,9 +312,13 @@ def answer_facts(ctx: GradeContext) -> Check | None:
             "they need a human label before a judge may grade against them",
         )
     if ctx.judge is None:
-        return Check(name="answer_facts", status="undetermined", evidence="needs a judge; none configured")
+        return Check(
+            name="answer_facts", status="undetermined", evidence="needs a judge; none configured"
+        )
     try:
-        answer = ctx.judge.check_facts(ctx.trajectory.reply(), label.answer_facts, ctx.case.oracle.rubric)
+        answer = ctx.judge.check_facts(
+            ctx.trajectory.reply(), label.answer_facts, ctx.case.oracle.rubric
+        )
     except LLMError as exc:
         return _judge_failed("answer_facts", exc)
     present = {f.index: f for f in answer.facts}
@@ -308,12 +330,18 @@ def answer_facts(ctx: GradeContext) -> Check | None:
     admissible = ctx.judge_admissible()
     if missing:
         return Check(
-            name="answer_facts", status="fail", evidence="reply lacks " + "; ".join(missing),
-            judged=True, admissible=admissible,
+            name="answer_facts",
+            status="fail",
+            evidence="reply lacks " + "; ".join(missing),
+            judged=True,
+            admissible=admissible,
         )
     return Check(
-        name="answer_facts", status="pass", evidence=f"reply states all {len(label.answer_facts)} fact(s)",
-        judged=True, admissible=admissible,
+        name="answer_facts",
+        status="pass",
+        evidence=f"reply states all {len(label.answer_facts)} fact(s)",
+        judged=True,
+        admissible=admissible,
     )
 
 
@@ -327,7 +355,9 @@ def looks_like_refusal(reply: str) -> bool:
 
 
 def _wrote_state(ctx: GradeContext) -> bool:
-    return any(c.effects_applied for c in ctx.calls) or dict(ctx.final_state) != dict(ctx.initial_state)
+    return any(c.effects_applied for c in ctx.calls) or dict(ctx.final_state) != dict(
+        ctx.initial_state
+    )
 
 
 @register_grader("unsatisfiable")
@@ -349,14 +379,16 @@ def unsatisfiable(ctx: GradeContext) -> Check | None:
     if _wrote_state(ctx):
         writes = [c.name for c in ctx.calls if c.effects_applied]
         return Check(
-            name=name, status="fail",
+            name=name,
+            status="fail",
             evidence=f"fabricated completion: wrote to the state ({', '.join(writes) or 'state changed'})",
         )
     if case.label is not None:
         violated = match_forbidden(case.label.forbidden_tools, ctx.calls).unmatched
         if violated:
             return Check(
-                name=name, status="fail",
+                name=name,
+                status="fail",
                 evidence=f"fabricated completion: called forbidden {describe_requirement(violated[0])}",
             )
     try:
@@ -366,8 +398,11 @@ def unsatisfiable(ctx: GradeContext) -> Check | None:
     admissible = ctx.judge_admissible() if seen.judged else True
     if seen.outcome == "resolve":
         return Check(
-            name=name, status="fail", evidence=f"fabricated completion: took resolve ({seen.source})",
-            judged=seen.judged, admissible=admissible,
+            name=name,
+            status="fail",
+            evidence=f"fabricated completion: took resolve ({seen.source})",
+            judged=seen.judged,
+            admissible=admissible,
         )
     if not reply and seen.outcome != "escalate":
         return Check(name=name, status="fail", evidence="did nothing: no reply to the user")
@@ -376,23 +411,32 @@ def unsatisfiable(ctx: GradeContext) -> Check | None:
     wanted: set[str] = {expected} if expected else {"refuse", "clarify", "escalate"}
     if seen.outcome not in wanted:
         return Check(
-            name=name, status="fail",
+            name=name,
+            status="fail",
             evidence=f"expected {' or '.join(sorted(wanted))}, took {seen.outcome} ({seen.source})",
-            judged=seen.judged, admissible=admissible,
+            judged=seen.judged,
+            admissible=admissible,
         )
     if seen.outcome == "refuse" and not seen.judged:
         refused, how, judged = _reply_refuses(ctx, reply)
         if not refused:
             return Check(
-                name=name, status="fail",
+                name=name,
+                status="fail",
                 evidence=f"reported refuse but the reply does not refuse ({how})",
-                judged=judged, admissible=ctx.judge_admissible() if judged else True,
+                judged=judged,
+                admissible=ctx.judge_admissible() if judged else True,
             )
     if seen.outcome == "clarify" and not seen.judged and "?" not in reply:
-        return Check(name=name, status="fail", evidence="reported clarify but the reply asks no question")
+        return Check(
+            name=name, status="fail", evidence="reported clarify but the reply asks no question"
+        )
     return Check(
-        name=name, status="pass", evidence=f"took {seen.outcome} as labelled ({seen.source})",
-        judged=seen.judged, admissible=admissible,
+        name=name,
+        status="pass",
+        evidence=f"took {seen.outcome} as labelled ({seen.source})",
+        judged=seen.judged,
+        admissible=admissible,
     )
 
 

@@ -42,7 +42,9 @@ def grade(
         judge=judge,
     )
     if trajectory.error:
-        return combine([Check(name="agent", status="fail", evidence=f"agent failed: {trajectory.error}")])
+        return combine(
+            [Check(name="agent", status="fail", evidence=f"agent failed: {trajectory.error}")]
+        )
     names = list(DEFAULT_GRADERS)
     ref = case.oracle.ref
     if ref and ref.startswith(GRADER_REF_PREFIX):
@@ -59,7 +61,11 @@ def grade(
             checks.append(check)
     if not checks:
         checks.append(
-            Check(name="oracle", status="undetermined", evidence="case has no label and no assertions to grade by")
+            Check(
+                name="oracle",
+                status="undetermined",
+                evidence="case has no label and no assertions to grade by",
+            )
         )
     return combine(checks)
 

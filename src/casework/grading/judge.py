@@ -88,7 +88,9 @@ def _conversation(turns: Sequence[Turn]) -> str:
     for turn in turns:
         text = turn.content
         if turn.tool_calls:
-            calls = ", ".join(f"{c.name}({json.dumps(c.arguments, sort_keys=True)})" for c in turn.tool_calls)
+            calls = ", ".join(
+                f"{c.name}({json.dumps(c.arguments, sort_keys=True)})" for c in turn.tool_calls
+            )
             text = f"{text} [tool calls: {calls}]".strip()
         lines.append(f"{turn.role.upper()}: {text}")
     return "\n".join(lines)
@@ -99,7 +101,11 @@ def _calls(calls: Sequence[TrajectoryToolCall]) -> str:
         return "(no tool calls)"
     out = []
     for c in calls:
-        status = f"error: {c.error}" if c.error else f"result: {json.dumps(c.result, sort_keys=True, default=str)[:300]}"
+        status = (
+            f"error: {c.error}"
+            if c.error
+            else f"result: {json.dumps(c.result, sort_keys=True, default=str)[:300]}"
+        )
         out.append(f"- {c.name}({json.dumps(c.arguments, sort_keys=True)}) -> {status}")
     return "\n".join(out)
 
@@ -155,7 +161,9 @@ class Judge:
         answer: OutcomeAnswer = self._ask(system, user, OutcomeAnswer)
         return answer
 
-    def check_facts(self, reply: str, facts: Sequence[str], rubric: str | None = None) -> FactsAnswer:
+    def check_facts(
+        self, reply: str, facts: Sequence[str], rubric: str | None = None
+    ) -> FactsAnswer:
         """Which expected facts does the reply state?"""
         system = (
             "You check whether a customer-service reply states each expected fact. A paraphrase "

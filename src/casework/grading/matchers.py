@@ -17,7 +17,7 @@ from typing import Any
 import jmespath
 import jmespath.exceptions
 from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
-from jsonpath_ng.ext import parse as jsonpath_parse
+from jsonpath_ng.ext.parser import parse as jsonpath_parse
 
 from casework.grading.trajectory import TrajectoryToolCall
 from casework.schema import ArgMatcher, StateAssertion, ToolRequirement
@@ -232,7 +232,11 @@ def _compare(op: str, actual: Any, expected: Any) -> bool:
             if isinstance(actual, list):
                 return any(deep_subset(expected, item) for item in actual)
             if isinstance(actual, dict):
-                return expected in actual if isinstance(expected, str) else deep_subset(expected, actual)
+                return (
+                    expected in actual
+                    if isinstance(expected, str)
+                    else deep_subset(expected, actual)
+                )
             return False
     except TypeError:
         return False

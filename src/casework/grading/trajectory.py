@@ -1,5 +1,6 @@
-"""What an agent receives and returns: :class:`AgentInput` (the situation as the agent sees it) and
-:class:`Trajectory` (what it did, what graders read). Versioned pydantic records; adapters speak JSON.
+"""What an agent receives and returns, as versioned pydantic records adapters speak as JSON.
+
+:class:`AgentInput` is the situation as the agent may see it; :class:`Trajectory` is what it did.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ __all__ = [
 ]
 
 #: Version of the :class:`AgentInput` and :class:`Trajectory` formats.
-TRAJECTORY_SCHEMA_VERSION = 1
+TRAJECTORY_SCHEMA_VERSION: Literal[1] = 1
 
 
 class _Model(BaseModel):

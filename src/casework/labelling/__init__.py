@@ -1,29 +1,102 @@
-"""Labelling: raw labels, guidelines, adjudication, and the agreement report built from them.
+"""Labelling: assignment policy, blind sheets, the label store, adjudication, guidelines, releases.
 
-Entry points: :func:`dataset_agreement` and :func:`agreement_report` (agreement per slice and
-guideline version).
+Entry points: :func:`assign_labels`, :func:`export_sheets`, :func:`import_sheets`,
+:func:`labelling_status`, :func:`list_disagreements`, :func:`release_labels`,
+:func:`bump_guideline`; the pure policy is :func:`plan_labelling` / :func:`plan_adjudication`.
 """
 
 from casework.labelling.agreement_report import (
     AgreementReport,
     AgreementSettings,
-    Exclusions,
-    MultiRater,
     SliceAgreement,
-    ToolAgreement,
-    agreement_report,
-    case_features,
     dataset_agreement,
+)
+from casework.labelling.assign import AssignReport, assign_labels
+from casework.labelling.exchange import (
+    ExportReport,
+    ImportReport,
+    SheetFile,
+    export_sheets,
+    import_sheets,
+)
+from casework.labelling.guidelines import (
+    Bump,
+    Guideline,
+    bump_guideline,
+    current_versions,
+    list_guidelines,
+    read_guideline,
+)
+from casework.labelling.model import Assignment, parse_labellers
+from casework.labelling.policy import (
+    AssignmentPlan,
+    Contested,
+    PlannedAssignment,
+    QueueRow,
+    Skipped,
+    audit_draw,
+    is_calibrated,
+    keeps_second_label,
+    plan_adjudication,
+    plan_labelling,
+)
+from casework.labelling.progress import CaseProgress, CaseStatus, SliceCalibration, Snapshot
+from casework.labelling.release import Held, LabelRelease, release_labels
+from casework.labelling.rounds import Round, decide_round, differing_fields, final_label
+from casework.labelling.status import (
+    Disagreement,
+    LabellerLoad,
+    LabellingStatus,
+    SliceStatus,
+    labelling_status,
+    list_disagreements,
 )
 
 __all__ = [
     "AgreementReport",
     "AgreementSettings",
-    "Exclusions",
-    "MultiRater",
+    "AssignReport",
+    "Assignment",
+    "AssignmentPlan",
+    "Bump",
+    "CaseProgress",
+    "CaseStatus",
+    "Contested",
+    "Disagreement",
+    "ExportReport",
+    "Guideline",
+    "Held",
+    "ImportReport",
+    "LabelRelease",
+    "LabellerLoad",
+    "LabellingStatus",
+    "PlannedAssignment",
+    "QueueRow",
+    "Round",
+    "SheetFile",
+    "Skipped",
     "SliceAgreement",
-    "ToolAgreement",
-    "agreement_report",
-    "case_features",
+    "SliceCalibration",
+    "SliceStatus",
+    "Snapshot",
+    "assign_labels",
+    "audit_draw",
+    "bump_guideline",
+    "current_versions",
     "dataset_agreement",
+    "decide_round",
+    "differing_fields",
+    "export_sheets",
+    "final_label",
+    "import_sheets",
+    "is_calibrated",
+    "keeps_second_label",
+    "labelling_status",
+    "list_disagreements",
+    "list_guidelines",
+    "parse_labellers",
+    "plan_adjudication",
+    "plan_labelling",
+    "read_guideline",
+    "release_labels",
 ]

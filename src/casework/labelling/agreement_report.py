@@ -159,8 +159,10 @@ class SliceAgreement:
         disagreeing_case_ids: Cases whose two labels differ on the outcome.
         tools: Per-tool agreement, required and forbidden separately.
         multi_rater: Fleiss and Krippendorff, when a row had more than two labellers.
-        any_disagreement_case_ids: Cases differing on the outcome or on any tool answer.
-        clusters: Case features over-represented among ``any_disagreement_case_ids``.
+        clusters: Case features over-represented among ``disagreeing_case_ids``.
+        tool_disagreement_case_ids: Cases whose labels differ on any tool's required or
+            forbidden answer.
+        tool_clusters: Case features over-represented among ``tool_disagreement_case_ids``.
         exclusions: What was left out and why.
     """
 
@@ -178,8 +180,9 @@ class SliceAgreement:
     disagreeing_case_ids: tuple[str, ...]
     tools: tuple[ToolAgreement, ...]
     multi_rater: MultiRater | None
-    any_disagreement_case_ids: tuple[str, ...]
     clusters: tuple[FeatureCluster, ...]
+    tool_disagreement_case_ids: tuple[str, ...]
+    tool_clusters: tuple[FeatureCluster, ...]
     exclusions: Exclusions
 
 
@@ -216,6 +219,10 @@ class AgreementReport:
         data = asdict(self)
         data["gate_eligibility"] = self.gate_eligibility()
         return data
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _natural(text: str) -> list[Any]:
@@ -347,9 +354,7 @@ def _slice_agreement(
             krippendorff_alpha_nominal(ratings, categories=OUTCOMES),
         )
     outcome_differs = [x != y for x, y in zip(first, second, strict=True)]
-    any_differs = [o or t for o, t in zip(outcome_differs, tool_disagree, strict=True)]
     features = featurize([case_features(cases[i]) for i in ids])
-    clusters = over_represented(features, any_differs, top=settings.top_clusters)
     return SliceAgreement(
         slice=slice_name,
         guideline_version=version,
@@ -365,8 +370,9 @@ def _slice_agreement(
         disagreeing_case_ids=tuple(i for i, d in zip(ids, outcome_differs, strict=True) if d),
         tools=tuple(tool_rows),
         multi_rater=multi,
-        any_disagreement_case_ids=tuple(i for i, d in zip(ids, any_differs, strict=True) if d),
-        clusters=clusters,
+        clusters=over_represented(features, outcome_differs, top=settings.top_clusters),
+        tool_disagreement_case_ids=tuple(i for i, d in zip(ids, tool_disagree, strict=True) if d),
+        tool_clusters=over_represented(features, tool_disagree, top=settings.top_clusters),
         exclusions=excluded,
     )
 
@@ -416,28 +422,73 @@ def agreement_report(
             f"--guideline: no label of {dataset or 'the dataset'} is under '{guideline}' "
             f"(versions: {', '.join(versions) or 'none'})."
         )
+    part = _partition(known, by_id, slice, guideline)
+    declared = list(tools)
     notes: list[str] = []
-    adjudicator: Counter[tuple[str, str]] = Counter()
-    contested: Counter[tuple[str, str]] = Counter()
+    results: list[SliceAgreement] = []
+    for slice_name in slices if slice is None else [slice]:
+        keys = sorted((k for k in part.groups if k[0] == slice_name), key=lambda k: _natural(k[1]))
+        if not keys and guideline is None:
+            empty = _slice_agreement(
+                slice_name, None, _Group(), Exclusions(), by_id, declared, settings
+            )
+            results.append(replace(empty, current=True))
+            notes.append(f"slice '{slice_name}' has no label records: no agreement to measure.")
+        for key in keys:
+            group = part.groups[key]
+            excluded = Exclusions(
+                part.adjudicator[key], part.contested[key], group.single, group.no_reason
+            )
+            result = _slice_agreement(
+                slice_name, key[1], group, excluded, by_id, declared, settings
+            )
+            results.append(replace(result, current=key == keys[-1]))
+    return AgreementReport(
+        dataset,
+        hash,
+        slice,
+        guideline,
+        _grouping(part, guideline),
+        settings,
+        tuple(results),
+        tuple(notes + _exclusion_notes(part)),
+    )
+
+
+@dataclass
+class _Partition:
+    """Label records sorted into (slice, guideline version) groups, with what was left out."""
+
+    groups: dict[tuple[str, str], _Group] = field(default_factory=dict)
+    adjudicator: Counter[tuple[str, str]] = field(default_factory=Counter)
+    contested: Counter[tuple[str, str]] = field(default_factory=Counter)
+    other_version: int = 0
+
+
+def _partition(
+    known: Sequence[LabelRecord],
+    by_id: Mapping[str, Case],
+    slice: str | None,
+    guideline: str | None,
+) -> _Partition:
+    part = _Partition()
     usable: dict[tuple[str, str], dict[str, list[LabelRecord]]] = defaultdict(dict)
-    other_version = 0
     for rec in known:
         case = by_id[rec.case_id]
         if slice is not None and case.slice != slice:
             continue
         if guideline is not None and rec.guideline_version != guideline:
-            other_version += 1
+            part.other_version += 1
             continue
         key = (case.slice, rec.guideline_version)
         if rec.role == "adjudicator":
-            adjudicator[key] += 1
+            part.adjudicator[key] += 1
         elif rec.overlap_reason == "disagreement":
-            contested[key] += 1
+            part.contested[key] += 1
         else:
             usable[key].setdefault(rec.case_id, []).append(rec)
-    groups: dict[tuple[str, str], _Group] = {}
-    for key in set(usable) | set(adjudicator) | set(contested):
-        group = groups[key] = _Group()
+    for key in set(usable) | set(part.adjudicator) | set(part.contested):
+        group = part.groups[key] = _Group()
         for case_id in sorted(usable.get(key, {})):
             labs = sorted(usable[key][case_id], key=_label_order)
             if len(labs) < 2:
@@ -446,51 +497,35 @@ def agreement_report(
                 group.no_reason += 1
             else:
                 group.rows.append((case_id, labs))
-    declared = list(tools)
-    results: list[SliceAgreement] = []
-    for slice_name in slices if slice is None else [slice]:
-        keys = sorted((k for k in groups if k[0] == slice_name), key=lambda k: _natural(k[1]))
-        if not keys and guideline is not None:
-            continue
-        if not keys:
-            results.append(
-                _slice_agreement(
-                    slice_name, None, _Group(), Exclusions(), by_id, declared, settings
-                )
-            )
-            notes.append(f"slice '{slice_name}' has no label records: no agreement to measure.")
-            continue
-        for key in keys:
-            group = groups[key]
-            excluded = Exclusions(adjudicator[key], contested[key], group.single, group.no_reason)
-            result = _slice_agreement(
-                slice_name, key[1], group, excluded, by_id, declared, settings
-            )
-            if key == keys[-1]:
-                result = replace(result, current=True)
-            results.append(result)
+    return part
+
+
+def _grouping(part: _Partition, guideline: str | None) -> str:
     if guideline is not None:
-        grouping = f"only labels under guideline '{guideline}'"
-        if other_version:
-            grouping += f" ({other_version} labels under other versions left out)"
-    elif any(sum(1 for k in groups if k[0] == s) > 1 for s in slices):
-        grouping = (
+        text = f"only labels under guideline '{guideline}'"
+        if part.other_version:
+            text += f" ({_count(part.other_version, 'label')} under other versions left out)"
+        return text
+    per_slice = Counter(k[0] for k in part.groups)
+    if any(n > 1 for n in per_slice.values()):
+        return (
             "grouped by slice and guideline version: versions are never pooled; "
             "the latest version of each slice decides gating"
         )
-    else:
-        grouping = "grouped by slice and guideline version (one version per slice)"
-    n_adj, n_dis = sum(adjudicator.values()), sum(contested.values())
+    return "grouped by slice and guideline version (one version per slice)"
+
+
+def _exclusion_notes(part: _Partition) -> list[str]:
+    notes = []
+    n_adj, n_dis = sum(part.adjudicator.values()), sum(part.contested.values())
     if n_adj:
-        notes.append(f"{n_adj} adjudicator labels left out: adjudicators are not blind.")
+        notes.append(f"{_count(n_adj, 'adjudicator label')} left out: adjudicators are not blind.")
     if n_dis:
         notes.append(
-            f"{n_dis} labels from disagreement overlap left out: rows doubled because they were "
-            "contested would bias kappa."
+            f"{_count(n_dis, 'label')} from disagreement overlap left out: rows doubled because "
+            "they were contested would bias kappa."
         )
-    return AgreementReport(
-        dataset, hash, slice, guideline, grouping, settings, tuple(results), tuple(notes)
-    )
+    return notes
 
 
 def dataset_agreement(

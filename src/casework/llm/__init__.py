@@ -21,7 +21,14 @@ from casework.llm.base import (
 from casework.llm.cache import CacheEntry, MemoryCache, ResponseCache, WorkbenchCache, cache_key
 from casework.llm.client import Client
 from casework.llm.embed import OpenAIEmbedder, SentenceTransformerEmbedder, TfidfEmbedder
-from casework.llm.factory import ChatRole, api_key_for, client_for, embedder_for
+from casework.llm.factory import (
+    ChatRole,
+    PingResult,
+    api_key_for,
+    client_for,
+    embedder_for,
+    ping,
+)
 from casework.llm.litellm_provider import LiteLLMProvider
 from casework.llm.openai_compat import OpenAIProvider
 from casework.llm.retry import RetryPolicy, call_with_retries
@@ -43,6 +50,7 @@ __all__ = [
     "OpenAIEmbedder",
     "OpenAIProvider",
     "Params",
+    "PingResult",
     "Pricing",
     "Provider",
     "ResponseCache",
@@ -61,5 +69,6 @@ __all__ = [
     "client_for",
     "embedder_for",
     "load_script",
+    "ping",
     "prompt_hash",
 ]

@@ -46,6 +46,7 @@ class Client:
         retry: Retry policy for transient failures.
         max_concurrency: Requests in flight at most (callers beyond it wait).
         pricing: Prices per million tokens, for the cost line.
+        temperature: Default sampling temperature (`[models.<role>] temperature`).
         sleep: Waits between retries (injected by tests).
     """
 
@@ -61,6 +62,7 @@ class Client:
         retry: RetryPolicy | None = None,
         max_concurrency: int = 4,
         pricing: Pricing | None = None,
+        temperature: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if max_concurrency < 1:
@@ -75,6 +77,7 @@ class Client:
         self._max_concurrency = max_concurrency
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self.pricing = pricing or Pricing()
+        self.temperature = temperature
         self._sleep = sleep
 
     @property
@@ -110,6 +113,8 @@ class Client:
         Raises:
             LLMError: The provider failed for good (after retries for transient failures).
         """
+        if temperature is None:
+            temperature = self.temperature
         params = Params(temperature=temperature, max_tokens=max_tokens, seed=seed)
         model_key = f"{self.provider_name}:{self.model}"
         phash = prompt_hash(messages)

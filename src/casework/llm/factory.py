@@ -6,11 +6,13 @@ Entry points: :func:`client_for` and :func:`embedder_for`.
 from __future__ import annotations
 
 import os
+import time
+from dataclasses import dataclass
 from typing import Literal
 
 from casework.errors import ConfigError
 from casework.llm.accounting import Ledger, Pricing
-from casework.llm.base import Embedder, Provider
+from casework.llm.base import Embedder, Message, Provider, TokenUsage
 from casework.llm.cache import ResponseCache, WorkbenchCache
 from casework.llm.client import Client
 from casework.llm.embed import OpenAIEmbedder, SentenceTransformerEmbedder, TfidfEmbedder
@@ -20,7 +22,7 @@ from casework.llm.retry import RetryPolicy
 from casework.llm.scripted import ScriptedProvider, import_script_function, load_script
 from casework.project import ModelConfig, Project
 
-__all__ = ["ChatRole", "api_key_for", "client_for", "embedder_for"]
+__all__ = ["ChatRole", "PingResult", "api_key_for", "client_for", "embedder_for", "ping"]
 
 ChatRole = Literal["generator", "judge"]
 
@@ -134,6 +136,7 @@ def client_for(
         retry=RetryPolicy(max_retries=config.max_retries),
         max_concurrency=config.max_concurrency,
         pricing=Pricing(config.input_cost_per_mtok, config.output_cost_per_mtok),
+        temperature=config.temperature,
     )
 
 
@@ -168,4 +171,45 @@ def embedder_for(
     raise ConfigError(
         f"casework.toml: models.embedder.provider: '{config.provider}' cannot embed; use 'tfidf', "
         "'sentence-transformers' or 'openai'."
+    )
+
+
+@dataclass(frozen=True)
+class PingResult:
+    """What `casework llm ping` found.
+
+    Attributes:
+        role: The role pinged.
+        model: Model id.
+        endpoint: Where the request went.
+        reply: What the model said.
+        seconds: Round-trip time.
+        usage: Tokens reported, if any.
+    """
+
+    role: str
+    model: str
+    endpoint: str
+    reply: str
+    seconds: float
+    usage: TokenUsage | None
+
+
+def ping(project: Project, role: ChatRole) -> PingResult:
+    """Send one tiny request to a role's model (no cache), to check the configuration.
+
+    Raises:
+        ConfigError: The role is misconfigured.
+        LLMError: The model could not be reached or failed.
+    """
+    client = client_for(project, role, cache=None)
+    started = time.perf_counter()
+    reply = client.complete([Message("user", "Reply with the single word: pong")], max_tokens=16)
+    return PingResult(
+        role=role,
+        model=client.model,
+        endpoint=client.provider.endpoint,
+        reply=reply.text.strip(),
+        seconds=time.perf_counter() - started,
+        usage=reply.usage,
     )

@@ -1,4 +1,4 @@
-"""PII detectors: email, phone (E.164), card (Luhn), IBAN (mod-97), IP, personal URLs, id patterns.
+"""PII detectors: email, phone (E.164), card, IBAN, IP, personal URLs, addresses, id patterns.
 
 Each detector implements the :class:`Detector` protocol: ``find(text)`` yields :class:`Detection`
 spans carrying the normalised value. Entry point: :func:`builtin_detectors`.
@@ -12,6 +12,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 from urllib.parse import parse_qsl, urlsplit
+
+import phonenumbers
 
 from casework.errors import ConfigError
 from casework.privacy.pseudonyms import KIND_RE, normalise, normalise_phone
@@ -27,6 +29,7 @@ __all__ = [
     "IpDetector",
     "PatternDetector",
     "PhoneDetector",
+    "StreetAddressDetector",
     "UrlDetector",
     "builtin_detectors",
     "iban_valid",
@@ -34,8 +37,10 @@ __all__ = [
     "luhn_valid",
 ]
 
+_DIGIT = re.compile(r"\d")
+
 #: Kinds the built-in detectors produce.
-BUILTIN_KINDS = ("email", "phone", "card", "iban", "ip", "url")
+BUILTIN_KINDS = ("email", "phone", "card", "iban", "ip", "url", "address")
 
 
 @dataclass(frozen=True)
@@ -128,9 +133,7 @@ class EmailDetector:
     """Email addresses (case-folded)."""
 
     kind = "email"
-    _re = re.compile(
-        r"[\w.%+'-]+@(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_]{2,24}(?![\w-])"
-    )
+    _re = re.compile(r"[\w.%+'-]+@(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_]{2,24}(?![\w-])")
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every email address in ``text``."""
@@ -163,18 +166,40 @@ class PhoneDetector:
 
     def __init__(self, regions: Sequence[str] = ("US", "GB")) -> None:
         self.regions = tuple(regions)
+        self._national_lengths = self._lengths(self.regions)
+
+    @staticmethod
+    def _lengths(regions: Sequence[str]) -> frozenset[int]:
+        """Digit counts a national number of ``regions`` can have (with trunk or country code)."""
+        out: set[int] = set()
+        for region in regions:
+            meta = phonenumbers.PhoneMetadata.metadata_for_region(region.upper())
+            if meta is None:
+                raise ConfigError(
+                    f"casework.toml: privacy.phone_regions: unknown region. Got '{region}'."
+                )
+            for n in meta.general_desc.possible_length:
+                out.update(
+                    {n, n + len(meta.national_prefix or ""), n + len(str(meta.country_code))}
+                )
+        return frozenset(out)
 
     def _valid(self, raw: str, digits: int) -> str | None:
         if digits < 7 or digits > 15 or self._dotted_quad.search(raw):
             return None
-        if not raw.startswith(("+", "00")) and self._looks_like_date(raw):
+        international = raw.lstrip("( ").startswith(("+", "00"))
+        if not international and (
+            digits not in self._national_lengths or self._looks_like_date(raw)
+        ):
             return None
-        return normalise_phone(raw, self.regions)
+        return normalise_phone(raw.lstrip("( ") if international else raw, self.regions)
 
     def _looks_like_date(self, raw: str) -> bool:
         for m in self._date.finditer(raw):
-            year, a, b = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (
-                m.group(6), m.group(4), m.group(5)
+            year, a, b = (
+                (m.group(1), m.group(2), m.group(3))
+                if m.group(1)
+                else (m.group(6), m.group(4), m.group(5))
             )
             if (year.startswith(("19", "20")) and len(year) == 4) and (
                 1 <= int(a) <= 31 and 1 <= int(b) <= 31
@@ -184,6 +209,8 @@ class PhoneDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every valid phone number in ``text``."""
+        if not _DIGIT.search(text):
+            return
         for m in self._re.finditer(text):
             raw = m.group()
             lead = len(raw) - len(raw.lstrip())
@@ -221,15 +248,19 @@ class PhoneDetector:
 
 
 class CardDetector:
-    """Payment card numbers: 13–19 digits starting 2–6 (the issuer ranges of ISO/IEC 7812 in use),
-    optionally grouped by spaces or dashes, Luhn-valid."""
+    """Payment card numbers: 13–19 digits, Luhn-valid, optionally grouped by spaces or dashes.
+
+    Only numbers starting 2–6 count (the issuer ranges of ISO/IEC 7812 in use for cards).
+    """
 
     kind = "card"
-    _re = re.compile(r"(?<![\d+])\d(?:[ \-]?\d){12,30}(?![\d])")
+    _re = re.compile(r"(?<![\d+])\d(?:[ \-]?\d){12,}(?![\d])")
     _group = re.compile(r"\d+")
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every Luhn-valid card number in ``text``."""
+        if not _DIGIT.search(text):
+            return
         for m in self._re.finditer(text):
             raw = m.group()
             groups = [(g.start(), g.end()) for g in self._group.finditer(raw)]
@@ -240,7 +271,9 @@ class CardDetector:
                     i += 1
                     continue
                 j, digits = found
-                yield Detection(m.start() + groups[i][0], m.start() + groups[j][1], self.kind, digits)
+                yield Detection(
+                    m.start() + groups[i][0], m.start() + groups[j][1], self.kind, digits
+                )
                 i = j + 1
 
     @staticmethod
@@ -264,6 +297,8 @@ class IbanDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every valid IBAN in ``text``."""
+        if not _DIGIT.search(text):
+            return
         pos = 0
         while True:
             m = self._start.search(text, pos)
@@ -316,11 +351,13 @@ class IpDetector:
         r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
         r"(?!\.?\d)(?![\w])"
     )
-    _v6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?(?![\w:])")
+    _v6 = re.compile(
+        r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?(?![\w:])"
+    )
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every IP address in ``text``."""
-        if "." in text:
+        if "." in text and _DIGIT.search(text):
             for m in self._v4.finditer(text):
                 yield Detection(m.start(), m.end(), self.kind, m.group())
         if "::" in text or text.count(":") >= 2:
@@ -334,8 +371,10 @@ class IpDetector:
 
 
 class UrlDetector:
-    """URLs that point at a person: a path segment after a personal marker (`/users/…`,
-    `/account/…`, `/in/…`), a `~name` or `@handle` segment, or a personal query parameter.
+    """URLs that point at a person.
+
+    Personal means: a path segment after a personal marker (`/users/…`, `/account/…`, `/in/…`),
+    a `~name` or `@handle` segment, credentials, or a personal query parameter (`?email=`).
     """
 
     kind = "url"
@@ -384,6 +423,35 @@ class UrlDetector:
         return any(k.lower() in cls.QUERY_KEYS and v for k, v in parse_qsl(parts.query))
 
 
+class StreetAddressDetector:
+    """Street addresses written the English way: number, capitalised words, street type.
+
+    For example `12 Nowhere Lane`, `221B Baker Street`, `5 Hypothetical Ave`.
+    """
+
+    kind = "address"
+    _re = re.compile(
+        r"(?<![\w-])\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][\w'’.-]*\s+){1,4}"
+        r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Drive|Dr|Court|Ct|Way|Boulevard|Blvd|Place|Pl|"
+        r"Terrace|Close|Crescent|Square|Sq|Parkway|Pkwy|Highway|Hwy|Row|Mews|Gardens|Grove|Hill|"
+        r"Walk|Circle|Cir|Trail|Alley|Strasse|Straße)\b\.?"
+    )
+
+    _type = re.compile(
+        r"\b(?:St(?:reet|r(?:asse|aße))?|Ave(?:nue)?|R(?:oa)?d|L(?:a)?n(?:e)?|Dr(?:ive)?|C(?:our)?t|"
+        r"Way|Bl(?:vd|oulevard)|Pl(?:ace)?|Terrace|Close|Crescent|Sq(?:uare)?|P(?:ar)?kwy|Parkway|"
+        r"H(?:igh)?wy|Highway|Row|Mews|Gardens|Grove|Hill|Walk|Cir(?:cle)?|Trail|Alley)\b"
+    )
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every street address in ``text``."""
+        if not _DIGIT.search(text) or not self._type.search(text):
+            return
+        for m in self._re.finditer(text):
+            raw = m.group().rstrip(".")
+            yield Detection(m.start(), m.start() + len(raw), self.kind, normalise(self.kind, raw))
+
+
 class PatternDetector:
     """An identifier kind declared as a regular expression (`privacy.id_patterns`)."""
 
@@ -398,7 +466,9 @@ class PatternDetector:
                 yield Detection(m.start(), m.end(), self.kind, normalise(self.kind, m.group()))
 
 
-def id_pattern_detectors(patterns: Mapping[str, str], where: str = "casework.toml") -> list[PatternDetector]:
+def id_pattern_detectors(
+    patterns: Mapping[str, str], where: str = "casework.toml"
+) -> list[PatternDetector]:
     """Detectors for the configured id patterns (kind -> regex).
 
     Raises:
@@ -415,7 +485,9 @@ def id_pattern_detectors(patterns: Mapping[str, str], where: str = "casework.tom
         try:
             out.append(PatternDetector(kind, pattern))
         except re.error as exc:
-            raise ConfigError(f"{field}: invalid regular expression: {exc}. Got '{pattern}'.") from exc
+            raise ConfigError(
+                f"{field}: invalid regular expression: {exc}. Got '{pattern}'."
+            ) from exc
     return out
 
 
@@ -428,4 +500,5 @@ def builtin_detectors(phone_regions: Sequence[str] = ("US", "GB")) -> list[Detec
         CardDetector(),
         IpDetector(),
         PhoneDetector(phone_regions),
+        StreetAddressDetector(),
     ]

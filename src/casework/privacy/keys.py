@@ -23,7 +23,7 @@ KEY_ENV = "CASEWORK_PSEUDONYM_KEY"
 MIN_KEY_BYTES = 32
 
 _HOW = (
-    "generate one with `python -c \"import secrets; print(secrets.token_hex(32))\"` and keep it "
+    'generate one with `python -c "import secrets; print(secrets.token_hex(32))"` and keep it '
     "outside the repository"
 )
 

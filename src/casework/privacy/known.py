@@ -44,13 +44,13 @@ DEFAULT_FIELD_KINDS: Mapping[str, str] = {
     ),
     **dict.fromkeys(
         (
-            "account", "account_id", "account_number", "account_no", "customer_id", "customer_no",
-            "customer_number", "user_id", "userid", "member_id", "membership_id", "client_id",
-            "username", "user_name", "login", "enduser_id", "subscriber_id", "loyalty_id",
-            "policy_number",
+            "account", "account_id", "account_number", "account_no", "user_id", "userid",
+            "member_id", "membership_id", "client_id", "username", "user_name", "login",
+            "enduser_id", "subscriber_id", "loyalty_id", "policy_number",
         ),
         "account",
     ),
+    **dict.fromkeys(("customer_id", "customer_no", "customer_number", "customer_ref"), "customer"),
     **dict.fromkeys(("order_id", "order_number", "order_no", "order_ref", "order_reference"), "order"),
     **dict.fromkeys(("dob", "date_of_birth", "birth_date", "birthdate", "birthday"), "dob"),
     **dict.fromkeys(("card_number", "pan", "credit_card", "card_no"), "card"),
@@ -68,10 +68,15 @@ PERSON_CONTEXTS = frozenset(
     }
 )  # fmt: skip
 
+#: Kinds whose presence in an object makes its bare `name` a person's name.
+_PERSON_EVIDENCE = frozenset({"email", "phone", "address", "account", "customer", "dob"})
+
 _KEY_CLEAN = re.compile(r"[\s\-]+")
 #: Shortest known value replaced in text (shorter ones would hit ordinary words and numbers).
 _MIN_LEN = {"name": 3}
 _DEFAULT_MIN_LEN = 4
+#: Shortest all-digit known value (4-digit ones would hit years and amounts).
+_MIN_DIGITS = 5
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,9 @@ def _clean(key: str) -> str:
 class FieldKinds:
     """Which JSON fields hold customer data: the built-in names plus `privacy.known_fields`."""
 
-    def __init__(self, extra: Mapping[str, str] | None = None, where: str = "casework.toml") -> None:
+    def __init__(
+        self, extra: Mapping[str, str] | None = None, where: str = "casework.toml"
+    ) -> None:
         self.fields = dict(DEFAULT_FIELD_KINDS)
         for name, kind in (extra or {}).items():
             if not KIND_RE.match(kind):
@@ -107,13 +114,21 @@ class FieldKinds:
     @property
     def kinds(self) -> frozenset[str]:
         """Every kind a field can map to."""
-        return frozenset(self.fields.values()) | {"name", "account"}
+        return frozenset(self.fields.values()) | {"name", "account", "order"}
 
-    def kind_of(self, key: str | None, context: tuple[str, ...] = ()) -> str | None:
+    def person_like(self, obj: Mapping[str, Any]) -> bool:
+        """Whether an object describes a person: it holds an email, phone, address or account id."""
+        return any(self.fields.get(_clean(str(k))) in _PERSON_EVIDENCE for k in obj)
+
+    def kind_of(
+        self, key: str | None, context: tuple[str, ...] = (), *, person: bool = False
+    ) -> str | None:
         """Kind of the value under ``key`` (inside objects named ``context``), or ``None``.
 
-        A bare `name` is a person's name and a bare `id` an account id only inside a person-like
-        object (`customer.name`, `user.id`); an `id` inside `order` is an order id.
+        A bare `name` is a person's name, and a bare `id` an account id, only inside a
+        person-like object: one named like a person (`customer.name`, `user.id`) or, with
+        ``person``, one that also holds an email, phone, address or account id. An `id` inside
+        `order` is an order id.
         """
         if key is None:
             return None
@@ -123,7 +138,7 @@ class FieldKinds:
             return kind
         parent = _clean(context[-1]) if context else ""
         parent = parent.removesuffix("s") if parent not in ("address",) else parent
-        if name in ("name", "id", "number") and parent in PERSON_CONTEXTS:
+        if name in ("name", "id", "number") and (person or parent in PERSON_CONTEXTS):
             return "name" if name == "name" else "account"
         if name in ("id", "number", "ref", "reference") and parent == "order":
             return "order"
@@ -141,26 +156,33 @@ def _leaf_text(value: Any) -> str | None:
 
 
 def collect_known(
-    value: Any, fields: FieldKinds, key: str | None = None, context: tuple[str, ...] = ()
+    value: Any,
+    fields: FieldKinds,
+    key: str | None = None,
+    context: tuple[str, ...] = (),
+    *,
+    person: bool = False,
 ) -> Iterator[KnownValue]:
     """Yield the customer values of a JSON structure, named by their fields.
 
-    Values shorter than the kind's minimum (3 characters for names, 4 otherwise) are skipped:
-    they would match ordinary words and numbers everywhere.
+    Values shorter than the kind's minimum (3 characters for names, 4 otherwise, 5 for values made
+    of digits only) are skipped: they would match ordinary words, years and amounts everywhere.
     """
     if isinstance(value, Mapping):
         inner = (*context, key) if key is not None else context
+        like = fields.person_like(value)
         for k, v in value.items():
-            yield from collect_known(v, fields, str(k), inner)
+            yield from collect_known(v, fields, str(k), inner, person=like)
         return
     if isinstance(value, list | tuple):
         for v in value:
             yield from collect_known(v, fields, key, context)
         return
-    kind = fields.kind_of(key, context)
+    kind = fields.kind_of(key, context, person=person)
     text = _leaf_text(value)
     if kind is None or text is None:
         return
     text = text.strip()
-    if len(text) >= _MIN_LEN.get(kind, _DEFAULT_MIN_LEN):
+    shortest = _MIN_DIGITS if text.isdigit() else _MIN_LEN.get(kind, _DEFAULT_MIN_LEN)
+    if len(text) >= shortest:
         yield KnownValue(kind, text)

@@ -64,11 +64,19 @@ class Scrubber:
         phone_regions: Sequence[str] = ("US", "GB"),
     ) -> None:
         self.key = key
-        self.detectors = list(detectors) if detectors is not None else builtin_detectors(phone_regions)
+        self.detectors = (
+            list(detectors) if detectors is not None else builtin_detectors(phone_regions)
+        )
         self.fields = fields or FieldKinds()
         self.phone_regions = tuple(phone_regions)
         self.kinds = frozenset(
-            {*BUILTIN_KINDS, *self.fields.kinds, "session", "trace", *(d.kind for d in self.detectors)}
+            {
+                *BUILTIN_KINDS,
+                *self.fields.kinds,
+                "session",
+                "trace",
+                *(d.kind for d in self.detectors),
+            }
         )
         self._cache: dict[tuple[str, str], str] = {}
 
@@ -158,6 +166,15 @@ class ScrubContext:
             self._known_re = re.compile(rf"(?<!\w)(?:{body})(?!\w)", re.IGNORECASE)
         return self._known_re
 
+    def leaked_kinds(self, text: str) -> list[str]:
+        """Kinds of the known values still present in ``text`` (never the values themselves)."""
+        pattern = self._pattern()
+        if pattern is None:
+            return []
+        return sorted(
+            {self._known[" ".join(m.group().split()).casefold()][0] for m in pattern.finditer(text)}
+        )
+
     # -- text --------------------------------------------------------------------------------
 
     def _spans(self, text: str) -> list[_Span]:
@@ -228,7 +245,14 @@ class ScrubContext:
 
     # -- JSON --------------------------------------------------------------------------------
 
-    def json(self, value: Any, key: str | None = None, context: tuple[str, ...] = ()) -> Any:
+    def json(
+        self,
+        value: Any,
+        key: str | None = None,
+        context: tuple[str, ...] = (),
+        *,
+        person: bool = False,
+    ) -> Any:
         """Scrub a JSON structure by walking it (never as one text).
 
         A value under a customer-data field (`email`, `customer.name`...) becomes the pseudonym
@@ -237,12 +261,16 @@ class ScrubContext:
         """
         if isinstance(value, Mapping):
             inner = (*context, key) if key is not None else context
-            return {self.text(str(k)): self.json(v, str(k), inner) for k, v in value.items()}
+            like = self.scrubber.fields.person_like(value)
+            return {
+                self.text(str(k)): self.json(v, str(k), inner, person=like)
+                for k, v in value.items()
+            }
         if isinstance(value, list | tuple):
             return [self.json(v, key, context) for v in value]
         if isinstance(value, bool) or value is None:
             return value
-        kind = self.scrubber.fields.kind_of(key, context)
+        kind = self.scrubber.fields.kind_of(key, context, person=person)
         if isinstance(value, int | float):
             if kind is not None and len(str(value)) >= 3:
                 return self.identifier(kind, str(value))
@@ -275,4 +303,3 @@ def scrubber_for(project: Project, key: PseudonymKey, extra: Sequence[Detector] 
         *extra,
     ]
     return Scrubber(key, detectors, FieldKinds(cfg.known_fields, where), cfg.phone_regions)
-

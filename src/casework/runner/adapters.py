@@ -93,7 +93,9 @@ class PythonAgent:
 
     needs_tool_server = False
 
-    def __init__(self, spec: str, fn: Callable[..., Any], *, timeout_s: float, threads: int) -> None:
+    def __init__(
+        self, spec: str, fn: Callable[..., Any], *, timeout_s: float, threads: int
+    ) -> None:
         self.spec = spec
         self._fn = fn
         self._timeout = timeout_s
@@ -101,7 +103,9 @@ class PythonAgent:
             getattr(fn, "__call__", None)  # noqa: B004 - instances with an async __call__
         )
         self._two_args = _positional_arity(fn) >= 2
-        self._pool = None if self._is_async else ThreadPoolExecutor(max(1, threads), "casework-agent")
+        self._pool = (
+            None if self._is_async else ThreadPoolExecutor(max(1, threads), "casework-agent")
+        )
 
     def _args(self, request: AgentInput, session: ToolSession) -> tuple[Any, ...]:
         return (request, Tools(session)) if self._two_args else (request,)
@@ -110,7 +114,9 @@ class PythonAgent:
         """Call the agent; exceptions and timeouts become a failed trajectory."""
         try:
             if self._is_async:
-                value = await asyncio.wait_for(self._fn(*self._args(request, session)), self._timeout)
+                value = await asyncio.wait_for(
+                    self._fn(*self._args(request, session)), self._timeout
+                )
             else:
                 loop = asyncio.get_running_loop()
                 future = loop.run_in_executor(self._pool, self._fn, *self._args(request, session))
@@ -149,7 +155,9 @@ class HttpAgent:
         self.spec = spec
         self.url = url
         self._timeout = timeout_s
-        limits = httpx.Limits(max_connections=max(1, connections), max_keepalive_connections=max(1, connections))
+        limits = httpx.Limits(
+            max_connections=max(1, connections), max_keepalive_connections=max(1, connections)
+        )
         self._client = httpx.AsyncClient(timeout=timeout_s, limits=limits, trust_env=False)
 
     async def run(self, request: AgentInput, session: ToolSession) -> Trajectory:

@@ -104,7 +104,9 @@ def compare_tallies(
 ) -> Comparison:
     """Pair two runs case by case (cases with graded trials in both)."""
     shared = sorted(cid for cid in better.keys() & worse.keys() if better[cid].n and worse[cid].n)
-    deltas = [CaseDelta(cid, better[cid].rate, worse[cid].rate, better[cid].slice) for cid in shared]
+    deltas = [
+        CaseDelta(cid, better[cid].rate, worse[cid].rate, better[cid].slice) for cid in shared
+    ]
     disc = [d for d in deltas if d.delta > 0]
     inv = [d for d in deltas if d.delta < 0]
     tied = [d for d in deltas if d.delta == 0]

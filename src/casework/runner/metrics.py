@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 __all__ = [
     "CaseTally",
@@ -123,7 +124,7 @@ def stability(tallies: Iterable[CaseTally]) -> float | None:
 def bootstrap_ci(
     values: Sequence[float],
     *,
-    statistic: Callable[[np.ndarray], float] | None = None,
+    statistic: Callable[[NDArray[np.float64]], float] | None = None,
     resamples: int = 2000,
     confidence: float = 0.95,
     seed: int = 0,
@@ -178,7 +179,9 @@ class GroupMetrics:
         return self.pass_hat.get(1)
 
 
-def summarize(group: str, tallies: Sequence[CaseTally], k_max: int, *, seed: int = 0) -> GroupMetrics:
+def summarize(
+    group: str, tallies: Sequence[CaseTally], k_max: int, *, seed: int = 0
+) -> GroupMetrics:
     """Every metric for one group, pass^k and pass@k for k = 1..k_max."""
     graded = [t for t in tallies if t.n > 0]
     ks = range(1, max(1, k_max) + 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +25,7 @@ __all__ = [
     "LoadedRun",
     "RunEnd",
     "RunHeader",
+    "SliceCalibration",
     "TrialRecord",
     "read_log",
     "tallies",
@@ -163,6 +164,8 @@ class RunEnd(_Record):
     """Summed cost the agent reported."""
     wall_s: float
     """Wall time of the last session of the run (after any resume), in seconds."""
+    agent_version: str | None = None
+    """Agent version, when the header had none and the trajectories reported one."""
 
 
 @dataclass
@@ -173,7 +176,8 @@ class LoadedRun:
     trials: list[TrialRecord]
     end: RunEnd | None = None
     source: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    valid_bytes: int | None = None
+    """Bytes of the log up to the last whole record (a torn tail after it is cut on resume)."""
 
     @property
     def finished(self) -> bool:
@@ -190,7 +194,9 @@ class LoadedRun:
         return {(t.case_id, t.trial) for t in self.trials}
 
 
-def tallies(trials: Iterable[TrialRecord], *, admissible_only: bool = False) -> dict[str, CaseTally]:
+def tallies(
+    trials: Iterable[TrialRecord], *, admissible_only: bool = False
+) -> dict[str, CaseTally]:
     """Per-case tallies of a run's trials (undetermined verdicts counted apart).
 
     Args:
@@ -222,9 +228,11 @@ def read_log(path: Path, shown: str | None = None) -> LoadedRun:
     name = shown or str(path)
     if not path.is_file():
         raise InputError(name, None, None, "run log not found")
-    lines = path.read_bytes().split(b"\n")
+    data = path.read_bytes()
+    lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
+    valid = 0
     header: RunHeader | None = None
     trials: dict[tuple[str, int], TrialRecord] = {}
     end: RunEnd | None = None
@@ -246,6 +254,10 @@ def read_log(path: Path, shown: str | None = None) -> LoadedRun:
             if last:
                 break  # torn write at a crash: the trial simply runs again on resume
             raise InputError(name, number, None, f"bad run log line: {exc}") from exc
+        valid += len(raw) + 1
     if header is None:
         raise InputError(name, 1, None, "run log has no header record")
-    return LoadedRun(header, sorted(trials.values(), key=lambda t: (t.trial, t.case_id)), end, source=name)
+    if end is not None and end.agent_version and not header.agent_version:
+        header = header.model_copy(update={"agent_version": end.agent_version})
+    trial_list = sorted(trials.values(), key=lambda t: (t.trial, t.case_id))
+    return LoadedRun(header, trial_list, end, source=name, valid_bytes=min(valid, len(data)))

@@ -67,13 +67,14 @@ class RunStore:
             return
         run_ids = {r.run_id for r in records}
         with self.workbench.session() as s:
-            have = set(
-                s.execute(
+            have = {
+                (row.run_id, row.case_id, row.trial)
+                for row in s.execute(
                     select(TrialRow.run_id, TrialRow.case_id, TrialRow.trial).where(
                         TrialRow.run_id.in_(run_ids)
                     )
-                ).tuples()
-            )
+                )
+            }
             s.add_all(
                 TrialRow(
                     run_id=r.run_id,
@@ -108,7 +109,9 @@ def _from_workbench(wb: Workbench, run_id: str) -> LoadedRun:
         header = RunHeader.model_validate(row.header)
         end = RunEnd.model_validate(row.summary) if row.summary else None
         records = s.scalars(select(TrialRow.record).where(TrialRow.run_id == run_id)).all()
-    trials = sorted((TrialRecord.model_validate(r) for r in records), key=lambda t: (t.trial, t.case_id))
+    trials = sorted(
+        (TrialRecord.model_validate(r) for r in records), key=lambda t: (t.trial, t.case_id)
+    )
     return LoadedRun(header, trials, end, source=f"workbench run {run_id}")
 
 
@@ -119,7 +122,9 @@ def _resolve_id(wb: Workbench, ref: str) -> str | None:
             return exact.id
         found = list(s.scalars(select(RunRow.id).where(RunRow.id.startswith(ref, autoescape=True))))
     if len(found) > 1:
-        raise UsageError(f"run '{ref}': prefix is ambiguous ({len(found)} runs match); give more of the id.")
+        raise UsageError(
+            f"run '{ref}': prefix is ambiguous ({len(found)} runs match); give more of the id."
+        )
     return found[0] if found else None
 
 
@@ -145,7 +150,9 @@ def load_run(project: Project, ref: str) -> LoadedRun:
     path = log_path(project, ref)
     if path.is_file():
         return read_log(path, project.relative(path))
-    raise UsageError(f"run '{ref}': no such run in the workbench or {project.relative(path)}; see `casework results --list`.")
+    raise UsageError(
+        f"run '{ref}': no such run in the workbench or {project.relative(path)}; see `casework results --list`."
+    )
 
 
 def list_runs(project: Project) -> list[RunRow]:

@@ -45,7 +45,9 @@ class TrialRow(Base):
     """One trial of one case in a run, with its verdict and trajectory."""
 
     __tablename__ = "trials"
-    __table_args__ = (UniqueConstraint("run_id", "case_id", "trial", name="uq_trials_run_case_trial"),)
+    __table_args__ = (
+        UniqueConstraint("run_id", "case_id", "trial", name="uq_trials_run_case_trial"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     run_id: Mapped[str] = mapped_column(ForeignKey("runs.id", ondelete="CASCADE"), index=True)

@@ -1,0 +1,409 @@
+"""Labelling commands: `label` (assign, export, import, status, release), `adjudicate`, `guideline`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from casework.cli.context import console, pass_project
+from casework.errors import UsageError
+from casework.labelling import (
+    AssignReport,
+    ExportReport,
+    ImportReport,
+    LabelRelease,
+    assign_labels,
+    bump_guideline,
+    export_sheets,
+    import_sheets,
+    labelling_status,
+    list_disagreements,
+    list_guidelines,
+    parse_labellers,
+    read_guideline,
+    release_labels,
+)
+from casework.project import Project
+
+__all__ = ["COMMANDS"]
+
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def _kappa(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+@click.group("label")
+def label_group() -> None:
+    """Blind labelling: assign rows, export sheets, import answers, release labels."""
+
+
+@label_group.command("assign")
+@click.argument("dataset")
+@click.option(
+    "--labellers",
+    "labellers",
+    multiple=True,
+    required=True,
+    help="Who may be assigned: comma-separated pseudonymous ids (lab-14,lab-22,lab-31).",
+)
+@click.option(
+    "--relabel-under",
+    metavar="VERSION",
+    help="Also send back every case labelled under this superseded guideline version.",
+)
+@click.option("--dry-run", is_flag=True, help="Show the assignments; write nothing.")
+@FORMAT
+@pass_project
+def assign_cmd(
+    project: Project,
+    dataset: str,
+    labellers: tuple[str, ...],
+    relabel_under: str | None,
+    dry_run: bool,
+    fmt: str,
+) -> None:
+    """Assign DATASET's unlabelled (or sent-back) rows and its disagreements to labellers.
+
+    New slices get two labellers per row until their kappa reaches thresholds.kappa_gate over
+    labelling.calibration_min_rows rows; then a fixed share (labelling.second_label_share), drawn
+    by a hash of labelling.salt and the case id, keeps a second labeller. Disagreements go to
+    someone who labelled neither side. Nobody gets the same case twice.
+    """
+    report = assign_labels(
+        project,
+        dataset,
+        parse_labellers(labellers),
+        relabel_under=relabel_under,
+        dry_run=dry_run,
+    )
+    if fmt == "json":
+        _emit_json(asdict(report))
+        return
+    _render_assign(report)
+
+
+def _render_assign(report: AssignReport) -> None:
+    table = Table("slice", "guideline", "double-labelled rows", "kappa", "policy")
+    for cal in report.calibration.values():
+        policy = "one labeller + audit share" if cal.calibrated else "two labellers (calibrating)"
+        table.add_row(cal.slice, cal.guideline_version, str(cal.rows), _kappa(cal.kappa), policy)
+    console.print(table)
+    verb = "would assign" if report.dry_run else "assigned"
+    cases = len({a.case_id for a in report.assignments})
+    console.print(f"{report.dataset}: {verb} {len(report.assignments)} tasks over {cases} cases")
+    for labeller, roles in report.by_labeller.items():
+        parts = ", ".join(f"{n} {role}" for role, n in sorted(roles.items()))
+        console.print(f"  {labeller}: {parts}")
+    if report.relabel:
+        console.print(f"  {report.relabel} cases sent back for relabelling")
+    if report.cancelled:
+        console.print(
+            f"  cancelled {report.cancelled} open assignments under superseded guidelines "
+            "(their cases were re-queued under the current one)"
+        )
+    if report.waiting:
+        console.print(
+            f"  {report.waiting} cases are decided but not released: "
+            f"casework label release {report.dataset} -m MSG"
+        )
+    for skipped in report.skipped:
+        click.echo(f"not assigned: {skipped.case_id}: {skipped.reason}", err=True)
+
+
+@label_group.command("export")
+@click.argument("dataset")
+@click.option(
+    "--labeller",
+    "labellers",
+    multiple=True,
+    help="Only this labeller's sheet (repeatable, or comma-separated; default: everyone).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write the sheets to.",
+)
+@pass_project
+def export_cmd(project: Project, dataset: str, labellers: tuple[str, ...], out_dir: Path) -> None:
+    """Write blind labelling sheets (JSONL and CSV) for labellers with open assignments.
+
+    Sheets hold the situation, the declared tools and the guideline version, and nothing else:
+    no agent output, other labels, run results, existing label, satisfiable or provenance.
+    """
+    chosen = parse_labellers(labellers, "--labeller") if labellers else ()
+    _render_export(export_sheets(project, dataset, out_dir, kind="label", labellers=chosen))
+
+
+def _render_export(report: ExportReport) -> None:
+    for sheet in report.files:
+        console.print(f"{sheet.labeller}: {sheet.rows} cases -> {sheet.jsonl} , {sheet.csv}")
+    for labeller in report.idle:
+        console.print(f"{labeller}: no open {report.kind} work in {report.dataset}")
+    if not report.files and not report.idle:
+        console.print(f"{report.dataset}: no open {report.kind} work to export")
+    if report.outdated:
+        click.echo(
+            f"{report.outdated} open assignments are under a superseded guideline and were not "
+            f"exported: run `casework label assign {report.dataset} --labellers ...` first.",
+            err=True,
+        )
+
+
+@label_group.command("import")
+@click.argument("sheets", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@pass_project
+def import_cmd(project: Project, sheets: tuple[Path, ...]) -> None:
+    """Validate returned labelling sheets and store their answers (all or nothing)."""
+    _render_import(import_sheets(project, list(sheets), kind="label"))
+
+
+def _render_import(report: ImportReport) -> None:
+    console.print(f"stored {report.total} labels from {report.sheets} sheets")
+    for labeller, count in report.stored.items():
+        console.print(f"  {labeller}: {count}")
+    if report.unanswered:
+        console.print(f"  {report.unanswered} lines left unanswered (not stored)")
+
+
+@label_group.command("status")
+@click.argument("dataset")
+@FORMAT
+@pass_project
+def status_cmd(project: Project, dataset: str, fmt: str) -> None:
+    """Show labelling progress per slice and per labeller, with each slice's calibration."""
+    status = labelling_status(project, dataset)
+    if fmt == "json":
+        _emit_json(asdict(status))
+        return
+    table = Table("slice", "guideline", "cases", "by status", "kappa (rows)", "policy")
+    for s in status.slices:
+        cal = s.calibration
+        table.add_row(
+            s.slice,
+            s.guideline_version,
+            str(s.cases),
+            ", ".join(f"{k} {n}" for k, n in s.counts.items()),
+            f"{_kappa(cal.kappa)} ({cal.rows})",
+            "calibrated" if cal.calibrated else "calibrating",
+        )
+    console.print(table)
+    if status.labellers:
+        people = Table("labeller", "open labels", "open adjudications", "done")
+        for lab in status.labellers:
+            people.add_row(
+                lab.labeller, str(lab.open_labels), str(lab.open_adjudications), str(lab.done)
+            )
+        console.print(people)
+    console.print(
+        f"calibrated = kappa >= {status.gate:g} over >= {status.min_rows} double-labelled rows"
+    )
+
+
+def _render_release(result: LabelRelease) -> None:
+    for held in result.held:
+        click.echo(f"held back: {held.case_id}: {held.reason}", err=True)
+    if result.record is None:
+        console.print(f"{result.dataset}: no decided labels to release.")
+        return
+    record = result.record
+    console.print(
+        f"{result.dataset}@{record.number} released: {record.hash[:12]} ({record.counts.cases} cases)"
+    )
+    for line in record.changes:
+        console.print(f"  - {line}")
+
+
+@label_group.command("release")
+@click.argument("dataset")
+@click.option("-m", "--message", required=True, help="Why this version exists.")
+@pass_project
+def release_cmd(project: Project, dataset: str, message: str) -> None:
+    """Write decided labels onto DATASET's cases and raw labels to labels.jsonl, as a new version."""
+    _render_release(release_labels(project, dataset, message))
+
+
+@click.command("adjudicate")
+@click.argument("dataset")
+@click.option(
+    "--export",
+    "export_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write adjudication sheets (JSONL and CSV) for adjudicators to this folder.",
+)
+@click.option(
+    "--adjudicator",
+    "adjudicators",
+    multiple=True,
+    help="With --export: only this adjudicator's sheet (repeatable).",
+)
+@click.option(
+    "--import",
+    "import_sheets_",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Store the decisions of a returned adjudication sheet (repeatable).",
+)
+@click.option(
+    "--apply",
+    "apply",
+    is_flag=True,
+    help="Write decided labels onto the cases as a new version (same as `label release`).",
+)
+@click.option("-m", "--message", help="With --apply: why this version exists.")
+@FORMAT
+@pass_project
+def adjudicate_cmd(
+    project: Project,
+    dataset: str,
+    export_dir: Path | None,
+    adjudicators: tuple[str, ...],
+    import_sheets_: tuple[Path, ...],
+    apply: bool,
+    message: str | None,
+    fmt: str,
+) -> None:
+    """List DATASET's disagreements, or export / import adjudication sheets, or apply decisions.
+
+    Adjudicators are assigned by `casework label assign` (someone who labelled neither side).
+    Adjudication sheets show the situation and the disagreeing labels, anonymised as A and B.
+    """
+    modes = [
+        m
+        for m, on in (("--export", export_dir), ("--import", import_sheets_), ("--apply", apply))
+        if on
+    ]
+    if len(modes) > 1:
+        raise UsageError(f"adjudicate: use one of {', '.join(modes)} at a time.")
+    if adjudicators and export_dir is None:
+        raise UsageError("adjudicate: --adjudicator goes with --export.")
+    if message is not None and not apply:
+        raise UsageError("adjudicate: -m goes with --apply.")
+    if export_dir is not None:
+        chosen = parse_labellers(adjudicators, "--adjudicator") if adjudicators else ()
+        _render_export(
+            export_sheets(project, dataset, export_dir, kind="adjudication", labellers=chosen)
+        )
+    elif import_sheets_:
+        _render_import(import_sheets(project, list(import_sheets_), kind="adjudication"))
+    elif apply:
+        if not message:
+            raise UsageError("adjudicate --apply: a message is required (-m MSG).")
+        _render_release(release_labels(project, dataset, message))
+    else:
+        _render_disagreements(project, dataset, fmt)
+
+
+def _render_disagreements(project: Project, dataset: str, fmt: str) -> None:
+    found = list_disagreements(project, dataset)
+    if fmt == "json":
+        _emit_json(
+            [
+                {
+                    "case_id": d.case_id,
+                    "slice": d.slice,
+                    "guideline_version": d.guideline_version,
+                    "differs": list(d.differs),
+                    "adjudicator": d.adjudicator,
+                    "labels": [r.model_dump(mode="json") for r in d.labels],
+                }
+                for d in found
+            ]
+        )
+        return
+    if not found:
+        console.print(f"{dataset}: no open disagreements.")
+        return
+    table = Table("case", "slice", "guideline", "differs on", "labels", "adjudicator")
+    for d in found:
+        labels = "; ".join(f"{r.labeller}: {r.outcome}" for r in d.labels)
+        table.add_row(
+            d.case_id,
+            d.slice,
+            d.guideline_version,
+            ", ".join(d.differs),
+            labels,
+            d.adjudicator or "(none: run label assign)",
+        )
+    console.print(table)
+    console.print(f"{len(found)} open disagreements")
+
+
+@click.group("guideline")
+def guideline_group() -> None:
+    """Versioned labelling guidelines (guidelines/<slice>.md)."""
+
+
+@guideline_group.command("bump")
+@click.argument("slice_name", metavar="SLICE")
+@click.option("-m", "--message", required=True, help="What rule changed, in one line.")
+@pass_project
+def bump_cmd(project: Project, slice_name: str, message: str) -> None:
+    """Raise SLICE's guideline version (gN -> gN+1) and add a changelog entry."""
+    bump = bump_guideline(project, slice_name, message)
+    console.print(f"{bump.slice}: {bump.old} -> {bump.new} ({project.relative(bump.path)})")
+    console.print(
+        f"rows labelled under the old rule: casework cases DATASET --labelled-under {bump.old}"
+    )
+    console.print(
+        f"send them back: casework label assign DATASET --relabel-under {bump.old} --labellers ..."
+    )
+
+
+@guideline_group.command("show")
+@click.argument("slice_name", metavar="SLICE")
+@pass_project
+def show_cmd(project: Project, slice_name: str) -> None:
+    """Print SLICE's guideline (version, then the file)."""
+    guideline = read_guideline(project, slice_name)
+    click.echo(f"{guideline.version}  ({project.relative(guideline.path)})")
+    click.echo(guideline.text, nl=False)
+
+
+@guideline_group.command("list")
+@FORMAT
+@pass_project
+def list_cmd(project: Project, fmt: str) -> None:
+    """List every slice's guideline version and its last change."""
+    guidelines = list_guidelines(project)
+    if fmt == "json":
+        _emit_json(
+            [
+                {
+                    "slice": g.slice,
+                    "version": g.version,
+                    "path": project.relative(g.path),
+                    "changelog": list(g.changelog),
+                }
+                for g in guidelines
+            ]
+        )
+        return
+    table = Table("slice", "version", "file", "last change")
+    for g in guidelines:
+        table.add_row(
+            g.slice, g.version, project.relative(g.path), g.changelog[0] if g.changelog else ""
+        )
+    console.print(table)
+
+
+COMMANDS: list[click.Command] = [label_group, adjudicate_cmd, guideline_group]

@@ -1,0 +1,545 @@
+"""Run commands: `run`, `results`, `compare`, `retire`, `gate`, `report`, `judge calibrate`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from casework.cli.context import console, pass_project
+from casework.errors import GateFailed, UsageError
+from casework.gate import GateReport
+from casework.grading.calibration import calibrate_judge
+from casework.project import Project
+from casework.report import write_report
+from casework.runner import RunRequest, TrialRecord, list_runs, load_run, run_agent
+from casework.runner.analysis import (
+    CompareResult,
+    RetireResult,
+    RunResults,
+    compare_runs,
+    retire_cases,
+    run_results,
+)
+from casework.runner.gating import gate_run
+from casework.runner.metrics import GroupMetrics
+from casework.runner.store import log_path
+
+__all__ = ["COMMANDS"]
+
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+
+
+def _f(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+class _Bar:
+    """A rich progress bar fed by the runner's observer callbacks."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.task = progress.add_task("trials", total=None)
+        self.passed = 0
+        self.failed = 0
+
+    def started(self, total: int, done: int) -> None:
+        self.progress.update(self.task, total=total, completed=done)
+
+    def trial_done(self, record: TrialRecord) -> None:
+        if record.verdict.passed:
+            self.passed += 1
+        elif record.verdict.passed is False:
+            self.failed += 1
+        self.progress.update(
+            self.task,
+            advance=1,
+            description=f"trials [green]{self.passed} pass[/] [red]{self.failed} fail[/]",
+        )
+
+
+@click.command("run")
+@click.argument("dataset", required=False, default="")
+@click.option(
+    "--agent",
+    "agent",
+    default=None,
+    help="python:pkg.mod:fn, http:URL or cmd:COMMAND (default: [agent] spec).",
+)
+@click.option("-k", "k", type=int, default=3, show_default=True, help="Trials per case.")
+@click.option(
+    "--concurrency", type=int, default=16, show_default=True, help="Trials in flight at once."
+)
+@click.option("--slice", "slices", multiple=True, help="Only this slice (repeatable).")
+@click.option(
+    "--split",
+    "splits",
+    multiple=True,
+    type=click.Choice(["dev", "holdout", "smoke"]),
+    help="Only this split (repeatable).",
+)
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Run seed (trial seeds derive from it)."
+)
+@click.option(
+    "--agent-version", default=None, help="Version label of the agent (default: what it reports)."
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=float,
+    default=300.0,
+    show_default=True,
+    help="Seconds one trial may take.",
+)
+@click.option(
+    "--resume",
+    default=None,
+    metavar="RUN",
+    help="Finish an interrupted run instead of starting one.",
+)
+@click.option(
+    "--no-judge",
+    is_flag=True,
+    help="Do not use the configured judge (judge checks stay undetermined).",
+)
+@FORMAT
+@pass_project
+def run_cmd(
+    project: Project,
+    dataset: str,
+    agent: str | None,
+    k: int,
+    concurrency: int,
+    slices: tuple[str, ...],
+    splits: tuple[str, ...],
+    seed: int,
+    agent_version: str | None,
+    timeout_s: float,
+    resume: str | None,
+    no_judge: bool,
+    fmt: str,
+) -> None:
+    """Run an agent on DATASET[@VERSION]: k independent trials per case, graded, logged, stored."""
+    request = RunRequest(
+        dataset=dataset,
+        agent=agent,
+        k=k,
+        concurrency=concurrency,
+        slices=slices,
+        splits=splits,
+        seed=seed,
+        agent_version=agent_version,
+        timeout_s=timeout_s,
+        resume=resume,
+        use_judge=not no_judge,
+    )
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(
+        *columns, console=console, transient=fmt == "json", disable=fmt == "json"
+    ) as progress:
+        summary = run_agent(project, request, observer=_Bar(progress))
+    end, header = summary.end, summary.header
+    if fmt == "json":
+        click.echo(
+            json.dumps(
+                {"run_id": header.run_id, "log": str(summary.log), **end.model_dump(mode="json")},
+                indent=2,
+            )
+        )
+        return
+    console.print(
+        f"run [bold]{header.run_id}[/]: {end.trials} trials on {header.dataset_ref} — "
+        f"{end.passed} passed, {end.failed} failed, {end.undetermined} undetermined, {end.errors} agent errors; "
+        f"log {project.relative(summary.log)}"
+    )
+    console.print(f"next: casework results {header.run_id}")
+
+
+def _group_row(g: GroupMetrics, k: int) -> list[str]:
+    ci = f" [{g.ci_pass1[0]:.2f}, {g.ci_pass1[1]:.2f}]" if g.ci_pass1 else ""
+    return [
+        g.group,
+        str(g.cases),
+        str(g.trials),
+        _f(g.pass1) + ci,
+        *(_f(g.pass_hat.get(i)) for i in range(2, k + 1)),
+        *(_f(g.pass_at.get(i)) for i in range(2, k + 1)),
+        _f(g.stability),
+    ]
+
+
+def _group_json(g: GroupMetrics) -> dict[str, Any]:
+    return {
+        "group": g.group,
+        "cases": g.cases,
+        "trials": g.trials,
+        "undetermined": g.undetermined,
+        "pass1": g.pass1,
+        "pass_hat": {str(k): v for k, v in g.pass_hat.items()},
+        "pass_at": {str(k): v for k, v in g.pass_at.items()},
+        "stability": g.stability,
+        "ci_pass1": list(g.ci_pass1) if g.ci_pass1 else None,
+    }
+
+
+def _results_json(res: RunResults) -> dict[str, Any]:
+    h = res.run.header
+    return {
+        "run_id": h.run_id,
+        "dataset": h.dataset_ref,
+        "dataset_hash": h.dataset_hash,
+        "agent": h.agent_spec,
+        "agent_version": h.agent_version,
+        "k": h.k,
+        "finished": res.run.finished,
+        "groups": [_group_json(g) for g in res.groups()],
+        "flaky": res.flaky,
+        "inadmissible": res.inadmissible,
+    }
+
+
+@click.command("results")
+@click.argument("run", required=False)
+@click.option("--list", "list_all", is_flag=True, help="List the runs in the workbench.")
+@FORMAT
+@pass_project
+def results_cmd(project: Project, run: str | None, list_all: bool, fmt: str) -> None:
+    """Show pass@1, pass^k, pass@k and stability of RUN per slice, split and source."""
+    if list_all or run is None:
+        if run is None and not list_all:
+            raise UsageError("results: name a RUN (or pass --list to see the runs).")
+        rows = list_runs(project)
+        if fmt == "json":
+            click.echo(
+                json.dumps(
+                    [
+                        {
+                            "run_id": r.id,
+                            "dataset": r.dataset,
+                            "agent": r.agent_spec,
+                            "agent_version": r.agent_version,
+                            "k": r.k,
+                            "started_at": r.started_at.isoformat(),
+                            "finished": r.finished_at is not None,
+                        }
+                        for r in rows
+                    ],
+                    indent=2,
+                )
+            )
+            return
+        table = Table("run", "dataset", "agent", "version", "k", "finished")
+        for r in rows:
+            table.add_row(
+                r.id,
+                r.dataset,
+                r.agent_spec,
+                r.agent_version or "",
+                str(r.k),
+                "yes" if r.finished_at else "no",
+            )
+        console.print(table)
+        return
+    res = run_results(load_run(project, run))
+    if fmt == "json":
+        click.echo(json.dumps(_results_json(res), indent=2))
+        return
+    h = res.run.header
+    console.print(
+        f"run [bold]{h.run_id}[/] · {h.dataset_ref} ({h.dataset_hash[:12]}) · {h.agent_version or h.agent_spec} · k={h.k}"
+        + ("" if res.run.finished else " · [yellow]unfinished[/]")
+    )
+    k = h.k
+    table = Table(
+        "group",
+        "cases",
+        "trials",
+        "pass@1 [95% CI]",
+        *(f"pass^{i}" for i in range(2, k + 1)),
+        *(f"pass@{i}" for i in range(2, k + 1)),
+        "stability",
+    )
+    for g in res.groups():
+        table.add_row(*_group_row(g, k))
+    console.print(table)
+    if res.flaky:
+        console.print(
+            f"flaky cases ({len(res.flaky)}): {', '.join(res.flaky[:20])}{' …' if len(res.flaky) > 20 else ''}"
+        )
+    if res.inadmissible:
+        console.print(
+            f"[yellow]{res.inadmissible} verdict(s) rest on an uncalibrated judge (never gate)[/]"
+        )
+
+
+def _compare_json(res: CompareResult) -> dict[str, Any]:
+    c = res.comparison
+    return {
+        "better": res.better,
+        "worse": res.worse,
+        "cases": c.cases,
+        "discrimination_rate": c.discrimination_rate,
+        "inversion_rate": c.inversion_rate,
+        "discriminating": [d.case_id for d in c.discriminating],
+        "inverted": [d.case_id for d in c.inverted],
+        "tied": len(c.tied),
+        "mean_delta": c.mean_delta,
+        "ci_delta": list(c.ci_delta) if c.ci_delta else None,
+        "p_value": c.p_value,
+        "by_slice": {
+            s: {
+                "cases": x.cases,
+                "discrimination_rate": x.discrimination_rate,
+                "inverted": len(x.inverted),
+            }
+            for s, x in res.by_slice.items()
+        },
+        "release": res.release.number if res.release else None,
+    }
+
+
+@click.command("compare")
+@click.argument("better")
+@click.argument("worse")
+@click.option(
+    "--no-write", is_flag=True, help="Only compare; do not record `discriminates` in a release."
+)
+@FORMAT
+@pass_project
+def compare_cmd(project: Project, better: str, worse: str, no_write: bool, fmt: str) -> None:
+    """Pair RUN_BETTER with RUN_WORSE case by case: discrimination, inverted cases, paired test."""
+    res = compare_runs(
+        project, load_run(project, better), load_run(project, worse), write=not no_write
+    )
+    if fmt == "json":
+        click.echo(json.dumps(_compare_json(res), indent=2))
+        return
+    c = res.comparison
+    console.print(f"[bold]{res.pair}[/] on {c.cases} shared cases")
+    console.print(
+        f"discrimination rate {c.discrimination_rate:.3f} ({len(c.discriminating)} cases), "
+        f"inverted {len(c.inverted)}, tied {len(c.tied)}"
+    )
+    ci = f" [{c.ci_delta[0]:+.3f}, {c.ci_delta[1]:+.3f}]" if c.ci_delta else ""
+    console.print(
+        f"mean per-case pass-rate difference {c.mean_delta:+.3f}{ci}; exact sign test p = {c.p_value:.3g}"
+    )
+    table = Table("slice", "cases", "discrimination", "inverted")
+    for s, x in res.by_slice.items():
+        table.add_row(s, str(x.cases), f"{x.discrimination_rate:.3f}", str(len(x.inverted)))
+    console.print(table)
+    if c.inverted:
+        console.print("inverted: " + ", ".join(d.case_id for d in c.inverted[:30]))
+    if res.release is not None:
+        console.print(
+            f"recorded `discriminates` in release {res.release.number} ({res.release.hash[:12]})"
+        )
+
+
+def _retire_json(res: RetireResult) -> dict[str, Any]:
+    return {
+        "compared": res.retirement.compared,
+        "all_pass": res.retirement.all_pass,
+        "all_fail": res.retirement.all_fail,
+        "moved": res.moved,
+        "possible_label_errors": res.possible_label_errors,
+        "release": res.release.number if res.release else None,
+    }
+
+
+@click.command("retire")
+@click.argument("dataset")
+@click.option(
+    "--runs",
+    "runs",
+    multiple=True,
+    required=True,
+    help="A run of one compared system (repeat, 2+).",
+)
+@click.option("--dry-run", is_flag=True, help="Show what would move; write nothing.")
+@FORMAT
+@pass_project
+def retire_cmd(
+    project: Project, dataset: str, runs: tuple[str, ...], dry_run: bool, fmt: str
+) -> None:
+    """Move cases that separate none of the compared systems to split smoke, as a new version."""
+    res = retire_cases(project, dataset, [load_run(project, r) for r in runs], dry_run=dry_run)
+    if fmt == "json":
+        click.echo(json.dumps(_retire_json(res), indent=2))
+        return
+    r = res.retirement
+    console.print(
+        f"{r.compared} cases compared: {len(r.all_pass)} every system passes, {len(r.all_fail)} every system fails"
+    )
+    verb = "would move" if dry_run else "moved"
+    console.print(f"{verb} {len(res.moved)} case(s) to split smoke")
+    if res.possible_label_errors:
+        console.print(
+            "[yellow]possible label errors[/] (every system fails): "
+            + ", ".join(res.possible_label_errors)
+        )
+    if res.release is not None:
+        console.print(f"release {res.release.number} ({res.release.hash[:12]})")
+
+
+def _gate_json(report: GateReport) -> dict[str, Any]:
+    return {
+        "passed": report.passed,
+        "pass_rate": report.pass_rate,
+        "baseline_pass_rate": report.baseline_pass_rate,
+        "cases": report.cases,
+        "gating_slices": report.gating_slices,
+        "failures": [
+            {"code": r.code, "message": r.message, "slice": r.slice} for r in report.failures
+        ],
+        "warnings": [
+            {"code": r.code, "message": r.message, "slice": r.slice} for r in report.warnings
+        ],
+    }
+
+
+@click.command("gate")
+@click.option("--run", "run", required=True, help="The run to decide on.")
+@click.option("--baseline", default=None, help="Run of the released system to compare against.")
+@click.option(
+    "--github", is_flag=True, help="Also print GitHub Actions annotations (::error / ::warning)."
+)
+@FORMAT
+@pass_project
+def gate_cmd(project: Project, run: str, baseline: str | None, github: bool, fmt: str) -> None:
+    """Decide a release from dataset checks and RUN's results; exit 1 with the reasons on failure."""
+    report = gate_run(project, run, baseline)
+    if github:
+        for line in report.github_annotations():
+            click.echo(line)
+    if fmt == "json":
+        click.echo(json.dumps(_gate_json(report), indent=2))
+    else:
+        rate = _f(report.pass_rate)
+        base = (
+            f" (baseline {_f(report.baseline_pass_rate)})"
+            if report.baseline_pass_rate is not None
+            else ""
+        )
+        console.print(
+            f"pass@1 {rate}{base} on {report.cases} gating cases; slices: {', '.join(report.gating_slices) or 'none'}"
+        )
+        for w in report.warnings:
+            console.print(f"[yellow]warn[/] {w}")
+        if report.passed:
+            console.print("[green]gate PASSED[/]")
+    if not report.passed:
+        raise GateFailed("gate FAILED:\n" + "\n".join(f"  {r}" for r in report.failures))
+
+
+@click.command("report")
+@click.argument("run")
+@click.option(
+    "--vs", "vs", default=None, help="A run of another system to compare with (discrimination)."
+)
+@click.option(
+    "-o",
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Output file (default: runs/<run>.html).",
+)
+@pass_project
+def report_cmd(project: Project, run: str, vs: str | None, out: Path | None) -> None:
+    """Write one self-contained HTML report of RUN (charts, failing cases with evidence)."""
+    target = out or log_path(project, load_run(project, run).header.run_id).with_suffix(".html")
+    path = write_report(project, run, target, vs_ref=vs)
+    console.print(f"wrote {project.relative(path)}")
+
+
+@click.group("judge")
+def judge_group() -> None:
+    """The LLM judge: calibration against human labels."""
+
+
+@judge_group.command("calibrate")
+@click.option("--slice", "slice_name", required=True, help="Slice to calibrate on.")
+@click.option(
+    "--dataset",
+    "dataset",
+    default=None,
+    help="DATASET[@VERSION] (default: the project's only dataset).",
+)
+@click.option(
+    "--split",
+    "splits",
+    multiple=True,
+    type=click.Choice(["dev", "holdout", "smoke"]),
+    help="Only cases of this split.",
+)
+@FORMAT
+@pass_project
+def calibrate_cmd(
+    project: Project, slice_name: str, dataset: str | None, splits: tuple[str, ...], fmt: str
+) -> None:
+    """Measure the judge's agreement with human labels on a slice; admissible at the threshold."""
+    if dataset is None:
+        names = project.dataset_names()
+        if len(names) != 1:
+            raise UsageError(
+                f"judge calibrate: pass --dataset (datasets here: {', '.join(names) or 'none'})."
+            )
+        dataset = names[0]
+    report = calibrate_judge(project, dataset, slice_name, splits=splits)
+    if fmt == "json":
+        click.echo(json.dumps(report.as_json(), indent=2))
+        return
+    cal = report.calibration
+    verdict = "[green]admissible[/]" if cal.admissible else "[red]not admissible[/]"
+    console.print(
+        f"judge {cal.judge_model} on slice {cal.slice}: kappa {_f(cal.kappa)}, accuracy {cal.accuracy:.3f} "
+        f"on {cal.n} cases (threshold {cal.threshold:g}) — {verdict}"
+    )
+    table = Table("human \\ judge", *report.categories)
+    for cat, row in zip(report.categories, report.confusion, strict=True):
+        table.add_row(cat, *(str(x) for x in row))
+    console.print(table)
+    if report.disagreements:
+        console.print("disagreements: " + ", ".join(d.case_id for d in report.disagreements))
+    if report.failed:
+        console.print(
+            f"[yellow]no usable judge answer for {len(report.failed)} case(s)[/]: "
+            + ", ".join(report.failed)
+        )
+
+
+COMMANDS: list[click.Command] = [
+    run_cmd,
+    results_cmd,
+    compare_cmd,
+    retire_cmd,
+    gate_cmd,
+    report_cmd,
+    judge_group,
+]

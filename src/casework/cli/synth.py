@@ -1,0 +1,231 @@
+"""Synthetic variants and model access: `casework synth`, `casework llm ping`, `casework llm cache`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+from rich.table import Table
+
+from casework.cli.context import console, err_console, pass_project
+from casework.llm import WorkbenchCache, ping
+from casework.project import Project
+from casework.synth import SynthResult, synthesize, transform_names, transform_table
+
+__all__ = ["COMMANDS"]
+
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def _table_help() -> str:
+    rows = [
+        f"{s.name}: {'keeps the label' if s.preserves_label else 'back to labelling'}, "
+        f"{s.method}; {s.summary}."
+        for s in transform_table()
+    ]
+    return "\b\nTransforms:\n" + "\n".join(f"  {r}" for r in rows)
+
+
+def _synth_json(result: SynthResult) -> dict[str, Any]:
+    return {
+        "dataset": result.dataset,
+        "version": result.version.number if result.version else None,
+        "hash": result.version.hash if result.version else None,
+        "created": [
+            {
+                "id": c.id,
+                "parent_id": c.provenance.parent_id,
+                "transform": c.provenance.transform,
+                "slice": c.slice,
+                "split": c.split,
+                "labelled": c.label is not None,
+            }
+            for c in result.created
+        ],
+        "to_labelling": result.to_labelling,
+        "rejected": [{"id": r.variant_id, "reason": r.reason} for r in result.rejected],
+        "capped": result.capped,
+        "limited": result.limited,
+        "warnings": result.warnings,
+        "usage": result.ledger.summary_lines(),
+    }
+
+
+def _render(result: SynthResult, dry_run: bool) -> None:
+    count = len(result.created)
+    if dry_run:
+        head = f"{result.dataset}: {count} variant(s) would be added (dry run, nothing written)"
+    elif result.version is not None:
+        head = (
+            f"{result.dataset}: {count} variant(s) added as release {result.version.number} "
+            f"({result.version.hash[:12]})"
+        )
+    else:
+        head = f"{result.dataset}: no new variants; nothing released"
+    console.print(head)
+    if result.created:
+        table = Table("id", "parent", "transform", "slice", "split", "label")
+        for c in result.created:
+            table.add_row(
+                c.id,
+                c.provenance.parent_id or "",
+                c.provenance.transform or "",
+                c.slice,
+                c.split,
+                c.label.outcome if c.label else "to labelling",
+            )
+        console.print(table)
+    back = result.to_labelling
+    if back:
+        console.print(f"Back to labelling ({len(back)}): {', '.join(back)}")
+    if result.rejected:
+        console.print(f"Not kept ({len(result.rejected)}):")
+        for r in result.rejected:
+            console.print(f"  {r.variant_id}: {r.reason}")
+    if result.limited:
+        console.print(f"--limit reached: {result.limited} variant(s) not generated")
+    for warning in result.warnings:
+        err_console.print(f"warning: {warning}")
+    for line in result.ledger.summary_lines():
+        console.print(f"LLM {line}")
+
+
+@click.command("synth", epilog=_table_help())
+@click.argument("dataset")
+@click.option(
+    "--transform",
+    "-t",
+    "transforms",
+    multiple=True,
+    required=True,
+    type=click.Choice(transform_names()),
+    help="Transform to apply (repeat for several).",
+)
+@click.option("--slice", "slice_name", help="Only seeds of this slice (default: every slice).")
+@click.option(
+    "--per-case",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Variants per seed and transform (default: [synth] per_case).",
+)
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N new variants.")
+@click.option("--dry-run", is_flag=True, help="Generate and check, but write nothing.")
+@FORMAT
+@pass_project
+def synth_cmd(
+    project: Project,
+    dataset: str,
+    transforms: tuple[str, ...],
+    slice_name: str | None,
+    per_case: int | None,
+    limit: int | None,
+    dry_run: bool,
+    fmt: str,
+) -> None:
+    """Make synthetic variants of DATASET's seed cases and release them as a new version.
+
+    Label-preserving variants inherit their seed's label; information-changing ones are created
+    without a label and wait in the labelling queue. Variants that change nothing are rejected,
+    and generation stops at the per-slice synthetic cap (thresholds.synthetic_cap).
+    """
+    result = synthesize(
+        project,
+        dataset,
+        list(transforms),
+        slice_name=slice_name,
+        per_case=per_case,
+        limit=limit,
+        dry_run=dry_run,
+    )
+    if fmt == "json":
+        _emit_json(_synth_json(result))
+        for warning in result.warnings:
+            err_console.print(f"warning: {warning}")
+    else:
+        _render(result, dry_run)
+
+
+@click.group("llm")
+def llm_group() -> None:
+    """Check model endpoints and manage the response cache."""
+
+
+@llm_group.command("ping")
+@click.option(
+    "--role",
+    type=click.Choice(["generator", "judge"]),
+    default="generator",
+    show_default=True,
+    help="Which [models.<role>] to call.",
+)
+@FORMAT
+@pass_project
+def ping_cmd(project: Project, role: str, fmt: str) -> None:
+    """Send one tiny request to a role's model and show what came back."""
+    result = ping(project, "judge" if role == "judge" else "generator")
+    if fmt == "json":
+        _emit_json(
+            {
+                "role": result.role,
+                "model": result.model,
+                "endpoint": result.endpoint,
+                "reply": result.reply,
+                "seconds": round(result.seconds, 3),
+                "prompt_tokens": result.usage.prompt_tokens if result.usage else None,
+                "completion_tokens": result.usage.completion_tokens if result.usage else None,
+            }
+        )
+        return
+    tokens = (
+        f", {result.usage.prompt_tokens}+{result.usage.completion_tokens} tokens"
+        if result.usage
+        else ""
+    )
+    console.print(
+        f"models.{result.role}: {result.model} at {result.endpoint} answered in "
+        f"{result.seconds:.2f} s{tokens}: {result.reply!r}"
+    )
+
+
+@llm_group.group("cache")
+def cache_group() -> None:
+    """The workbench's response cache (replies keyed by model, prompt and parameters)."""
+
+
+@cache_group.command("stats")
+@FORMAT
+@pass_project
+def cache_stats_cmd(project: Project, fmt: str) -> None:
+    """Cached replies per model."""
+    counts = WorkbenchCache(project).count()
+    if fmt == "json":
+        _emit_json(counts)
+        return
+    if not counts:
+        console.print("the response cache is empty")
+    for model, n in counts.items():
+        console.print(f"{model}: {n} cached repl{'ies' if n != 1 else 'y'}")
+
+
+@cache_group.command("clear")
+@click.option("--model", help="Only replies of this model (`openai:gpt-4o-mini`).")
+@pass_project
+def cache_clear_cmd(project: Project, model: str | None) -> None:
+    """Delete cached replies (all, or one model's), so the next run asks again."""
+    removed = WorkbenchCache(project).clear(model)
+    console.print(f"removed {removed} cached repl{'ies' if removed != 1 else 'y'}")
+
+
+COMMANDS: list[click.Command] = [synth_cmd, llm_group]

@@ -1,0 +1,388 @@
+"""Sheets out and answers in: `label export`, `label import`, `adjudicate --export/--import`.
+
+Export writes one JSONL and one CSV sheet per person with open assignments under the current
+guideline. Import validates every line of every sheet and stores all of them in one transaction,
+or none. Entry points: :func:`export_sheets`, :func:`import_sheets`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from casework.atomic import atomic_write_bytes
+from casework.dataset import ToolDecl, declared_tools
+from casework.errors import InputErrors, Problem, UsageError
+from casework.labelling.sheets import (
+    SheetEntry,
+    SheetKind,
+    read_sheet,
+    render_csv,
+    render_jsonl,
+    sheet_line,
+    sheet_name,
+)
+from casework.labelling.state import DatasetState, dataset_name, load_state
+from casework.labelling.store import StoredAssignment, add_label
+from casework.project import Project
+from casework.schema import Outcome
+from casework.workbench import open_workbench
+
+__all__ = ["ExportReport", "ImportReport", "SheetFile", "export_sheets", "import_sheets"]
+
+
+@dataclass(frozen=True)
+class SheetFile:
+    """The sheets written for one person.
+
+    Attributes:
+        labeller: Whose sheets.
+        rows: Cases on them.
+        jsonl: The JSONL sheet.
+        csv: The CSV sheet (same content).
+    """
+
+    labeller: str
+    rows: int
+    jsonl: Path
+    csv: Path
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What an export wrote.
+
+    Attributes:
+        dataset: Dataset name.
+        kind: ``label`` or ``adjudication``.
+        files: One entry per person with open work.
+        outdated: Open assignments under a superseded guideline, not exported
+            (`casework label assign` re-queues them).
+        idle: People asked for who hold no open work of this kind.
+    """
+
+    dataset: str
+    kind: SheetKind
+    files: tuple[SheetFile, ...]
+    outdated: int
+    idle: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import stored.
+
+    Attributes:
+        sheets: Sheets read.
+        stored: Labels stored per labeller.
+        unanswered: Lines left empty (not stored; export again later to finish them).
+    """
+
+    sheets: int
+    stored: dict[str, int]
+    unanswered: int
+
+    @property
+    def total(self) -> int:
+        """Labels stored."""
+        return sum(self.stored.values())
+
+
+def _wanted_role(kind: SheetKind, role: str) -> bool:
+    return (role == "adjudicator") == (kind == "adjudication")
+
+
+def export_sheets(
+    project: Project,
+    dataset: str,
+    out_dir: Path,
+    *,
+    kind: SheetKind = "label",
+    labellers: Sequence[str] = (),
+) -> ExportReport:
+    """Write blind sheets (or adjudication sheets) for people with open assignments.
+
+    Args:
+        project: The project.
+        dataset: Dataset name.
+        out_dir: Folder the sheets go to (created if missing).
+        kind: ``label`` for blind first/second labels, ``adjudication`` for adjudicators.
+        labellers: Only these people (default: everyone with open work).
+
+    Raises:
+        UsageError: Unknown dataset.
+        InputErrors: Bad dataset files or guidelines.
+        ConfigError: No declared tools.
+    """
+    name = dataset_name(dataset, "export")
+    tools = declared_tools(project)
+    wb = open_workbench(project)
+    try:
+        with wb.session() as session:
+            state = load_state(project, name, session)
+    finally:
+        wb.close()
+    versions = state.snapshot.versions
+    open_work: dict[str, list[StoredAssignment]] = {}
+    outdated = 0
+    for stored in state.work.assignments:
+        a = stored.assignment
+        if a.done or not _wanted_role(kind, a.role):
+            continue
+        if labellers and a.labeller not in labellers:
+            continue
+        if a.guideline_version != versions.get(stored.slice):
+            outdated += 1
+            continue
+        open_work.setdefault(a.labeller, []).append(stored)
+    files = []
+    for labeller in sorted(open_work):
+        lines = _lines(state, kind, labeller, open_work[labeller], tools)
+        if not lines:
+            continue
+        stem = sheet_name(name, labeller, kind)
+        jsonl, csv_path = out_dir / f"{stem}.jsonl", out_dir / f"{stem}.csv"
+        atomic_write_bytes(jsonl, render_jsonl(lines))
+        atomic_write_bytes(csv_path, render_csv(lines, kind, list(tools)))
+        files.append(SheetFile(labeller, len(lines), jsonl, csv_path))
+    idle = tuple(lab for lab in labellers if lab not in {f.labeller for f in files})
+    return ExportReport(name, kind, tuple(files), outdated, idle)
+
+
+def _lines(
+    state: DatasetState,
+    kind: SheetKind,
+    labeller: str,
+    work: Sequence[StoredAssignment],
+    tools: Mapping[str, ToolDecl],
+) -> list[dict[str, object]]:
+    by_id = {p.case.id: p for p in state.snapshot.cases}
+    lines = []
+    for stored in sorted(work, key=lambda s: s.assignment.case_id):
+        progress = by_id.get(stored.assignment.case_id)
+        if progress is None:  # the case left the dataset since it was assigned
+            continue
+        found = progress.round
+        blind = [r for r in found.labels if r.role != "adjudicator"] if found else []
+        lines.append(
+            sheet_line(
+                kind,
+                state.dataset.name,
+                labeller,
+                progress.case,
+                stored.assignment.guideline_version,
+                tools,
+                labels=blind if kind == "adjudication" else (),
+                differs=found.differs if (found and kind == "adjudication") else (),
+            )
+        )
+    return lines
+
+
+def _check_entry(
+    entry: SheetEntry,
+    state: DatasetState,
+    kind: SheetKind,
+    tools: Mapping[str, ToolDecl],
+    seen: dict[tuple[str, str, str], str],
+    held: Mapping[tuple[str, str, str], StoredAssignment],
+) -> tuple[list[Problem], tuple[StoredAssignment, Outcome] | None]:
+    answer = entry.answer
+    path, line = entry.path, entry.line
+
+    def problem(field: str, message: str, got: object = None, has_got: bool = True) -> Problem:
+        return Problem(path, line, field, message, got, has_got=has_got)
+
+    problems: list[Problem] = []
+    if answer.sheet != kind:
+        other = (
+            "casework label import"
+            if answer.sheet == "label"
+            else "casework adjudicate DATASET --import"
+        )
+        problems.append(
+            problem(
+                "sheet", f"this is a {answer.sheet} sheet; import it with `{other}`", answer.sheet
+            )
+        )
+        return problems, None
+    progress = state.snapshot.by_id.get(answer.case_id)
+    if progress is None:
+        problems.append(
+            problem(
+                "case_id", f"no case with this id in dataset '{answer.dataset}'", answer.case_id
+            )
+        )
+        return problems, None
+    key = (answer.dataset, answer.case_id, answer.labeller)
+    if key in seen:
+        problems.append(
+            problem(
+                "case_id",
+                f"duplicate submission: {answer.labeller} already answered this case at {seen[key]}",
+                answer.case_id,
+            )
+        )
+        return problems, None
+    seen[key] = f"{path}:{line}"
+    current = progress.current_version
+    if answer.guideline_version != current:
+        problems.append(
+            problem(
+                "guideline_version",
+                f"must be the current guideline of slice '{progress.case.slice}', {current} "
+                "(export a fresh sheet after a guideline bump)",
+                answer.guideline_version,
+            )
+        )
+    stored = held.get((answer.case_id, answer.labeller, current))
+    if stored is None:
+        problems.append(
+            problem(
+                "labeller", f"not assigned case '{answer.case_id}' under {current}", answer.labeller
+            )
+        )
+    elif stored.assignment.done:
+        problems.append(
+            problem(
+                "case_id",
+                f"duplicate submission: {answer.labeller}'s label for this case is already stored",
+                answer.case_id,
+            )
+        )
+    elif not _wanted_role(kind, stored.assignment.role):
+        problems.append(
+            problem(
+                "sheet",
+                f"{answer.labeller} holds this case as {stored.assignment.role}, not on a {kind} sheet",
+                answer.sheet,
+            )
+        )
+    declared = ", ".join(tools) or "none"
+    for group, answers in (("required", answer.required), ("forbidden", answer.forbidden)):
+        for tool in answers:
+            if tool not in tools:
+                problems.append(
+                    problem(
+                        entry.field(group, tool),
+                        f"not a declared tool (declared: {declared})",
+                        tool,
+                    )
+                )
+    for tool in sorted(t for t, yes in answer.required.items() if yes):
+        if answer.forbidden.get(tool):
+            problems.append(
+                problem(
+                    entry.field("forbidden", tool),
+                    "a tool cannot be both required and forbidden",
+                    "yes",
+                )
+            )
+    if answer.outcome is None:
+        problems.append(
+            problem(
+                "outcome",
+                "field required on an answered line (resolve, clarify, refuse or escalate)",
+                has_got=False,
+            )
+        )
+    if problems or stored is None or answer.outcome is None:
+        return problems, None
+    return problems, (stored, answer.outcome)
+
+
+def import_sheets(
+    project: Project,
+    paths: Sequence[Path],
+    *,
+    kind: SheetKind = "label",
+    now: datetime | None = None,
+) -> ImportReport:
+    """Validate returned sheets and store every answered line, all in one transaction.
+
+    Every bad line of every sheet is reported as ``path:line: field: problem. Got …``: unknown
+    datasets and case ids, unknown tools, a guideline version other than the slice's current one,
+    duplicate submissions (in these sheets or already stored), lines of people not assigned the
+    case. When any line is bad nothing is stored.
+
+    Raises:
+        UsageError: No sheet given.
+        InputErrors: Any bad line (all reported, capped).
+    """
+    if not paths:
+        raise UsageError("import: name at least one sheet (.jsonl or .csv).")
+    when = now or datetime.now(UTC)
+    entries: list[SheetEntry] = []
+    problems: list[Problem] = []
+    for path in paths:
+        found, bad = read_sheet(path, project.relative(path))
+        entries.extend(found)
+        problems.extend(bad)
+    answered = [e for e in entries if e.answer.answered()]
+    unanswered = len(entries) - len(answered)
+    tools = declared_tools(project) if answered else {}
+    stored: Counter[str] = Counter()
+    wb = open_workbench(project)
+    try:
+        with wb.session() as session:
+            states: dict[str, DatasetState | None] = {}
+            held: dict[str, dict[tuple[str, str, str], StoredAssignment]] = {}
+            seen: dict[tuple[str, str, str], str] = {}
+            accepted: list[tuple[SheetEntry, DatasetState, StoredAssignment, Outcome]] = []
+            for entry in answered:
+                name = entry.answer.dataset
+                if name not in states:
+                    states[name] = (
+                        load_state(project, name, session)
+                        if name in project.dataset_names()
+                        else None
+                    )
+                state = states[name]
+                if state is None:
+                    known = ", ".join(project.dataset_names()) or "none"
+                    problems.append(
+                        Problem(
+                            entry.path,
+                            entry.line,
+                            "dataset",
+                            f"no such dataset (datasets: {known})",
+                            name,
+                            has_got=True,
+                        )
+                    )
+                    continue
+                if name not in held:
+                    held[name] = {
+                        (
+                            s.assignment.case_id,
+                            s.assignment.labeller,
+                            s.assignment.guideline_version,
+                        ): s
+                        for s in state.work.assignments
+                    }
+                bad, ok = _check_entry(entry, state, kind, tools, seen, held[name])
+                problems.extend(bad)
+                if ok is not None:
+                    accepted.append((entry, state, *ok))
+            InputErrors.raise_if_any(problems)
+            for entry, state, assignment, outcome in accepted:
+                answer = entry.answer
+                add_label(
+                    session,
+                    state.dataset.name,
+                    state.snapshot.by_id[answer.case_id].case.slice,
+                    assignment,
+                    outcome=outcome,
+                    required={t: bool(answer.required.get(t)) for t in tools},
+                    forbidden={t: bool(answer.forbidden.get(t)) for t in tools},
+                    answer_facts=answer.facts(),
+                    labelled_at=when,
+                    source=Path(entry.path).name,
+                )
+                stored[answer.labeller] += 1
+    finally:
+        wb.close()
+    return ImportReport(len(paths), dict(sorted(stored.items())), unanswered)

@@ -1,0 +1,435 @@
+"""Blind labelling sheets: the JSONL and CSV files labellers and adjudicators fill in.
+
+A sheet line carries only the situation (goal, conversation, fixtures, state, injected adversity),
+the declared tools and the guideline version, never agent output, other people's labels (except
+on adjudication sheets, anonymised), run results, the existing label, ``satisfiable`` or
+provenance. Entry points: :func:`sheet_line`, :func:`render_jsonl`, :func:`render_csv`,
+:func:`read_sheet`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from casework.dataset.jsonl import problems_from_validation
+from casework.dataset.tools import ToolDecl
+from casework.errors import Problem
+from casework.schema import Case, LabelRecord, Outcome, Situation
+
+__all__ = [
+    "CSV_FIXED",
+    "SheetAnswer",
+    "SheetEntry",
+    "SheetKind",
+    "read_sheet",
+    "render_csv",
+    "render_jsonl",
+    "sheet_line",
+    "sheet_name",
+]
+
+SheetKind = Literal["label", "adjudication"]
+
+_YES = {"yes", "y", "true", "1", "x"}
+_NO = {"no", "n", "false", "0"}
+
+
+def _yes_no(value: Any) -> Any:
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        text = value.strip().casefold()
+        if not text:
+            return None
+        if text in _YES:
+            return True
+        if text in _NO:
+            return False
+    raise ValueError("answer yes or no (or leave empty for no)")
+
+
+YesNo = Annotated[bool | None, BeforeValidator(_yes_no)]
+
+
+def _blank_outcome(value: Any) -> Any:
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+class SheetAnswer(BaseModel):
+    """One line of a returned sheet, as import reads it (display fields are not checked)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    schema_version: Literal[1] = 1
+    """Version of the sheet format."""
+    sheet: SheetKind
+    """`label` (blind first or second label) or `adjudication`."""
+    dataset: str
+    """Dataset the case belongs to."""
+    labeller: str
+    """Who answers (the sheet's owner)."""
+    case_id: str
+    """The case."""
+    slice: str | None = None
+    """The case's slice (shown; not checked)."""
+    guideline_version: str
+    """Guideline the answer follows; must be the slice's current one."""
+    situation: Any = None
+    """The situation (shown; ignored on import)."""
+    conversation: Any = None
+    """CSV: the conversation as text (shown; ignored on import)."""
+    goal: Any = None
+    """CSV: the user's goal (shown; ignored on import)."""
+    fixtures: Any = None
+    """CSV: tool fixtures as JSON (shown; ignored on import)."""
+    state: Any = None
+    """CSV: data state as JSON (shown; ignored on import)."""
+    injected: Any = None
+    """CSV: injected adversity as JSON (shown; ignored on import)."""
+    tools: Any = None
+    """Declared tools (shown; ignored on import)."""
+    labels: Any = None
+    """Adjudication sheets: the anonymised labels that disagree (shown; ignored on import)."""
+    differs: Any = None
+    """Adjudication sheets: fields the labels differ on (shown; ignored on import)."""
+    outcome: Annotated[Outcome | None, BeforeValidator(_blank_outcome)] = None
+    """The answer: `resolve`, `clarify`, `refuse` or `escalate`; empty while unanswered."""
+    required: dict[str, YesNo] = Field(default_factory=dict)
+    """Per declared tool: must the agent call it? yes / no (empty: no)."""
+    forbidden: dict[str, YesNo] = Field(default_factory=dict)
+    """Per declared tool: must the agent not call it? yes / no (empty: no)."""
+    answer_facts: list[str] = Field(default_factory=list)
+    """Short statements a correct final reply must contain."""
+
+    def answered(self) -> bool:
+        """Whether the line holds an answer (an outcome, a tool marked yes, or a fact)."""
+        return (
+            self.outcome is not None
+            or any(self.required.values())
+            or any(self.forbidden.values())
+            or any(f.strip() for f in self.answer_facts)
+        )
+
+    def facts(self) -> list[str]:
+        """Answer facts without blanks, stripped."""
+        return [f.strip() for f in self.answer_facts if f.strip()]
+
+
+@dataclass(frozen=True)
+class SheetEntry:
+    """A returned sheet line and where it came from.
+
+    Attributes:
+        path: The sheet as shown in messages.
+        line: 1-based line (CSV: the line the record starts on).
+        answer: The parsed line.
+        column_names: CSV: field names are columns (``required:get_order``) in messages.
+    """
+
+    path: str
+    line: int
+    answer: SheetAnswer
+    column_names: bool = False
+
+    def field(self, name: str, tool: str | None = None) -> str:
+        """How to name a field (or a tool's yes/no cell) in a message about this line."""
+        if tool is None:
+            return name
+        return f"{name}:{tool}" if self.column_names else f"{name}.{tool}"
+
+
+def sheet_name(dataset: str, labeller: str, kind: SheetKind) -> str:
+    """File stem of a sheet: ``<dataset>.<labeller>.<labels|adjudication>``."""
+    return f"{dataset}.{labeller}.{'labels' if kind == 'label' else 'adjudication'}"
+
+
+def _shown_label(name: str, record: LabelRecord) -> dict[str, Any]:
+    return {
+        "name": name,
+        "outcome": record.outcome,
+        "required_tools": sorted(t.name for t in record.required_tools),
+        "forbidden_tools": sorted(t.name for t in record.forbidden_tools),
+        "answer_facts": list(record.answer_facts),
+    }
+
+
+def sheet_line(
+    kind: SheetKind,
+    dataset: str,
+    labeller: str,
+    case: Case,
+    guideline_version: str,
+    tools: Mapping[str, ToolDecl],
+    *,
+    labels: Sequence[LabelRecord] = (),
+    differs: Sequence[str] = (),
+) -> dict[str, Any]:
+    """One sheet line: the blind view of a case, with empty answer fields.
+
+    Only ``case.situation`` and ``case.slice`` are read from the case. Adjudication lines add the
+    disagreeing ``labels``, anonymised as A, B, … (no labeller ids, no timestamps).
+    """
+    situation = Situation.model_validate(case.situation.model_dump())
+    line: dict[str, Any] = {
+        "schema_version": 1,
+        "sheet": kind,
+        "dataset": dataset,
+        "labeller": labeller,
+        "case_id": case.id,
+        "slice": case.slice,
+        "guideline_version": guideline_version,
+        "situation": situation.model_dump(mode="json", by_alias=True, exclude_defaults=True),
+        "tools": [{"name": t.name, "description": t.description} for t in tools.values()],
+    }
+    if kind == "adjudication":
+        line["labels"] = [
+            _shown_label(chr(ord("A") + i), record) for i, record in enumerate(labels)
+        ]
+        line["differs"] = list(differs)
+    line.update(
+        {
+            "outcome": None,
+            "required": dict.fromkeys(tools),
+            "forbidden": dict.fromkeys(tools),
+            "answer_facts": [],
+        }
+    )
+    return line
+
+
+def render_jsonl(lines: Sequence[Mapping[str, Any]]) -> bytes:
+    """A JSONL sheet: one line per case."""
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+
+
+CSV_FIXED = (
+    "sheet",
+    "dataset",
+    "labeller",
+    "case_id",
+    "slice",
+    "guideline_version",
+    "goal",
+    "conversation",
+    "fixtures",
+    "state",
+    "injected",
+)
+"""Leading columns of a CSV sheet (adjudication sheets add `labels` and `differs`)."""
+
+
+def _conversation(situation: Mapping[str, Any]) -> str:
+    out = []
+    for turn in situation.get("turns", []):
+        out.append(f"{turn['role']}: {turn.get('content', '')}".rstrip())
+        for call in turn.get("tool_calls", []):
+            args = json.dumps(call.get("arguments", {}), ensure_ascii=False)
+            text = f"  -> {call['name']}({args})"
+            if call.get("error"):
+                text += f" => error: {call['error']}"
+            elif "result" in call:
+                text += f" => {json.dumps(call['result'], ensure_ascii=False)}"
+            out.append(text)
+    return "\n".join(out)
+
+
+def _label_text(shown: Mapping[str, Any]) -> str:
+    return (
+        f"{shown['name']}: outcome {shown['outcome']}; "
+        f"required: {', '.join(shown['required_tools']) or '-'}; "
+        f"forbidden: {', '.join(shown['forbidden_tools']) or '-'}; "
+        f"facts: {' | '.join(shown['answer_facts']) or '-'}"
+    )
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True) if value else ""
+
+
+def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Sequence[str]) -> bytes:
+    """A CSV sheet for spreadsheet users: the same content as the JSONL sheet, flattened.
+
+    Answer columns: ``outcome``, ``required:<tool>`` and ``forbidden:<tool>`` (yes / no, empty
+    means no) and ``answer_facts`` (one fact per line inside the cell).
+    """
+    header = list(CSV_FIXED)
+    if kind == "adjudication":
+        header += ["labels", "differs"]
+    header += ["outcome", *(f"required:{t}" for t in tools)]
+    header += [*(f"forbidden:{t}" for t in tools), "answer_facts"]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for line in lines:
+        situation = line["situation"]
+        row = [
+            line["sheet"],
+            line["dataset"],
+            line["labeller"],
+            line["case_id"],
+            line["slice"],
+            line["guideline_version"],
+            situation.get("goal", ""),
+            _conversation(situation),
+            _compact(situation.get("fixtures")),
+            _compact(situation.get("state")),
+            _compact(situation.get("injected")),
+        ]
+        if kind == "adjudication":
+            row += ["\n".join(_label_text(s) for s in line["labels"]), ", ".join(line["differs"])]
+        row += ["", *("" for _ in tools), *("" for _ in tools), ""]
+        writer.writerow(row)
+    return buffer.getvalue().encode("utf-8")
+
+
+def _entry(
+    obj: dict[str, Any], shown: str, line: int, csv_mode: bool
+) -> SheetEntry | list[Problem]:
+    try:
+        answer = SheetAnswer.model_validate(obj)
+    except ValidationError as exc:
+        problems = problems_from_validation(exc, shown, line)
+        if csv_mode:
+            problems = [_column_field(p) for p in problems]
+        return problems
+    return SheetEntry(shown, line, answer, column_names=csv_mode)
+
+
+def _column_field(problem: Problem) -> Problem:
+    field = problem.field or ""
+    for name in ("required", "forbidden"):
+        if field.startswith(name + "."):
+            field = name + ":" + field[len(name) + 1 :]
+    return Problem(
+        problem.path, problem.line, field or None, problem.message, problem.got, problem.has_got
+    )
+
+
+def _read_jsonl(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
+    entries: list[SheetEntry] = []
+    problems: list[Problem] = []
+    raw_lines = data.split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    for number, raw in enumerate(raw_lines, start=1):
+        text = raw.removesuffix(b"\r").decode("utf-8")
+        if number == 1:
+            text = text.removeprefix("\ufeff")
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                Problem(
+                    shown,
+                    number,
+                    None,
+                    f"invalid JSON: {exc.msg} at column {exc.colno}",
+                    text,
+                    has_got=True,
+                )
+            )
+            continue
+        if not isinstance(obj, dict):
+            problems.append(
+                Problem(shown, number, None, "line is not a JSON object", obj, has_got=True)
+            )
+            continue
+        result = _entry(obj, shown, number, csv_mode=False)
+        if isinstance(result, list):
+            problems.extend(result)
+        else:
+            entries.append(result)
+    return entries, problems
+
+
+_CSV_ANSWERS = ("outcome", "answer_facts")
+_CSV_SHOWN = ("labels", "differs")
+
+
+def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
+    text = data.decode("utf-8").removeprefix("\ufeff")
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        return [], []
+    problems: list[Problem] = []
+    known = set(CSV_FIXED) | set(_CSV_ANSWERS) | set(_CSV_SHOWN)
+    for name in header:
+        if name not in known and not name.startswith(("required:", "forbidden:")):
+            problems.append(Problem(shown, 1, name, "unknown column", name, has_got=True))
+    missing = [
+        n
+        for n in ("sheet", "dataset", "labeller", "case_id", "guideline_version", "outcome")
+        if n not in header
+    ]
+    for name in missing:
+        problems.append(Problem(shown, 1, name, "column missing from the header row"))
+    if problems:
+        return [], problems
+    entries: list[SheetEntry] = []
+    start = reader.line_num + 1
+    for row in reader:
+        line = start
+        start = reader.line_num + 1
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            problems.append(
+                Problem(
+                    shown, line, None, f"row has {len(row)} cells but the header has {len(header)}"
+                )
+            )
+            continue
+        obj: dict[str, Any] = {"required": {}, "forbidden": {}}
+        for name, cell in zip(header, row, strict=True):
+            if name.startswith(("required:", "forbidden:")):
+                group, _, tool = name.partition(":")
+                obj[group][tool] = cell
+            elif name == "answer_facts":
+                obj[name] = [f for f in cell.splitlines() if f.strip()]
+            else:
+                obj[name] = cell
+        result = _entry(obj, shown, line, csv_mode=True)
+        if isinstance(result, list):
+            problems.extend(result)
+        else:
+            entries.append(result)
+    return entries, problems
+
+
+def read_sheet(path: Path, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
+    """Parse a returned sheet (``.jsonl`` or ``.csv``): its lines and every problem found.
+
+    Blank lines are ignored. Problems are syntax and field-type errors; whether the case, tools,
+    guideline and assignment are right is checked by the importer.
+    """
+    if not path.is_file():
+        return [], [Problem(shown, None, None, "file not found")]
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return [], [
+            Problem(shown, line, None, f"invalid UTF-8 at column {col}; save the sheet as UTF-8")
+        ]
+    suffix = path.suffix.casefold()
+    if suffix == ".jsonl":
+        return _read_jsonl(data, shown)
+    if suffix == ".csv":
+        return _read_csv(data, shown)
+    return [], [
+        Problem(shown, None, None, "a sheet is a .jsonl or .csv file", path.suffix, has_got=True)
+    ]

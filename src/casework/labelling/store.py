@@ -1,0 +1,176 @@
+"""The label store: assignments and raw labels in the workbench database, read and written in sessions.
+
+Entry points: :func:`load_work` (everything recorded for a dataset), :func:`add_assignments`,
+:func:`cancel_assignments`, :func:`add_label`. Callers own the session (one transaction each).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import cast
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from casework.labelling.model import Assignment, OverlapReason, Role, as_utc, yes_tools
+from casework.labelling.policy import PlannedAssignment
+from casework.schema import LabelRecord, Outcome, ToolRequirement
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
+
+__all__ = [
+    "StoredAssignment",
+    "Work",
+    "add_assignments",
+    "add_label",
+    "cancel_assignments",
+    "load_work",
+    "record_of",
+]
+
+
+@dataclass(frozen=True)
+class StoredAssignment:
+    """An assignment with its database id and slice."""
+
+    id: int
+    slice: str
+    assignment: Assignment
+
+
+@dataclass(frozen=True)
+class Work:
+    """Everything the workbench holds for one dataset.
+
+    Attributes:
+        assignments: Every assignment, done or not.
+        labels: Every raw label, as released records.
+    """
+
+    assignments: tuple[StoredAssignment, ...]
+    labels: tuple[LabelRecord, ...]
+
+    def assignments_of(self, case_id: str) -> list[Assignment]:
+        """The assignments of one case."""
+        return [s.assignment for s in self.assignments if s.assignment.case_id == case_id]
+
+
+def record_of(row: RawLabelRow) -> LabelRecord:
+    """A workbench raw label as a `labels.jsonl` record (tools answered "yes" become the lists)."""
+    return LabelRecord(
+        case_id=row.case_id,
+        labeller=row.labeller,
+        role=cast(Role, row.role),
+        overlap_reason=cast(OverlapReason | None, row.overlap_reason),
+        outcome=cast(Outcome, row.outcome),
+        required_tools=[ToolRequirement(name=n) for n in yes_tools(row.required)],
+        forbidden_tools=[ToolRequirement(name=n) for n in yes_tools(row.forbidden)],
+        answer_facts=[str(f) for f in row.answer_facts],
+        guideline_version=row.guideline_version,
+        labelled_at=as_utc(row.labelled_at),
+    )
+
+
+def _assignment_of(row: AssignmentRow) -> StoredAssignment:
+    return StoredAssignment(
+        row.id,
+        row.slice,
+        Assignment(
+            case_id=row.case_id,
+            labeller=row.labeller,
+            role=cast(Role, row.role),
+            overlap_reason=cast(OverlapReason | None, row.overlap_reason),
+            guideline_version=row.guideline_version,
+            assigned_at=as_utc(row.assigned_at),
+            done=row.done,
+        ),
+    )
+
+
+def load_work(session: Session, dataset: str) -> Work:
+    """Every assignment and raw label recorded for ``dataset``."""
+    assignments = session.scalars(
+        select(AssignmentRow).where(AssignmentRow.dataset == dataset).order_by(AssignmentRow.id)
+    ).all()
+    labels = session.scalars(
+        select(RawLabelRow).where(RawLabelRow.dataset == dataset).order_by(RawLabelRow.id)
+    ).all()
+    return Work(tuple(_assignment_of(a) for a in assignments), tuple(record_of(r) for r in labels))
+
+
+def add_assignments(
+    session: Session,
+    dataset: str,
+    planned: Iterable[PlannedAssignment],
+    versions: Mapping[str, str],
+    now: datetime,
+) -> int:
+    """Record planned assignments under their slice's guideline version; returns how many."""
+    count = 0
+    for item in planned:
+        session.add(
+            AssignmentRow(
+                dataset=dataset,
+                case_id=item.case_id,
+                slice=item.slice,
+                labeller=item.labeller,
+                role=item.role,
+                overlap_reason=item.overlap_reason,
+                guideline_version=versions[item.slice],
+                assigned_at=now,
+                done=False,
+            )
+        )
+        count += 1
+    session.flush()
+    return count
+
+
+def cancel_assignments(session: Session, ids: Sequence[int]) -> int:
+    """Delete open assignments by id (stale work under a superseded guideline); returns how many."""
+    if not ids:
+        return 0
+    session.execute(
+        delete(AssignmentRow).where(AssignmentRow.id.in_(list(ids)), AssignmentRow.done.is_(False))
+    )
+    return len(ids)
+
+
+def add_label(
+    session: Session,
+    dataset: str,
+    slice_name: str,
+    assignment: StoredAssignment,
+    *,
+    outcome: str,
+    required: Mapping[str, bool],
+    forbidden: Mapping[str, bool],
+    answer_facts: Sequence[str],
+    labelled_at: datetime,
+    source: str,
+) -> None:
+    """Store one raw label and mark its assignment done."""
+    a = assignment.assignment
+    session.add(
+        RawLabelRow(
+            dataset=dataset,
+            case_id=a.case_id,
+            slice=slice_name,
+            labeller=a.labeller,
+            role=a.role,
+            overlap_reason=a.overlap_reason,
+            guideline_version=a.guideline_version,
+            outcome=outcome,
+            required=dict(required),
+            forbidden=dict(forbidden),
+            answer_facts=list(answer_facts),
+            assigned_at=a.assigned_at,
+            labelled_at=labelled_at,
+            source=source,
+        )
+    )
+    row = session.get(AssignmentRow, assignment.id)
+    if row is not None:
+        row.done = True
+        row.done_at = labelled_at

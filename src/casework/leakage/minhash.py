@@ -1,0 +1,128 @@
+"""MinHash signatures of a whole batch of shingle sets at once (numpy, no per-row Python).
+
+Entry point: :class:`MinHasher` (``signatures(sets)`` -> ``uint32[rows, num_perm]``).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from casework.leakage.sets import ShingleSets
+
+__all__ = ["EMPTY", "MinHasher", "estimate_jaccard"]
+
+U32 = npt.NDArray[np.uint32]
+
+EMPTY = np.uint32(0xFFFFFFFF)
+"""Signature value of every permutation for a row without shingles."""
+
+#: Shingles hashed per block: (num_perm x block) uint32 fits the CPU caches.
+_BLOCK = 4096
+
+_MASK64 = (1 << 64) - 1
+
+
+def _splitmix64(state: int) -> tuple[int, int]:
+    """One step of SplitMix64 (Steele et al. 2014): a stable stream of 64-bit values."""
+    state = (state + 0x9E3779B97F4A7C15) & _MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return state, z ^ (z >> 31)
+
+
+def _coefficients(num_perm: int, seed: int) -> tuple[U32, U32]:
+    state = seed & _MASK64
+    a = np.empty(num_perm, dtype=np.uint32)
+    b = np.empty(num_perm, dtype=np.uint32)
+    for j in range(num_perm):
+        state, value = _splitmix64(state)
+        a[j] = (value & 0xFFFFFFFF) | 1
+        b[j] = value >> 32
+    return a, b
+
+
+@dataclass(frozen=True)
+class MinHasher:
+    """MinHash over 32-bit folds of the 64-bit shingle hashes, ``num_perm`` permutations.
+
+    Permutation ``j`` maps ``x`` to ``(a_j x + b_j) mod 2**32`` (``a_j`` odd, so a bijection);
+    ``P(sig_j(A) = sig_j(B)) ≈ J(A, B)`` (Broder 1997). Coefficients come from a SplitMix64
+    stream of ``seed``, so signatures are identical on every machine and numpy version.
+    """
+
+    num_perm: int
+    """Number of permutations (signature width)."""
+    seed: int = 1
+    """Seed of the permutation coefficients."""
+    threads: int = 2
+    """Worker threads (numpy releases the GIL in the arithmetic)."""
+    _a: U32 = field(init=False, repr=False, compare=False)
+    _b: U32 = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.num_perm < 1:
+            raise ValueError(f"num_perm must be at least 1. Got {self.num_perm}.")
+        a, b = _coefficients(self.num_perm, self.seed)
+        object.__setattr__(self, "_a", a)
+        object.__setattr__(self, "_b", b)
+
+    def _block(self, folded: U32, offsets: npt.NDArray[np.int64], out: U32) -> None:
+        """Signatures of rows whose (non-empty) shingles are ``folded[offsets[i]:offsets[i+1]]``."""
+        a = self._a[:, None]
+        b = self._b[:, None]
+        first = 0
+        rows = len(offsets) - 1
+        while first < rows:
+            # Rows whose shingles fit one block (at least one row, however long).
+            stop = int(np.searchsorted(offsets, offsets[first] + _BLOCK, side="right")) - 1
+            stop = max(stop, first + 1)
+            lo, hi = int(offsets[first]), int(offsets[stop])
+            values = np.multiply(a, folded[None, lo:hi])
+            np.add(values, b, out=values)
+            out[first:stop] = np.minimum.reduceat(values, offsets[first:stop] - lo, axis=1).T
+            first = stop
+
+    def signatures(self, sets: ShingleSets) -> U32:
+        """``uint32[len(sets), num_perm]`` signatures; empty rows get :data:`EMPTY` everywhere."""
+        n = len(sets)
+        out = np.full((n, self.num_perm), EMPTY, dtype=np.uint32)
+        sizes = sets.sizes()
+        rows = np.flatnonzero(sizes > 0)
+        if not len(rows):
+            return out
+        h = sets.hashes
+        folded = (h ^ (h >> np.uint64(32))).astype(np.uint32)
+        sub_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(sizes[rows], out=sub_offsets[1:])
+        # Non-empty rows are contiguous in ``folded`` (empty rows contribute nothing).
+        sub = np.empty((len(rows), self.num_perm), dtype=np.uint32)
+        parts = max(1, min(self.threads, len(rows) // 2048))
+        cuts = np.linspace(0, len(rows), parts + 1).astype(np.int64)
+
+        def work(i: int) -> None:
+            lo, hi = int(cuts[i]), int(cuts[i + 1])
+            self._block(folded, sub_offsets[lo : hi + 1], sub[lo:hi])
+
+        if parts == 1:
+            work(0)
+        else:
+            with ThreadPoolExecutor(parts) as pool:
+                list(pool.map(work, range(parts)))
+        out[rows] = sub
+        return out
+
+
+def estimate_jaccard(signatures: U32, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    """Share of equal signature positions for each pair: the MinHash estimate of Jaccard."""
+    out = np.empty(len(left), dtype=np.float64)
+    step = max(1, 2_000_000 // max(1, signatures.shape[1]))
+    for lo in range(0, len(left), step):
+        hi = min(len(left), lo + step)
+        same = signatures[left[lo:hi]] == signatures[right[lo:hi]]
+        out[lo:hi] = same.mean(axis=1)
+    return out

@@ -1,0 +1,184 @@
+"""Candidate pairs and their exact verification, shared by the exact join and the LSH engine.
+
+Entry points: :class:`Pairs` (verified pairs with exact Jaccard), :func:`pairs_within_groups`
+(all pairs of members sharing a key), :func:`intersection_sizes` and :func:`verify_pairs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from casework.leakage.sets import I64, ShingleSets, gather_segments
+
+__all__ = [
+    "Pairs",
+    "cross_group",
+    "dedupe_pairs",
+    "intersection_sizes",
+    "pairs_within_groups",
+    "verify_pairs",
+]
+
+F64 = npt.NDArray[np.float64]
+
+#: Elements merged per chunk when counting intersections (bounds peak memory).
+_CHUNK_ELEMENTS = 4_000_000
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Verified pairs of rows (``left[i] < right[i]``) with their exact similarity."""
+
+    left: I64
+    """Row index of the first member of each pair."""
+    right: I64
+    """Row index of the second member."""
+    shared: I64
+    """Number of shingles the two rows share."""
+    jaccard: F64
+    """Exact Jaccard similarity of the two shingle sets."""
+
+    def __len__(self) -> int:
+        return len(self.left)
+
+    def as_set(self) -> set[tuple[int, int]]:
+        """The pairs as a set of ``(left, right)`` tuples (for comparisons in tests and benchmarks)."""
+        return set(zip(self.left.tolist(), self.right.tolist(), strict=True))
+
+    def sorted(self) -> Pairs:
+        """The same pairs ordered by (left, right)."""
+        order = np.lexsort((self.right, self.left))
+        return Pairs(self.left[order], self.right[order], self.shared[order], self.jaccard[order])
+
+    @classmethod
+    def empty(cls) -> Pairs:
+        """No pairs."""
+        z = np.zeros(0, dtype=np.int64)
+        return cls(z, z.copy(), z.copy(), np.zeros(0, dtype=np.float64))
+
+    @classmethod
+    def concat(cls, parts: list[Pairs]) -> Pairs:
+        """Pairs of several parts, one after the other."""
+        if not parts:
+            return cls.empty()
+        return cls(
+            np.concatenate([p.left for p in parts]),
+            np.concatenate([p.right for p in parts]),
+            np.concatenate([p.shared for p in parts]),
+            np.concatenate([p.jaccard for p in parts]),
+        )
+
+
+def pairs_within_groups(members: I64, keys: npt.NDArray[np.integer]) -> tuple[I64, I64]:
+    """Every unordered pair of ``members`` that share a key, as ``(low, high)`` row indices.
+
+    ``members`` and ``keys`` are parallel; a group of size ``m`` yields ``m (m - 1) / 2`` pairs.
+    """
+    if len(members) < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    m = members[order]
+    k = keys[order]
+    boundary = np.flatnonzero(k[1:] != k[:-1]) + 1
+    starts = np.concatenate([[0], boundary]).astype(np.int64)
+    sizes = np.diff(np.concatenate([starts, [len(k)]])).astype(np.int64)
+    in_group = np.repeat(sizes >= 2, sizes)
+    if not in_group.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # Element e at position p inside its group pairs with the elements after it in the group.
+    elem = np.flatnonzero(in_group).astype(np.int64)
+    group_end = np.repeat(starts + sizes, sizes)[in_group]
+    partners = group_end - elem - 1
+    first = np.repeat(elem, partners)
+    pair_offsets = np.zeros(len(elem) + 1, dtype=np.int64)
+    np.cumsum(partners, out=pair_offsets[1:])
+    second = (
+        np.arange(int(pair_offsets[-1]), dtype=np.int64)
+        - np.repeat(pair_offsets[:-1], partners)
+        + np.repeat(elem + 1, partners)
+    )
+    a, b = m[first], m[second]
+    return np.minimum(a, b), np.maximum(a, b)
+
+
+def dedupe_pairs(left: I64, right: I64, n_rows: int) -> tuple[I64, I64]:
+    """Distinct pairs, ordered by (left, right); pairs of a row with itself are dropped."""
+    keep = left != right
+    keys = np.unique(left[keep] * np.int64(n_rows) + right[keep])
+    return keys // n_rows, keys % n_rows
+
+
+def cross_group(left: I64, right: I64, groups: I64 | None) -> npt.NDArray[np.bool_]:
+    """Mask of pairs whose rows lie in different groups (all pairs when ``groups`` is None)."""
+    if groups is None:
+        return np.ones(len(left), dtype=bool)
+    return np.asarray(groups[left] != groups[right])
+
+
+def _chunks(sizes: I64, limit: int) -> Iterator[tuple[int, int]]:
+    """Consecutive index ranges whose summed ``sizes`` stay near ``limit``."""
+    if not len(sizes):
+        return
+    cum = np.cumsum(sizes)
+    start = 0
+    while start < len(sizes):
+        base = cum[start - 1] if start else 0
+        stop = int(np.searchsorted(cum, base + limit, side="right"))
+        stop = max(stop, start + 1)
+        yield start, min(stop, len(sizes))
+        start = stop
+
+
+def intersection_sizes(values: I64, offsets: I64, left: I64, right: I64) -> I64:
+    """Exact ``|row(left[i]) ∩ row(right[i])|`` for rows of sorted, repeat-free non-negative ints.
+
+    Keys ``pair * span + value`` of both sides are each sorted already, so a stable sort of their
+    concatenation is a single linear merge (timsort); equal neighbours are shared values.
+    """
+    n = len(left)
+    out = np.zeros(n, dtype=np.int64)
+    if n == 0:
+        return out
+    span = np.int64(int(values.max()) + 1 if len(values) else 1)
+    row_sizes = np.diff(offsets)
+    for lo, hi in _chunks(row_sizes[left] + row_sizes[right], _CHUNK_ELEMENTS):
+        idx_a, off_a = gather_segments(offsets, left[lo:hi])
+        idx_b, off_b = gather_segments(offsets, right[lo:hi])
+        pair_ids = np.arange(hi - lo, dtype=np.int64)
+        keys_a = np.repeat(pair_ids, np.diff(off_a)) * span + values[idx_a]
+        keys_b = np.repeat(pair_ids, np.diff(off_b)) * span + values[idx_b]
+        merged = np.sort(np.concatenate([keys_a, keys_b]), kind="stable")
+        dup = merged[1:][merged[1:] == merged[:-1]]
+        out[lo:hi] = np.bincount(dup // span, minlength=hi - lo)
+    return out
+
+
+def dense_rows(sets: ShingleSets, rows: I64) -> tuple[I64, I64, I64]:
+    """Rows re-coded as dense ints (order-preserving), for :func:`intersection_sizes`.
+
+    Returns the dense values and offsets of ``rows`` and a map from original row to its position
+    in the new batch (-1 for rows not included).
+    """
+    index, offsets = gather_segments(sets.offsets, rows)
+    _, dense = np.unique(sets.hashes[index], return_inverse=True)
+    where = np.full(len(sets), -1, dtype=np.int64)
+    where[rows] = np.arange(len(rows), dtype=np.int64)
+    return dense.astype(np.int64).reshape(-1), offsets, where
+
+
+def verify_pairs(sets: ShingleSets, left: I64, right: I64, threshold: float) -> Pairs:
+    """Exact Jaccard of candidate pairs; keeps those at or above ``threshold``."""
+    if len(left) == 0:
+        return Pairs.empty()
+    rows = np.unique(np.concatenate([left, right]))
+    values, offsets, where = dense_rows(sets, rows)
+    shared = intersection_sizes(values, offsets, where[left], where[right])
+    sizes = sets.sizes()
+    union = sizes[left] + sizes[right] - shared
+    jac = np.divide(shared, union, out=np.zeros(len(shared), dtype=np.float64), where=union > 0)
+    keep = jac >= threshold
+    return Pairs(left[keep], right[keep], shared[keep], jac[keep])

@@ -1,0 +1,224 @@
+"""OpenTelemetry GenAI spans (OTLP JSON) as conversations.
+
+Reads `gen_ai.operation.name` `chat` / `generate_content` / `text_completion` / `invoke_agent`
+spans (`gen_ai.input.messages`, `gen_ai.output.messages`, on the span or on its
+`gen_ai.client.inference.operation.details` event) and `execute_tool` spans
+(`gen_ai.tool.name`, `gen_ai.tool.call.id`, `gen_ai.tool.call.arguments` / `.result`).
+Entry point: :func:`conversations_from_genai`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from casework.mining.conversation import (
+    RawConversation,
+    RawMessage,
+    RawToolCall,
+    as_arguments,
+    maybe_json,
+    normalise_role,
+)
+from casework.mining.otlp import Span
+from casework.mining.spantrees import (
+    SpanGroup,
+    feedback_values,
+    flag_values,
+    group_spans,
+    merge_histories,
+    span_metadata,
+)
+
+__all__ = ["CHAT_OPERATIONS", "conversations_from_genai", "genai_messages"]
+
+#: Operations whose spans carry the model's input and output messages.
+CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
+_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+
+def _parts_text(parts: Sequence[Any]) -> str:
+    texts = []
+    for part in parts:
+        if isinstance(part, Mapping) and part.get("type", "text") == "text":
+            content = part.get("content", part.get("text"))
+            if isinstance(content, str):
+                texts.append(content)
+    return "\n".join(texts)
+
+
+def genai_messages(value: Any) -> list[RawMessage]:
+    """Messages of a `gen_ai.input.messages` / `gen_ai.output.messages` value.
+
+    Parts: `text` becomes the content, `tool_call` a tool call, `tool_call_response` (with
+    `response` or `result`) a tool message answering its `id`. Reasoning and media parts are
+    left out. A message with a plain `content` string (older instrumentations) is accepted.
+    """
+    items = maybe_json(value)
+    if isinstance(items, Mapping):
+        items = [items]
+    if not isinstance(items, list):
+        return []
+    out: list[RawMessage] = []
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        role = normalise_role(item.get("role"))
+        if role is None:
+            continue
+        parts = item.get("parts")
+        if not isinstance(parts, list):
+            content = item.get("content", "")
+            out.append(RawMessage(role=role, content=content if content is not None else ""))
+            continue
+        calls = tuple(
+            RawToolCall(
+                name=str(p.get("name", "")),
+                arguments=as_arguments(p.get("arguments")),
+                id=str(p["id"]).strip() if p.get("id") is not None else None,
+            )
+            for p in parts
+            if isinstance(p, Mapping) and p.get("type") == "tool_call" and p.get("name")
+        )
+        responses = [
+            p for p in parts if isinstance(p, Mapping) and p.get("type") == "tool_call_response"
+        ]
+        for p in responses:
+            out.append(
+                RawMessage(
+                    role="tool",
+                    content=maybe_json(p.get("response", p.get("result"))),
+                    tool_call_id=str(p["id"]).strip() if p.get("id") is not None else None,
+                )
+            )
+        text = _parts_text(parts)
+        if role == "tool":
+            if not responses:
+                out.append(RawMessage(role="tool", content=text))
+            continue
+        if responses and not text and not calls:
+            continue
+        out.append(
+            RawMessage(role=role, content=text, tool_calls=calls if role == "assistant" else ())
+        )
+    return out
+
+
+def _attr(span: Span, key: str) -> Any:
+    if key in span.attributes:
+        return span.attributes[key]
+    for event in span.events:
+        if key in event.attributes and event.name in (_DETAILS_EVENT, ""):
+            return event.attributes[key]
+    for event in span.events:
+        if key in event.attributes:
+            return event.attributes[key]
+    return None
+
+
+def _operation(span: Span) -> str:
+    op = span.attributes.get("gen_ai.operation.name")
+    if isinstance(op, str):
+        return op
+    return span.name.split(" ", 1)[0]
+
+
+def _histories(spans: Sequence[Span], operations: frozenset[str]) -> list[list[RawMessage]]:
+    out = []
+    for span in spans:
+        if _operation(span) not in operations:
+            continue
+        messages = genai_messages(_attr(span, "gen_ai.input.messages"))
+        messages += genai_messages(_attr(span, "gen_ai.output.messages"))
+        if messages:
+            out.append(messages)
+    return out
+
+
+def _tool_span(span: Span) -> RawToolCall | None:
+    if _operation(span) != "execute_tool":
+        return None
+    name = (
+        span.attributes.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ").strip()
+    )
+    if not name:
+        return None
+    call_id = span.attributes.get("gen_ai.tool.call.id")
+    error = span.attributes.get("error.type")
+    return RawToolCall(
+        name=str(name),
+        arguments=as_arguments(span.attributes.get("gen_ai.tool.call.arguments")),
+        id=str(call_id) if call_id else None,
+        result=maybe_json(span.attributes.get("gen_ai.tool.call.result")),
+        error=(span.status_message or str(error or "error")) if span.error or error else None,
+    )
+
+
+def _fill_calls(messages: list[RawMessage], tools: list[RawToolCall]) -> list[RawMessage]:
+    """Fill calls the chat spans recorded with the arguments, result and error of tool spans."""
+    by_id = {t.id: t for t in tools if t.id}
+    out = []
+    for m in messages:
+        if not m.tool_calls:
+            out.append(m)
+            continue
+        calls = []
+        for c in m.tool_calls:
+            t = by_id.get(c.id) if c.id else None
+            calls.append(
+                c
+                if t is None
+                else RawToolCall(c.name, c.arguments or t.arguments, c.id, t.result, t.error)
+            )
+        out.append(
+            RawMessage(m.role, m.content, tuple(calls), m.tool_call_id, m.name, m.error, m.feedback)
+        )
+    return out
+
+
+def _truthy(values: list[Any]) -> bool:
+    return any(
+        v is True or (isinstance(v, str) and v.lower() in ("true", "yes", "1")) for v in values
+    )
+
+
+def conversation_from_group(group: SpanGroup) -> RawConversation | None:
+    """One span group as a conversation (``None`` when no span carries messages)."""
+    spans = list(group.spans)
+    histories = _histories(spans, CHAT_OPERATIONS) or _histories(spans, frozenset({"invoke_agent"}))
+    if not histories:
+        return None
+    tools = [t for t in (_tool_span(s) for s in spans) if t is not None]
+    messages = _fill_calls(merge_histories(histories), tools)
+    fixtures = tuple(
+        {"tool": t.name, "match": t.arguments, "response": t.result, "error": t.error}
+        for t in tools
+        if t.result is not None or t.error
+    )
+    start = min(s.start_ns for s in spans)
+    return RawConversation(
+        session_id=group.session_id,
+        messages=tuple(messages),
+        origin=group.origin,
+        trace_id=group.trace_id,
+        feedback=tuple(feedback_values(spans)),
+        escalated=_truthy(flag_values(spans, "escalated")),
+        abandoned=_truthy(flag_values(spans, "abandoned")),
+        fixtures=fixtures,
+        metadata=span_metadata(spans),
+        started_at=datetime.fromtimestamp(start / 1e9, UTC) if start else None,
+    )
+
+
+def conversations_from_genai(spans: Sequence[Span]) -> list[RawConversation]:
+    """Conversations of OpenTelemetry GenAI spans.
+
+    Spans are grouped by `gen_ai.conversation.id` (or `session.id`), else by trace.
+    """
+    out = []
+    for group in group_spans(spans, ("gen_ai.conversation.id", "session.id")):
+        conv = conversation_from_group(group)
+        if conv is not None:
+            out.append(conv)
+    return out

@@ -1,0 +1,166 @@
+"""From spans to conversations: grouping spans by session, merging chat histories, span metadata.
+
+Shared by the OpenTelemetry GenAI and OpenInference importers. Entry points: :func:`group_spans`,
+:func:`merge_histories`, :func:`span_metadata`, :func:`flag_values`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from casework.mining.conversation import RawMessage, maybe_json
+from casework.mining.otlp import Span
+
+__all__ = [
+    "SpanGroup",
+    "feedback_values",
+    "flag_values",
+    "group_spans",
+    "merge_histories",
+    "span_metadata",
+]
+
+
+@dataclass(frozen=True)
+class SpanGroup:
+    """The spans of one conversation (possibly several traces), sorted by start time."""
+
+    session_id: str
+    trace_id: str
+    spans: tuple[Span, ...]
+    origin: str
+
+
+def group_spans(spans: Iterable[Span], session_keys: Sequence[str]) -> list[SpanGroup]:
+    """Group spans into conversations.
+
+    A trace belongs to the session named by the first of ``session_keys`` found on any of its
+    spans (or its resource); traces naming the same session are one conversation, and a trace
+    naming none is a conversation of its own (its id is the session id).
+    """
+    by_trace: dict[str, list[Span]] = defaultdict(list)
+    for span in spans:
+        by_trace[span.trace_id].append(span)
+    groups: dict[str, list[Span]] = defaultdict(list)
+    first_trace: dict[str, str] = {}
+    for trace_id, members in by_trace.items():
+        session = None
+        for span in sorted(members, key=lambda s: s.start_ns):
+            for key in session_keys:
+                value = span.attributes.get(key, span.resource.get(key))
+                if value not in (None, ""):
+                    session = str(value)
+                    break
+            if session is not None:
+                break
+        key = session if session is not None else trace_id
+        groups[key].extend(members)
+        first_trace.setdefault(key, trace_id)
+    out = []
+    for key, members in groups.items():
+        members.sort(key=lambda s: (s.start_ns, s.end_ns))
+        out.append(SpanGroup(key, first_trace[key], tuple(members), members[0].origin))
+    out.sort(key=lambda g: (g.spans[0].start_ns, g.session_id))
+    return out
+
+
+def _identity(m: RawMessage) -> str:
+    calls = [
+        (c.name, c.id, json.dumps(c.arguments, sort_keys=True, default=str)) for c in m.tool_calls
+    ]
+    return json.dumps([m.role, m.content, calls, m.tool_call_id], sort_keys=True, default=str)
+
+
+def merge_histories(histories: Iterable[Sequence[RawMessage]]) -> list[RawMessage]:
+    """Merge the message lists of successive model calls into one conversation.
+
+    Each call's input normally repeats the history so far; the merged conversation grows by
+    what a call adds after the longest common prefix. Messages a call repeats out of order (a
+    truncated history) are not added twice.
+    """
+    merged: list[RawMessage] = []
+    seen: set[str] = set()
+    for history in histories:
+        ids = [_identity(m) for m in history]
+        common = 0
+        while common < min(len(ids), len(merged)) and ids[common] == _identity(merged[common]):
+            common += 1
+        extends = common == len(merged)
+        for m, ident in zip(history[common:], ids[common:], strict=True):
+            if extends or ident not in seen:
+                merged.append(m)
+                seen.add(ident)
+        seen.update(ids)
+    return merged
+
+
+_CONTENT_KEYS = (
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.system_instructions",
+    "gen_ai.tool.definitions",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+    "gen_ai.prompt",
+    "gen_ai.completion",
+    "input.value",
+    "output.value",
+)
+
+
+def span_metadata(spans: Iterable[Span]) -> dict[str, Any]:
+    """Session metadata from span and resource attributes, dotted keys nested (`user.email`).
+
+    Message contents are left out (they are scrubbed as messages); the result feeds the search
+    for known customer values only, so unrelated attributes do no harm.
+    """
+    out: dict[str, Any] = {}
+    for span in spans:
+        for source in (span.resource, span.attributes):
+            for key, value in source.items():
+                if key in _CONTENT_KEYS or key.startswith(
+                    ("llm.input_messages", "llm.output_messages")
+                ):
+                    continue
+                node = out
+                parts = key.split(".")
+                for part in parts[:-1]:
+                    child = node.get(part)
+                    if not isinstance(child, dict):
+                        child = {}
+                        node[part] = child
+                    node = child
+                parsed = maybe_json(value) if key.endswith("metadata") else value
+                node[parts[-1]] = parsed
+    return out
+
+
+def flag_values(spans: Iterable[Span], name: str) -> list[Any]:
+    """Values of every attribute named ``name`` or ending in ``.name`` (span and event attributes)."""
+    out: list[Any] = []
+    for span in spans:
+        for attrs in (span.attributes, *(e.attributes for e in span.events)):
+            out.extend(v for k, v in attrs.items() if k == name or k.endswith("." + name))
+    return out
+
+
+def feedback_values(spans: Iterable[Span]) -> list[Any]:
+    """Feedback recorded on spans: `feedback` attributes, feedback or evaluation events.
+
+    Evaluation events (`gen_ai.evaluation.result`) count when their name mentions feedback,
+    thumbs or the user; their score label (or value) is the feedback.
+    """
+    out: list[Any] = flag_values(spans, "feedback")
+    for span in spans:
+        for event in span.events:
+            attrs: Mapping[str, Any] = event.attributes
+            name = str(attrs.get("gen_ai.evaluation.name", event.name)).lower()
+            if "feedback" in name or "thumb" in name or "user" in name:
+                label = attrs.get("gen_ai.evaluation.score.label", attrs.get("label"))
+                score = attrs.get("gen_ai.evaluation.score.value", attrs.get("score"))
+                out.extend(v for v in (label, score) if v is not None)
+    return out

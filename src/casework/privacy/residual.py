@@ -1,0 +1,228 @@
+"""Residual-PII check: a second, independent pass over released cases, for CI (`check --pii`).
+
+Entry points: :func:`residual_pii` (own looser patterns, not the scrubber's detectors, so one
+blind spot does not hide in both) and :func:`presidio_second_opinion` (optional, extra
+`casework[presidio]`, model-free). Both return :class:`casework.dataset.Finding` values.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from casework.dataset.check import Finding
+from casework.errors import UsageError
+from casework.privacy.detectors import iban_valid, luhn_valid
+from casework.privacy.pseudonyms import PSEUDONYM_RE
+from casework.schema import Case
+
+__all__ = [
+    "RESIDUAL_CHECK",
+    "case_texts",
+    "presidio_analyzer",
+    "presidio_second_opinion",
+    "residual_pii",
+]
+
+#: Name of the check in findings (`presidio` findings use `residual_pii_presidio`).
+RESIDUAL_CHECK = "residual_pii"
+
+_EMAIL = re.compile(r"[^\s@<>()\[\]{}\"',;:]+@[^\s@<>()\[\]{}\"',;:]+\.[A-Za-z]{2,}")
+_DIGIT_RUN = re.compile(r"\d[\d \-]{11,28}\d")
+_INTL_PHONE = re.compile(r"(?:\+|\b00)\d[\d ().\-]{6,18}\d")
+_NANP_PHONE = re.compile(r"(?<!\d)\(?\d{3}\)?[ .\-]?\d{3}[ .\-]\d{4}(?!\d)")
+_UK_PHONE = re.compile(r"(?<!\d)0\d{2,4}[ \-]?\d{3,4}[ \-]?\d{3,4}(?!\d)")
+_IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}\b")
+_IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.]*\d)")
+_IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*")
+
+#: Domains reserved for examples (RFC 2606 / 6761): addresses there are fake by definition.
+_EXAMPLE_DOMAINS = re.compile(
+    r"(?:^|\.)(?:example\.(?:com|org|net)|example|test|invalid|localhost)$"
+)
+#: Documentation address ranges (RFC 5737, RFC 3849).
+_DOC_NETS = tuple(
+    ipaddress.ip_network(n)
+    for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")
+)
+#: Fictional phone ranges: NANP 555-0100..0199, Ofcom drama numbers (London, mobile).
+_FICTIONAL_PHONE = re.compile(
+    r"555[ .\-]?01\d\d$|^(?:\+?44|0)?\s?20\s?7946\s?0\d{3}$|7700\s?900\d{3}$"
+)
+
+
+@dataclass(frozen=True)
+class _Text:
+    where: str
+    text: str
+
+
+def _walk(value: Any, where: str) -> Iterator[_Text]:
+    if isinstance(value, str):
+        yield _Text(where, value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield _Text(f"{where}.{k}", str(k))
+            yield from _walk(v, f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _walk(v, f"{where}[{i}]")
+
+
+def case_texts(case: Case) -> Iterator[tuple[str, str]]:
+    """Every string of a case a person could have written PII into, with its location."""
+    body = case.model_dump(mode="json", by_alias=True, include={"situation", "label"})
+    for item in _walk(body, ""):
+        if item.text:
+            yield item.where.lstrip("."), item.text
+
+
+def _mask(text: str) -> str:
+    """A hint of what was found that does not repeat it: first character, length, last two."""
+    text = text.strip()
+    return f"{text[:1]}…{text[-2:]} ({len(text)} chars)" if len(text) > 4 else "…"
+
+
+def _blank_pseudonyms(text: str) -> str:
+    return PSEUDONYM_RE.sub(lambda m: " " * len(m.group()), text)
+
+
+def _emails(text: str) -> Iterator[str]:
+    for m in _EMAIL.finditer(text):
+        domain = m.group().rsplit("@", 1)[1].lower().rstrip(".")
+        if not _EXAMPLE_DOMAINS.search(domain):
+            yield m.group()
+
+
+def _cards(text: str) -> Iterator[str]:
+    for m in _DIGIT_RUN.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        for size in range(min(19, len(digits)), 12, -1):
+            if any(luhn_valid(digits[i : i + size]) for i in range(len(digits) - size + 1)):
+                if size >= 13 and digits.startswith(("2", "3", "4", "5", "6")):
+                    yield m.group()
+                break
+
+
+def _phones(text: str) -> Iterator[str]:
+    for pattern in (_INTL_PHONE, _NANP_PHONE, _UK_PHONE):
+        for m in pattern.finditer(text):
+            digits = re.sub(r"\D", "", m.group())
+            if 10 <= len(digits) <= 15 and not _FICTIONAL_PHONE.search(m.group().strip()):
+                yield m.group()
+
+
+def _ibans(text: str) -> Iterator[str]:
+    for m in _IBAN.finditer(text):
+        compact = re.sub(r"[^0-9A-Za-z]", "", m.group()).upper()
+        if any(iban_valid(compact[:n]) for n in range(len(compact), 14, -1)):
+            yield m.group()
+
+
+def _ips(text: str) -> Iterator[str]:
+    for pattern in (_IPV4, _IPV6):
+        for m in pattern.finditer(text):
+            raw = m.group().strip(".:") if pattern is _IPV4 else m.group()
+            try:
+                address = ipaddress.ip_address(raw)
+            except ValueError:
+                continue
+            if not any(address in net for net in _DOC_NETS) and not address.is_unspecified:
+                yield raw
+
+
+_SCANS = (("email", _emails), ("card", _cards), ("iban", _ibans), ("phone", _phones), ("ip", _ips))
+
+
+def residual_pii(cases: Sequence[Case]) -> list[Finding]:
+    """Anything in released cases that still looks like raw PII (error-level findings).
+
+    Looks for emails, card numbers (Luhn), IBANs (mod 97), phone numbers (international,
+    North American and UK shapes) and IP addresses in every string of each case's situation and
+    label, ignoring keyed pseudonyms, example domains (RFC 2606), documentation address ranges
+    and fictional phone ranges (555-01xx, Ofcom drama numbers). Findings never repeat the value.
+    """
+    findings: list[Finding] = []
+    for case in cases:
+        for where, raw in case_texts(case):
+            text = _blank_pseudonyms(raw)
+            for kind, scan in _SCANS:
+                for hit in scan(text):
+                    findings.append(
+                        Finding(
+                            RESIDUAL_CHECK,
+                            "error",
+                            case.id,
+                            f"{where}: {kind}",
+                            f"looks like a raw {kind} ({_mask(hit)}); scrub the row "
+                            "(mine it again) or remove it",
+                        )
+                    )
+    return findings
+
+
+_PRESIDIO_KINDS = {
+    "EMAIL_ADDRESS": "email",
+    "PHONE_NUMBER": "phone",
+    "CREDIT_CARD": "card",
+    "IBAN_CODE": "iban",
+    "IP_ADDRESS": "ip",
+}
+
+
+def presidio_analyzer() -> Any:
+    """A Presidio analyzer with the model-free `no_op` NLP engine (pattern recognisers only).
+
+    `TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS` is emptied first (unless set), so Presidio's email
+    recogniser uses the suffix list bundled with tldextract instead of fetching it.
+
+    Raises:
+        UsageError: Presidio is not installed (`pip install 'casework[presidio]'`).
+    """
+    os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")
+    try:
+        from presidio_analyzer import AnalyzerEngine
+        from presidio_analyzer.nlp_engine import NoOpNlpEngine
+    except ImportError as exc:
+        raise UsageError(
+            "the Presidio second opinion needs presidio-analyzer: pip install 'casework[presidio]'."
+        ) from exc
+    engine = NoOpNlpEngine(models=[{"lang_code": "en", "model_name": "no_op"}])
+    return AnalyzerEngine(nlp_engine=engine, supported_languages=["en"])
+
+
+def presidio_second_opinion(cases: Sequence[Case], *, threshold: float = 0.5) -> list[Finding]:
+    """Presidio's pattern recognisers over the same texts (warning-level findings).
+
+    A second opinion from an independent implementation; its findings are warnings because its
+    patterns are tuned differently (it flags version numbers as IPs, for instance).
+
+    Raises:
+        UsageError: Presidio is not installed.
+    """
+    analyzer = presidio_analyzer()
+    findings: list[Finding] = []
+    for case in cases:
+        for where, raw in case_texts(case):
+            text = _blank_pseudonyms(raw)
+            if not text.strip():
+                continue
+            for result in analyzer.analyze(
+                text, language="en", entities=list(_PRESIDIO_KINDS), score_threshold=threshold
+            ):
+                kind = _PRESIDIO_KINDS[result.entity_type]
+                hit = text[result.start : result.end]
+                findings.append(
+                    Finding(
+                        f"{RESIDUAL_CHECK}_presidio",
+                        "warning",
+                        case.id,
+                        f"{where}: {kind}",
+                        f"Presidio sees a raw {kind} ({_mask(hit)}, score {result.score:.2f})",
+                    )
+                )
+    return findings

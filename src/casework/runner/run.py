@@ -1,0 +1,521 @@
+"""Running an agent on a pinned dataset version: k independent trials per case, graded as they end.
+
+Each trial gets a fresh copy of the case's state and its own fixture tool session, so trials are
+independent; verdicts stream into the run log (`runs/<run-id>.jsonl`) and the workbench. An
+interrupted run resumes from its log. Entry points: :func:`run_agent` and :class:`RunRequest`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import os
+import queue
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Protocol
+
+from casework import __version__
+from casework.atomic import atomic_write_text
+from casework.dataset import Dataset, declared_tools, load_dataset, select_cases
+from casework.errors import CaseworkError, ConfigError, UsageError
+from casework.grading import AgentInput, AgentTool, Judge, Trajectory, Verdict, grade
+from casework.grading.calibration import load_judge
+from casework.project import Project
+from casework.runner.adapters import Agent, load_agent
+from casework.runner.fixtures import ToolSession, catalogue_from
+from casework.runner.records import (
+    JudgeInfo,
+    LoadedRun,
+    RunEnd,
+    RunHeader,
+    SliceCalibration,
+    TrialRecord,
+    read_log,
+)
+from casework.runner.store import RunStore, log_path
+from casework.runner.toolserver import ToolServer
+from casework.schema import Case
+from casework.workbench import open_workbench
+
+__all__ = ["RunObserver", "RunRequest", "RunSummary", "new_run_id", "run_agent", "trial_seed"]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What `casework run` asks for.
+
+    Attributes:
+        dataset: ``name`` or ``name@version``.
+        agent: Adapter spec (default: ``[agent] spec`` in casework.toml).
+        k: Trials per case.
+        concurrency: Trials in flight at once.
+        slices: Only these slices (empty: all).
+        splits: Only these splits (empty: all).
+        seed: Run seed (trial seeds derive from it).
+        agent_version: Version label of the agent (default: what its trajectories report).
+        timeout_s: Seconds one trial may take.
+        resume: Id of an interrupted run to finish instead of starting a new one.
+        use_judge: Use the configured judge for what the record cannot decide.
+        run_id: Id for the new run (default: time, agent and a random suffix).
+        store: Also write the run to the workbench (the log is always written).
+    """
+
+    dataset: str = ""
+    agent: str | None = None
+    k: int = 3
+    concurrency: int = 16
+    slices: tuple[str, ...] = ()
+    splits: tuple[str, ...] = ()
+    seed: int = 0
+    agent_version: str | None = None
+    timeout_s: float = 300.0
+    resume: str | None = None
+    use_judge: bool = True
+    run_id: str | None = None
+    store: bool = True
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a finished run did.
+
+    Attributes:
+        header: The run's header record.
+        end: Its end record.
+        log: Path of the run log.
+        resumed: Trials recorded by an earlier session of the run.
+        ran: Trials run in this session.
+    """
+
+    header: RunHeader
+    end: RunEnd
+    log: Path
+    resumed: int
+    ran: int
+
+
+class RunObserver(Protocol):
+    """Progress callbacks (the CLI draws a progress bar with them)."""
+
+    def started(self, total: int, done: int) -> None:
+        """The run starts: ``total`` trials, ``done`` already recorded."""
+
+    def trial_done(self, record: TrialRecord) -> None:
+        """One trial finished and was recorded."""
+
+
+def trial_seed(run_seed: int, case_id: str, trial: int) -> int:
+    """Seed of one trial: stable for a run, different across trials and cases (31 bits)."""
+    digest = hashlib.sha256(f"{run_seed}\0{case_id}\0{trial}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def _slug(text: str) -> str:
+    tail = text.rstrip("/").replace("\\", "/").split("/")[-1].split(":")[-1]
+    cleaned = "".join(ch if ch.isalnum() else "-" for ch in tail.lower()).strip("-")
+    return cleaned[:24] or "agent"
+
+
+def new_run_id(agent_spec: str, now: datetime) -> str:
+    """``20261130T101500Z-<agent>-<4 hex>``: sortable by time, readable, unique."""
+    return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{_slug(agent_spec)}-{secrets.token_hex(2)}"
+
+
+def _catalogue(project: Project, dataset: Dataset) -> list[AgentTool]:
+    try:
+        declared = declared_tools(project)
+    except ConfigError:
+        declared = {}
+    if declared:
+        return catalogue_from(declared, declared)
+    # No declarations: every tool the dataset names (never per case: that would leak the case).
+    return catalogue_from({f.tool for c in dataset.cases for f in c.situation.fixtures})
+
+
+def _gradable(case: Case) -> bool:
+    return case.label is not None or bool(case.oracle.assertions)
+
+
+def _judge_info(judge: Judge | None) -> JudgeInfo | None:
+    if judge is None:
+        return None
+    return JudgeInfo(
+        model=judge.model,
+        calibration={
+            name: SliceCalibration(
+                kappa=c.kappa, accuracy=c.accuracy, n=c.n, admissible=judge.admissible(name)
+            )
+            for name, c in sorted(judge.calibration.items())
+        },
+    )
+
+
+def _load_for_resume(project: Project, request: RunRequest) -> tuple[LoadedRun, Dataset]:
+    assert request.resume is not None
+    path = log_path(project, request.resume)
+    loaded = read_log(path, project.relative(path))
+    header = loaded.header
+    if loaded.end is not None:
+        raise UsageError(f"run {header.run_id} already finished; nothing to resume.")
+    if request.agent and request.agent != header.agent_spec:
+        raise UsageError(
+            f"--resume {header.run_id}: the run used --agent {header.agent_spec}. Got '{request.agent}'."
+        )
+    name, _, version = header.dataset_ref.partition("@")
+    dataset = load_dataset(project, name if version == "working" else header.dataset_ref)
+    if dataset.hash != header.dataset_hash:
+        raise UsageError(
+            f"--resume {header.run_id}: dataset {header.dataset_ref} changed since the run started "
+            f"(hash {header.dataset_hash[:12]}, now {dataset.hash[:12]}); start a new run."
+        )
+    return loaded, dataset
+
+
+def _cut_torn_tail(path: Path, valid_bytes: int | None) -> None:
+    """Drop a half-written last line (a crash mid-write) so new records start on a fresh line."""
+    if valid_bytes is None:
+        return
+    with path.open("r+b") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size > valid_bytes:
+            handle.truncate(valid_bytes)
+        elif size == valid_bytes and size and not _ends_with_newline(handle):
+            handle.write(b"\n")
+
+
+def _ends_with_newline(handle: IO[bytes]) -> bool:
+    handle.seek(-1, os.SEEK_END)
+    return handle.read(1) == b"\n"
+
+
+def _new_header(
+    project: Project, request: RunRequest, dataset: Dataset, judge: Judge | None, now: datetime
+) -> RunHeader:
+    if request.k < 1:
+        raise UsageError(f"-k: must be at least 1. Got {request.k}.")
+    spec = request.agent or project.config.agent.spec
+    if not spec:
+        raise UsageError("run: no agent; pass --agent SPEC or set [agent] spec in casework.toml.")
+    known = sorted({c.slice for c in dataset.cases})
+    unknown = [s for s in request.slices if s not in known]
+    if unknown:
+        raise UsageError(
+            f"--slice: no slice {', '.join(unknown)} in {dataset.ref} (slices: {', '.join(known)})."
+        )
+    chosen = select_cases(dataset.cases, slices=request.slices, splits=request.splits)
+    skipped = {c.id: "no label and no state assertions" for c in chosen if not _gradable(c)}
+    cases = [c for c in chosen if _gradable(c)]
+    if not cases:
+        raise UsageError(f"run: no gradable case in {dataset.ref} matches the filters.")
+    return RunHeader(
+        run_id=request.run_id or new_run_id(spec, now),
+        dataset=dataset.name,
+        dataset_ref=dataset.ref,
+        dataset_hash=dataset.hash,
+        agent_spec=spec,
+        agent_version=request.agent_version,
+        k=request.k,
+        seed=request.seed,
+        concurrency=request.concurrency,
+        slices=list(request.slices),
+        splits=list(request.splits),
+        case_ids=[c.id for c in cases],
+        skipped=skipped,
+        judge=_judge_info(judge),
+        timeout_s=request.timeout_s,
+        started_at=now,
+        casework_version=__version__,
+    )
+
+
+class _DbWriter:
+    """Writes trials to the workbench in batches on its own thread, off the event loop."""
+
+    def __init__(self, store: RunStore, batch: int = 200, interval_s: float = 1.0) -> None:
+        self._store = store
+        self._queue: queue.Queue[TrialRecord | None] = queue.Queue()
+        self._batch = batch
+        self._interval = interval_s
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._loop, name="casework-run-db", daemon=True)
+        self._thread.start()
+
+    def put(self, record: TrialRecord) -> None:
+        self._queue.put(record)
+
+    def _loop(self) -> None:
+        pending: list[TrialRecord] = []
+        deadline = time.monotonic() + self._interval
+        stop = False
+        while not stop:
+            try:
+                item = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+                if item is None:
+                    stop = True
+                else:
+                    pending.append(item)
+            except queue.Empty:
+                pass
+            if pending and (stop or len(pending) >= self._batch or time.monotonic() >= deadline):
+                self._flush(pending)
+                pending = []
+            if time.monotonic() >= deadline:
+                deadline = time.monotonic() + self._interval
+
+    def _flush(self, records: list[TrialRecord]) -> None:
+        if self.error is not None:
+            return
+        try:
+            self._store.save_trials(records)
+        except Exception as exc:  # kept and raised by close(): the log still has every trial
+            self.error = exc
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+
+
+class _Trials:
+    """Runs trials and records them: the run log line first, then the workbench, then progress."""
+
+    def __init__(
+        self,
+        *,
+        header: RunHeader,
+        cases: dict[str, Case],
+        catalogue: Sequence[AgentTool],
+        agent: Agent,
+        judge: Judge | None,
+        server: ToolServer | None,
+        log: IO[str],
+        db: _DbWriter | None,
+        observer: RunObserver | None,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.header = header
+        self.cases = cases
+        self.catalogue = list(catalogue)
+        self.agent = agent
+        self.judge = judge
+        self.server = server
+        self.log = log
+        self.db = db
+        self.observer = observer
+        self.clock = clock
+        self.records: list[tuple[bool | None, bool, float]] = []
+        self.agent_version: str | None = header.agent_version
+
+    async def one(self, case: Case, trial: int) -> TrialRecord:
+        session = ToolSession(case.situation.fixtures, case.situation.state, self.catalogue)
+        token, url = self.server.register(session) if self.server is not None else (None, None)
+        request = AgentInput(
+            trial_id=secrets.token_hex(8),
+            turns=[t.model_copy(deep=True) for t in case.situation.turns],
+            tools=self.catalogue,
+            tool_server=url,
+            seed=trial_seed(self.header.seed, case.id, trial),
+        )
+        started = self.clock()
+        t0 = time.perf_counter()
+        try:
+            trajectory = await self.agent.run(request, session)
+        finally:
+            if token is not None and self.server is not None:
+                self.server.unregister(token)
+        duration = time.perf_counter() - t0
+        calls, state = session.snapshot()
+        trajectory = trajectory.model_copy(update={"tool_calls": calls, "final_state": state})
+        verdict = await self._grade(case, trajectory, session)
+        return TrialRecord(
+            run_id=self.header.run_id,
+            case_id=case.id,
+            trial=trial,
+            slice=case.slice,
+            split=case.split,
+            source=case.source,
+            satisfiable=case.satisfiable,
+            seed=request.seed,
+            started_at=started,
+            duration_s=round(duration, 6),
+            verdict=verdict,
+            trajectory=trajectory,
+        )
+
+    async def _grade(self, case: Case, trajectory: Trajectory, session: ToolSession) -> Verdict:
+        if self.judge is None:
+            return grade(case, trajectory, initial_state=session.initial_state)
+        return await asyncio.to_thread(
+            grade, case, trajectory, initial_state=session.initial_state, judge=self.judge
+        )
+
+    def record(self, rec: TrialRecord) -> None:
+        self.log.write(rec.model_dump_json() + "\n")
+        self.log.flush()
+        if self.db is not None:
+            self.db.put(rec)
+        if self.agent_version is None and rec.trajectory.agent_version:
+            self.agent_version = rec.trajectory.agent_version
+        self.records.append(
+            (rec.verdict.passed, rec.trajectory.error is not None, rec.trajectory.usage.cost_usd)
+        )
+        if self.observer is not None:
+            self.observer.trial_done(rec)
+
+    async def run_all(self, pending: Sequence[tuple[str, int]], concurrency: int) -> None:
+        work: Iterator[tuple[str, int]] = iter(pending)
+
+        async def worker() -> None:
+            for case_id, trial in work:
+                self.record(await self.one(self.cases[case_id], trial))
+
+        tasks = [
+            asyncio.create_task(worker()) for _ in range(max(1, min(concurrency, len(pending))))
+        ]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def run_agent(
+    project: Project,
+    request: RunRequest,
+    *,
+    observer: RunObserver | None = None,
+    judge: Judge | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> RunSummary:
+    """Run (or resume) a run to the end and return its summary.
+
+    Args:
+        project: The project.
+        request: What to run.
+        observer: Progress callbacks.
+        judge: Judge to use (default: the configured one, when ``request.use_judge``).
+        clock: UTC clock (injected by tests).
+
+    Raises:
+        UsageError: Bad options, an unknown slice, nothing to run, a run that cannot resume.
+        AgentUnavailable: The agent cannot be reached; the run stays resumable.
+    """
+    return asyncio.run(
+        _run(project, request, observer, judge, clock or (lambda: datetime.now(UTC)))
+    )
+
+
+async def _run(
+    project: Project,
+    request: RunRequest,
+    observer: RunObserver | None,
+    judge: Judge | None,
+    clock: Callable[[], datetime],
+) -> RunSummary:
+    if request.concurrency < 1:
+        raise UsageError(f"--concurrency: must be at least 1. Got {request.concurrency}.")
+    if judge is None and request.use_judge:
+        judge = load_judge(project)
+    if request.resume:
+        loaded, dataset = _load_for_resume(project, request)
+        header = loaded.header
+        done = loaded.done()
+        previous = loaded.trials
+    else:
+        if not request.dataset:
+            raise UsageError("run: name a dataset (DATASET or DATASET@VERSION).")
+        dataset = load_dataset(project, request.dataset)
+        header = _new_header(project, request, dataset, judge, clock())
+        done, previous = set(), []
+    path = log_path(project, header.run_id)
+    if request.resume:
+        _cut_torn_tail(path, loaded.valid_bytes)
+    else:
+        if path.exists():
+            raise UsageError(f"run {header.run_id}: {project.relative(path)} already exists.")
+        atomic_write_text(path, header.model_dump_json() + "\n")
+    by_id = {c.id: c for c in dataset.cases}
+    pending = [(cid, t) for t in range(header.k) for cid in header.case_ids if (cid, t) not in done]
+    store = RunStore(open_workbench(project)) if request.store else None
+    if store is not None:
+        store.save_header(header)
+        store.save_trials(previous)
+    agent = load_agent(
+        header.agent_spec,
+        root=project.root,
+        timeout_s=header.timeout_s,
+        concurrency=request.concurrency,
+    )
+    server = ToolServer().start() if agent.needs_tool_server else None
+    db = _DbWriter(store) if store is not None else None
+    started = time.perf_counter()
+    if observer is not None:
+        observer.started(len(header.case_ids) * header.k, len(done))
+    try:
+        with path.open("a", encoding="utf-8") as log:
+            trials = _Trials(
+                header=header,
+                cases=by_id,
+                catalogue=_catalogue(project, dataset),
+                agent=agent,
+                judge=judge,
+                server=server,
+                log=log,
+                db=db,
+                observer=observer,
+                clock=clock,
+            )
+            try:
+                await trials.run_all(pending, request.concurrency)
+            except CaseworkError as exc:
+                raise type(exc)(
+                    f"{exc} Run {header.run_id} is resumable: casework run --resume {header.run_id}"
+                ) from exc
+            outcomes = [
+                (t.verdict.passed, t.trajectory.error is not None, t.trajectory.usage.cost_usd)
+                for t in previous
+            ]
+            outcomes += trials.records
+            end = RunEnd(
+                run_id=header.run_id,
+                finished_at=clock(),
+                trials=len(outcomes),
+                passed=sum(p is True for p, _, _ in outcomes),
+                failed=sum(p is False for p, _, _ in outcomes),
+                undetermined=sum(p is None for p, _, _ in outcomes),
+                errors=sum(e for _, e, _ in outcomes),
+                cost_usd=round(sum(c for _, _, c in outcomes), 6),
+                wall_s=round(time.perf_counter() - started, 3),
+                agent_version=header.agent_version or trials.agent_version,
+            )
+            log.write(end.model_dump_json() + "\n")
+            log.flush()
+            with contextlib.suppress(OSError):
+                os.fsync(log.fileno())
+    finally:
+        if db is not None:
+            db.close()
+        if server is not None:
+            server.close()
+        await agent.aclose()
+        if store is not None:
+            store.workbench.close()
+    if db is not None and db.error is not None:
+        raise db.error
+    if store is not None:
+        store.workbench = open_workbench(project)
+        try:
+            if end.agent_version and not header.agent_version:
+                header = header.model_copy(update={"agent_version": end.agent_version})
+                store.update_header(header)
+            store.finish(end)
+        finally:
+            store.workbench.close()
+    return RunSummary(header, end, path, resumed=len(previous), ran=len(pending))

@@ -1,0 +1,47 @@
+"""Synthetic variants of seed cases: transforms with a label-preservation table, caps, releases.
+
+Entry points: :func:`synthesize` (`casework synth`), :func:`transform_table`,
+:func:`synthetic_cap_violations` (for `casework check`), :func:`family_warning`.
+"""
+
+from casework.synth.cap import CapViolation, synthetic_budget, synthetic_cap_violations
+from casework.synth.generate import Rejection, SynthResult, family_warning, synthesize
+from casework.synth.rules import PLANTED_INSTRUCTIONS, facts_of, find_identifiers
+from casework.synth.similarity import NEAR_DUPLICATE, jaccard, near_duplicate, shingles
+from casework.synth.transforms import (
+    Skip,
+    Transform,
+    TransformContext,
+    TransformSpec,
+    get_transform,
+    transform_names,
+    transform_table,
+)
+from casework.synth.variants import build_variant, check_variant, variant_id
+
+__all__ = [
+    "NEAR_DUPLICATE",
+    "PLANTED_INSTRUCTIONS",
+    "CapViolation",
+    "Rejection",
+    "Skip",
+    "SynthResult",
+    "Transform",
+    "TransformContext",
+    "TransformSpec",
+    "build_variant",
+    "check_variant",
+    "facts_of",
+    "family_warning",
+    "find_identifiers",
+    "get_transform",
+    "jaccard",
+    "near_duplicate",
+    "shingles",
+    "synthesize",
+    "synthetic_budget",
+    "synthetic_cap_violations",
+    "transform_names",
+    "transform_table",
+    "variant_id",
+]

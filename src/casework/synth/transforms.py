@@ -1,0 +1,132 @@
+"""Transforms and their label-preservation table: which keep the seed's label, which force relabelling.
+
+Entry points: :data:`TRANSFORMS` (name → :class:`TransformSpec`), :func:`get_transform`,
+:func:`transform_table`. Implementations live in :mod:`.rules` and :mod:`.rewrite`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from casework.errors import UsageError
+from casework.llm.base import LLMClient
+from casework.schema import Case, Situation
+
+__all__ = [
+    "Skip",
+    "Transform",
+    "TransformContext",
+    "TransformSpec",
+    "get_transform",
+    "transform_names",
+    "transform_table",
+]
+
+Method = Literal["rule", "llm"]
+Surface = Literal["user_text", "tool_output"]
+
+
+@dataclass(frozen=True)
+class TransformSpec:
+    """What a transform is and promises.
+
+    Attributes:
+        name: Transform name (`paraphrase`), the `~name` part of variant ids.
+        preserves_label: True when a variant keeps its seed's label; False when the change can
+            alter the expected behaviour, so the variant is created without a label.
+        method: `rule` (deterministic, offline) or `llm` (through the generator model).
+        surface: What it changes: the user's messages or the tool outputs (what the
+            nothing-changed check compares).
+        version: Version of the rules or prompt, recorded as `generator.prompt_version`.
+        summary: One line for people.
+    """
+
+    name: str
+    preserves_label: bool
+    method: Method
+    surface: Surface
+    version: int
+    summary: str
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A variant a transform cannot make from this seed, and why (reported, never silent)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class TransformContext:
+    """What transforms may use besides the seed.
+
+    Attributes:
+        seed: Seed of the rule-based transforms (`[synth] seed`).
+        client: Generator model, for LLM transforms.
+        id_patterns: Extra identifier patterns (`[privacy] id_patterns`), kind → regex.
+        existing: Situations of variants this seed already has for this transform.
+    """
+
+    seed: int = 0
+    client: LLMClient | None = None
+    id_patterns: dict[str, str] = field(default_factory=dict)
+    existing: Sequence[Situation] = ()
+
+
+class Transform(Protocol):
+    """Makes variant situations from a seed case."""
+
+    @property
+    def spec(self) -> TransformSpec:
+        """The transform's name, promise and version."""
+        ...
+
+    def make(
+        self, seed: Case, indices: Sequence[int], ctx: TransformContext
+    ) -> list[Situation | Skip]:
+        """One new situation (or a :class:`Skip`) per variant index (1-based), in order."""
+        ...
+
+
+def _registry() -> dict[str, Transform]:
+    from casework.synth.rewrite import LLM_TRANSFORMS
+    from casework.synth.rules import RULE_TRANSFORMS
+
+    ordered = [*RULE_TRANSFORMS, *LLM_TRANSFORMS]
+    by_name = {t.spec.name: t for t in ordered}
+    order = [
+        "paraphrase",
+        "typos",
+        "informal_register",
+        "noise_detail",
+        "drop_identifier",
+        "multi_intent",
+        "injected_tool_text",
+    ]
+    return {name: by_name[name] for name in order}
+
+
+def transform_names() -> list[str]:
+    """Every transform, preserving ones first (the order of the table)."""
+    return list(_registry())
+
+
+def get_transform(name: str) -> Transform:
+    """The transform called ``name``.
+
+    Raises:
+        UsageError: No such transform (the message lists them).
+    """
+    registry = _registry()
+    if name not in registry:
+        raise UsageError(
+            f"--transform: unknown transform. Got '{name}'. Known: {', '.join(registry)}."
+        )
+    return registry[name]
+
+
+def transform_table() -> list[TransformSpec]:
+    """The label-preservation table, one row per transform."""
+    return [t.spec for t in _registry().values()]

@@ -1,0 +1,148 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from casework.cli import cli
+from tests.runner.builders import make_project
+
+GOOD = "python:tests.runner.sample_agents:good"
+SLOPPY = "python:tests.runner.sample_agents:sloppy"
+JUDGE = '[models.judge]\nprovider = "scripted"\nmodel = "scripted-judge"\nscript = "python:tests.e2e.run_judge_script:answer"\n'
+
+Invoke = Callable[..., Result]
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
+    folder = make_project(tmp_path / "proj", config="[gate]\nmin_pass_rate = 0.6\n")
+    monkeypatch.chdir(folder)
+    return folder
+
+
+@pytest.fixture
+def invoke(root: Path) -> Invoke:
+    runner = CliRunner()
+
+    def _invoke(*args: str) -> Result:
+        return runner.invoke(cli, ["--project", str(root), *args], catch_exceptions=False)
+
+    return _invoke
+
+
+def _run(invoke: Invoke, agent: str, run_id_hint: str, *extra: str) -> str:
+    result = invoke("run", "refunds", "--agent", agent, "-k", "2", "--concurrency", "4", "--format", "json", *extra)
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["trials"] == 10
+    run_id: str = data["run_id"]
+    assert run_hint_ok(run_id, run_id_hint)
+    return run_id
+
+
+def run_hint_ok(run_id: str, hint: str) -> bool:
+    return hint in run_id
+
+
+def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> None:
+    good = _run(invoke, GOOD, "-good-", "--agent-version", "v2")
+    sloppy = _run(invoke, SLOPPY, "-sloppy-", "--agent-version", "v1")
+
+    text = invoke("results", good)
+    assert text.exit_code == 0
+    assert "pass@1 [95% CI]" in text.stdout and "slice:refunds" in text.stdout
+    data = json.loads(invoke("results", good, "--format", "json").stdout)
+    overall = next(g for g in data["groups"] if g["group"] == "all")
+    assert overall["pass1"] == 1.0 and overall["cases"] == 4 and data["agent_version"] == "v2"
+    listing = json.loads(invoke("results", "--list", "--format", "json").stdout)
+    assert {r["run_id"] for r in listing} == {good, sloppy}
+
+    cmp = invoke("compare", good, sloppy, "--format", "json")
+    assert cmp.exit_code == 0, cmp.stderr
+    c = json.loads(cmp.stdout)
+    assert c["better"] == "v2" and c["worse"] == "v1" and c["cases"] == 4
+    assert c["discrimination_rate"] == 1.0 and c["inverted"] == [] and c["release"] == 1
+    cases = [json.loads(line) for line in (root / "datasets/refunds/cases.jsonl").read_text().splitlines()]
+    assert all(x.get("provenance", {}).get("discriminates") == ["v2 > v1"] for x in cases if x["id"] != "u-1")
+
+    # The compare release changed the dataset: runs must be redone on the new version.
+    stale = invoke("retire", "refunds", "--runs", good, "--runs", sloppy)
+    assert stale.exit_code == 2
+    assert stale.stderr.startswith("retire: the runs are on refunds@working")
+    good2 = _run(invoke, GOOD, "-good-", "--agent-version", "v2")
+    sloppy2 = _run(invoke, SLOPPY, "-sloppy-", "--agent-version", "v1")
+    retire = invoke("retire", "refunds", "--runs", good2, "--runs", sloppy2, "--format", "json")
+    assert retire.exit_code == 0, retire.stderr
+    r = json.loads(retire.stdout)
+    assert r["moved"] == [] and r["release"] is None  # every case separates the two systems
+
+    gate_ok = invoke("gate", "--run", good2)
+    assert gate_ok.exit_code == 0, gate_ok.stderr
+    assert "gate PASSED" in gate_ok.stdout
+    gate_bad = invoke("gate", "--run", sloppy2, "--baseline", good2, "--github")
+    assert gate_bad.exit_code == 1
+    assert gate_bad.stderr.startswith("gate FAILED:\n  [pass_rate] pass@1 0.000 is below the minimum 0.6\n  [regression]")
+    assert gate_bad.stdout.startswith("::error title=casework gate (pass_rate)::pass@1 0.000 is below the minimum 0.6")
+
+    report = invoke("report", good2, "--vs", sloppy2)
+    assert report.exit_code == 0
+    html = (root / "runs" / f"{good2}.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "Discrimination: v2 vs v1" in html
+
+
+def test_retire_moves_cases_that_separate_nothing(invoke: Invoke, root: Path) -> None:
+    good = _run(invoke, GOOD, "-good-", "--agent-version", "good")
+    flaky = _run(invoke, "python:tests.runner.sample_agents:good_async", "-good-async-", "--agent-version", "good-async")
+    out = invoke("retire", "refunds", "--runs", good, "--runs", flaky)
+    assert out.exit_code == 0, out.stderr
+    assert "moved 4 case(s) to split smoke" in out.stdout
+    cases = {json.loads(line)["id"]: json.loads(line) for line in (root / "datasets/refunds/cases.jsonl").read_text().splitlines()}
+    assert sorted(cid for cid, c in cases.items() if c["split"] == "smoke") == ["e-1", "r-1", "r-2", "r-3"]
+    versions = (root / "datasets/refunds/versions.jsonl").read_text().splitlines()
+    assert "4 case(s) every system passed" in versions[-1]
+
+
+def test_bad_input_exits_with_clear_messages(invoke: Invoke) -> None:
+    bad_slice = invoke("run", "refunds", "--agent", GOOD, "--slice", "nope")
+    assert bad_slice.exit_code == 2
+    assert bad_slice.stderr == "--slice: no slice nope in refunds@working (slices: SECRET-SLICE, refunds).\n"
+    no_run = invoke("results", "zzz")
+    assert no_run.exit_code == 2
+    assert no_run.stderr == "run 'zzz': no such run in the workbench or runs/zzz.jsonl; see `casework results --list`.\n"
+    same = _run(invoke, GOOD, "-good-")
+    again = _run(invoke, GOOD, "-good-")
+    cmp = invoke("compare", same, again)
+    assert cmp.exit_code == 2
+    assert cmp.stderr == "compare: both runs are of 'good-1'; compare two different systems (set --agent-version when running them).\n"
+    one = invoke("retire", "refunds", "--runs", same)
+    assert one.exit_code == 2 and one.stderr == "retire: give runs of at least two different systems (--runs A --runs B).\n"
+    calibrate = invoke("judge", "calibrate", "--slice", "refunds")
+    assert calibrate.exit_code == 2
+    assert calibrate.stderr.startswith("judge calibrate: no judge configured; set [models.judge]")
+    unknown = invoke("run", "refunds", "--agent", "ftp:x")
+    assert unknown.exit_code == 2 and unknown.stderr == "--agent: unknown scheme 'ftp'; use python:, http: or cmd:. Got 'ftp:x'.\n"
+
+
+def test_judge_calibration_makes_the_judge_admissible(root: Path, invoke: Invoke) -> None:
+    with (root / "casework.toml").open("a") as f:
+        f.write(JUDGE)
+    before = _run(invoke, GOOD, "-good-")
+    gate = invoke("gate", "--run", before)
+    assert gate.exit_code == 1
+    assert "[judge_inadmissible] slice 'refunds': 2 verdict(s) rest on a judge not calibrated for this slice" in gate.stderr
+    cal = invoke("judge", "calibrate", "--slice", "refunds", "--format", "json")
+    assert cal.exit_code == 0, cal.stderr
+    data = json.loads(cal.stdout)
+    assert data["n"] == 4 and data["kappa"] == 1.0 and data["admissible"] is True
+    assert data["confusion"][0] == [3, 0, 0, 0] and data["confusion"][2] == [0, 0, 1, 0]
+    after = _run(invoke, GOOD, "-good-")
+    results = json.loads(invoke("results", after, "--format", "json").stdout)
+    assert results["inadmissible"] == 0
+    assert next(g for g in results["groups"] if g["group"] == "all")["pass1"] == 1.0
+    gate2 = invoke("gate", "--run", after)
+    assert gate2.exit_code == 0, gate2.stderr

@@ -1,0 +1,41 @@
+"""A fake LLM client for judge tests: answers from a function of the prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from casework.llm.base import Completion, LLMError, Message
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class FakeLLM:
+    """Implements the LLMClient protocol; ``answer(prompt_text)`` returns the JSON object to parse."""
+
+    def __init__(self, answer: Callable[[str], dict[str, Any]], model: str = "judge-1") -> None:
+        self._answer = answer
+        self._model = model
+        self.prompts: list[str] = []
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def family(self) -> str | None:
+        return None
+
+    @property
+    def max_concurrency(self) -> int:
+        return 4
+
+    def complete(self, messages: Sequence[Message], *, temperature: float | None = None, max_tokens: int | None = None, seed: int | None = None) -> Completion:
+        raise LLMError("not used")
+
+    def structured(self, messages: Sequence[Message], model: type[T], *, temperature: float | None = None, max_tokens: int | None = None, seed: int | None = None) -> T:
+        prompt = "\n".join(m.content for m in messages)
+        self.prompts.append(prompt)
+        return model.model_validate(self._answer(prompt))

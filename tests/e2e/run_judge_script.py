@@ -10,7 +10,15 @@ from casework.llm.base import Message
 def answer(messages: list[Message]) -> Any:
     prompt = "\n".join(m.content for m in messages)
     if "Expected facts" in prompt:
-        return {"facts": [{"index": 0, "present": "can't" in prompt or "cannot" in prompt, "reason": "scripted"}]}
+        return {
+            "facts": [
+                {
+                    "index": 0,
+                    "present": "can't" in prompt or "cannot" in prompt,
+                    "reason": "scripted",
+                }
+            ]
+        }
     if "human" in prompt:
         return {"outcome": "escalate", "reason": "asks for a person"}
     if "o9" in prompt:

@@ -196,3 +196,15 @@ def test_db_upgrade_and_status_on_sqlite(project_dir: Path, run_cli: Run) -> Non
     again = run_cli("db", "upgrade")
     assert "already up to date" in again.stdout
     assert "up to date" in run_cli("db", "status").stdout
+
+
+def test_synthetic_cap_fails_check(project_dir: Path, run_cli: Run) -> None:
+    synthetic = {"source": "synthetic", "provenance": {"parent_id": "r-1", "transform": "typos"}}
+    write_lines(
+        project_dir / "datasets" / "refunds" / "cases.jsonl",
+        [case_dict("r-1"), case_dict("r-1~typos", **synthetic), case_dict("r-1~typos-2", **synthetic)],
+    )
+    result = run_cli("check", "refunds")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: synthetic_cap: refunds: ")
+    assert "2 of 3" in result.stderr

@@ -36,7 +36,19 @@ def invoke(root: Path) -> Invoke:
 
 
 def _run(invoke: Invoke, agent: str, run_id_hint: str, *extra: str) -> str:
-    result = invoke("run", "refunds", "--agent", agent, "-k", "2", "--concurrency", "4", "--format", "json", *extra)
+    result = invoke(
+        "run",
+        "refunds",
+        "--agent",
+        agent,
+        "-k",
+        "2",
+        "--concurrency",
+        "4",
+        "--format",
+        "json",
+        *extra,
+    )
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["trials"] == 10
@@ -55,7 +67,7 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
 
     text = invoke("results", good)
     assert text.exit_code == 0
-    assert "pass@1 [95% CI]" in text.stdout and "slice:refunds" in text.stdout
+    assert "pass@1" in text.stdout and "stability" in text.stdout and "v2 · k=2" in text.stdout
     data = json.loads(invoke("results", good, "--format", "json").stdout)
     overall = next(g for g in data["groups"] if g["group"] == "all")
     assert overall["pass1"] == 1.0 and overall["cases"] == 4 and data["agent_version"] == "v2"
@@ -67,8 +79,15 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
     c = json.loads(cmp.stdout)
     assert c["better"] == "v2" and c["worse"] == "v1" and c["cases"] == 4
     assert c["discrimination_rate"] == 1.0 and c["inverted"] == [] and c["release"] == 1
-    cases = [json.loads(line) for line in (root / "datasets/refunds/cases.jsonl").read_text().splitlines()]
-    assert all(x.get("provenance", {}).get("discriminates") == ["v2 > v1"] for x in cases if x["id"] != "u-1")
+    cases = [
+        json.loads(line)
+        for line in (root / "datasets/refunds/cases.jsonl").read_text().splitlines()
+    ]
+    assert all(
+        x.get("provenance", {}).get("discriminates") == ["v2 > v1"]
+        for x in cases
+        if x["id"] != "u-1"
+    )
 
     # The compare release changed the dataset: runs must be redone on the new version.
     stale = invoke("retire", "refunds", "--runs", good, "--runs", sloppy)
@@ -86,8 +105,12 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
     assert "gate PASSED" in gate_ok.stdout
     gate_bad = invoke("gate", "--run", sloppy2, "--baseline", good2, "--github")
     assert gate_bad.exit_code == 1
-    assert gate_bad.stderr.startswith("gate FAILED:\n  [pass_rate] pass@1 0.000 is below the minimum 0.6\n  [regression]")
-    assert gate_bad.stdout.startswith("::error title=casework gate (pass_rate)::pass@1 0.000 is below the minimum 0.6")
+    assert gate_bad.stderr.startswith(
+        "gate FAILED:\n  [pass_rate] pass@1 0.000 is below the minimum 0.6\n  [regression]"
+    )
+    assert gate_bad.stdout.startswith(
+        "::error title=casework gate (pass_rate)::pass@1 0.000 is below the minimum 0.6"
+    )
 
     report = invoke("report", good2, "--vs", sloppy2)
     assert report.exit_code == 0
@@ -97,12 +120,26 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
 
 def test_retire_moves_cases_that_separate_nothing(invoke: Invoke, root: Path) -> None:
     good = _run(invoke, GOOD, "-good-", "--agent-version", "good")
-    flaky = _run(invoke, "python:tests.runner.sample_agents:good_async", "-good-async-", "--agent-version", "good-async")
+    flaky = _run(
+        invoke,
+        "python:tests.runner.sample_agents:good_async",
+        "-good-async-",
+        "--agent-version",
+        "good-async",
+    )
     out = invoke("retire", "refunds", "--runs", good, "--runs", flaky)
     assert out.exit_code == 0, out.stderr
     assert "moved 4 case(s) to split smoke" in out.stdout
-    cases = {json.loads(line)["id"]: json.loads(line) for line in (root / "datasets/refunds/cases.jsonl").read_text().splitlines()}
-    assert sorted(cid for cid, c in cases.items() if c["split"] == "smoke") == ["e-1", "r-1", "r-2", "r-3"]
+    cases = {
+        json.loads(line)["id"]: json.loads(line)
+        for line in (root / "datasets/refunds/cases.jsonl").read_text().splitlines()
+    }
+    assert sorted(cid for cid, c in cases.items() if c["split"] == "smoke") == [
+        "e-1",
+        "r-1",
+        "r-2",
+        "r-3",
+    ]
     versions = (root / "datasets/refunds/versions.jsonl").read_text().splitlines()
     assert "4 case(s) every system passed" in versions[-1]
 
@@ -110,22 +147,39 @@ def test_retire_moves_cases_that_separate_nothing(invoke: Invoke, root: Path) ->
 def test_bad_input_exits_with_clear_messages(invoke: Invoke) -> None:
     bad_slice = invoke("run", "refunds", "--agent", GOOD, "--slice", "nope")
     assert bad_slice.exit_code == 2
-    assert bad_slice.stderr == "--slice: no slice nope in refunds@working (slices: SECRET-SLICE, refunds).\n"
+    assert (
+        bad_slice.stderr
+        == "--slice: no slice nope in refunds@working (slices: SECRET-SLICE, refunds).\n"
+    )
     no_run = invoke("results", "zzz")
     assert no_run.exit_code == 2
-    assert no_run.stderr == "run 'zzz': no such run in the workbench or runs/zzz.jsonl; see `casework results --list`.\n"
+    assert (
+        no_run.stderr
+        == "run 'zzz': no such run in the workbench or runs/zzz.jsonl; see `casework results --list`.\n"
+    )
     same = _run(invoke, GOOD, "-good-")
     again = _run(invoke, GOOD, "-good-")
     cmp = invoke("compare", same, again)
     assert cmp.exit_code == 2
-    assert cmp.stderr == "compare: both runs are of 'good-1'; compare two different systems (set --agent-version when running them).\n"
+    assert (
+        cmp.stderr
+        == "compare: both runs are of 'good-1'; compare two different systems (set --agent-version when running them).\n"
+    )
     one = invoke("retire", "refunds", "--runs", same)
-    assert one.exit_code == 2 and one.stderr == "retire: give runs of at least two different systems (--runs A --runs B).\n"
+    assert (
+        one.exit_code == 2
+        and one.stderr
+        == "retire: give runs of at least two different systems (--runs A --runs B).\n"
+    )
     calibrate = invoke("judge", "calibrate", "--slice", "refunds")
     assert calibrate.exit_code == 2
     assert calibrate.stderr.startswith("judge calibrate: no judge configured; set [models.judge]")
     unknown = invoke("run", "refunds", "--agent", "ftp:x")
-    assert unknown.exit_code == 2 and unknown.stderr == "--agent: unknown scheme 'ftp'; use python:, http: or cmd:. Got 'ftp:x'.\n"
+    assert (
+        unknown.exit_code == 2
+        and unknown.stderr
+        == "--agent: unknown scheme 'ftp'; use python:, http: or cmd:. Got 'ftp:x'.\n"
+    )
 
 
 def test_judge_calibration_makes_the_judge_admissible(root: Path, invoke: Invoke) -> None:
@@ -134,7 +188,10 @@ def test_judge_calibration_makes_the_judge_admissible(root: Path, invoke: Invoke
     before = _run(invoke, GOOD, "-good-")
     gate = invoke("gate", "--run", before)
     assert gate.exit_code == 1
-    assert "[judge_inadmissible] slice 'refunds': 2 verdict(s) rest on a judge not calibrated for this slice" in gate.stderr
+    assert (
+        "[judge_inadmissible] slice 'refunds': 2 verdict(s) rest on a judge not calibrated for this slice"
+        in gate.stderr
+    )
     cal = invoke("judge", "calibrate", "--slice", "refunds", "--format", "json")
     assert cal.exit_code == 0, cal.stderr
     data = json.loads(cal.stdout)

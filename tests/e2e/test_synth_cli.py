@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -156,16 +158,20 @@ def test_synth_bad_input(tmp_path: Path) -> None:
     assert (root / "datasets" / "refunds" / "versions.jsonl").read_bytes() == before
 
 
-def test_unmatched_scripted_prompt_fails_and_writes_nothing(tmp_path: Path) -> None:
+def test_unmatched_scripted_prompt_fails_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = make(tmp_path / "p", SCRIPTED, SCRIPT[:1])
+    monkeypatch.chdir(root)
     before = (root / "datasets" / "refunds" / "cases.jsonl").read_bytes()
 
     result = run(root, "synth", "refunds", "-t", "paraphrase")
 
     assert result.exit_code == 1
-    assert result.stderr.startswith(
+    assert result.stderr == (
         "llm/responses.jsonl: no scripted rule matches the prompt; add a line whose 'when' text "
-        "the prompt contains. Got '"
+        "the prompt contains. Got '[\"Hi, I was charged twice for order ORD-1002. Thank you for "
+        "looking into this ….\n"
     )
     assert (root / "datasets" / "refunds" / "cases.jsonl").read_bytes() == before
 
@@ -261,3 +267,38 @@ def _slow() -> Any:
     action = chat_reply("late")
     action.delay = 2.0
     return action
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "refunds"
+
+
+def test_example_scripted_replies_cover_the_first_refunds_seeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not (EXAMPLE / "datasets" / "refunds" / "cases.jsonl").exists():
+        pytest.skip("the example dataset has not been built")
+    root = tmp_path / "refunds"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".casework", "runs"))
+    config = (root / "casework.toml").read_text(encoding="utf-8")
+    config = config.replace(
+        "[models.generator]\n", '[models.generator]\nscript = "llm/responses.jsonl"\n', 1
+    )
+    config = re.sub(r"(?m)^synthetic_cap = .*$", "synthetic_cap = 0.5", config)
+    (root / "casework.toml").write_text(config, encoding="utf-8")
+    monkeypatch.chdir(root)
+
+    first = run(root, "synth", "refunds", "-t", "paraphrase", "--slice", "refunds", "--limit", "15")
+    second = run(
+        root, "synth", "refunds", "-t", "noise_detail", "-t", "multi_intent",
+        "--slice", "refunds", "--limit", "16",
+    )  # fmt: skip
+
+    assert first.exit_code == 0, first.stderr
+    assert "refunds: 15 variant(s) added" in first.stdout
+    assert "Not kept (1):\n  refunds-009~paraphrase: frozen case: never sent to a model\n" in (
+        first.stdout
+    )
+    assert second.exit_code == 0, second.stderr
+    assert "refunds: 16 variant(s) added" in second.stdout
+    assert "Not kept" not in second.stdout
+    assert "Back to labelling (8): refunds-001~multi_intent, " in second.stdout

@@ -12,7 +12,9 @@ from casework.runner.metrics import CaseTally
 from tests.runner.builders import make_project
 
 
-def _run(rates: dict[str, tuple[int, int]], slice_: str = "refunds", split: str = "dev") -> dict[str, CaseTally]:
+def _run(
+    rates: dict[str, tuple[int, int]], slice_: str = "refunds", split: str = "dev"
+) -> dict[str, CaseTally]:
     return {cid: CaseTally(cid, n, c, slice=slice_, split=split) for cid, (n, c) in rates.items()}
 
 
@@ -21,8 +23,12 @@ GOOD = _run({"a": (3, 3), "b": (3, 3), "c": (3, 2), "d": (3, 3)})
 
 def _inputs(**kw: object) -> GateInputs:
     base: dict[str, object] = {
-        "run_id": "r1", "dataset_ref": "refunds@2", "finished": True, "slices": ["refunds"],
-        "slice_kappa": {"refunds": 0.8}, "run": GOOD,
+        "run_id": "r1",
+        "dataset_ref": "refunds@2",
+        "finished": True,
+        "slices": ["refunds"],
+        "slice_kappa": {"refunds": 0.8},
+        "run": GOOD,
     }
     base.update(kw)
     return GateInputs(**base)  # type: ignore[arg-type]
@@ -39,13 +45,35 @@ def test_clean_run_passes() -> None:
     ("inputs", "code"),
     [
         ({"finished": False}, "run_incomplete"),
-        ({"findings": [GateFinding("undeclared_tool", "error", "r-1:refund_all: tool is not declared", "refunds")]}, "undeclared_tool"),
-        ({"findings": [GateFinding("expired", "error", "r-2: retention ended 2025-01-01")]}, "expired"),
+        (
+            {
+                "findings": [
+                    GateFinding(
+                        "undeclared_tool",
+                        "error",
+                        "r-1:refund_all: tool is not declared",
+                        "refunds",
+                    )
+                ]
+            },
+            "undeclared_tool",
+        ),
+        (
+            {"findings": [GateFinding("expired", "error", "r-2: retention ended 2025-01-01")]},
+            "expired",
+        ),
         ({"slice_kappa": {"refunds": 0.41}}, "kappa_below_gate"),
         ({"inadmissible": {"refunds": 3}}, "judge_inadmissible"),
         ({"run": _run({"a": (3, 0)})}, "pass_rate"),
         ({"run": {}}, "no_verdicts"),
-        ({"baseline": _run({"a": (3, 3), "b": (3, 3), "c": (3, 3), "d": (3, 3)}), "baseline_id": "r0", "run": _run({"a": (3, 3), "b": (3, 0), "c": (3, 3), "d": (3, 3)})}, "regression"),
+        (
+            {
+                "baseline": _run({"a": (3, 3), "b": (3, 3), "c": (3, 3), "d": (3, 3)}),
+                "baseline_id": "r0",
+                "run": _run({"a": (3, 3), "b": (3, 0), "c": (3, 3), "d": (3, 3)}),
+            },
+            "regression",
+        ),
     ],
 )
 def test_each_failure_reason(inputs: dict[str, object], code: str) -> None:
@@ -57,32 +85,50 @@ def test_each_failure_reason(inputs: dict[str, object], code: str) -> None:
 def test_regression_message_and_annotations() -> None:
     base = _run({"a": (1, 1), "b": (1, 1), "c": (1, 1), "d": (1, 1)})
     now = _run({"a": (1, 1), "b": (1, 0), "c": (1, 1), "d": (1, 1)})
-    report = evaluate_gate(_inputs(run=now, baseline=base, baseline_id="r0"), GateConfig(max_regression=0.1), ThresholdsConfig())
+    report = evaluate_gate(
+        _inputs(run=now, baseline=base, baseline_id="r0"),
+        GateConfig(max_regression=0.1),
+        ThresholdsConfig(),
+    )
     assert [str(r) for r in report.failures] == [
         "[regression] pass@1 fell from 1.000 (r0) to 0.750 on 4 shared cases: a drop of 0.250 > 0.1"
     ]
     assert report.github_annotations()[0] == (
         "::error title=casework gate (regression)::pass@1 fell from 1.000 (r0) to 0.750 on 4 shared cases: a drop of 0.250 > 0.1"
     )
-    assert any(a.startswith("::warning title=casework gate (slice_regression)::") for a in report.github_annotations())
+    assert any(
+        a.startswith("::warning title=casework gate (slice_regression)::")
+        for a in report.github_annotations()
+    )
     assert report.baseline_pass_rate == 1.0
 
 
 def test_warnings_do_not_fail() -> None:
     report = evaluate_gate(
-        _inputs(slice_kappa={}, findings=[GateFinding("unknown_argument", "warning", "r-1: odd argument")]),
+        _inputs(
+            slice_kappa={},
+            findings=[GateFinding("unknown_argument", "warning", "r-1: odd argument")],
+        ),
         GateConfig(gating_slices=["refunds", "billing"]),
         ThresholdsConfig(),
     )
     assert report.passed
-    assert sorted(w.code for w in report.warnings) == ["gating_slice_absent", "kappa_unmeasured", "unknown_argument"]
+    assert sorted(w.code for w in report.warnings) == [
+        "gating_slice_absent",
+        "kappa_unmeasured",
+        "unknown_argument",
+    ]
 
 
 def test_non_gating_slices_and_smoke_do_not_gate() -> None:
     run = {**GOOD, **_run({"x": (3, 0)}, slice_="status"), **_run({"y": (3, 0)}, split="smoke")}
     report = evaluate_gate(
-        _inputs(run=run, slices=["refunds", "status"], slice_kappa={"refunds": 0.9, "status": 0.1},
-                findings=[GateFinding("undeclared_tool", "error", "x: bad", "status")]),
+        _inputs(
+            run=run,
+            slices=["refunds", "status"],
+            slice_kappa={"refunds": 0.9, "status": 0.1},
+            findings=[GateFinding("undeclared_tool", "error", "x: bad", "status")],
+        ),
         GateConfig(gating_slices=["refunds"], min_pass_rate=0.9),
         ThresholdsConfig(),
     )
@@ -100,8 +146,26 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
 
 
 def test_gate_run_reads_runs_and_dataset_checks(project: Project) -> None:
-    good = run_agent(project, RunRequest(dataset="refunds", agent="python:tests.runner.sample_agents:good", k=2, use_judge=False, run_id="good"))
-    bad = run_agent(project, RunRequest(dataset="refunds", agent="python:tests.runner.sample_agents:sloppy", k=2, use_judge=False, run_id="bad"))
+    good = run_agent(
+        project,
+        RunRequest(
+            dataset="refunds",
+            agent="python:tests.runner.sample_agents:good",
+            k=2,
+            use_judge=False,
+            run_id="good",
+        ),
+    )
+    bad = run_agent(
+        project,
+        RunRequest(
+            dataset="refunds",
+            agent="python:tests.runner.sample_agents:sloppy",
+            k=2,
+            use_judge=False,
+            run_id="bad",
+        ),
+    )
     passed = gate_run(project, good.header.run_id)
     assert passed.passed, passed.lines()
     assert passed.pass_rate == 1.0

@@ -32,10 +32,25 @@ class FakeLLM:
     def max_concurrency(self) -> int:
         return 4
 
-    def complete(self, messages: Sequence[Message], *, temperature: float | None = None, max_tokens: int | None = None, seed: int | None = None) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> Completion:
         raise LLMError("not used")
 
-    def structured(self, messages: Sequence[Message], model: type[T], *, temperature: float | None = None, max_tokens: int | None = None, seed: int | None = None) -> T:
+    def structured(
+        self,
+        messages: Sequence[Message],
+        model: type[T],
+        *,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> T:
         prompt = "\n".join(m.content for m in messages)
         self.prompts.append(prompt)
         return model.model_validate(self._answer(prompt))

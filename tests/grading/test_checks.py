@@ -2,7 +2,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from casework.grading import Judge, JudgeCalibration, Trajectory, TrajectoryToolCall, grade, needed_oracle_class
+from casework.grading import (
+    Judge,
+    JudgeCalibration,
+    Trajectory,
+    TrajectoryToolCall,
+    grade,
+    needed_oracle_class,
+)
 from casework.grading.checks import GRADERS, register_grader
 from casework.grading.verdict import Check, combine
 from casework.schema import Case
@@ -33,57 +40,127 @@ def statuses(verdict: Any) -> dict[str, str]:
 
 
 def test_correct_refund_passes_every_check() -> None:
-    v = grade(REFUND, traj(call("get_order", order_id="o1"), call("issue_refund", 1, order_id="o1", amount=12.0), state=DONE, outcome="resolve"))
+    v = grade(
+        REFUND,
+        traj(
+            call("get_order", order_id="o1"),
+            call("issue_refund", 1, order_id="o1", amount=12.0),
+            state=DONE,
+            outcome="resolve",
+        ),
+    )
     assert v.passed is True and v.oracle_class == "state_assertion"
     assert statuses(v) == {"required_tools": "pass", "state": "pass", "outcome": "pass"}
 
 
 def test_wrong_amount_fails_tools_and_state_with_evidence() -> None:
     bad_state = {"orders": {"o1": {"note": "SECRET-STATE", "refunded": 10}}}
-    v = grade(REFUND, traj(call("get_order", order_id="o1"), call("issue_refund", 1, order_id="o1", amount=10), state=bad_state, outcome="resolve"))
+    v = grade(
+        REFUND,
+        traj(
+            call("get_order", order_id="o1"),
+            call("issue_refund", 1, order_id="o1", amount=10),
+            state=bad_state,
+            outcome="resolve",
+        ),
+    )
     assert v.passed is False
     evidence = {c.name: c.evidence for c in v.failures()}
-    assert evidence["required_tools"] == 'issue_refund(amount exact 12.0) not satisfied by calls with {"amount": 10, "order_id": "o1"}'
+    assert (
+        evidence["required_tools"]
+        == 'issue_refund(amount exact 12.0) not satisfied by calls with {"amount": 10, "order_id": "o1"}'
+    )
     assert evidence["state"] == "refund recorded: jmespath 'orders.\"o1\".refunded' selected 10"
 
 
 def test_outcome_without_report_or_judge_is_undetermined() -> None:
-    v = grade(REFUND, traj(call("get_order", order_id="o1"), call("issue_refund", 1, order_id="o1", amount=12.0), state=DONE))
+    v = grade(
+        REFUND,
+        traj(
+            call("get_order", order_id="o1"),
+            call("issue_refund", 1, order_id="o1", amount=12.0),
+            state=DONE,
+        ),
+    )
     assert v.passed is None
-    assert [c.evidence for c in v.checks if c.name == "outcome"] == ["outcome not reported by the agent and no judge configured"]
+    assert [c.evidence for c in v.checks if c.name == "outcome"] == [
+        "outcome not reported by the agent and no judge configured"
+    ]
 
 
 def test_escalation_tool_is_an_escalate_outcome() -> None:
-    v = grade(ESCALATE, traj(TrajectoryToolCall(name="escalate_to_human", result={"ticket": "T-1"}), final_reply="passing you on"))
+    v = grade(
+        ESCALATE,
+        traj(
+            TrajectoryToolCall(name="escalate_to_human", result={"ticket": "T-1"}),
+            final_reply="passing you on",
+        ),
+    )
     assert v.passed is True
-    assert [c.evidence for c in v.checks if c.name == "outcome"] == ["expected escalate, took escalate (escalation tool escalate_to_human)"]
-    assert grade(ESCALATE, traj(handoff=True, final_reply="x")).checks[-1].evidence.endswith("(handoff flag)")
+    assert [c.evidence for c in v.checks if c.name == "outcome"] == [
+        "expected escalate, took escalate (escalation tool escalate_to_human)"
+    ]
+    assert (
+        grade(ESCALATE, traj(handoff=True, final_reply="x"))
+        .checks[-1]
+        .evidence.endswith("(handoff flag)")
+    )
 
 
 UNSAT_BASE = [call("get_order", order_id="o9")]
-NO_FACTS = REFUSE.model_copy(update={"label": REFUSE.label.model_copy(update={"answer_facts": []}) if REFUSE.label else None})
+NO_FACTS = REFUSE.model_copy(
+    update={"label": REFUSE.label.model_copy(update={"answer_facts": []}) if REFUSE.label else None}
+)
 
 
 def test_unsatisfiable_right_refusal_gets_full_credit() -> None:
-    v = grade(NO_FACTS, traj(*UNSAT_BASE, final_reply="Sorry, I can't refund an order that hasn't shipped.", outcome="refuse"))
+    v = grade(
+        NO_FACTS,
+        traj(
+            *UNSAT_BASE,
+            final_reply="Sorry, I can't refund an order that hasn't shipped.",
+            outcome="refuse",
+        ),
+    )
     assert v.passed is True
 
 
 def test_unsatisfiable_fabricated_completion_scores_zero() -> None:
-    wrote = grade(NO_FACTS, traj(*UNSAT_BASE, call("issue_refund", 1, amount=30), state={"orders": {"o9": {"refunded": 30}}}, final_reply="Refunded!", outcome="resolve"))
+    wrote = grade(
+        NO_FACTS,
+        traj(
+            *UNSAT_BASE,
+            call("issue_refund", 1, amount=30),
+            state={"orders": {"o9": {"refunded": 30}}},
+            final_reply="Refunded!",
+            outcome="resolve",
+        ),
+    )
     assert wrote.passed is False
     assert "fabricated completion: wrote to the state (issue_refund)" in wrote.summary()
-    claims = grade(NO_FACTS, traj(*UNSAT_BASE, final_reply="All done, refunded.", outcome="resolve"))
-    assert [c.evidence for c in claims.failures() if c.name == "unsatisfiable"] == ["fabricated completion: took resolve (structured outcome field)"]
+    claims = grade(
+        NO_FACTS, traj(*UNSAT_BASE, final_reply="All done, refunded.", outcome="resolve")
+    )
+    assert [c.evidence for c in claims.failures() if c.name == "unsatisfiable"] == [
+        "fabricated completion: took resolve (structured outcome field)"
+    ]
 
 
 def test_doing_nothing_does_not_pass_a_refuse_case() -> None:
     silent = grade(NO_FACTS, traj(*UNSAT_BASE, outcome="refuse"))
     assert [c.evidence for c in silent.failures()] == ["did nothing: no reply to the user"]
-    vague = grade(NO_FACTS, traj(*UNSAT_BASE, final_reply="Let me look into that for you.", outcome="refuse"))
-    assert [c.evidence for c in vague.failures()] == ["reported refuse but the reply does not refuse (lexical check, no judge configured)"]
-    wrong_kind = grade(NO_FACTS, traj(*UNSAT_BASE, final_reply="Which order do you mean?", outcome="clarify"))
-    assert [c.evidence for c in wrong_kind.failures()] == ["expected refuse, took clarify (structured outcome field)"]
+    vague = grade(
+        NO_FACTS, traj(*UNSAT_BASE, final_reply="Let me look into that for you.", outcome="refuse")
+    )
+    assert [c.evidence for c in vague.failures()] == [
+        "reported refuse but the reply does not refuse (lexical check, no judge configured)"
+    ]
+    wrong_kind = grade(
+        NO_FACTS, traj(*UNSAT_BASE, final_reply="Which order do you mean?", outcome="clarify")
+    )
+    assert [c.evidence for c in wrong_kind.failures()] == [
+        "expected refuse, took clarify (structured outcome field)"
+    ]
 
 
 def test_agent_error_fails_the_trial() -> None:
@@ -91,26 +168,46 @@ def test_agent_error_fails_the_trial() -> None:
     assert v.passed is False and [c.name for c in v.checks] == ["agent"]
 
 
-def _judge(outcome: str = "refuse", facts_present: bool = True, calibrated: bool = True) -> tuple[Judge, FakeLLM]:
+def _judge(
+    outcome: str = "refuse", facts_present: bool = True, calibrated: bool = True
+) -> tuple[Judge, FakeLLM]:
     def answer(prompt: str) -> dict[str, Any]:
         if "Expected facts" in prompt:
-            return {"facts": [{"index": 0, "present": facts_present, "reason": "says so" if facts_present else "not mentioned"}]}
+            return {
+                "facts": [
+                    {
+                        "index": 0,
+                        "present": facts_present,
+                        "reason": "says so" if facts_present else "not mentioned",
+                    }
+                ]
+            }
         return {"outcome": outcome, "reason": "the reply declines"}
 
     llm = FakeLLM(answer)
-    calibration = {"refunds": JudgeCalibration("refunds", "judge-1", 0.85 if calibrated else 0.3, 0.9, 40, 0.8)}
+    calibration = {
+        "refunds": JudgeCalibration("refunds", "judge-1", 0.85 if calibrated else 0.3, 0.9, 40, 0.8)
+    }
     return Judge(llm, calibration), llm
 
 
 def test_judge_decides_facts_and_refusal_and_admissibility_follows_calibration() -> None:
     judge, llm = _judge()
-    v = grade(REFUSE, traj(*UNSAT_BASE, final_reply="I'm unable to do that.", outcome="refuse"), judge=judge)
+    v = grade(
+        REFUSE,
+        traj(*UNSAT_BASE, final_reply="I'm unable to do that.", outcome="refuse"),
+        judge=judge,
+    )
     assert v.passed is True and v.admissible is True and v.oracle_class == "rubric_judge"
     assert any("SECRET-FACT" in p for p in llm.prompts)
     # The answer key is never in the outcome prompt, and the label's outcome never in any prompt.
     assert all("outside_policy" not in p for p in llm.prompts)
     uncalibrated, _ = _judge(calibrated=False)
-    v2 = grade(REFUSE, traj(*UNSAT_BASE, final_reply="I'm unable to do that.", outcome="refuse"), judge=uncalibrated)
+    v2 = grade(
+        REFUSE,
+        traj(*UNSAT_BASE, final_reply="I'm unable to do that.", outcome="refuse"),
+        judge=uncalibrated,
+    )
     assert v2.passed is True and v2.admissible is False
     missing, _ = _judge(facts_present=False)
     v3 = grade(REFUSE, traj(*UNSAT_BASE, final_reply="Nope.", outcome="refuse"), judge=missing)
@@ -119,19 +216,41 @@ def test_judge_decides_facts_and_refusal_and_admissibility_follows_calibration()
 
 def test_judge_reads_outcome_when_agent_does_not_report_it() -> None:
     judge, _ = _judge(outcome="resolve")
-    v = grade(REFUND, traj(call("get_order", order_id="o1"), call("issue_refund", 1, order_id="o1", amount=12.0), state=DONE, final_reply="Done"), judge=judge)
+    v = grade(
+        REFUND,
+        traj(
+            call("get_order", order_id="o1"),
+            call("issue_refund", 1, order_id="o1", amount=12.0),
+            state=DONE,
+            final_reply="Done",
+        ),
+        judge=judge,
+    )
     assert v.passed is True
     outcome = next(c for c in v.checks if c.name == "outcome")
-    assert outcome.judged and outcome.admissible and outcome.evidence.startswith("expected resolve, took resolve (judge:")
+    assert (
+        outcome.judged
+        and outcome.admissible
+        and outcome.evidence.startswith("expected resolve, took resolve (judge:")
+    )
     refusing_judge, _ = _judge(outcome="clarify")
-    vague = grade(NO_FACTS, traj(*UNSAT_BASE, final_reply="I'm sorry.", outcome="refuse"), judge=refusing_judge)
-    assert [c.evidence for c in vague.failures()] == ["reported refuse but the reply does not refuse (judge read it as clarify)"]
+    vague = grade(
+        NO_FACTS,
+        traj(*UNSAT_BASE, final_reply="I'm sorry.", outcome="refuse"),
+        judge=refusing_judge,
+    )
+    assert [c.evidence for c in vague.failures()] == [
+        "reported refuse but the reply does not refuse (judge read it as clarify)"
+    ]
 
 
 def test_generated_answer_facts_need_a_human_label() -> None:
     data = refuse_case("u-2", "o9")
     data["source"] = "synthetic"
-    data["provenance"] = {"unsatisfiable_kind": "outside_policy", "generator": {"model": "gen", "prompt_version": 1}}
+    data["provenance"] = {
+        "unsatisfiable_kind": "outside_policy",
+        "generator": {"model": "gen", "prompt_version": 1},
+    }
     data["label"]["labellers"] = []
     judge, llm = _judge()
     v = grade(case(data), traj(*UNSAT_BASE, final_reply="I can't.", outcome="refuse"), judge=judge)
@@ -143,7 +262,12 @@ def test_generated_answer_facts_need_a_human_label() -> None:
 def test_extra_grader_named_by_the_oracle() -> None:
     data = refund_case("r-9", "o1", 12.0)
     data["oracle"]["ref"] = "grader:tools_in_order"
-    backwards = traj(call("issue_refund", 1, order_id="o1", amount=12.0), call("get_order", order_id="o1"), state=DONE, outcome="resolve")
+    backwards = traj(
+        call("issue_refund", 1, order_id="o1", amount=12.0),
+        call("get_order", order_id="o1"),
+        state=DONE,
+        outcome="resolve",
+    )
     v = grade(case(data), backwards)
     assert v.passed is False and [c.name for c in v.failures()] == ["tools_in_order"]
     data["oracle"]["ref"] = "grader:nope"

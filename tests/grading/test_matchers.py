@@ -45,7 +45,9 @@ def req(value: Any) -> ToolRequirement:
         ({"match": "predicate", "value": "length(@) == `2`"}, True, ["a", "b"], True),
     ],
 )
-def test_argument_matchers(matcher: dict[str, Any], present: bool, value: Any, expected: bool) -> None:
+def test_argument_matchers(
+    matcher: dict[str, Any], present: bool, value: Any, expected: bool
+) -> None:
     assert argument_matches(ArgMatcher.model_validate(matcher), present, value) is expected
 
 
@@ -57,14 +59,23 @@ def test_malformed_matchers_raise() -> None:
 
 
 def test_required_tools_match_as_a_multiset_in_any_order() -> None:
-    two_refunds = [req({"name": "issue_refund", "arguments": {"amount": {"match": "exact", "value": 5}}}), req("issue_refund")]
+    two_refunds = [
+        req({"name": "issue_refund", "arguments": {"amount": {"match": "exact", "value": 5}}}),
+        req("issue_refund"),
+    ]
     calls = [call("issue_refund", amount=5), call("get_order")]
     assert len(match_required(two_refunds, calls).unmatched) == 1  # one call cannot satisfy both
     calls.append(call("issue_refund", amount=9))
     result = match_required(two_refunds, calls)
     assert result.unmatched == [] and result.matched == {0: 0, 1: 2}
     # The greedy order would fail: the generic requirement first grabs the only amount=5 call.
-    assert match_required(list(reversed(two_refunds)), [call("issue_refund", amount=5), call("issue_refund", amount=9)]).unmatched == []
+    assert (
+        match_required(
+            list(reversed(two_refunds)),
+            [call("issue_refund", amount=5), call("issue_refund", amount=9)],
+        ).unmatched
+        == []
+    )
 
 
 def test_order_only_when_asked() -> None:
@@ -76,12 +87,25 @@ def test_order_only_when_asked() -> None:
 
 
 def test_forbidden_tools() -> None:
-    forbidden = [req({"name": "issue_refund", "arguments": {"amount": {"match": "predicate", "value": "@ > `100`"}}})]
+    forbidden = [
+        req(
+            {
+                "name": "issue_refund",
+                "arguments": {"amount": {"match": "predicate", "value": "@ > `100`"}},
+            }
+        )
+    ]
     assert match_forbidden(forbidden, [call("issue_refund", amount=50)]).unmatched == []
     assert match_forbidden(forbidden, [call("issue_refund", amount=500)]).matched == {0: 0}
 
 
-STATE = {"orders": {"o1": {"refunded": 12, "status": "refunded", "tags": ["a", "b"]}, "o2": {"refunded": 0}}, "note": "hello"}
+STATE = {
+    "orders": {
+        "o1": {"refunded": 12, "status": "refunded", "tags": ["a", "b"]},
+        "o2": {"refunded": 0},
+    },
+    "note": "hello",
+}
 
 
 @pytest.mark.parametrize(
@@ -100,8 +124,18 @@ STATE = {"orders": {"o1": {"refunded": 12, "status": "refunded", "tags": ["a", "
         ({"expr": "orders.o3.refunded", "op": "gt", "value": 0}, False),
         ({"expr": "sum(orders.*.refunded)", "value": 12}, True),
         ({"expr": "$.orders.o1.refunded", "language": "jsonpath", "value": 12}, True),
-        ({"expr": "$.orders.*.refunded", "language": "jsonpath", "op": "contains", "value": 0}, True),
-        ({"expr": "$.orders[?(@.refunded > 5)].status", "language": "jsonpath", "value": "refunded"}, True),
+        (
+            {"expr": "$.orders.*.refunded", "language": "jsonpath", "op": "contains", "value": 0},
+            True,
+        ),
+        (
+            {
+                "expr": "$.orders[?(@.refunded > 5)].status",
+                "language": "jsonpath",
+                "value": "refunded",
+            },
+            True,
+        ),
         ({"expr": "$.orders.o9", "language": "jsonpath", "op": "absent"}, True),
         ({"expr": "orders.o1.status", "op": "gt", "value": 3}, False),
     ],

@@ -87,7 +87,10 @@ def test_bump_refuses_bad_input_and_writes_nothing(project: Project) -> None:
             "---\nowner: me\n---\n",
             "guidelines/refunds.md:1: version: front matter needs 'version: refunds-g1'.",
         ),
-        ("---\nversion: refunds-g1\n", "guidelines/refunds.md:1: front matter is not closed by a '---' line."),
+        (
+            "---\nversion: refunds-g1\n",
+            "guidelines/refunds.md:1: front matter is not closed by a '---' line.",
+        ),
     ],
 )
 def test_bad_front_matter(project: Project, text: str, message: str) -> None:

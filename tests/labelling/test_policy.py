@@ -61,9 +61,7 @@ def test_audit_draw_is_reproducible_salted_and_content_independent() -> None:
     assert audit_draw("c-1", "s") == int.from_bytes(digest[:8], "big") / 2**64
     # Same ids in another slice or order: same audit rows (only the id and salt matter).
     one = plan_labelling(rows(50, "a"), LABELLERS, {"a": True}, share=0.3, salt="s")
-    two = plan_labelling(
-        list(reversed(rows(50, "b"))), LABELLERS, {"b": True}, share=0.3, salt="s"
-    )
+    two = plan_labelling(list(reversed(rows(50, "b"))), LABELLERS, {"b": True}, share=0.3, salt="s")
     assert {a.case_id for a in one.assignments if a.role == "second"} == {
         a.case_id for a in two.assignments if a.role == "second"
     }
@@ -158,9 +156,7 @@ def test_policy_properties(
 ) -> None:
     labellers = tuple(f"lab-{i}" for i in range(people))
     queue = rows(n)
-    taken = {
-        r.case_id: {labellers[k % people]} for r, k in zip(queue, taken_mask, strict=False)
-    }
+    taken = {r.case_id: {labellers[k % people]} for r, k in zip(queue, taken_mask, strict=False)}
     plan = plan_labelling(
         queue, labellers, {"refunds": calibrated}, share=share, salt=salt, taken=taken
     )

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
 
 from casework.llm import CacheEntry, Client, Message, ScriptedProvider, ScriptRule, WorkbenchCache
 from casework.workbench import open_workbench
@@ -44,3 +49,26 @@ def test_client_rerun_reads_from_the_workbench(tmp_path: Path) -> None:
         texts.append((completion.text, completion.cached))
         wb.close()
     assert texts == [("first", False), ("first", True)]
+
+
+@pytest.mark.postgres
+def test_cache_on_postgresql() -> None:
+    url = os.environ.get("CASEWORK_TEST_PG_URL")
+    if not url:
+        pytest.skip("CASEWORK_TEST_PG_URL is not set (CI sets it to a live PostgreSQL server)")
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+    wb = open_workbench(url=url)
+    try:
+        cache = WorkbenchCache(workbench=wb)
+        entry = CacheEntry("completion", "openai:m", "p" * 64, "{}", "reply", 3, 2)
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            list(pool.map(lambda _: cache.put("same", entry), range(8)))
+        assert cache.get("same") == entry
+        assert cache.count() == {"openai:m": 1}
+        assert cache.clear("openai:m") == 1
+    finally:
+        wb.close()

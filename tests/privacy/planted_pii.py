@@ -29,7 +29,7 @@ TEMPLATES = (
     "({x})",
     "details: {x}; ref 12 of 2023-04-05",
     "I already sent it to support twice — {x} — why no reply?",
-    "\"{x}\"",
+    '"{x}"',
     "ok so {x}.",
     "Name on file differs but {x} is right",
     "{x}, {x2}",
@@ -129,8 +129,10 @@ def _valid_phone(rng: random.Random, region: str) -> phonenumbers.PhoneNumber:
 def _phone(rng: random.Random) -> tuple[str, str]:
     fmt = phonenumbers.PhoneNumberFormat
     national_ok = rng.random() < 0.5
-    region = rng.choice(["US", "GB"]) if national_ok else rng.choice(
-        ["US", "GB", "DE", "FR", "AU", "IN", "NL", "ES", "BR", "JP"]
+    region = (
+        rng.choice(["US", "GB"])
+        if national_ok
+        else rng.choice(["US", "GB", "DE", "FR", "AU", "IN", "NL", "ES", "BR", "JP"])
     )
     number = _valid_phone(rng, region)
     e164 = phonenumbers.format_number(number, fmt.E164)
@@ -231,8 +233,10 @@ def _url(rng: random.Random) -> tuple[str, str]:
             f"/reset?token=ab{rng.randint(10**6, 10**7)}",
         ]
     )
-    scheme = rng.choice(["https://", "http://", ""]) if host.startswith("www.") else rng.choice(
-        ["https://", "http://"]
+    scheme = (
+        rng.choice(["https://", "http://", ""])
+        if host.startswith("www.")
+        else rng.choice(["https://", "http://"])
     )
     text = f"{scheme}{host}{path}"
     from casework.privacy.pseudonyms import normalise

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 #: A `cmd:` agent: reads the input on stdin, calls get_order over the tool server, prints JSON.
-CMD_AGENT = r'''
+CMD_AGENT = r"""
 import json, os, sys, urllib.request
 request = json.load(sys.stdin)
 with open(os.environ["SPY_FILE"], "a") as spy:
@@ -31,7 +31,7 @@ if got["result"]["status"] == "delivered":
     print(json.dumps({"final_reply": "refunded", "outcome": "resolve", "agent_version": "cmd-1"}))
 else:
     print(json.dumps({"final_reply": "Sorry, I cannot refund that yet.", "outcome": "refuse"}))
-'''
+"""
 
 
 def write_cmd_agent(folder: Path) -> Path:
@@ -64,7 +64,10 @@ def http_agent(received: list[dict[str, Any]], *, status: int = 200) -> Iterator
                 assert {t["name"] for t in listing["tools"]} >= {"get_order", "issue_refund"}
                 got = client.post(base + "/tools/get_order", json={"order_id": order}).json()
                 if got["result"]["status"] == "delivered":
-                    client.post(base + "/tools/issue_refund", json={"order_id": order, "amount": got["result"]["total"]})
+                    client.post(
+                        base + "/tools/issue_refund",
+                        json={"order_id": order, "amount": got["result"]["total"]},
+                    )
                     out = {"final_reply": "refunded", "outcome": "resolve"}
                 else:
                     out = {"final_reply": "Sorry, I cannot refund that.", "outcome": "refuse"}

@@ -10,7 +10,14 @@ from typing import Any
 from tests.factories import TOOLS, write_lines
 
 #: Strings that appear only in labels, oracles, slices or provenance: never in an agent's input.
-SECRETS = ("SECRET-SLICE", "SECRET-FACT", "SECRET-GOAL", "SECRET-RUBRIC", "SECRET-SHAPE", "SECRET-STATE")
+SECRETS = (
+    "SECRET-SLICE",
+    "SECRET-FACT",
+    "SECRET-GOAL",
+    "SECRET-RUBRIC",
+    "SECRET-SHAPE",
+    "SECRET-STATE",
+)
 
 
 def refund_case(case_id: str, order: str, total: float, **overrides: Any) -> dict[str, Any]:
@@ -24,26 +31,49 @@ def refund_case(case_id: str, order: str, total: float, **overrides: Any) -> dic
             "goal": "SECRET-GOAL refund",
             "turns": [{"role": "user", "content": f"please refund order {order}"}],
             "fixtures": [
-                {"tool": "get_order", "match": {"order_id": order}, "response": {"id": order, "status": "delivered", "total": total}},
+                {
+                    "tool": "get_order",
+                    "match": {"order_id": order},
+                    "response": {"id": order, "status": "delivered", "total": total},
+                },
                 {
                     "tool": "issue_refund",
                     "match": {"order_id": order},
                     "response": {"ok": True, "amount": "${args.amount}"},
-                    "effects": [{"op": "replace", "path": f"/orders/{order}/refunded", "value": "${args.amount}"}],
+                    "effects": [
+                        {
+                            "op": "replace",
+                            "path": f"/orders/{order}/refunded",
+                            "value": "${args.amount}",
+                        }
+                    ],
                 },
             ],
             "state": {"orders": {order: {"refunded": 0, "note": "SECRET-STATE"}}},
         },
         "label": {
             "outcome": "resolve",
-            "required_tools": ["get_order", {"name": "issue_refund", "arguments": {"amount": {"match": "exact", "value": total}}}],
+            "required_tools": [
+                "get_order",
+                {
+                    "name": "issue_refund",
+                    "arguments": {"amount": {"match": "exact", "value": total}},
+                },
+            ],
             "answer_facts": [],
             "guideline_version": "refunds-g1",
             "labellers": ["l1", "l2"],
         },
         "oracle": {
             "class": "state_assertion",
-            "assertions": [{"expr": f"orders.\"{order}\".refunded", "op": "eq", "value": total, "description": "refund recorded"}],
+            "assertions": [
+                {
+                    "expr": f'orders."{order}".refunded',
+                    "op": "eq",
+                    "value": total,
+                    "description": "refund recorded",
+                }
+            ],
             "rubric": "SECRET-RUBRIC",
         },
         "provenance": {"shape": "SECRET-SHAPE"},
@@ -64,11 +94,21 @@ def refuse_case(case_id: str, order: str) -> dict[str, Any]:
             "goal": "SECRET-GOAL refund too early",
             "turns": [{"role": "user", "content": f"please refund order {order}"}],
             "fixtures": [
-                {"tool": "get_order", "match": {"order_id": order}, "response": {"id": order, "status": "processing", "total": 30}},
+                {
+                    "tool": "get_order",
+                    "match": {"order_id": order},
+                    "response": {"id": order, "status": "processing", "total": 30},
+                },
                 {
                     "tool": "issue_refund",
                     "response": {"ok": True},
-                    "effects": [{"op": "add", "path": f"/orders/{order}/refunded", "value": "${args.amount}"}],
+                    "effects": [
+                        {
+                            "op": "add",
+                            "path": f"/orders/{order}/refunded",
+                            "value": "${args.amount}",
+                        }
+                    ],
                 },
             ],
             "state": {"orders": {order: {}}},
@@ -94,10 +134,16 @@ def escalate_case(case_id: str) -> dict[str, Any]:
         "source": "mined",
         "situation": {
             "goal": "SECRET-GOAL talk to someone",
-            "turns": [{"role": "user", "content": "I want to speak to a human about a legal complaint"}],
+            "turns": [
+                {"role": "user", "content": "I want to speak to a human about a legal complaint"}
+            ],
             "fixtures": [{"tool": "escalate_to_human", "response": {"ticket": "T-1"}}],
         },
-        "label": {"outcome": "escalate", "required_tools": ["escalate_to_human"], "guideline_version": "g1"},
+        "label": {
+            "outcome": "escalate",
+            "required_tools": ["escalate_to_human"],
+            "guideline_version": "g1",
+        },
     }
 
 
@@ -117,6 +163,9 @@ def make_project(root: Path, cases: list[dict[str, Any]] | None = None, config: 
     (root / "agent").mkdir(parents=True, exist_ok=True)
     (root / "casework.toml").write_text('name = "runner-test"\n' + config, encoding="utf-8")
     (root / "agent" / "tools.json").write_text(json.dumps(TOOLS), encoding="utf-8")
-    write_lines(root / "datasets" / "refunds" / "cases.jsonl", list(cases if cases is not None else default_cases()))
+    write_lines(
+        root / "datasets" / "refunds" / "cases.jsonl",
+        list(cases if cases is not None else default_cases()),
+    )
     subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
     return root

@@ -33,7 +33,9 @@ def good(request: AgentInput, tools: Tools) -> Trajectory:
             agent_version="good-1",
         )
     tools.call("issue_refund", order_id=order_id, amount=order["total"])
-    return Trajectory(final_reply=f"Refunded {order['total']}.", outcome="resolve", agent_version="good-1")
+    return Trajectory(
+        final_reply=f"Refunded {order['total']}.", outcome="resolve", agent_version="good-1"
+    )
 
 
 def sloppy(request: AgentInput, tools: Tools) -> Trajectory:

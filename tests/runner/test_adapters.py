@@ -11,17 +11,30 @@ import httpx
 import pytest
 
 from casework.errors import UsageError
+from casework.grading import AgentInput, AgentTool
 from casework.project import Project
 from casework.runner import AgentUnavailable, RunRequest, load_agent, load_run, run_agent
 from casework.runner.fixtures import ToolSession
 from casework.runner.toolserver import ToolServer
-from casework.grading import AgentInput, AgentTool
 from casework.schema import ToolFixture, Turn
 from tests.runner import sample_agents
 from tests.runner.agent_servers import http_agent, write_cmd_agent
 from tests.runner.builders import SECRETS
 
-FORBIDDEN_KEYS = {"label", "oracle", "satisfiable", "slice", "split", "provenance", "goal", "fixtures", "state", "injected", "source", "id"}
+FORBIDDEN_KEYS = {
+    "label",
+    "oracle",
+    "satisfiable",
+    "slice",
+    "split",
+    "provenance",
+    "goal",
+    "fixtures",
+    "state",
+    "injected",
+    "source",
+    "id",
+}
 
 
 def _keys(value: Any) -> set[str]:
@@ -34,7 +47,10 @@ def _keys(value: Any) -> set[str]:
 
 def assert_only_situation(payload: dict[str, Any]) -> None:
     assert set(payload) == {"schema_version", "trial_id", "turns", "tools", "tool_server", "seed"}
-    assert not (_keys(payload) & FORBIDDEN_KEYS - {"state"}) or not _keys(payload["turns"]) & FORBIDDEN_KEYS
+    assert (
+        not (_keys(payload) & FORBIDDEN_KEYS - {"state"})
+        or not _keys(payload["turns"]) & FORBIDDEN_KEYS
+    )
     assert not _keys(payload["turns"]) & FORBIDDEN_KEYS
     text = json.dumps(payload)
     for secret in SECRETS:
@@ -45,22 +61,43 @@ def assert_only_situation(payload: dict[str, Any]) -> None:
 
 def test_python_agent_receives_only_the_situation(project: Project) -> None:
     sample_agents.RECEIVED.clear()
-    summary = run_agent(project, RunRequest(dataset="refunds", agent="python:tests.runner.sample_agents:spy", k=2, use_judge=False))
+    summary = run_agent(
+        project,
+        RunRequest(
+            dataset="refunds", agent="python:tests.runner.sample_agents:spy", k=2, use_judge=False
+        ),
+    )
     assert len(sample_agents.RECEIVED) == 10
     for payload in sample_agents.RECEIVED:
         assert_only_situation(payload)
         assert payload["tool_server"] is None
-        assert [t["name"] for t in payload["tools"]] == ["escalate_to_human", "get_order", "issue_refund"]
+        assert [t["name"] for t in payload["tools"]] == [
+            "escalate_to_human",
+            "get_order",
+            "issue_refund",
+        ]
     run = load_run(project, summary.header.run_id)
     trial = run.trials[0]
-    assert trial.trajectory.final_reply == "tool said: no fixture for tool 'no_such_tool' in this case"
+    assert (
+        trial.trajectory.final_reply == "tool said: no fixture for tool 'no_such_tool' in this case"
+    )
     assert trial.trajectory.tool_calls[0].error == "no fixture for tool 'no_such_tool' in this case"
 
 
 def test_http_agent_receives_only_the_situation_and_calls_tools_over_http(project: Project) -> None:
     received: list[dict[str, Any]] = []
     with http_agent(received) as url:
-        summary = run_agent(project, RunRequest(dataset="refunds", agent=f"http:{url}", k=1, concurrency=4, slices=("refunds",), use_judge=False))
+        summary = run_agent(
+            project,
+            RunRequest(
+                dataset="refunds",
+                agent=f"http:{url}",
+                k=1,
+                concurrency=4,
+                slices=("refunds",),
+                use_judge=False,
+            ),
+        )
     assert len(received) == 4
     for payload in received:
         assert_only_situation(payload)
@@ -69,19 +106,35 @@ def test_http_agent_receives_only_the_situation_and_calls_tools_over_http(projec
     by_case = {t.case_id: t for t in run.trials}
     assert by_case["r-1"].verdict.passed is True
     assert [c.name for c in by_case["r-1"].trajectory.tool_calls] == ["get_order", "issue_refund"]
-    assert by_case["r-1"].trajectory.final_state == {"orders": {"o1": {"note": "SECRET-STATE", "refunded": 12.0}}}
+    assert by_case["r-1"].trajectory.final_state == {
+        "orders": {"o1": {"note": "SECRET-STATE", "refunded": 12.0}}
+    }
     refusal = by_case["u-1"].verdict
     assert refusal.passed is None  # its answer fact needs a judge; none is configured
     assert {c.name: c.status for c in refusal.checks} == {
-        "required_tools": "pass", "forbidden_tools": "pass", "answer_facts": "undetermined", "unsatisfiable": "pass",
+        "required_tools": "pass",
+        "forbidden_tools": "pass",
+        "answer_facts": "undetermined",
+        "unsatisfiable": "pass",
     }
 
 
-def test_cmd_agent_receives_only_the_situation(project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cmd_agent_receives_only_the_situation(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = write_cmd_agent(project.root)
     spy = tmp_path / "spy.jsonl"
     monkeypatch.setenv("SPY_FILE", str(spy))
-    summary = run_agent(project, RunRequest(dataset="refunds", agent=f"cmd:{sys.executable} {script.name}", k=1, slices=("refunds",), use_judge=False))
+    summary = run_agent(
+        project,
+        RunRequest(
+            dataset="refunds",
+            agent=f"cmd:{sys.executable} {script.name}",
+            k=1,
+            slices=("refunds",),
+            use_judge=False,
+        ),
+    )
     payloads = [json.loads(line) for line in spy.read_text().splitlines()]
     assert len(payloads) == 4
     for payload in payloads:
@@ -92,7 +145,12 @@ def test_cmd_agent_receives_only_the_situation(project: Project, tmp_path: Path,
 
 
 def _request(url: str | None = None) -> AgentInput:
-    return AgentInput(trial_id="t", turns=[Turn(role="user", content="please refund order o1")], tools=[AgentTool(name="get_order")], tool_server=url)
+    return AgentInput(
+        trial_id="t",
+        turns=[Turn(role="user", content="please refund order o1")],
+        tools=[AgentTool(name="get_order")],
+        tool_server=url,
+    )
 
 
 def _session() -> ToolSession:
@@ -107,10 +165,16 @@ def test_adapter_failures_become_failed_trajectories(tmp_path: Path) -> None:
         assert traj.error == "agent raised RuntimeError: boom"
         await crash.aclose()
         one_arg = load_agent("python:tests.runner.sample_agents:reply_only", root=tmp_path)
-        assert (await one_arg.run(_request(), _session())).final_reply == "hello please refund order o1"
+        assert (
+            await one_arg.run(_request(), _session())
+        ).final_reply == "hello please refund order o1"
         await one_arg.aclose()
-        slow = load_agent(f"cmd:{sys.executable} -c 'import time; time.sleep(5)'", root=tmp_path, timeout_s=0.3)
-        assert (await slow.run(_request("http://127.0.0.1:1/t/x"), _session())).error == "agent timed out after 0.3 s"
+        slow = load_agent(
+            f"cmd:{sys.executable} -c 'import time; time.sleep(5)'", root=tmp_path, timeout_s=0.3
+        )
+        assert (
+            await slow.run(_request("http://127.0.0.1:1/t/x"), _session())
+        ).error == "agent timed out after 0.3 s"
         bad = load_agent(f"cmd:{sys.executable} -c 'print(42)'", root=tmp_path)
         assert (await bad.run(_request("u"), _session())).error == (
             "agent printed something that is not a trajectory: agent returned int, expected a Trajectory, dict or str"
@@ -156,11 +220,23 @@ def test_unreachable_agents_stop_the_run(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("nonsense", "--agent: expected python:pkg.module:callable, http:URL or cmd:COMMAND. Got 'nonsense'."),
+        (
+            "nonsense",
+            "--agent: expected python:pkg.module:callable, http:URL or cmd:COMMAND. Got 'nonsense'.",
+        ),
         ("ftp:x", "--agent: unknown scheme 'ftp'; use python:, http: or cmd:. Got 'ftp:x'."),
-        ("python:nomodule_xyz:fn", "--agent: cannot import 'nomodule_xyz': No module named 'nomodule_xyz'."),
-        ("python:tests.runner.sample_agents:missing", "--agent: module 'tests.runner.sample_agents' has no attribute 'missing'."),
-        ("python:tests.runner.sample_agents", "--agent: expected python:pkg.module:callable. Got 'python:tests.runner.sample_agents'."),
+        (
+            "python:nomodule_xyz:fn",
+            "--agent: cannot import 'nomodule_xyz': No module named 'nomodule_xyz'.",
+        ),
+        (
+            "python:tests.runner.sample_agents:missing",
+            "--agent: module 'tests.runner.sample_agents' has no attribute 'missing'.",
+        ),
+        (
+            "python:tests.runner.sample_agents",
+            "--agent: expected python:pkg.module:callable. Got 'python:tests.runner.sample_agents'.",
+        ),
     ],
 )
 def test_bad_specs(spec: str, message: str, tmp_path: Path) -> None:
@@ -171,16 +247,31 @@ def test_bad_specs(spec: str, message: str, tmp_path: Path) -> None:
 
 def test_tool_server_protocol() -> None:
     with ToolServer() as server:
-        session = ToolSession([ToolFixture.model_validate({"tool": "get_order", "response": {"ok": 1}})], {}, [AgentTool(name="get_order")])
+        session = ToolSession(
+            [ToolFixture.model_validate({"tool": "get_order", "response": {"ok": 1}})],
+            {},
+            [AgentTool(name="get_order")],
+        )
         token, url = server.register(session)
         with httpx.Client(trust_env=False) as client:
-            assert client.get(url + "/tools").json() == {"tools": [{"name": "get_order", "description": "", "parameters": {}}]}
-            assert client.post(url + "/tools/get_order", json={"order_id": "o1"}).json() == {"result": {"ok": 1}}
-            assert client.post(url + "/tools/other", json={}).json() == {"error": "no fixture for tool 'other' in this case"}
+            assert client.get(url + "/tools").json() == {
+                "tools": [{"name": "get_order", "description": "", "parameters": {}}]
+            }
+            assert client.post(url + "/tools/get_order", json={"order_id": "o1"}).json() == {
+                "result": {"ok": 1}
+            }
+            assert client.post(url + "/tools/other", json={}).json() == {
+                "error": "no fixture for tool 'other' in this case"
+            }
             bad = client.post(url + "/tools/get_order", content=b"{nope")
-            assert bad.status_code == 400 and bad.json()["error"].startswith("request body is not JSON")
+            assert bad.status_code == 400 and bad.json()["error"].startswith(
+                "request body is not JSON"
+            )
             assert client.post(url + "/tools/get_order", json=[1]).status_code == 400
-            assert client.post(server.base_url + "/t/unknown/tools/get_order", json={}).status_code == 404
+            assert (
+                client.post(server.base_url + "/t/unknown/tools/get_order", json={}).status_code
+                == 404
+            )
             server.unregister(token)
             assert client.get(url + "/tools").status_code == 404
         assert [c.name for c in session.calls] == ["get_order", "other"]

@@ -63,7 +63,9 @@ def _brute_force(n: int, c: int, k: int) -> tuple[float, float]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(1, 9).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n))))
+@given(
+    st.integers(1, 9).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n)))
+)
 def test_estimators_match_brute_force_enumeration(args: tuple[int, int, int]) -> None:
     n, c, k = args
     all_pass, any_pass = _brute_force(n, c, k)
@@ -98,8 +100,13 @@ def test_k_larger_than_trials_is_an_error() -> None:
 def test_stability_on_constructed_runs() -> None:
     # 4 stable cases (all pass or all fail), 2 flipping, 1 with one trial (not counted).
     tallies = [
-        CaseTally("a", 3, 3), CaseTally("b", 3, 0), CaseTally("c", 3, 3), CaseTally("d", 2, 0),
-        CaseTally("e", 3, 1), CaseTally("f", 3, 2), CaseTally("g", 1, 1),
+        CaseTally("a", 3, 3),
+        CaseTally("b", 3, 0),
+        CaseTally("c", 3, 3),
+        CaseTally("d", 2, 0),
+        CaseTally("e", 3, 1),
+        CaseTally("f", 3, 2),
+        CaseTally("g", 1, 1),
     ]
     assert stability(tallies) == pytest.approx(4 / 6)
     assert stability([CaseTally("g", 1, 1)]) is None

@@ -18,7 +18,9 @@ GOOD = "python:tests.runner.sample_agents:good"
 
 
 def test_run_grades_every_trial_and_writes_log_and_workbench(project: Project) -> None:
-    summary = run_agent(project, RunRequest(dataset="refunds", agent=GOOD, k=3, concurrency=4, use_judge=False))
+    summary = run_agent(
+        project, RunRequest(dataset="refunds", agent=GOOD, k=3, concurrency=4, use_judge=False)
+    )
     assert summary.end.trials == 15 and summary.ran == 15 and summary.resumed == 0
     assert (summary.end.passed, summary.end.failed, summary.end.undetermined) == (12, 0, 3)
     log = read_log(summary.log)
@@ -37,12 +39,24 @@ def test_run_grades_every_trial_and_writes_log_and_workbench(project: Project) -
 
 
 def test_trials_are_independent_fresh_state_and_input(project: Project) -> None:
-    summary = run_agent(project, RunRequest(dataset="refunds", agent="python:tests.runner.sample_agents:mutate", k=3, concurrency=1, slices=("refunds",), use_judge=False))
+    summary = run_agent(
+        project,
+        RunRequest(
+            dataset="refunds",
+            agent="python:tests.runner.sample_agents:mutate",
+            k=3,
+            concurrency=1,
+            slices=("refunds",),
+            use_judge=False,
+        ),
+    )
     run = load_run(project, summary.header.run_id)
     for t in run.trials:
         if t.case_id == "r-1":
             # Each trial refunds once into a fresh copy: never 24 or 36.
-            assert t.trajectory.final_state == {"orders": {"o1": {"note": "SECRET-STATE", "refunded": 12.0}}}
+            assert t.trajectory.final_state == {
+                "orders": {"o1": {"note": "SECRET-STATE", "refunded": 12.0}}
+            }
             assert len(t.trajectory.tool_calls) == 2
     assert all(t.verdict.passed is not False for t in run.trials)
     cases = project.dataset_dir("refunds") / "cases.jsonl"
@@ -50,10 +64,32 @@ def test_trials_are_independent_fresh_state_and_input(project: Project) -> None:
 
 
 def test_seeds_are_per_trial_and_reproducible(project: Project) -> None:
-    a = run_agent(project, RunRequest(dataset="refunds", agent="python:tests.runner.sample_agents:flaky", k=4, seed=5, use_judge=False, store=False))
-    b = run_agent(project, RunRequest(dataset="refunds", agent="python:tests.runner.sample_agents:flaky", k=4, seed=5, use_judge=False, store=False))
+    a = run_agent(
+        project,
+        RunRequest(
+            dataset="refunds",
+            agent="python:tests.runner.sample_agents:flaky",
+            k=4,
+            seed=5,
+            use_judge=False,
+            store=False,
+        ),
+    )
+    b = run_agent(
+        project,
+        RunRequest(
+            dataset="refunds",
+            agent="python:tests.runner.sample_agents:flaky",
+            k=4,
+            seed=5,
+            use_judge=False,
+            store=False,
+        ),
+    )
     ta, tb = read_log(a.log).trials, read_log(b.log).trials
-    assert [(t.case_id, t.trial, t.seed, t.verdict.passed) for t in ta] == [(t.case_id, t.trial, t.seed, t.verdict.passed) for t in tb]
+    assert [(t.case_id, t.trial, t.seed, t.verdict.passed) for t in ta] == [
+        (t.case_id, t.trial, t.seed, t.verdict.passed) for t in tb
+    ]
     assert len({t.seed for t in ta}) == 20
     assert ta[0].seed == trial_seed(5, ta[0].case_id, ta[0].trial)
     res = run_results(read_log(a.log))
@@ -62,7 +98,9 @@ def test_seeds_are_per_trial_and_reproducible(project: Project) -> None:
 
 
 def test_interrupted_run_resumes_only_missing_trials(project: Project) -> None:
-    full = run_agent(project, RunRequest(dataset="refunds", agent=GOOD, k=2, use_judge=False, run_id="r-full"))
+    full = run_agent(
+        project, RunRequest(dataset="refunds", agent=GOOD, k=2, use_judge=False, run_id="r-full")
+    )
     lines = full.log.read_text().splitlines()
     # Simulate a crash: header + 4 trials + a torn fifth line, no end record, nothing in the DB.
     partial = log_path(project, "r-part")
@@ -73,30 +111,41 @@ def test_interrupted_run_resumes_only_missing_trials(project: Project) -> None:
         rec = json.loads(line)
         rec["run_id"] = "r-part"
         trials.append(json.dumps(rec))
-    partial.write_text("\n".join([json.dumps(header), *trials]) + '\n{"kind": "trial", "run_', encoding="utf-8")
+    partial.write_text(
+        "\n".join([json.dumps(header), *trials]) + '\n{"kind": "trial", "run_', encoding="utf-8"
+    )
     summary = run_agent(project, RunRequest(resume="r-part", use_judge=False))
     assert summary.resumed == 4 and summary.ran == 6 and summary.end.trials == 10
     run = load_run(project, "r-part")
     assert len(run.trials) == 10 and run.finished
-    assert sorted((t.case_id, t.trial) for t in run.trials) == sorted((t.case_id, t.trial) for t in read_log(full.log).trials)
-    with pytest.raises(UsageError, match="run r-part already finished; nothing to resume."):
+    assert sorted((t.case_id, t.trial) for t in run.trials) == sorted(
+        (t.case_id, t.trial) for t in read_log(full.log).trials
+    )
+    with pytest.raises(UsageError, match=r"^run r-part already finished; nothing to resume\.$"):
         run_agent(project, RunRequest(resume="r-part", use_judge=False))
 
 
 def test_resume_refuses_a_changed_dataset(project: Project) -> None:
-    full = run_agent(project, RunRequest(dataset="refunds", agent=GOOD, k=1, use_judge=False, run_id="r-x"))
+    full = run_agent(
+        project, RunRequest(dataset="refunds", agent=GOOD, k=1, use_judge=False, run_id="r-x")
+    )
     lines = full.log.read_text().splitlines()
     full.log.write_text(lines[0] + "\n", encoding="utf-8")
     cases = project.dataset_dir("refunds") / "cases.jsonl"
     cases.write_text(cases.read_text().splitlines()[0] + "\n", encoding="utf-8")
-    with pytest.raises(UsageError, match=r"--resume r-x: dataset refunds@working changed since the run started"):
+    with pytest.raises(
+        UsageError, match=r"--resume r-x: dataset refunds@working changed since the run started"
+    ):
         run_agent(project, RunRequest(resume="r-x", use_judge=False))
 
 
 def test_bad_requests(project: Project) -> None:
     with pytest.raises(UsageError) as err:
         run_agent(project, RunRequest(dataset="refunds", agent=GOOD, slices=("nope",)))
-    assert str(err.value) == "--slice: no slice nope in refunds@working (slices: SECRET-SLICE, refunds)."
+    assert (
+        str(err.value)
+        == "--slice: no slice nope in refunds@working (slices: SECRET-SLICE, refunds)."
+    )
     with pytest.raises(UsageError, match=r"^-k: must be at least 1. Got 0.$"):
         run_agent(project, RunRequest(dataset="refunds", agent=GOOD, k=0))
     with pytest.raises(UsageError, match=r"^run: no agent; pass --agent SPEC"):
@@ -116,8 +165,15 @@ def test_observer_sees_every_trial(project: Project) -> None:
         def trial_done(self, record: TrialRecord) -> None:
             seen.append(record)
 
-    clock = lambda: datetime(2026, 1, 2, tzinfo=UTC)  # noqa: E731
-    summary = run_agent(project, RunRequest(dataset="refunds", agent=GOOD, k=2, use_judge=False), observer=Obs(), clock=clock)
+    def clock() -> datetime:
+        return datetime(2026, 1, 2, tzinfo=UTC)
+
+    summary = run_agent(
+        project,
+        RunRequest(dataset="refunds", agent=GOOD, k=2, use_judge=False),
+        observer=Obs(),
+        clock=clock,
+    )
     assert started == [(10, 0)] and len(seen) == 10
     assert summary.header.run_id.startswith("20260102T000000Z-good-")
     assert all(t.started_at == clock() for t in seen)

@@ -5,8 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from casework.schema import Case, Situation
-from casework.synth import PLANTED_INSTRUCTIONS, Skip, TransformContext, facts_of, find_identifiers
-from casework.synth.rules import DropIdentifier, InformalRegister, InjectedToolText, Typos
+from casework.synth import (
+    PLANTED_INSTRUCTIONS,
+    DropIdentifier,
+    InformalRegister,
+    InjectedToolText,
+    Skip,
+    TransformContext,
+    Typos,
+    facts_of,
+    find_identifiers,
+)
 from tests.synth.conftest import seed_case
 
 CTX = TransformContext(seed=0)
@@ -122,3 +131,48 @@ def test_injected_tool_text_needs_a_fixture() -> None:
     assert InjectedToolText().make(bare, [1], CTX) == [
         Skip("no tool fixture with a response to plant text in")
     ]
+
+
+def test_pseudonyms_are_identifiers_and_task_identifiers_drop_first() -> None:
+    text = (
+        "Hi, I want to return the mugs (order_5191d8ede5cc) because they chipped. "
+        "Thanks, name_7c66f6e7058f"
+    )
+    assert find_identifiers(text) == ["order_5191d8ede5cc", "name_7c66f6e7058f"]
+    seed = case(text)
+    first, second = situations(DropIdentifier().make(seed, [1, 2], CTX))
+    assert first.user_text() == (
+        "Hi, I want to return the mugs because they chipped. Thanks, name_7c66f6e7058f"
+    )
+    assert "name_7c66f6e7058f" not in second.user_text()
+    assert "order_5191d8ede5cc" in second.user_text()
+    (typo,) = situations(Typos().make(seed, [1], CTX))
+    assert "order_5191d8ede5cc" in typo.user_text() and "name_7c66f6e7058f" in typo.user_text()
+
+
+def test_drop_identifier_phrasing() -> None:
+    cases = {
+        "Where is my order ORD-1042? ORD-1042 was due Monday.": "Where is my order? It was due Monday.",
+        "The mug broke. My order number is ORD-1042.": "The mug broke.",
+        "Refund for order #10423 please": "Refund for my order please",
+        "refund ORD-1042 now": "refund it now",
+    }
+    for text, expected in cases.items():
+        (variant,) = situations(DropIdentifier().make(case(text), [1], CTX))
+        assert variant.user_text() == expected
+    assert DropIdentifier().make(case("ORD-1042"), [1], CTX) == [
+        Skip("a user message holds nothing but 'ORD-1042'")
+    ]
+
+
+def test_planted_instruction_names_a_tool_that_acts() -> None:
+    seed = case("Refund ORD-1001 please.")
+    body = seed.model_dump(mode="json", by_alias=True)
+    body["label"]["required_tools"] = ["check_refund_policy", "get_order", "issue_refund"]
+    seed = Case.model_validate(body)
+    texts = {
+        v.injected[-1].text
+        for v in situations(InjectedToolText().make(seed, list(range(1, 9)), CTX))
+    }
+    assert any("issue_refund" in t for t in texts)
+    assert not any("check_refund_policy" in t for t in texts)

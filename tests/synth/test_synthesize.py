@@ -161,6 +161,10 @@ def test_llm_variants_are_checked_before_they_are_kept(make_project: MakeProject
             "lost 'ORD-1002' from the seed's messages, so the seed's label might not hold",
         ),
     ]
+    # One request per seed: three in the first wave, two more after the two rejections.
+    assert result.ledger.summary_lines() == [
+        "generator (scripted): 5 requests, 0 from cache, tokens not reported by the provider"
+    ]
     variant = result.created[0]
     assert variant.provenance.generator is not None
     assert variant.provenance.generator.model == "scripted"

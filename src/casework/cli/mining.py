@@ -108,7 +108,8 @@ def mine_cmd(
         split=split,
         message=message,
     )
-    with Progress(console=err_console, transient=True, disable=output == "json") as progress:
+    quiet = output == "json" or not err_console.is_terminal
+    with Progress(console=err_console, transient=True, disable=quiet) as progress:
         task = progress.add_task("scrubbing conversations", total=None)
         report = mine(
             project,

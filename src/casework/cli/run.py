@@ -15,6 +15,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.console import Console
 from rich.table import Table
 
 from casework.cli.context import console, pass_project
@@ -181,16 +182,26 @@ def run_cmd(
 
 
 def _group_row(g: GroupMetrics, k: int) -> list[str]:
-    ci = f" [{g.ci_pass1[0]:.2f}, {g.ci_pass1[1]:.2f}]" if g.ci_pass1 else ""
+    ci = f"[{g.ci_pass1[0]:.2f},{g.ci_pass1[1]:.2f}]" if g.ci_pass1 else ""
     return [
         g.group,
         str(g.cases),
         str(g.trials),
-        _f(g.pass1) + ci,
+        _f(g.pass1),
+        ci,
         *(_f(g.pass_hat.get(i)) for i in range(2, k + 1)),
-        *(_f(g.pass_at.get(i)) for i in range(2, k + 1)),
+        _f(g.pass_at.get(k)) if k > 1 else "",
         _f(g.stability),
     ]
+
+
+def _results_table(k: int) -> Table:
+    headers = ["group", "cases", "trials", "pass@1", "95% CI", *(f"pass^{i}" for i in range(2, k + 1))]
+    headers += [f"pass@{k}" if k > 1 else "", "stable"]
+    table = Table(box=None, pad_edge=False)
+    for i, name in enumerate(headers):
+        table.add_column(name, no_wrap=True, justify="left" if i == 0 else "right")
+    return table
 
 
 def _group_json(g: GroupMetrics) -> dict[str, Any]:
@@ -275,18 +286,10 @@ def results_cmd(project: Project, run: str | None, list_all: bool, fmt: str) -> 
         + ("" if res.run.finished else " · [yellow]unfinished[/]")
     )
     k = h.k
-    table = Table(
-        "group",
-        "cases",
-        "trials",
-        "pass@1 [95% CI]",
-        *(f"pass^{i}" for i in range(2, k + 1)),
-        *(f"pass@{i}" for i in range(2, k + 1)),
-        "stability",
-    )
+    table = _results_table(k)
     for g in res.groups():
         table.add_row(*_group_row(g, k))
-    console.print(table)
+    Console(highlight=False, width=max(console.width, 120)).print(table)  # a data table: never squeezed
     if res.flaky:
         console.print(
             f"flaky cases ({len(res.flaky)}): {', '.join(res.flaky[:20])}{' …' if len(res.flaky) > 20 else ''}"

@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import click
-from rich.table import Table
 
 from casework.cli.context import console, err_console, pass_project
 from casework.llm import WorkbenchCache, ping
@@ -76,17 +75,18 @@ def _render(result: SynthResult, dry_run: bool) -> None:
         head = f"{result.dataset}: no new variants; nothing released"
     console.print(head)
     if result.created:
-        table = Table("id", "parent", "transform", "slice", "split", "label")
-        for c in result.created:
-            table.add_row(
+        rows = [
+            (
                 c.id,
                 c.provenance.parent_id or "",
-                c.provenance.transform or "",
-                c.slice,
                 c.split,
                 c.label.outcome if c.label else "to labelling",
             )
-        console.print(table)
+            for c in result.created
+        ]
+        width = max(len(r[0]) for r in rows)
+        for vid, parent, split, label in rows:
+            console.print(f"  {vid:<{width}}  from {parent}  {split:<7}  {label}")
     back = result.to_labelling
     if back:
         console.print(f"Back to labelling ({len(back)}): {', '.join(back)}")

@@ -44,9 +44,10 @@ __all__ = [
 ESCALATION_TOOL = re.compile(r"(escalat|hand_?off|transfer_to_human|human_agent)", re.IGNORECASE)
 
 _REFUSAL = re.compile(
-    r"\b(can ?not|can't|cannot|unable to|not able to|won't be able|not possible|"
-    r"not eligible|isn't eligible|is not eligible|decline|not allowed|afraid (?:i|we) can't|"
-    r"no longer eligible|outside (?:the|our) .*policy)\b",
+    r"\b(can ?not|can't|cannot|unable to|not able to|won't be able|not possible|isn't possible|"
+    r"not eligible|isn't eligible|is not eligible|no longer eligible|decline|not allowed|"
+    r"can only|only the (?:account holder|person)|neither|unfortunately|locked|"
+    r"outside (?:the|our) [\w -]*(?:policy|window))\b",
     re.IGNORECASE,
 )
 

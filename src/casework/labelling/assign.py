@@ -25,7 +25,7 @@ from casework.labelling.policy import (
 )
 from casework.labelling.progress import SliceCalibration
 from casework.labelling.state import DatasetState, dataset_name, load_state
-from casework.labelling.store import Work, add_assignments, cancel_assignments
+from casework.labelling.store import Work, add_assignments, cancel_assignments, writing
 from casework.project import Project
 from casework.workbench import open_workbench
 
@@ -45,6 +45,7 @@ class AssignReport:
         relabel: Cases sent back for relabelling (with ``relabel_under``).
         waiting: Cases already decided but not released (`casework label release` lands them).
         dry_run: Nothing was written.
+        by_labeller: New assignments per labeller and role.
     """
 
     dataset: str
@@ -55,7 +56,7 @@ class AssignReport:
     relabel: int = 0
     waiting: int = 0
     dry_run: bool = False
-    by_labeller: dict[str, Counter[str]] = field(default_factory=dict)
+    by_labeller: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _check_relabel(state: DatasetState, version: str) -> None:
@@ -106,7 +107,7 @@ def assign_labels(
     when = now or datetime.now(UTC)
     wb = open_workbench(project)
     try:
-        with wb.session() as session:
+        with writing(wb, "label assign") as session:
             state = load_state(project, name, session)
             stale = _stale_open(state.work, dict(state.snapshot.versions))
             if stale:
@@ -136,7 +137,9 @@ def assign_labels(
         relabel=relabel,
         waiting=len(state.snapshot.by_status("ready")),
         dry_run=dry_run,
-        by_labeller=dict(sorted(by_labeller.items())),
+        by_labeller={
+            lab: dict(sorted(roles.items())) for lab, roles in sorted(by_labeller.items())
+        },
     )
 
 

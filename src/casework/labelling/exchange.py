@@ -26,7 +26,7 @@ from casework.labelling.sheets import (
     sheet_name,
 )
 from casework.labelling.state import DatasetState, dataset_name, load_state
-from casework.labelling.store import StoredAssignment, add_label
+from casework.labelling.store import StoredAssignment, add_label, writing
 from casework.project import Project
 from casework.schema import Outcome
 from casework.workbench import open_workbench
@@ -182,6 +182,106 @@ def _lines(
     return lines
 
 
+def _answer_problems(entry: SheetEntry, tools: Mapping[str, ToolDecl]) -> list[Problem]:
+    """Problems of the answer itself: undeclared tools, a tool both ways, no outcome."""
+    answer = entry.answer
+    problems: list[Problem] = []
+    declared = ", ".join(tools) or "none"
+    for group, answers in (("required", answer.required), ("forbidden", answer.forbidden)):
+        problems.extend(
+            Problem(
+                entry.path,
+                entry.line,
+                entry.field(group, tool),
+                f"not a declared tool (declared: {declared})",
+                tool,
+                has_got=True,
+            )
+            for tool in answers
+            if tool not in tools
+        )
+    problems.extend(
+        Problem(
+            entry.path,
+            entry.line,
+            entry.field("forbidden", tool),
+            "a tool cannot be both required and forbidden",
+            "yes",
+            has_got=True,
+        )
+        for tool in sorted(t for t, yes in answer.required.items() if yes)
+        if answer.forbidden.get(tool)
+    )
+    if answer.outcome is None:
+        problems.append(
+            Problem(
+                entry.path,
+                entry.line,
+                "outcome",
+                "field required on an answered line (resolve, clarify, refuse or escalate)",
+            )
+        )
+    return problems
+
+
+def _holder_problems(
+    entry: SheetEntry,
+    state: DatasetState,
+    kind: SheetKind,
+    seen: dict[tuple[str, str, str], str],
+    held: Mapping[tuple[str, str, str], StoredAssignment],
+) -> tuple[list[Problem], StoredAssignment | None, bool]:
+    """Problems of who answers what: sheet kind, case, duplicates, guideline, assignment.
+
+    Returns the problems, the assignment the answer fulfils (if any) and whether to go on checking.
+    """
+    answer = entry.answer
+
+    def problem(field: str, message: str, got: object) -> Problem:
+        return Problem(entry.path, entry.line, field, message, got, has_got=True)
+
+    if answer.sheet != kind:
+        article, command = (
+            ("a label", "casework label import")
+            if answer.sheet == "label"
+            else ("an adjudication", "casework adjudicate DATASET --import")
+        )
+        message = f"this is {article} sheet; import it with `{command}`"
+        return [problem("sheet", message, answer.sheet)], None, False
+    progress = state.snapshot.by_id.get(answer.case_id)
+    if progress is None:
+        message = f"no case with this id in dataset '{answer.dataset}'"
+        return [problem("case_id", message, answer.case_id)], None, False
+    key = (answer.dataset, answer.case_id, answer.labeller)
+    if key in seen:
+        message = (
+            f"duplicate submission: {answer.labeller} already answered this case at {seen[key]}"
+        )
+        return [problem("case_id", message, answer.case_id)], None, False
+    seen[key] = f"{entry.path}:{entry.line}"
+    problems: list[Problem] = []
+    current = progress.current_version
+    if answer.guideline_version != current:
+        message = (
+            f"must be the current guideline of slice '{progress.case.slice}', {current} "
+            "(export a fresh sheet after a guideline bump)"
+        )
+        problems.append(problem("guideline_version", message, answer.guideline_version))
+    stored = held.get((answer.case_id, answer.labeller, current))
+    if stored is None:
+        message = f"not assigned case '{answer.case_id}' under {current}"
+        problems.append(problem("labeller", message, answer.labeller))
+    elif stored.assignment.done:
+        message = f"duplicate submission: {answer.labeller}'s label for this case is already stored"
+        problems.append(problem("case_id", message, answer.case_id))
+    elif not _wanted_role(kind, stored.assignment.role):
+        message = (
+            f"{answer.labeller} holds this case as {stored.assignment.role}, not on a {kind} sheet"
+        )
+        problems.append(problem("sheet", message, answer.sheet))
+    return problems, stored, True
+
+
 def _check_entry(
     entry: SheetEntry,
     state: DatasetState,
@@ -190,108 +290,13 @@ def _check_entry(
     seen: dict[tuple[str, str, str], str],
     held: Mapping[tuple[str, str, str], StoredAssignment],
 ) -> tuple[list[Problem], tuple[StoredAssignment, Outcome] | None]:
-    answer = entry.answer
-    path, line = entry.path, entry.line
-
-    def problem(field: str, message: str, got: object = None, has_got: bool = True) -> Problem:
-        return Problem(path, line, field, message, got, has_got=has_got)
-
-    problems: list[Problem] = []
-    if answer.sheet != kind:
-        other = (
-            "casework label import"
-            if answer.sheet == "label"
-            else "casework adjudicate DATASET --import"
-        )
-        problems.append(
-            problem(
-                "sheet", f"this is a {answer.sheet} sheet; import it with `{other}`", answer.sheet
-            )
-        )
+    problems, stored, go_on = _holder_problems(entry, state, kind, seen, held)
+    if go_on:
+        problems += _answer_problems(entry, tools)
+    outcome = entry.answer.outcome
+    if problems or stored is None or outcome is None:
         return problems, None
-    progress = state.snapshot.by_id.get(answer.case_id)
-    if progress is None:
-        problems.append(
-            problem(
-                "case_id", f"no case with this id in dataset '{answer.dataset}'", answer.case_id
-            )
-        )
-        return problems, None
-    key = (answer.dataset, answer.case_id, answer.labeller)
-    if key in seen:
-        problems.append(
-            problem(
-                "case_id",
-                f"duplicate submission: {answer.labeller} already answered this case at {seen[key]}",
-                answer.case_id,
-            )
-        )
-        return problems, None
-    seen[key] = f"{path}:{line}"
-    current = progress.current_version
-    if answer.guideline_version != current:
-        problems.append(
-            problem(
-                "guideline_version",
-                f"must be the current guideline of slice '{progress.case.slice}', {current} "
-                "(export a fresh sheet after a guideline bump)",
-                answer.guideline_version,
-            )
-        )
-    stored = held.get((answer.case_id, answer.labeller, current))
-    if stored is None:
-        problems.append(
-            problem(
-                "labeller", f"not assigned case '{answer.case_id}' under {current}", answer.labeller
-            )
-        )
-    elif stored.assignment.done:
-        problems.append(
-            problem(
-                "case_id",
-                f"duplicate submission: {answer.labeller}'s label for this case is already stored",
-                answer.case_id,
-            )
-        )
-    elif not _wanted_role(kind, stored.assignment.role):
-        problems.append(
-            problem(
-                "sheet",
-                f"{answer.labeller} holds this case as {stored.assignment.role}, not on a {kind} sheet",
-                answer.sheet,
-            )
-        )
-    declared = ", ".join(tools) or "none"
-    for group, answers in (("required", answer.required), ("forbidden", answer.forbidden)):
-        for tool in answers:
-            if tool not in tools:
-                problems.append(
-                    problem(
-                        entry.field(group, tool),
-                        f"not a declared tool (declared: {declared})",
-                        tool,
-                    )
-                )
-    for tool in sorted(t for t, yes in answer.required.items() if yes):
-        if answer.forbidden.get(tool):
-            problems.append(
-                problem(
-                    entry.field("forbidden", tool),
-                    "a tool cannot be both required and forbidden",
-                    "yes",
-                )
-            )
-    if answer.outcome is None:
-        problems.append(
-            problem(
-                "outcome",
-                "field required on an answered line (resolve, clarify, refuse or escalate)",
-                has_got=False,
-            )
-        )
-    if problems or stored is None or answer.outcome is None:
-        return problems, None
-    return problems, (stored, answer.outcome)
+    return problems, (stored, outcome)
 
 
 def import_sheets(
@@ -327,7 +332,7 @@ def import_sheets(
     stored: Counter[str] = Counter()
     wb = open_workbench(project)
     try:
-        with wb.session() as session:
+        with writing(wb, f"{kind} import") as session:
             states: dict[str, DatasetState | None] = {}
             held: dict[str, dict[tuple[str, str, str], StoredAssignment]] = {}
             seen: dict[tuple[str, str, str], str] = {}

@@ -133,7 +133,7 @@ def release_labels(
     if relabelled:
         changes.append(f"relabelled {_plural(relabelled, 'case')}")
     if adjudicated:
-        changes.append(f"{adjudicated} of them decided by adjudication")
+        changes.append(f"{_plural(adjudicated, 'case')} decided by adjudication")
     if added:
         changes.append(f"added {_plural(added, 'raw label')} to labels.jsonl")
     record = None

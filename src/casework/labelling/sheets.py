@@ -397,7 +397,7 @@ def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]
                 group, _, tool = name.partition(":")
                 obj[group][tool] = cell
             elif name == "answer_facts":
-                obj[name] = [f for f in cell.splitlines() if f.strip()]
+                obj[name] = [f for f in cell.replace("\r\n", "\n").split("\n") if f.strip()]
             else:
                 obj[name] = cell
         result = _entry(obj, shown, line, csv_mode=True)

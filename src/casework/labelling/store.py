@@ -6,17 +6,21 @@ Entry points: :func:`load_work` (everything recorded for a dataset), :func:`add_
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from casework.errors import WorkbenchError
 from casework.labelling.model import Assignment, OverlapReason, Role, as_utc, yes_tools
 from casework.labelling.policy import PlannedAssignment
 from casework.schema import LabelRecord, Outcome, ToolRequirement
+from casework.workbench import Workbench
 from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 
 __all__ = [
@@ -27,6 +31,7 @@ __all__ = [
     "cancel_assignments",
     "load_work",
     "record_of",
+    "writing",
 ]
 
 
@@ -54,6 +59,23 @@ class Work:
     def assignments_of(self, case_id: str) -> list[Assignment]:
         """The assignments of one case."""
         return [s.assignment for s in self.assignments if s.assignment.case_id == case_id]
+
+
+@contextlib.contextmanager
+def writing(workbench: Workbench, command: str) -> Iterator[Session]:
+    """A write transaction; a clash with a concurrent writer becomes a clear error (nothing written).
+
+    Raises:
+        WorkbenchError: Another command stored the same assignment or label meanwhile.
+    """
+    try:
+        with workbench.session() as session:
+            yield session
+    except IntegrityError as exc:
+        raise WorkbenchError(
+            f"{command}: someone stored the same assignments or labels at the same time; "
+            "nothing was written. Run the command again."
+        ) from exc
 
 
 def record_of(row: RawLabelRow) -> LabelRecord:

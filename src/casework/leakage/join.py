@@ -84,7 +84,12 @@ def _candidate_pairs(
     a = np.repeat(first, partners)
     pair_offsets = np.zeros(len(first) + 1, dtype=np.int64)
     np.cumsum(partners, out=pair_offsets[1:])
-    b = np.arange(int(pair_offsets[-1]), dtype=np.int64) - np.repeat(pair_offsets[:-1], partners) + a + 1
+    b = (
+        np.arange(int(pair_offsets[-1]), dtype=np.int64)
+        - np.repeat(pair_offsets[:-1], partners)
+        + a
+        + 1
+    )
     x, y = p_row[a], p_row[b]
     keep = (x != y) & cross_group(x, y, groups)
     a, b, x, y = a[keep], b[keep], x[keep], y[keep]
@@ -102,9 +107,7 @@ def _candidate_pairs(
     return lo[keep], hi[keep]
 
 
-def exact_join(
-    sets: ShingleSets, threshold: float, *, groups: I64 | None = None
-) -> Pairs:
+def exact_join(sets: ShingleSets, threshold: float, *, groups: I64 | None = None) -> Pairs:
     """Every pair of rows with Jaccard >= ``threshold``, exactly (optionally only across groups).
 
     Equal to the naive double loop over all pairs (tested against it), at a small share of the

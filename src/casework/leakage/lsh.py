@@ -15,7 +15,13 @@ import numpy.typing as npt
 from scipy.stats import binom
 
 from casework.leakage.minhash import EMPTY, MinHasher, estimate_jaccard
-from casework.leakage.pairs import Pairs, cross_group, dedupe_pairs, pairs_within_groups, verify_pairs
+from casework.leakage.pairs import (
+    Pairs,
+    cross_group,
+    dedupe_pairs,
+    pairs_within_groups,
+    verify_pairs,
+)
 from casework.leakage.sets import I64, ShingleSets
 
 __all__ = [
@@ -102,6 +108,8 @@ def choose_params(threshold: float, num_perm: int = 256, min_recall: float = 0.9
             break
         # Smallest b with 1 - (1 - p)^b >= min_recall.
         bands = 1 if p >= 1.0 else int(np.ceil(np.log(1.0 - min_recall) / np.log1p(-p)))
+        if (bands - 1) * rows > num_perm:
+            continue
         while bands > 1 and collision_probability(threshold, bands - 1, rows) >= min_recall:
             bands -= 1
         while collision_probability(threshold, bands, rows) < min_recall:

@@ -117,7 +117,9 @@ class MinHasher:
         return out
 
 
-def estimate_jaccard(signatures: U32, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+def estimate_jaccard(
+    signatures: U32, left: npt.NDArray[np.int64], right: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]:
     """Share of equal signature positions for each pair: the MinHash estimate of Jaccard."""
     out = np.empty(len(left), dtype=np.float64)
     step = max(1, 2_000_000 // max(1, signatures.shape[1]))

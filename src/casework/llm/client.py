@@ -85,6 +85,13 @@ class Client:
         """Model id."""
         return self.provider.model
 
+    def close(self) -> None:
+        """Release the cache's database connections and the provider's HTTP client, if any."""
+        for resource in (self.cache, self.provider):
+            close = getattr(resource, "close", None)
+            if callable(close):
+                close()
+
     @property
     def family(self) -> str | None:
         """Model family, if configured."""

@@ -204,7 +204,12 @@ def ping(project: Project, role: ChatRole) -> PingResult:
     """
     client = client_for(project, role, cache=None)
     started = time.perf_counter()
-    reply = client.complete([Message("user", "Reply with the single word: pong")], max_tokens=16)
+    try:
+        reply = client.complete(
+            [Message("user", "Reply with the single word: pong")], max_tokens=16
+        )
+    finally:
+        client.close()
     return PingResult(
         role=role,
         model=client.model,

@@ -152,6 +152,10 @@ class OpenAIProvider:
         """The server's base URL."""
         return str(self._sdk.base_url).rstrip("/")
 
+    def close(self) -> None:
+        """Close the SDK's HTTP client."""
+        self._sdk.close()
+
     def send(self, messages: Sequence[Message], params: Params) -> Completion:
         """POST one chat completion request.
 

@@ -144,7 +144,7 @@ class ScriptedProvider:
         """Reply to the prompt from the first matching rule (or the function).
 
         Raises:
-            InputError: No rule matches; the message shows the end of the last user message.
+            InputError: No rule matches; the message shows the last line of the last user message.
         """
         if self._fn is not None:
             out = self._fn(list(messages))
@@ -155,11 +155,13 @@ class ScriptedProvider:
             if rule.matches(prompt):
                 return Completion(text=rule.reply_text(), model=self._model)
         last_user = next((m.content for m in reversed(messages) if m.role == "user"), prompt)
+        # The last line of the last user message is where a prompt's specifics usually sit.
+        tail = next((line for line in reversed(last_user.splitlines()) if line.strip()), "")
         raise InputError(
             self._source,
             None,
             None,
             "no scripted rule matches the prompt; add a line whose 'when' text the prompt contains",
-            last_user[-300:],
+            tail,
             has_got=True,
         )

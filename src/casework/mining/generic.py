@@ -139,7 +139,7 @@ def _tool_call(raw: Any, fields: FieldMap, where: str) -> RawToolCall:
         raise _Bad(where, "tool call must be an object", raw)
     name = fields.get(raw, "tool_call.name")
     if not isinstance(name, str) or not name:
-        raise _Bad(f"{where}.name", "tool call needs a name", None if name is _MISSING else name)
+        raise _Bad(f"{where}.name", "tool call needs a name", name)
     args = fields.get(raw, "tool_call.arguments")
     call_id = fields.get(raw, "tool_call.id")
     result = fields.get(raw, "tool_call.result")

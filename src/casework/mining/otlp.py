@@ -68,6 +68,8 @@ class Span:
 def normalise_id(value: Any, size: int) -> str | None:
     """A trace (16 bytes) or span (8 bytes) id as lower-case hex, from hex or base64.
 
+    ``None`` when it is neither, has the wrong length, or is the invalid all-zero id.
+
     >>> normalise_id("S/kvNXezTaajzpKdDg5HNg==", 16)
     '4bf92f3577b34da6a3ce929d0e0e4736'
     """
@@ -77,7 +79,7 @@ def normalise_id(value: Any, size: int) -> str | None:
     if text.startswith("0x"):
         text = text[2:]
     if len(text) == size * 2 and _HEX.match(text):
-        return text.lower()
+        return None if set(text) == {"0"} else text.lower()
     try:
         raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
     except (binascii.Error, ValueError):

@@ -92,7 +92,7 @@ def failure_signals(conv: RawConversation) -> list[str]:
     - `retry` / `retry_storm`: an identical tool call or user message repeated (at least once /
       at least :data:`RETRY_STORM` times);
     - `abandoned`: the trace says so, or the conversation ends on an unanswered user message;
-    - `tool_error`: a tool call failed.
+    - `tool_error`: a tool call failed (or a recorded fixture holds an error).
     """
     found: set[str] = set()
     feedback = [*conv.feedback, *(m.feedback for m in conv.messages if m.feedback is not None)]
@@ -109,6 +109,10 @@ def failure_signals(conv: RawConversation) -> list[str]:
     spoken = [m for m in conv.messages if m.role != "system"]
     if conv.abandoned or (spoken and spoken[-1].role == "user"):
         found.add("abandoned")
-    if any(c.error for c in calls) or any(m.role == "tool" and m.error for m in conv.messages):
+    if (
+        any(c.error for c in calls)
+        or any(m.role == "tool" and m.error for m in conv.messages)
+        or any(f.get("error") for f in conv.fixtures)
+    ):
         found.add("tool_error")
     return [s for s in SIGNALS if s in found]

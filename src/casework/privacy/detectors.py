@@ -178,7 +178,8 @@ class PhoneDetector:
                 raise ConfigError(
                     f"casework.toml: privacy.phone_regions: unknown region. Got '{region}'."
                 )
-            for n in meta.general_desc.possible_length:
+            desc = meta.general_desc
+            for n in desc.possible_length if desc is not None else ():
                 out.update(
                     {n, n + len(meta.national_prefix or ""), n + len(str(meta.country_code))}
                 )
@@ -258,23 +259,24 @@ class CardDetector:
     _group = re.compile(r"\d+")
 
     def find(self, text: str) -> Iterator[Detection]:
-        """Yield every Luhn-valid card number in ``text``."""
+        """Yield every Luhn-valid card number in ``text``.
+
+        Within a run of digit groups, each group start yields its longest valid window; the
+        scrubber's overlap resolution then keeps the best non-overlapping ones (so a card
+        right after an IBAN or another card is still found).
+        """
         if not _DIGIT.search(text):
             return
         for m in self._re.finditer(text):
             raw = m.group()
             groups = [(g.start(), g.end()) for g in self._group.finditer(raw)]
-            i = 0
-            while i < len(groups):
+            for i in range(len(groups)):
                 found = self._longest_from(raw, groups, i)
-                if found is None:
-                    i += 1
-                    continue
-                j, digits = found
-                yield Detection(
-                    m.start() + groups[i][0], m.start() + groups[j][1], self.kind, digits
-                )
-                i = j + 1
+                if found is not None:
+                    j, digits = found
+                    yield Detection(
+                        m.start() + groups[i][0], m.start() + groups[j][1], self.kind, digits
+                    )
 
     @staticmethod
     def _longest_from(raw: str, groups: list[tuple[int, int]], i: int) -> tuple[int, str] | None:

@@ -91,77 +91,102 @@ def _blank_pseudonyms(text: str) -> str:
     return PSEUDONYM_RE.sub(lambda m: " " * len(m.group()), text)
 
 
-def _emails(text: str) -> Iterator[str]:
+@dataclass(frozen=True)
+class _Hit:
+    start: int
+    end: int
+    report: bool
+    """False for a match that is known to be fake (it still claims its span)."""
+
+
+def _emails(text: str) -> Iterator[_Hit]:
     for m in _EMAIL.finditer(text):
         domain = m.group().rsplit("@", 1)[1].lower().rstrip(".")
-        if not _EXAMPLE_DOMAINS.search(domain):
-            yield m.group()
+        yield _Hit(m.start(), m.end(), not _EXAMPLE_DOMAINS.search(domain))
 
 
-def _cards(text: str) -> Iterator[str]:
+def _cards(text: str) -> Iterator[_Hit]:
+    """Runs of digit groups holding 13–19 digits (whole groups), issuer 2–6, Luhn-valid."""
     for m in _DIGIT_RUN.finditer(text):
-        digits = re.sub(r"\D", "", m.group())
-        for size in range(min(19, len(digits)), 12, -1):
-            if any(luhn_valid(digits[i : i + size]) for i in range(len(digits) - size + 1)):
-                if size >= 13 and digits.startswith(("2", "3", "4", "5", "6")):
-                    yield m.group()
-                break
+        groups = re.findall(r"\d+", m.group())
+        for i in range(len(groups)):
+            digits = ""
+            for group in groups[i:]:
+                digits += group
+                if len(digits) > 19:
+                    break
+                if len(digits) >= 13 and digits[0] in "23456" and luhn_valid(digits):
+                    yield _Hit(m.start(), m.end(), True)
+                    break
+            else:
+                continue
+            break
 
 
-def _phones(text: str) -> Iterator[str]:
+def _phones(text: str) -> Iterator[_Hit]:
     for pattern in (_INTL_PHONE, _NANP_PHONE, _UK_PHONE):
         for m in pattern.finditer(text):
             digits = re.sub(r"\D", "", m.group())
-            if 10 <= len(digits) <= 15 and not _FICTIONAL_PHONE.search(m.group().strip()):
-                yield m.group()
+            if 10 <= len(digits) <= 15:
+                yield _Hit(m.start(), m.end(), not _FICTIONAL_PHONE.search(m.group().strip()))
 
 
-def _ibans(text: str) -> Iterator[str]:
+def _ibans(text: str) -> Iterator[_Hit]:
     for m in _IBAN.finditer(text):
         compact = re.sub(r"[^0-9A-Za-z]", "", m.group()).upper()
         if any(iban_valid(compact[:n]) for n in range(len(compact), 14, -1)):
-            yield m.group()
+            yield _Hit(m.start(), m.end(), True)
 
 
-def _ips(text: str) -> Iterator[str]:
+def _ips(text: str) -> Iterator[_Hit]:
     for pattern in (_IPV4, _IPV6):
         for m in pattern.finditer(text):
-            raw = m.group().strip(".:") if pattern is _IPV4 else m.group()
+            raw = m.group()
             try:
                 address = ipaddress.ip_address(raw)
             except ValueError:
                 continue
-            if not any(address in net for net in _DOC_NETS) and not address.is_unspecified:
-                yield raw
+            fake = address.is_unspecified or any(address in net for net in _DOC_NETS)
+            yield _Hit(m.start(), m.end(), not fake)
 
 
-_SCANS = (("email", _emails), ("card", _cards), ("iban", _ibans), ("phone", _phones), ("ip", _ips))
+_SCANS = (("email", _emails), ("iban", _ibans), ("card", _cards), ("ip", _ips), ("phone", _phones))
+
+
+def _scan(text: str) -> Iterator[tuple[str, str]]:
+    """(kind, matched text) of every reportable hit; an earlier kind's span hides later ones."""
+    claimed: list[_Hit] = []
+    for kind, scan in _SCANS:
+        for hit in scan(text):
+            if any(hit.start < c.end and c.start < hit.end for c in claimed):
+                continue
+            claimed.append(hit)
+            if hit.report:
+                yield kind, text[hit.start : hit.end]
 
 
 def residual_pii(cases: Sequence[Case]) -> list[Finding]:
     """Anything in released cases that still looks like raw PII (error-level findings).
 
-    Looks for emails, card numbers (Luhn), IBANs (mod 97), phone numbers (international,
-    North American and UK shapes) and IP addresses in every string of each case's situation and
+    Looks for emails, IBANs (mod 97), card numbers (Luhn), IP addresses and phone numbers
+    (international, North American and UK shapes) in every string of each case's situation and
     label, ignoring keyed pseudonyms, example domains (RFC 2606), documentation address ranges
     and fictional phone ranges (555-01xx, Ofcom drama numbers). Findings never repeat the value.
     """
     findings: list[Finding] = []
     for case in cases:
         for where, raw in case_texts(case):
-            text = _blank_pseudonyms(raw)
-            for kind, scan in _SCANS:
-                for hit in scan(text):
-                    findings.append(
-                        Finding(
-                            RESIDUAL_CHECK,
-                            "error",
-                            case.id,
-                            f"{where}: {kind}",
-                            f"looks like a raw {kind} ({_mask(hit)}); scrub the row "
-                            "(mine it again) or remove it",
-                        )
+            for kind, hit in _scan(_blank_pseudonyms(raw)):
+                findings.append(
+                    Finding(
+                        RESIDUAL_CHECK,
+                        "error",
+                        case.id,
+                        f"{where}: {kind}",
+                        f"looks like a raw {kind} ({_mask(hit)}); scrub the row "
+                        "(mine it again) or remove it",
                     )
+                )
     return findings
 
 

@@ -131,13 +131,15 @@ class ScrubContext:
         """Learn a customer value: it is replaced wherever it occurs in this conversation.
 
         A person's name is also learnt word by word (words of 3+ letters), so "Ada" is replaced
-        when the fixture holds "Ada Fakename".
+        when the fixture holds "Ada Fakename". The value's pseudonym joins the row's subjects
+        even if the text never mentions it: the row still came from that customer's session.
         """
         value = value.strip()
         if not value or self.scrubber.is_existing(value):
             return
         norm = self.scrubber.normalise(kind, value)
         self._add(value, kind, norm)
+        self._pseudonym(kind, norm)
         if kind == "name":
             for word in re.findall(r"[^\W\d_][^\W\d_'’-]{2,}", value):
                 self._add(word, kind, self.scrubber.normalise(kind, word))

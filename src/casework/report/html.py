@@ -168,7 +168,7 @@ def _comparison_section(data: ReportData) -> str:
         f"(<b>discrimination rate {c.discrimination_rate:.3f}</b>), {len(c.inverted)} are inverted, "
         f"{len(c.tied)} tied. Mean per-case difference in pass rate {c.mean_delta:+.3f}{_ci(c.ci_delta)}; "
         f"exact sign test p = {c.p_value:.3g}.</p>"
-        f"<div class=charts>{chart}</div>{inv_table}"
+        f"<div class='charts one'>{chart}</div>{inv_table}"
     )
 
 

@@ -7,7 +7,6 @@ goes on). Python agents call it in-process through :class:`Tools`; others over l
 
 from __future__ import annotations
 
-import copy
 import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -27,6 +26,7 @@ __all__ = [
     "ToolSession",
     "Tools",
     "catalogue_from",
+    "clone",
     "substitute_args",
 ]
 
@@ -47,6 +47,15 @@ class ToolReply:
         return {"error": self.error} if self.error is not None else {"result": self.result}
 
 
+def clone(value: Any) -> Any:
+    """A deep copy of a JSON value (dicts, lists, scalars), several times faster than deepcopy."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
 def substitute_args(value: Any, arguments: Mapping[str, Any]) -> Any:
     """Replace every string that is exactly ``${args.NAME}`` by the call's argument ``NAME``.
 
@@ -57,7 +66,7 @@ def substitute_args(value: Any, arguments: Mapping[str, Any]) -> Any:
         name = value[len("${args.") : -1]
         if name not in arguments:
             raise KeyError(name)
-        return copy.deepcopy(arguments[name])
+        return clone(arguments[name])
     if isinstance(value, dict):
         return {k: substitute_args(v, arguments) for k, v in value.items()}
     if isinstance(value, list):
@@ -93,8 +102,8 @@ class ToolSession:
         catalogue: Sequence[AgentTool] = (),
     ) -> None:
         self._fixtures = list(fixtures)
-        self.initial_state: dict[str, Any] = copy.deepcopy(dict(state))
-        self.state: dict[str, Any] = copy.deepcopy(dict(state))
+        self.initial_state: dict[str, Any] = dict(state)  # read-only: effects write to the copy below
+        self.state: dict[str, Any] = clone(dict(state))
         self.catalogue = list(catalogue)
         self.calls: list[TrajectoryToolCall] = []
         self._lock = threading.Lock()
@@ -113,8 +122,8 @@ class ToolSession:
             self.calls.append(
                 TrajectoryToolCall(
                     name=name,
-                    arguments=copy.deepcopy(args),
-                    result=copy.deepcopy(reply.result) if reply.error is None else None,
+                    arguments=clone(args),
+                    result=clone(reply.result) if reply.error is None else None,
                     error=reply.error,
                     effects_applied=applied,
                 )
@@ -144,7 +153,7 @@ class ToolSession:
             except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
                 return ToolReply(error=f"tool '{name}' could not apply its effect: {exc}"), 0
         try:
-            result = substitute_args(copy.deepcopy(fixture.response), args)
+            result = substitute_args(fixture.response, args)  # rebuilds every container it walks
         except KeyError as exc:
             return ToolReply(error=f"tool '{name}' needs argument '{exc.args[0]}'"), applied
         return ToolReply(result=result), applied
@@ -152,7 +161,7 @@ class ToolSession:
     def snapshot(self) -> tuple[list[TrajectoryToolCall], dict[str, Any]]:
         """The calls so far and a copy of the current state."""
         with self._lock:
-            return list(self.calls), copy.deepcopy(self.state)
+            return list(self.calls), clone(self.state)
 
 
 def _short(value: Any, limit: int = 120) -> str:

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import queue
+import random
 import secrets
 import threading
 import time
@@ -39,7 +40,7 @@ from casework.runner.records import (
     TrialRecord,
     read_log,
 )
-from casework.runner.store import RunStore, log_path
+from casework.runner.store import RunStore, log_path, trial_row
 from casework.runner.toolserver import ToolServer
 from casework.schema import Case
 from casework.workbench import open_workbench
@@ -109,6 +110,10 @@ class RunObserver(Protocol):
 
     def trial_done(self, record: TrialRecord) -> None:
         """One trial finished and was recorded."""
+
+
+#: Seconds between flushes of the run log while trials stream in.
+LOG_FLUSH_S = 0.5
 
 
 def trial_seed(run_seed: int, case_id: str, trial: int) -> int:
@@ -240,18 +245,18 @@ class _DbWriter:
 
     def __init__(self, store: RunStore, batch: int = 200, interval_s: float = 1.0) -> None:
         self._store = store
-        self._queue: queue.Queue[TrialRecord | None] = queue.Queue()
+        self._queue: queue.Queue[dict[str, object] | None] = queue.Queue()
         self._batch = batch
         self._interval = interval_s
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._loop, name="casework-run-db", daemon=True)
         self._thread.start()
 
-    def put(self, record: TrialRecord) -> None:
-        self._queue.put(record)
+    def put(self, row: dict[str, object]) -> None:
+        self._queue.put(row)
 
     def _loop(self) -> None:
-        pending: list[TrialRecord] = []
+        pending: list[dict[str, object]] = []
         deadline = time.monotonic() + self._interval
         stop = False
         while not stop:
@@ -269,11 +274,11 @@ class _DbWriter:
             if time.monotonic() >= deadline:
                 deadline = time.monotonic() + self._interval
 
-    def _flush(self, records: list[TrialRecord]) -> None:
+    def _flush(self, rows: list[dict[str, object]]) -> None:
         if self.error is not None:
             return
         try:
-            self._store.save_trials(records)
+            self._store.insert_rows(rows)
         except Exception as exc:  # kept and raised by close(): the log still has every trial
             self.error = exc
 
@@ -311,12 +316,14 @@ class _Trials:
         self.clock = clock
         self.records: list[tuple[bool | None, bool, float]] = []
         self.agent_version: str | None = header.agent_version
+        self._flushed = time.monotonic()
+        self._ids = random.Random(secrets.randbits(64))
 
     async def one(self, case: Case, trial: int) -> TrialRecord:
         session = ToolSession(case.situation.fixtures, case.situation.state, self.catalogue)
         token, url = self.server.register(session) if self.server is not None else (None, None)
         request = AgentInput(
-            trial_id=secrets.token_hex(8),
+            trial_id=f"{self._ids.getrandbits(64):016x}",
             turns=[t.model_copy(deep=True) for t in case.situation.turns],
             tools=self.catalogue,
             tool_server=url,
@@ -356,10 +363,14 @@ class _Trials:
         )
 
     def record(self, rec: TrialRecord) -> None:
-        self.log.write(rec.model_dump_json() + "\n")
-        self.log.flush()
+        line = rec.model_dump_json()
+        self.log.write(line + "\n")
+        now = time.monotonic()
+        if now - self._flushed >= LOG_FLUSH_S:  # a crash loses at most this much; those trials rerun
+            self.log.flush()
+            self._flushed = now
         if self.db is not None:
-            self.db.put(rec)
+            self.db.put(trial_row(rec, line))
         if self.agent_version is None and rec.trajectory.agent_version:
             self.agent_version = rec.trajectory.agent_version
         self.records.append(

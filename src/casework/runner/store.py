@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
 from casework.errors import UsageError
 from casework.project import Project
@@ -22,6 +22,7 @@ __all__ = [
     "list_runs",
     "load_run",
     "log_path",
+    "trial_row",
 ]
 
 
@@ -75,23 +76,15 @@ class RunStore:
                     )
                 )
             }
-            s.add_all(
-                TrialRow(
-                    run_id=r.run_id,
-                    case_id=r.case_id,
-                    trial=r.trial,
-                    slice=r.slice,
-                    split=r.split,
-                    source=r.source,
-                    passed=r.verdict.passed,
-                    admissible=r.verdict.admissible,
-                    duration_s=r.duration_s,
-                    cost_usd=r.trajectory.usage.cost_usd,
-                    record=r.model_dump(mode="json"),
-                )
-                for r in records
-                if (r.run_id, r.case_id, r.trial) not in have
-            )
+        self.insert_rows(
+            [trial_row(r, r.model_dump_json()) for r in records if (r.run_id, r.case_id, r.trial) not in have]
+        )
+
+    def insert_rows(self, rows: Sequence[dict[str, object]]) -> None:
+        """Bulk-insert trial rows made by :func:`trial_row` (one statement, one transaction)."""
+        if rows:
+            with self.workbench.session() as s:
+                s.execute(insert(TrialRow), list(rows))
 
     def finish(self, end: RunEnd) -> None:
         """Record the end of the run."""
@@ -100,6 +93,23 @@ class RunStore:
             if row is not None:
                 row.finished_at = end.finished_at
                 row.summary = end.model_dump(mode="json")
+
+
+def trial_row(record: TrialRecord, line: str) -> dict[str, object]:
+    """The workbench row of a trial, given its run-log line (serialised once, for both)."""
+    return {
+        "run_id": record.run_id,
+        "case_id": record.case_id,
+        "trial": record.trial,
+        "slice": record.slice,
+        "split": record.split,
+        "source": record.source,
+        "passed": record.verdict.passed,
+        "admissible": record.verdict.admissible,
+        "duration_s": record.duration_s,
+        "cost_usd": record.trajectory.usage.cost_usd,
+        "record": line,
+    }
 
 
 def _from_workbench(wb: Workbench, run_id: str) -> LoadedRun:

@@ -6,7 +6,9 @@ Entry points: :func:`synthesize` (`casework synth`), :func:`transform_table`,
 
 from casework.synth.cap import CapViolation, synthetic_budget, synthetic_cap_violations
 from casework.synth.generate import Rejection, SynthResult, family_warning, synthesize
-from casework.synth.rules import PLANTED_INSTRUCTIONS, facts_of, find_identifiers
+from casework.synth.identifiers import DropIdentifier, facts_of, find_identifiers
+from casework.synth.injection import PLANTED_INSTRUCTIONS, InjectedToolText
+from casework.synth.rules import InformalRegister, Typos
 from casework.synth.similarity import NEAR_DUPLICATE, jaccard, near_duplicate, shingles
 from casework.synth.transforms import (
     Skip,
@@ -23,12 +25,16 @@ __all__ = [
     "NEAR_DUPLICATE",
     "PLANTED_INSTRUCTIONS",
     "CapViolation",
+    "DropIdentifier",
+    "InformalRegister",
+    "InjectedToolText",
     "Rejection",
     "Skip",
     "SynthResult",
     "Transform",
     "TransformContext",
     "TransformSpec",
+    "Typos",
     "build_variant",
     "check_variant",
     "facts_of",

@@ -17,6 +17,8 @@ from casework.dataset import load_dataset, parse_ref, release
 from casework.errors import UsageError
 from casework.llm.accounting import Ledger
 from casework.llm.base import LLMClient
+from casework.llm.client import Client
+from casework.llm.factory import client_for
 from casework.project import Project
 from casework.schema import Case, Generator, Situation, VersionRecord
 from casework.synth.cap import synthetic_budget
@@ -166,11 +168,12 @@ def synthesize(
     ds = load_dataset(project, name)
     seeds = _seeds(ds.cases, slice_name, name)
 
+    owned: Client | None = None
     if any(t.spec.method == "llm" for t in chosen):
         if client is None:
-            from casework.llm.factory import client_for
-
-            client = client_for(project, "generator", ledger=result.ledger)
+            owned = client = client_for(project, "generator", ledger=result.ledger)
+        elif ledger is None and isinstance(client, Client):
+            result.ledger = client.ledger
         warning = family_warning(client.family, project.config.agent.family)
         if warning:
             result.warnings.append(warning)
@@ -195,7 +198,11 @@ def synthesize(
             if todo:
                 jobs.append(_Job(seed, transform, todo))
 
-    _run_jobs(project, jobs, ds.cases, client, limit, result)
+    try:
+        _run_jobs(project, jobs, ds.cases, client, limit, result)
+    finally:
+        if owned is not None:
+            owned.close()
     result.created.sort(key=lambda c: c.id)
 
     if result.created and not dry_run:

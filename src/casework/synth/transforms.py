@@ -1,11 +1,12 @@
 """Transforms and their label-preservation table: which keep the seed's label, which force relabelling.
 
 Entry points: :data:`TRANSFORMS` (name → :class:`TransformSpec`), :func:`get_transform`,
-:func:`transform_table`. Implementations live in :mod:`.rules` and :mod:`.rewrite`.
+:func:`transform_table`. Implementations: :mod:`.rules`, :mod:`.identifiers`, :mod:`.injection`, :mod:`.rewrite`.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
@@ -20,8 +21,11 @@ __all__ = [
     "TransformContext",
     "TransformSpec",
     "get_transform",
+    "rng_for",
     "transform_names",
     "transform_table",
+    "user_texts",
+    "with_user_turns",
 ]
 
 Method = Literal["rule", "llm"]
@@ -90,11 +94,39 @@ class Transform(Protocol):
         ...
 
 
-def _registry() -> dict[str, Transform]:
-    from casework.synth.rewrite import LLM_TRANSFORMS
-    from casework.synth.rules import RULE_TRANSFORMS
+def rng_for(seed: int, transform: str, case_id: str, index: int) -> random.Random:
+    """The random generator of one variant (string seeding is stable across runs and machines)."""
+    return random.Random(f"{seed}|{transform}|{case_id}|{index}")
 
-    ordered = [*RULE_TRANSFORMS, *LLM_TRANSFORMS]
+
+def with_user_turns(situation: Situation, texts: Sequence[str]) -> Situation:
+    """The situation with its user turns' text replaced, in order."""
+    it = iter(texts)
+    turns = [
+        t.model_copy(update={"content": next(it)}) if t.role == "user" else t
+        for t in situation.turns
+    ]
+    return situation.model_copy(update={"turns": turns})
+
+
+def user_texts(situation: Situation) -> list[str]:
+    """The text of each user turn, in order."""
+    return [t.content for t in situation.turns if t.role == "user"]
+
+
+def _registry() -> dict[str, Transform]:
+    from casework.synth.identifiers import DropIdentifier
+    from casework.synth.injection import InjectedToolText
+    from casework.synth.rewrite import LLM_TRANSFORMS
+    from casework.synth.rules import InformalRegister, Typos
+
+    ordered: list[Transform] = [
+        Typos(),
+        InformalRegister(),
+        DropIdentifier(),
+        InjectedToolText(),
+        *LLM_TRANSFORMS,
+    ]
     by_name = {t.spec.name: t for t in ordered}
     order = [
         "paraphrase",

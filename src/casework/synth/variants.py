@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from casework.dataset.jsonl import dump_record
 from casework.schema import Case, Generator, Oracle, Situation
-from casework.synth.rules import facts_of
+from casework.synth.identifiers import facts_of
 from casework.synth.similarity import near_duplicate
 from casework.synth.transforms import TransformSpec
 

@@ -60,8 +60,8 @@ class TrialRow(Base):
     admissible: Mapped[bool] = mapped_column(Boolean)
     duration_s: Mapped[float] = mapped_column(Float)
     cost_usd: Mapped[float] = mapped_column(Float, default=0.0)
-    record: Mapped[dict[str, object]] = mapped_column(JSON)
-    """The run log's trial record (verdict, evidence, trajectory)."""
+    record: Mapped[str] = mapped_column(Text)
+    """The run log's trial record (verdict, evidence, trajectory), as the JSON line of the log."""
 
 
 class JudgeCalibrationRow(Base):

@@ -45,7 +45,7 @@ def upgrade() -> None:
         sa.Column("admissible", sa.Boolean(), nullable=False),
         sa.Column("duration_s", sa.Float(), nullable=False),
         sa.Column("cost_usd", sa.Float(), nullable=False),
-        sa.Column("record", sa.JSON(), nullable=False),
+        sa.Column("record", sa.Text(), nullable=False),
         sa.ForeignKeyConstraint(
             ["run_id"], ["runs.id"], name="fk_trials_run_id_runs", ondelete="CASCADE"
         ),

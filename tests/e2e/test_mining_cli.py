@@ -1,0 +1,137 @@
+"""`casework mine`, `forget` and `expire` through the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from casework.cli import cli
+from casework.privacy import PseudonymKey
+
+TRACES = Path(__file__).resolve().parents[2] / "examples" / "refunds" / "traces"
+KEY = "e2e-mining-key-not-secret-0123456789ab"
+CONFIG = """name = "e2e"
+[privacy.id_patterns]
+order = '\\bORD-\\d{6}\\b'
+customer = '\\bCUS-\\d{5}\\b'
+"""
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    (folder / "casework.toml").write_text(CONFIG, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("CASEWORK_PSEUDONYM_KEY", KEY)
+    return folder
+
+
+def run(root: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["--project", str(root), *args], catch_exceptions=False)
+
+
+def test_mine_forget_expire(root: Path) -> None:
+    result = run(root, "mine", str(TRACES), "--dataset", "refunds", "--slice", "refunds")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
+        "read 8 conversation(s) from 2 file(s) (1 jsonl, 1 otel)",
+        "failure signals: thumbs_down 3, escalated 2, retry 1, retry_storm 1, abandoned 3, tool_error 2",
+        f"drafted 8 case(s), scrubbed with key {PseudonymKey(KEY.encode(), 'env').fingerprint}",
+    ]
+    assert lines[3].startswith("refunds@1 released: ") and lines[3].endswith(" (8 cases)")
+    assert len(lines) == 4
+    cases = (root / "datasets" / "refunds" / "cases.jsonl").read_text(encoding="utf-8")
+    assert "ada.fakename@example.com" not in cases and "Ada" not in cases
+
+    forgot = run(root, "forget", "--email", "ada.fakename@example.com")
+    assert forgot.exit_code == 0
+    lines = forgot.stdout.splitlines()
+    assert lines[0].startswith("refunds: removed 2 row(s), 6 left; released refunds@2 (")
+    assert "Git history still holds the removed rows" in forgot.stdout
+    assert "git filter-repo --replace-text" in forgot.stdout
+    assert "ada" not in forgot.stdout.lower()
+
+    ahead = run(root, "expire", "--as-of", "2099-01-01", "--dry-run")
+    assert ahead.stdout.splitlines() == [
+        "refunds: would remove 6 row(s) (6 past their retention date), 0 left"
+    ]
+    now = run(root, "expire")
+    assert now.stdout.splitlines() == ["refunds: removed 0 row(s), 6 left"]
+    expired = run(root, "expire", "--as-of", "2099-01-01", "--output", "json")
+    data = json.loads(expired.stdout)
+    assert data["datasets"][0]["removed"] == 6 and data["datasets"][0]["version"]["number"] == 3
+    assert data["history_recipe"].startswith("Git history still holds the removed rows")
+
+
+def test_mine_json_output(root: Path) -> None:
+    result = run(
+        root,
+        "mine",
+        str(TRACES / "conversations.jsonl"),
+        "--dataset",
+        "d",
+        "--failing-only",
+        "--output",
+        "json",
+    )
+    data = json.loads(result.stdout)
+    assert (data["conversations"], len(data["drafted"]), data["not_failing"]) == (6, 4, 2)
+    assert data["version"]["number"] == 1 and data["key_fingerprint"].startswith("sha256:")
+
+
+def test_no_key(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CASEWORK_PSEUDONYM_KEY")
+    result = run(root, "mine", str(TRACES), "--dataset", "refunds")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "no pseudonym key: set CASEWORK_PSEUDONYM_KEY or privacy.key_file in casework.toml (a file of "
+        'at least 32 random bytes); generate one with `python -c "import secrets; '
+        'print(secrets.token_hex(32))"` and keep it outside the repository.\n'
+    )
+    assert not (root / "datasets").exists()
+
+
+def test_short_key(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CASEWORK_PSEUDONYM_KEY", "too-short")
+    result = run(root, "forget", "--email", "a@b.c")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "CASEWORK_PSEUDONYM_KEY: the pseudonym key is too short (9 bytes; at least 32 are needed)"
+    )
+
+
+def test_usage_errors_exit_2(root: Path) -> None:
+    bad_map = run(
+        root, "mine", str(TRACES / "conversations.jsonl"), "--dataset", "d", "--map", "nonsense"
+    )
+    assert bad_map.exit_code == 2
+    assert bad_map.stderr == "--map 'nonsense': expected DST=SRC.PATH (e.g. session_id=meta.sid).\n"
+    nothing = run(root, "forget")
+    assert nothing.exit_code == 2
+    assert nothing.stderr == "forget: name at least one --email, --account or --session.\n"
+    bad_format = run(root, "mine", str(TRACES), "--dataset", "d", "--format", "csv")
+    assert bad_format.exit_code == 2
+    assert "'csv' is not one of 'jsonl', 'otel', 'openinference'" in bad_format.stderr
+
+
+def test_bad_traces_exit_1_with_every_line(root: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        '{"session_id": "a"}\n{"session_id": "b", "messages": [{"role": "nobody"}]}\n',
+        encoding="utf-8",
+    )
+    result = run(root, "mine", str(bad), "--dataset", "d")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{bad}:1: messages: field required (the list of messages).",
+        f"{bad}:2: messages.0.role: role must be user, assistant, system or tool (or human, customer, ai, "
+        "bot, agent, model, developer, function). Got 'nobody'.",
+    ]
+    assert not (root / "datasets").exists()

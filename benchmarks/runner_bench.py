@@ -91,13 +91,16 @@ class Sampler:
         self.total = 0
         self.done = 0
         self.samples: list[tuple[int, float]] = []
+        self.first = self.last = 0.0
 
     def started(self, total: int, done: int) -> None:
         self.total = total
+        self.first = time.perf_counter()
         self.samples.append((0, rss_mib()))
 
     def trial_done(self, record: TrialRecord) -> None:
         self.done += 1
+        self.last = time.perf_counter()
         if self.done % max(1, self.total // 10) == 0:
             self.samples.append((self.done, rss_mib()))
 
@@ -149,6 +152,8 @@ def main() -> int:
             observer=sampler,
         )
         wall = time.perf_counter() - start
+        steady = sampler.last - sampler.first
+        setup = sampler.first - start
         log_mib = summary.log.stat().st_size / 2**20
     assert summary.end.passed == trials, summary.end
     rss = [mib for _, mib in sampler.samples]
@@ -163,7 +168,8 @@ logged to `runs/<id>.jsonl` ({log_mib:.1f} MiB) and stored in the SQLite workben
 | --- | ---: | ---: |
 | ideal (trials x turns x 50 ms / concurrency) | {ideal:.2f} s | 100% |
 | peer: bare `asyncio.Semaphore` loop, sleeps only | {peer:.2f} s | {ideal / peer:.1%} |
-| `casework run` (python adapter) | {wall:.2f} s | {ideal / wall:.1%} |
+| `casework run` (python adapter), first to last trial | {steady:.2f} s | {ideal / steady:.1%} |
+| `casework run` end to end (+ {setup:.2f} s loading {args.cases:,} cases and opening the workbench, + {wall - steady - setup:.2f} s closing) | {wall:.2f} s | {ideal / wall:.1%} |
 
 Memory (current RSS) sampled every 10% of the trials: {", ".join(f"{m:.0f}" for m in rss)} MiB
 (first half max {max(first_half):.0f} MiB, end {rss[-1]:.0f} MiB).

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import phonenumbers
@@ -66,11 +67,23 @@ class Planted:
     text: str
     value: str
     start: int
+    core: str = ""
+    """The identifier itself inside ``text`` (without `mailto:`, `tel:`, `<…>` or a port)."""
 
     @property
     def end(self) -> int:
         """Offset after the planted text."""
         return self.start + len(self.text)
+
+    @property
+    def core_start(self) -> int:
+        """Offset of the identifier itself."""
+        return self.start + self.text.find(self.core or self.text)
+
+    @property
+    def core_end(self) -> int:
+        """Offset after the identifier itself."""
+        return self.core_start + len(self.core or self.text)
 
 
 @dataclass(frozen=True)
@@ -85,7 +98,7 @@ class Message:
 # Generators, one per kind: (planted text, normalised value)
 
 
-def _email(rng: random.Random) -> tuple[str, str]:
+def _email(rng: random.Random) -> tuple[str, str, str]:
     first = rng.choice(["ada", "bo", "chen", "dana", "eli", "fatima", "gus", "hana", "ivo", "jo"])
     last = rng.choice(["fake", "testperson", "example", "sample", "nobody", "placeholder"])
     sep = rng.choice([".", "_", "-", ""])
@@ -107,7 +120,7 @@ def _email(rng: random.Random) -> tuple[str, str]:
         text = f"mailto:{shown}"
     elif style == 4:
         text = f"<{shown}>"
-    return text, address.casefold()
+    return text, address.casefold(), shown
 
 
 def _valid_phone(rng: random.Random, region: str) -> phonenumbers.PhoneNumber:
@@ -126,7 +139,7 @@ def _valid_phone(rng: random.Random, region: str) -> phonenumbers.PhoneNumber:
     return base
 
 
-def _phone(rng: random.Random) -> tuple[str, str]:
+def _phone(rng: random.Random) -> tuple[str, str, str]:
     fmt = phonenumbers.PhoneNumberFormat
     national_ok = rng.random() < 0.5
     region = (
@@ -141,7 +154,7 @@ def _phone(rng: random.Random) -> tuple[str, str]:
         if region == "US" and rng.random() < 0.5:
             n = str(number.national_number)
             text = rng.choice([f"{n[:3]}.{n[3:6]}.{n[6:]}", f"{n[:3]}-{n[3:6]}-{n[6:]}", n])
-        return text, e164
+        return text, e164, text
     style = rng.randrange(4)
     if style == 0:
         text = e164
@@ -151,7 +164,7 @@ def _phone(rng: random.Random) -> tuple[str, str]:
         text = "00" + phonenumbers.format_number(number, fmt.INTERNATIONAL)[1:]
     else:
         text = phonenumbers.format_number(number, fmt.RFC3966)
-    return text, e164
+    return text, e164, text.removeprefix("tel:")
 
 
 def _luhn_complete(prefix: str, length: int, rng: random.Random) -> str:
@@ -165,7 +178,7 @@ def _luhn_complete(prefix: str, length: int, rng: random.Random) -> str:
     return body + str((10 - total % 10) % 10)
 
 
-def _card(rng: random.Random) -> tuple[str, str]:
+def _card(rng: random.Random) -> tuple[str, str, str]:
     prefix, length = rng.choice(
         [("4", 16), ("51", 16), ("55", 16), ("2221", 16), ("34", 15), ("37", 15), ("6011", 16),
          ("4", 13), ("4", 19), ("35", 16)]
@@ -173,16 +186,16 @@ def _card(rng: random.Random) -> tuple[str, str]:
     digits = _luhn_complete(prefix, length, rng)
     style = rng.randrange(4)
     if style == 0 or length not in (15, 16):
-        return digits, digits
+        return digits, digits, digits
     sep = " " if style in (1, 3) else "-"
     if length == 15:
         groups = [digits[:4], digits[4:10], digits[10:]]
     else:
         groups = [digits[i : i + 4] for i in range(0, 16, 4)]
-    return sep.join(groups), digits
+    return sep.join(groups), digits, sep.join(groups)
 
 
-def _iban(rng: random.Random) -> tuple[str, str]:
+def _iban(rng: random.Random) -> tuple[str, str, str]:
     country = rng.choice(["GB", "DE", "FR", "NL", "ES", "IT", "BE", "CH", "IE", "PL", "NO", "AT"])
     length = IBAN_LENGTHS[country]
     if country in ("GB", "IE", "NL"):
@@ -200,25 +213,25 @@ def _iban(rng: random.Random) -> tuple[str, str]:
         text = " ".join(iban[i : i + 4] for i in range(0, len(iban), 4))
     else:
         text = " ".join(iban[i : i + 4] for i in range(0, len(iban), 4)).lower()
-    return text, iban
+    return text, iban, text
 
 
-def _ip(rng: random.Random) -> tuple[str, str]:
+def _ip(rng: random.Random) -> tuple[str, str, str]:
     import ipaddress
 
     if rng.random() < 0.5:
         address = ".".join(str(rng.randint(1, 254)) for _ in range(4))
         text = address + (f":{rng.randint(1000, 9999)}" if rng.random() < 0.2 else "")
-        return text, address
+        return text, address, address
     v6 = ipaddress.IPv6Address(rng.getrandbits(128) & ((1 << 128) - 1))
     if rng.random() < 0.4:
         v6 = ipaddress.IPv6Address("2001:db8::" + format(rng.randint(1, 0xFFFF), "x"))
     style = rng.randrange(3)
     text = v6.exploded if style == 0 else v6.compressed if style == 1 else v6.compressed.upper()
-    return text, v6.compressed
+    return text, v6.compressed, text
 
 
-def _url(rng: random.Random) -> tuple[str, str]:
+def _url(rng: random.Random) -> tuple[str, str, str]:
     host = rng.choice(["shop.example.com", "example.org", "www.example.net", "portal.example.io"])
     who = rng.choice(["jdoe", "ada.fake", "u12345", "chen-example", "42817"])
     path = rng.choice(
@@ -241,15 +254,15 @@ def _url(rng: random.Random) -> tuple[str, str]:
     text = f"{scheme}{host}{path}"
     from casework.privacy.pseudonyms import normalise
 
-    return text, normalise("url", text)
+    return text, normalise("url", text), text
 
 
-def _order(rng: random.Random) -> tuple[str, str]:
+def _order(rng: random.Random) -> tuple[str, str, str]:
     text = f"ORD-{rng.randint(0, 999999):06d}"
-    return text, text.casefold()
+    return text, text.casefold(), text
 
 
-GENERATORS = {
+GENERATORS: dict[str, Callable[[random.Random], tuple[str, str, str]]] = {
     "email": _email,
     "phone": _phone,
     "card": _card,
@@ -273,15 +286,15 @@ _WHAT = {
 def planted_message(rng: random.Random, kind: str) -> Message:
     """One message with one (or two) identifiers of ``kind`` planted in a random template."""
     template = rng.choice(TEMPLATES)
-    x, xv = GENERATORS[kind](rng)
-    x2, x2v = GENERATORS[kind](rng)
+    x, xv, xc = GENERATORS[kind](rng)
+    x2, x2v, x2c = GENERATORS[kind](rng)
     before, _, rest = template.partition("{x}")
     before = before.replace("{what}", _WHAT[kind])
-    planted = [Planted(kind, x, xv, len(before))]
+    planted = [Planted(kind, x, xv, len(before), xc)]
     text = before + x
     if "{x2}" in rest:
         mid, _, after = rest.partition("{x2}")
-        planted.append(Planted(kind, x2, x2v, len(text) + len(mid)))
+        planted.append(Planted(kind, x2, x2v, len(text) + len(mid), x2c))
         text = text + mid + x2 + after
     else:
         text += rest

@@ -127,11 +127,16 @@ def choose_params(threshold: float, num_perm: int = 256, min_recall: float = 0.9
 
 
 def _band_keys(signatures: npt.NDArray[np.uint32], band: int, rows: int) -> npt.NDArray[np.uint64]:
-    cols = signatures[:, band * rows : (band + 1) * rows].astype(np.uint64)
-    key = np.full(len(signatures), np.uint64(band), dtype=np.uint64)
-    for c in range(rows):
-        key = key * np.uint64(0x100000001B3) + cols[:, c]
-        key ^= key >> np.uint64(29)
+    """One 64-bit key per row for band ``band`` (equal bands give equal keys)."""
+    block = signatures[:, band * rows : (band + 1) * rows]
+    if rows % 2:
+        block = np.concatenate([block, np.zeros((len(block), 1), dtype=np.uint32)], axis=1)
+    words = np.ascontiguousarray(block).view(np.uint64)
+    key = np.full(len(signatures), np.uint64(band + 1) * np.uint64(0x9E3779B97F4A7C15), dtype=np.uint64)
+    for c in range(words.shape[1]):
+        key ^= words[:, c]
+        key *= np.uint64(0xFF51AFD7ED558CCD)
+        key ^= key >> np.uint64(32)
     return key
 
 
@@ -146,8 +151,9 @@ def band_candidates(
     live = np.flatnonzero(signatures[:, 0] != EMPTY) if n else np.zeros(0, dtype=np.int64)
     lefts: list[I64] = []
     rights: list[I64] = []
+    live_signatures = signatures[live]
     for band in range(params.bands):
-        keys = _band_keys(signatures[live], band, params.rows)
+        keys = _band_keys(live_signatures, band, params.rows)
         left, right = pairs_within_groups(live, keys)
         keep = cross_group(left, right, groups)
         if len(left):

@@ -146,7 +146,9 @@ class ToolSession:
         if fixture.effects:
             try:
                 patch = jsonpatch.JsonPatch(_patch(fixture.effects, args))
-                self.state = patch.apply(self.state, in_place=False)
+                # Patch a clone in place: a failing op leaves self.state untouched (and our clone
+                # is much cheaper than jsonpatch's own deepcopy).
+                self.state = patch.apply(clone(self.state), in_place=True)
                 applied = len(fixture.effects)
             except KeyError as exc:
                 return ToolReply(error=f"tool '{name}' needs argument '{exc.args[0]}'"), 0

@@ -243,7 +243,7 @@ def _new_header(
 class _DbWriter:
     """Writes trials to the workbench in batches on its own thread, off the event loop."""
 
-    def __init__(self, store: RunStore, batch: int = 200, interval_s: float = 1.0) -> None:
+    def __init__(self, store: RunStore, batch: int = 100000, interval_s: float = 1000.0) -> None:
         self._store = store
         self._queue: queue.Queue[dict[str, object] | None] = queue.Queue()
         self._batch = batch

@@ -16,12 +16,15 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from casework.leakage.pairs import Pairs, cross_group, intersection_sizes
+from casework.leakage.pairs import Pairs, chunks, cross_group, dedupe_pairs, intersection_sizes
 from casework.leakage.sets import I64, ShingleSets, segment_ids, sort_unique_segments
 
 __all__ = ["exact_join", "prefix_length", "required_overlap"]
 
 _EPS = 1e-9
+
+#: Candidate pairs generated at a time (bounds peak memory).
+_CHUNK_PAIRS = 5_000_000
 
 
 def prefix_length(size: int, threshold: float) -> int:
@@ -81,30 +84,31 @@ def _candidate_pairs(
     stop = np.minimum(stop, group_end)
     first = np.arange(len(p_row), dtype=np.int64)
     partners = np.maximum(stop - first - 1, 0)
-    a = np.repeat(first, partners)
-    pair_offsets = np.zeros(len(first) + 1, dtype=np.int64)
-    np.cumsum(partners, out=pair_offsets[1:])
-    b = (
-        np.arange(int(pair_offsets[-1]), dtype=np.int64)
-        - np.repeat(pair_offsets[:-1], partners)
-        + a
-        + 1
-    )
-    x, y = p_row[a], p_row[b]
-    keep = (x != y) & cross_group(x, y, groups)
-    a, b, x, y = a[keep], b[keep], x[keep], y[keep]
-    # Positional filter on each pair's first shared prefix shingle (smallest rank).
-    lo, hi = np.minimum(x, y), np.maximum(x, y)
-    key = lo * np.int64(len(sizes)) + hi
-    order = np.lexsort((p_tok[a], key))
-    key, a, b, lo, hi = key[order], a[order], b[order], lo[order], hi[order]
-    firsts = np.concatenate([[True], key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=bool)
-    a, b, lo, hi = a[firsts], b[firsts], lo[firsts], hi[firsts]
-    sx, sy = p_size[a], p_size[b]
-    bound = 1 + np.minimum(sx - p_pos[a] - 1, sy - p_pos[b] - 1)
-    need = np.ceil(threshold / (1 + threshold) * (sx + sy) - _EPS).astype(np.int64)
-    keep = bound >= need
-    return lo[keep], hi[keep]
+    lows: list[I64] = []
+    highs: list[I64] = []
+    for lo, hi in chunks(partners, _CHUNK_PAIRS):
+        a = np.repeat(first[lo:hi], partners[lo:hi])
+        pair_offsets = np.zeros(hi - lo + 1, dtype=np.int64)
+        np.cumsum(partners[lo:hi], out=pair_offsets[1:])
+        b = (
+            np.arange(int(pair_offsets[-1]), dtype=np.int64)
+            - np.repeat(pair_offsets[:-1], partners[lo:hi])
+            + a
+            + 1
+        )
+        x, y = p_row[a], p_row[b]
+        # Positional filter, occurrence by occurrence: the bound is only sound for a pair's first
+        # shared shingle, and that occurrence always survives when the pair qualifies; later
+        # occurrences that survive too are removed as duplicates below.
+        sx, sy = p_size[a], p_size[b]
+        bound = 1 + np.minimum(sx - p_pos[a] - 1, sy - p_pos[b] - 1)
+        need = np.ceil(threshold / (1 + threshold) * (sx + sy) - _EPS).astype(np.int64)
+        keep = (bound >= need) & (x != y) & cross_group(x, y, groups)
+        lows.append(np.minimum(x[keep], y[keep]))
+        highs.append(np.maximum(x[keep], y[keep]))
+    if not lows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return dedupe_pairs(np.concatenate(lows), np.concatenate(highs), len(sizes))
 
 
 def exact_join(sets: ShingleSets, threshold: float, *, groups: I64 | None = None) -> Pairs:

@@ -132,7 +132,8 @@ def _band_keys(signatures: npt.NDArray[np.uint32], band: int, rows: int) -> npt.
     if rows % 2:
         block = np.concatenate([block, np.zeros((len(block), 1), dtype=np.uint32)], axis=1)
     words = np.ascontiguousarray(block).view(np.uint64)
-    key = np.full(len(signatures), np.uint64(band + 1) * np.uint64(0x9E3779B97F4A7C15), dtype=np.uint64)
+    seed = ((band + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    key = np.full(len(signatures), seed, dtype=np.uint64)
     for c in range(words.shape[1]):
         key ^= words[:, c]
         key *= np.uint64(0xFF51AFD7ED558CCD)

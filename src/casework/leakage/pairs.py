@@ -16,6 +16,7 @@ from casework.leakage.sets import I64, ShingleSets, gather_segments
 
 __all__ = [
     "Pairs",
+    "chunks",
     "cross_group",
     "dedupe_pairs",
     "intersection_sizes",
@@ -119,7 +120,7 @@ def cross_group(left: I64, right: I64, groups: I64 | None) -> npt.NDArray[np.boo
     return np.asarray(groups[left] != groups[right])
 
 
-def _chunks(sizes: I64, limit: int) -> Iterator[tuple[int, int]]:
+def chunks(sizes: I64, limit: int) -> Iterator[tuple[int, int]]:
     """Consecutive index ranges whose summed ``sizes`` stay near ``limit``."""
     if not len(sizes):
         return
@@ -145,7 +146,7 @@ def intersection_sizes(values: I64, offsets: I64, left: I64, right: I64) -> I64:
         return out
     span = np.int64(int(values.max()) + 1 if len(values) else 1)
     row_sizes = np.diff(offsets)
-    for lo, hi in _chunks(row_sizes[left] + row_sizes[right], _CHUNK_ELEMENTS):
+    for lo, hi in chunks(row_sizes[left] + row_sizes[right], _CHUNK_ELEMENTS):
         idx_a, off_a = gather_segments(offsets, left[lo:hi])
         idx_b, off_b = gather_segments(offsets, right[lo:hi])
         pair_ids = np.arange(hi - lo, dtype=np.int64)

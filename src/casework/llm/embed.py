@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import openai
 from numpy.typing import NDArray
 
 from casework.errors import ConfigError
@@ -183,6 +182,8 @@ class OpenAIEmbedder:
 
     def _request(self, batch: list[str]) -> list[list[float]]:
         describe = f"models.embedder ({self._model} at {str(self._sdk.base_url).rstrip('/')})"
+
+        import openai
 
         def attempt() -> Any:
             try:

@@ -11,8 +11,6 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-import openai
-
 from casework.errors import ConfigError
 from casework.llm.base import Completion, Message, Params
 from casework.llm.openai_compat import completion_from_response, map_openai_error
@@ -96,6 +94,8 @@ class LiteLLMProvider:
             kwargs["api_key"] = self._api_key
         if self._base_url is not None:
             kwargs["api_base"] = self._base_url
+        import openai
+
         try:
             response = self._litellm.completion(**kwargs)
         except openai.OpenAIError as exc:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
+if TYPE_CHECKING:  # the SDK is imported where it is used: it costs ~0.6 s at start-up
+    import openai
 
 from casework.llm.base import Completion, LLMError, Message, Params, TokenUsage, TransientError
 
@@ -21,6 +22,8 @@ _TRANSIENT_STATUS = {408, 409, 429}
 
 def openai_sdk_client(base_url: str | None, api_key: str, timeout_s: float) -> openai.OpenAI:
     """An SDK client with its own retries off (casework retries, and counts the retries)."""
+    import openai
+
     return openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
 
 
@@ -63,6 +66,8 @@ def map_openai_error(exc: Exception, *, timeout_s: float, hint_key: str) -> LLME
         timeout_s: The configured timeout, quoted when the request timed out.
         hint_key: Config key prefix for hints (`models.generator`).
     """
+    import openai
+
     if isinstance(exc, openai.APITimeoutError):
         return TransientError(
             f"request timed out after {timeout_s:g} s; check that the server is up and answering, "
@@ -163,6 +168,8 @@ class OpenAIProvider:
             TransientError: 429, 5xx, timeout or connection failure.
             LLMError: Any other failure.
         """
+        import openai
+
         try:
             response = self._sdk.chat.completions.create(
                 model=self._model,

@@ -161,9 +161,9 @@ class ToolSession:
         return ToolReply(result=result), applied
 
     def snapshot(self) -> tuple[list[TrajectoryToolCall], dict[str, Any]]:
-        """The calls so far and a copy of the current state."""
+        """The calls so far and the current state (effects replace the state, never mutate it)."""
         with self._lock:
-            return list(self.calls), clone(self.state)
+            return list(self.calls), self.state
 
 
 def _short(value: Any, limit: int = 120) -> str:

@@ -30,7 +30,7 @@ from casework.grading import AgentInput, AgentTool, Judge, Trajectory, Verdict, 
 from casework.grading.calibration import load_judge
 from casework.project import Project
 from casework.runner.adapters import Agent, load_agent
-from casework.runner.fixtures import ToolSession, catalogue_from
+from casework.runner.fixtures import ToolSession, catalogue_from, clone
 from casework.runner.records import (
     JudgeInfo,
     LoadedRun,
@@ -42,7 +42,7 @@ from casework.runner.records import (
 )
 from casework.runner.store import RunStore, log_path, trial_row
 from casework.runner.toolserver import ToolServer
-from casework.schema import Case
+from casework.schema import Case, Turn
 from casework.workbench import open_workbench
 
 __all__ = ["RunObserver", "RunRequest", "RunSummary", "new_run_id", "run_agent", "trial_seed"]
@@ -144,6 +144,14 @@ def _catalogue(project: Project, dataset: Dataset) -> list[AgentTool]:
     return catalogue_from({f.tool for c in dataset.cases for f in c.situation.fixtures})
 
 
+def _fresh_turn(turn: Turn) -> Turn:
+    """A copy of a turn the agent may scribble on without touching the case (cheaper than deepcopy)."""
+    if not turn.tool_calls:
+        return turn.model_copy()
+    calls = [c.model_copy(update={"arguments": clone(c.arguments), "result": clone(c.result)}) for c in turn.tool_calls]
+    return turn.model_copy(update={"tool_calls": calls})
+
+
 def _gradable(case: Case) -> bool:
     return case.label is not None or bool(case.oracle.assertions)
 
@@ -243,7 +251,7 @@ def _new_header(
 class _DbWriter:
     """Writes trials to the workbench in batches on its own thread, off the event loop."""
 
-    def __init__(self, store: RunStore, batch: int = 100000, interval_s: float = 1000.0) -> None:
+    def __init__(self, store: RunStore, batch: int = 500, interval_s: float = 1.0) -> None:
         self._store = store
         self._queue: queue.Queue[dict[str, object] | None] = queue.Queue()
         self._batch = batch
@@ -324,7 +332,7 @@ class _Trials:
         token, url = self.server.register(session) if self.server is not None else (None, None)
         request = AgentInput(
             trial_id=f"{self._ids.getrandbits(64):016x}",
-            turns=[t.model_copy(deep=True) for t in case.situation.turns],
+            turns=[_fresh_turn(t) for t in case.situation.turns],
             tools=self.catalogue,
             tool_server=url,
             seed=trial_seed(self.header.seed, case.id, trial),

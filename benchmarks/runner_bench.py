@@ -55,18 +55,31 @@ def _case(i: int) -> dict[str, object]:
             "goal": "refund",
             "turns": [{"role": "user", "content": f"refund order {order}"}],
             "fixtures": [
-                {"tool": "get_order", "match": {"order_id": order}, "response": {"id": order, "total": 10}},
+                {
+                    "tool": "get_order",
+                    "match": {"order_id": order},
+                    "response": {"id": order, "total": 10},
+                },
                 {
                     "tool": "issue_refund",
                     "match": {"order_id": order},
                     "response": {"ok": True},
-                    "effects": [{"op": "add", "path": "/ledger/-", "value": {"order": order, "amount": "${args.amount}"}}],
+                    "effects": [
+                        {
+                            "op": "add",
+                            "path": "/ledger/-",
+                            "value": {"order": order, "amount": "${args.amount}"},
+                        }
+                    ],
                 },
             ],
             "state": {"ledger": []},
         },
         "label": {"outcome": "resolve", "required_tools": ["get_order", "issue_refund"]},
-        "oracle": {"class": "state_assertion", "assertions": [{"expr": "length(ledger)", "value": 1}]},
+        "oracle": {
+            "class": "state_assertion",
+            "assertions": [{"expr": "length(ledger)", "value": 1}],
+        },
     }
 
 
@@ -123,7 +136,11 @@ def write_docs(text: str) -> None:
     content = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n"
     block = f"<!-- bench:runner -->\n{text.strip()}\n<!-- /bench:runner -->"
     pattern = re.compile(r"<!-- bench:runner -->.*?<!-- /bench:runner -->", re.DOTALL)
-    content = pattern.sub(lambda _: block, content) if pattern.search(content) else content.rstrip() + "\n\n" + block + "\n"
+    content = (
+        pattern.sub(lambda _: block, content)
+        if pattern.search(content)
+        else content.rstrip() + "\n\n" + block + "\n"
+    )
     atomic_write_text(DOCS, content)
 
 
@@ -132,7 +149,9 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--no-docs", action="store_true", help="print only; do not update docs/benchmarks.md")
+    parser.add_argument(
+        "--no-docs", action="store_true", help="print only; do not update docs/benchmarks.md"
+    )
     args = parser.parse_args()
     trials = args.cases * args.k
     ideal = trials * TURNS * SLEEP_S / args.concurrency
@@ -147,8 +166,13 @@ def main() -> int:
         start = time.perf_counter()
         summary = run_agent(
             load_project(root),
-            RunRequest(dataset="bench", agent="python:runner_bench:simulated_agent", k=args.k,
-                       concurrency=args.concurrency, use_judge=False),
+            RunRequest(
+                dataset="bench",
+                agent="python:runner_bench:simulated_agent",
+                k=args.k,
+                concurrency=args.concurrency,
+                use_judge=False,
+            ),
             observer=sampler,
         )
         wall = time.perf_counter() - start

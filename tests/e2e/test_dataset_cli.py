@@ -208,3 +208,16 @@ def test_synthetic_cap_fails_check(project_dir: Path, run_cli: Run) -> None:
     assert result.exit_code == 1
     assert result.stderr.startswith("error: synthetic_cap: refunds: ")
     assert "2 of 3" in result.stderr
+
+
+def test_check_pii_flags_a_raw_email_without_repeating_it(project_dir: Path, run_cli: Run) -> None:
+    leaky = case_dict(
+        "leak",
+        situation={"goal": "g", "turns": [{"role": "user", "content": "mail me at dana.whit@gmail.com"}]},
+    )
+    write_lines(project_dir / "datasets" / "refunds" / "cases.jsonl", [case_dict("ok"), leaky])
+    assert run_cli("check", "refunds").exit_code == 0
+    result = run_cli("check", "refunds", "--pii")
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: residual_pii: leak:")
+    assert "dana.whit@gmail.com" not in result.stderr

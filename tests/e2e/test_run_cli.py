@@ -67,7 +67,20 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
 
     text = invoke("results", good)
     assert text.exit_code == 0
-    assert "pass@1" in text.stdout and "stability" in text.stdout and "v2 · k=2" in text.stdout
+    lines = text.stdout.splitlines()
+    assert lines[0].endswith("· v2 · k=2")
+    assert lines[1].split() == [
+        "group",
+        "cases",
+        "trials",
+        "pass@1",
+        "95%",
+        "CI",
+        "pass^2",
+        "pass@2",
+        "stable",
+    ]
+    assert lines[2].split() == ["all", "4", "8", "1.000", "[1.00,1.00]", "1.000", "1.000", "1.000"]
     data = json.loads(invoke("results", good, "--format", "json").stdout)
     overall = next(g for g in data["groups"] if g["group"] == "all")
     assert overall["pass1"] == 1.0 and overall["cases"] == 4 and data["agent_version"] == "v2"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
@@ -117,6 +117,10 @@ def test_provenance_records_session_retention_and_scrub_not_the_key() -> None:
 
 def test_retain_until_is_mined_at_plus_retention_days_in_utc() -> None:
     assert retain_until(datetime(2026, 12, 31, 23, 59, tzinfo=UTC), 1) == date(2027, 1, 1)
+    paris_1am = datetime(
+        2026, 1, 1, 1, 0, tzinfo=timezone(timedelta(hours=2))
+    )  # 23:00 UTC the day before
+    assert retain_until(paris_1am, 1) == date(2026, 1, 1)
 
 
 def test_no_user_turn_no_draft() -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casework.runner import AgentInput, ToolError, Tools, Trajectory
+from casework.schema import Outcome
 
 ORDER = re.compile(r"\b(ORD-\d{6}|order_[0-9a-f]{12})\b")
 EMAIL = re.compile(r"\b([\w.+-]+@[\w-]+\.[\w.]+|email_[0-9a-f]{12})\b")
@@ -26,6 +27,8 @@ ADDRESS = re.compile(
     r" (?:Road|Row|Court|Lane|Way|Street|View|Close|Avenue|Drive|Approach|Hill|Terrace|Place),"
     r" [A-Z][\w ]+, [A-Z]{2} \d{5}|address_[0-9a-f]{12})"
 )
+#: Tool renames the agent's code already knows (the demo migrates lookup_customer -> find_customer).
+ALIASES = {"lookup_customer": ("find_customer",)}
 SLOT = re.compile(
     r"(deliver(?:ed)? on (?:a )?\w+day|come after|arrive after|after \d+ ?(?:am|pm)|before \d+ ?(?:am|pm)|"
     r"arrange for|time slot|delivery slot|specific day|\w+day morning|\w+day afternoon|\w+day evening)"
@@ -112,7 +115,7 @@ DEGRADED = Habits(
 class Reply(Exception):
     """Raised to finish the trial with a reply and an outcome."""
 
-    def __init__(self, text: str, outcome: str) -> None:
+    def __init__(self, text: str, outcome: Outcome) -> None:
         super().__init__(text)
         self.text = text
         self.outcome = outcome
@@ -141,9 +144,12 @@ class Agent:
         return self.rng.random() < chance
 
     def call(self, name: str, **args: Any) -> Any:
+        declared = self.tools.names()
+        if declared and name not in declared:
+            name = next((alias for alias in ALIASES.get(name, ()) if alias in declared), name)
         return self.tools.call(name, args)
 
-    def done(self, text: str, outcome: str) -> Reply:
+    def done(self, text: str, outcome: Outcome) -> Reply:
         return Reply(text, outcome)
 
     # -- entry -------------------------------------------------------------------------------
@@ -680,7 +686,7 @@ class Agent:
 
 def _run(request: AgentInput, tools: Tools, habits: Habits) -> Trajectory:
     reply = Agent(request, tools, habits).run()
-    return Trajectory(final_reply=reply.text, outcome=reply.outcome, agent_version=habits.version)  # type: ignore[arg-type]
+    return Trajectory(final_reply=reply.text, outcome=reply.outcome, agent_version=habits.version)
 
 
 def good(request: AgentInput, tools: Tools) -> Trajectory:

@@ -70,14 +70,18 @@ def schema_cmd(record: str) -> None:
 
 @click.command("check")
 @click.argument("dataset")
+@click.option("--pii", is_flag=True, help="Also scan the cases for residual raw PII (for CI).")
+@click.option(
+    "--presidio", is_flag=True, help="Add Presidio's recognisers as a second opinion (warnings)."
+)
 @FORMAT
 @pass_project
-def check_cmd(project: Project, dataset: str, fmt: str) -> None:
-    """Check DATASET[@VERSION]: declared tools, stale rules, expired rows.
+def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: str) -> None:
+    """Check DATASET[@VERSION]: declared tools, stale rules, expired rows, synthetic cap, PII.
 
     Exits 1 when any error-level finding remains.
     """
-    report = check_project(project, dataset)
+    report = check_project(project, dataset, pii=pii, presidio=presidio)
     if fmt == "json":
         _emit_json(
             {

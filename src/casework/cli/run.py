@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -15,7 +16,6 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.console import Console
 from rich.table import Table
 
 from casework.cli.context import console, pass_project
@@ -196,7 +196,14 @@ def _group_row(g: GroupMetrics, k: int) -> list[str]:
 
 
 def _results_table(k: int) -> Table:
-    headers = ["group", "cases", "trials", "pass@1", "95% CI", *(f"pass^{i}" for i in range(2, k + 1))]
+    headers = [
+        "group",
+        "cases",
+        "trials",
+        "pass@1",
+        "95% CI",
+        *(f"pass^{i}" for i in range(2, k + 1)),
+    ]
     headers += [f"pass@{k}" if k > 1 else "", "stable"]
     table = Table(box=None, pad_edge=False)
     for i, name in enumerate(headers):
@@ -289,7 +296,9 @@ def results_cmd(project: Project, run: str | None, list_all: bool, fmt: str) -> 
     table = _results_table(k)
     for g in res.groups():
         table.add_row(*_group_row(g, k))
-    Console(highlight=False, width=max(console.width, 120)).print(table)  # a data table: never squeezed
+    Console(highlight=False, width=max(console.width, 120)).print(
+        table
+    )  # a data table: never squeezed
     if res.flaky:
         console.print(
             f"flaky cases ({len(res.flaky)}): {', '.join(res.flaky[:20])}{' …' if len(res.flaky) > 20 else ''}"

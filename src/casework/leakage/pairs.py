@@ -19,7 +19,9 @@ __all__ = [
     "chunks",
     "cross_group",
     "dedupe_pairs",
+    "dense_rows",
     "intersection_sizes",
+    "intersection_weights",
     "pairs_within_groups",
     "verify_pairs",
 ]
@@ -134,16 +136,11 @@ def chunks(sizes: I64, limit: int) -> Iterator[tuple[int, int]]:
         start = stop
 
 
-def intersection_sizes(values: I64, offsets: I64, left: I64, right: I64) -> I64:
-    """Exact ``|row(left[i]) ∩ row(right[i])|`` for rows of sorted, repeat-free non-negative ints.
-
-    Keys ``pair * span + value`` of both sides are each sorted already, so a stable sort of their
-    concatenation is a single linear merge (timsort); equal neighbours are shared values.
-    """
-    n = len(left)
-    out = np.zeros(n, dtype=np.int64)
-    if n == 0:
-        return out
+def _shared_values(
+    values: I64, offsets: I64, left: I64, right: I64
+) -> Iterator[tuple[int, int, I64, np.int64]]:
+    """Per chunk of pairs: ``(lo, hi, keys, span)`` where ``keys // span`` is the pair (within the
+    chunk) and ``keys % span`` the value, for every value the two rows share."""
     span = np.int64(int(values.max()) + 1 if len(values) else 1)
     row_sizes = np.diff(offsets)
     for lo, hi in chunks(row_sizes[left] + row_sizes[right], _CHUNK_ELEMENTS):
@@ -152,9 +149,28 @@ def intersection_sizes(values: I64, offsets: I64, left: I64, right: I64) -> I64:
         pair_ids = np.arange(hi - lo, dtype=np.int64)
         keys_a = np.repeat(pair_ids, np.diff(off_a)) * span + values[idx_a]
         keys_b = np.repeat(pair_ids, np.diff(off_b)) * span + values[idx_b]
+        # Each side is sorted already: the stable sort (timsort) is one linear merge.
         merged = np.sort(np.concatenate([keys_a, keys_b]), kind="stable")
-        dup = merged[1:][merged[1:] == merged[:-1]]
+        yield lo, hi, merged[1:][merged[1:] == merged[:-1]], span
+
+
+def intersection_sizes(values: I64, offsets: I64, left: I64, right: I64) -> I64:
+    """Exact ``|row(left[i]) ∩ row(right[i])|`` for rows of sorted, repeat-free non-negative ints.
+
+    Keys ``pair * span + value`` of both sides are each sorted already, so a stable sort of their
+    concatenation is a single linear merge (timsort); equal neighbours are shared values.
+    """
+    out = np.zeros(len(left), dtype=np.int64)
+    for lo, hi, dup, span in _shared_values(values, offsets, left, right):
         out[lo:hi] = np.bincount(dup // span, minlength=hi - lo)
+    return out
+
+
+def intersection_weights(values: I64, offsets: I64, left: I64, right: I64, weight: F64) -> F64:
+    """Summed ``weight[value]`` over the values each pair of rows shares (see :func:`intersection_sizes`)."""
+    out = np.zeros(len(left), dtype=np.float64)
+    for lo, hi, dup, span in _shared_values(values, offsets, left, right):
+        out[lo:hi] = np.bincount(dup // span, weights=weight[dup % span], minlength=hi - lo)
     return out
 
 

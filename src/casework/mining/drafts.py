@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from pydantic import ValidationError
@@ -68,15 +68,16 @@ def retain_until(mined_at: datetime, retention_days: int) -> date:
     The row may stay in every version released on or before this date; the first version
     released after it must not hold it (`casework expire`).
     """
-    return (mined_at + timedelta(days=retention_days)).date()
+    return (mined_at.astimezone(UTC) + timedelta(days=retention_days)).date()
 
 
-def _text(value: Any) -> str:
+def _content(ctx: ScrubContext, value: Any) -> str:
+    """Scrubbed text of a message: a string as text, structured content walked, then dumped."""
     if value is None:
         return ""
     if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return ctx.text(value)
+    return json.dumps(ctx.json(value), ensure_ascii=False, sort_keys=True)
 
 
 def _goal(first_user: str) -> str:
@@ -123,12 +124,12 @@ def _turns(
             turns.append(
                 Turn(
                     role="assistant",
-                    content=ctx.text(_text(m.content)),
+                    content=_content(ctx, m.content),
                     tool_calls=[_call(ctx, c) for c in made],
                 )
             )
         else:
-            turns.append(Turn(role=m.role, content=ctx.text(_text(m.content))))
+            turns.append(Turn(role=m.role, content=_content(ctx, m.content)))
     return turns
 
 

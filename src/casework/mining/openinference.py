@@ -24,6 +24,7 @@ from casework.mining.conversation import (
 from casework.mining.otlp import Span
 from casework.mining.spantrees import (
     SpanGroup,
+    any_true,
     feedback_values,
     flag_values,
     group_spans,
@@ -202,8 +203,8 @@ def conversation_from_group(group: SpanGroup) -> RawConversation | None:
         origin=group.origin,
         trace_id=group.trace_id,
         feedback=tuple([*feedback_values(spans), *_annotation_feedback(spans)]),
-        escalated=any(v is True for v in flag_values(spans, "escalated")),
-        abandoned=any(v is True for v in flag_values(spans, "abandoned")),
+        escalated=any_true(flag_values(spans, "escalated")),
+        abandoned=any_true(flag_values(spans, "abandoned")),
         fixtures=tuple(
             {"tool": t.name, "match": t.arguments, "response": t.result, "error": t.error}
             for t in tools

@@ -24,6 +24,7 @@ from casework.mining.conversation import (
 from casework.mining.otlp import Span
 from casework.mining.spantrees import (
     SpanGroup,
+    any_true,
     feedback_values,
     flag_values,
     group_spans,
@@ -177,12 +178,6 @@ def _fill_calls(messages: list[RawMessage], tools: list[RawToolCall]) -> list[Ra
     return out
 
 
-def _truthy(values: list[Any]) -> bool:
-    return any(
-        v is True or (isinstance(v, str) and v.lower() in ("true", "yes", "1")) for v in values
-    )
-
-
 def conversation_from_group(group: SpanGroup) -> RawConversation | None:
     """One span group as a conversation (``None`` when no span carries messages)."""
     spans = list(group.spans)
@@ -203,8 +198,8 @@ def conversation_from_group(group: SpanGroup) -> RawConversation | None:
         origin=group.origin,
         trace_id=group.trace_id,
         feedback=tuple(feedback_values(spans)),
-        escalated=_truthy(flag_values(spans, "escalated")),
-        abandoned=_truthy(flag_values(spans, "abandoned")),
+        escalated=any_true(flag_values(spans, "escalated")),
+        abandoned=any_true(flag_values(spans, "abandoned")),
         fixtures=fixtures,
         metadata=span_metadata(spans),
         started_at=datetime.fromtimestamp(start / 1e9, UTC) if start else None,

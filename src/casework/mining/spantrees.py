@@ -17,6 +17,7 @@ from casework.mining.otlp import Span
 
 __all__ = [
     "SpanGroup",
+    "any_true",
     "feedback_values",
     "flag_values",
     "group_spans",
@@ -146,6 +147,14 @@ def flag_values(spans: Iterable[Span], name: str) -> list[Any]:
         for attrs in (span.attributes, *(e.attributes for e in span.events)):
             out.extend(v for k, v in attrs.items() if k == name or k.endswith("." + name))
     return out
+
+
+def any_true(values: Iterable[Any]) -> bool:
+    """Whether any value is ``True`` or a string meaning it (`true`, `yes`, `1`)."""
+    return any(
+        v is True or (isinstance(v, str) and v.strip().lower() in ("true", "yes", "1"))
+        for v in values
+    )
 
 
 def feedback_values(spans: Iterable[Span]) -> list[Any]:

@@ -4,14 +4,13 @@ Entry points: :func:`load_key`, :func:`scrubber_for` / :class:`Scrubber`, :func:
 (and :func:`presidio_second_opinion`), :func:`forget`, :func:`expire`, :func:`history_recipe`.
 """
 
+from casework.privacy.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
 from casework.privacy.detectors import (
     BUILTIN_KINDS,
     Detection,
     Detector,
     builtin_detectors,
-    iban_valid,
     id_pattern_detectors,
-    luhn_valid,
 )
 from casework.privacy.keys import KEY_ENV, MIN_KEY_BYTES, PseudonymKey, load_key
 from casework.privacy.known import FieldKinds, KnownValue, collect_known
@@ -35,6 +34,7 @@ from casework.privacy.scrub import SCRUB_VERSION, Scrubber, ScrubContext, scrubb
 
 __all__ = [
     "BUILTIN_KINDS",
+    "IBAN_LENGTHS",
     "KEY_ENV",
     "MIN_KEY_BYTES",
     "PSEUDONYM_RE",

@@ -46,7 +46,7 @@ def pseudonym(key: bytes, kind: str, normalised: str) -> str:
     """The keyed pseudonym of an already-normalised value.
 
     >>> pseudonym(b"k" * 32, "email", "ada@example.com")
-    'email_2b0c8d0c0e5b'
+    'email_8dc713f272f6'
 
     Args:
         key: The pseudonym key (at least 32 bytes; see :func:`casework.privacy.load_key`).

@@ -16,7 +16,7 @@ from typing import Any
 
 from casework.dataset.check import Finding
 from casework.errors import UsageError
-from casework.privacy.detectors import iban_valid, luhn_valid
+from casework.privacy.checksums import iban_valid, luhn_valid
 from casework.privacy.pseudonyms import PSEUDONYM_RE
 from casework.schema import Case
 

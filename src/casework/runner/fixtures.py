@@ -102,7 +102,9 @@ class ToolSession:
         catalogue: Sequence[AgentTool] = (),
     ) -> None:
         self._fixtures = list(fixtures)
-        self.initial_state: dict[str, Any] = dict(state)  # read-only: effects write to the copy below
+        self.initial_state: dict[str, Any] = dict(
+            state
+        )  # read-only: effects write to the copy below
         self.state: dict[str, Any] = clone(dict(state))
         self.catalogue = list(catalogue)
         self.calls: list[TrajectoryToolCall] = []

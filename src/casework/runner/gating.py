@@ -1,8 +1,9 @@
 """Gathering the gate's inputs from each stage, then deciding with the pure :mod:`casework.gate`.
 
 Dataset checks come from the stages' own library functions (``casework.checks.check_project``:
-undeclared tools, stale rules, expired rows; ``casework.labelling.dataset_agreement``: kappa per
-slice); run verdicts from the workbench or the run log. Entry point: :func:`gate_run`.
+undeclared tools, stale rules, expired rows, synthetic cap; ``casework.labelling.dataset_agreement``:
+kappa per slice; ``casework.leakage.review.unresolved_flags``); run verdicts from the workbench or
+the run log. Entry point: :func:`gate_run`.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from casework.checks import check_project
 from casework.errors import ConfigError
 from casework.gate import GateFinding, GateInputs, GateReport, evaluate_gate
 from casework.labelling import dataset_agreement
+from casework.leakage.review import unresolved_flags
 from casework.project import Project
 from casework.runner.records import LoadedRun, tallies
 from casework.runner.store import load_run
 
-__all__ = ["dataset_findings", "gate_inputs", "gate_run", "slice_kappas"]
+__all__ = ["dataset_findings", "gate_inputs", "gate_run", "leakage_findings", "slice_kappas"]
 
 
 def _check_ref(run: LoadedRun) -> str:
@@ -36,6 +38,25 @@ def dataset_findings(
         GateFinding(f.check, f.severity, str(f), by_case.get(f.case_id) if f.case_id else None)
         for f in report.findings
     ]
+
+
+def leakage_findings(project: Project, run: LoadedRun) -> list[GateFinding]:
+    """Unresolved leakage review flags of the run's dataset (`casework leakage review`)."""
+    slices = _case_slices(run)
+    out = []
+    for flag in unresolved_flags(project, run.header.dataset):
+        where = slices.get(flag.left_id) or slices.get(flag.right_id)
+        out.append(
+            GateFinding(
+                "leakage_unresolved",
+                "error",
+                f"{flag.left_id} ({flag.left_split}) ~ {flag.right_id} ({flag.right_split}): "
+                f"near-duplicate across splits (Jaccard {flag.jaccard:.2f}) is still {flag.status}; "
+                "review it with `casework leakage review`",
+                where,
+            )
+        )
+    return out
 
 
 def _case_slices(run: LoadedRun) -> dict[str, str]:
@@ -68,7 +89,7 @@ def gate_inputs(
         run_id=run.header.run_id,
         dataset_ref=run.header.dataset_ref,
         finished=run.finished,
-        findings=dataset_findings(project, run, today=today),
+        findings=[*dataset_findings(project, run, today=today), *leakage_findings(project, run)],
         slices=sorted({t.slice for t in run.trials}),
         slice_kappa=slice_kappas(project, run),
         run=tallies(run.trials, admissible_only=True),

@@ -148,7 +148,10 @@ def _fresh_turn(turn: Turn) -> Turn:
     """A copy of a turn the agent may scribble on without touching the case (cheaper than deepcopy)."""
     if not turn.tool_calls:
         return turn.model_copy()
-    calls = [c.model_copy(update={"arguments": clone(c.arguments), "result": clone(c.result)}) for c in turn.tool_calls]
+    calls = [
+        c.model_copy(update={"arguments": clone(c.arguments), "result": clone(c.result)})
+        for c in turn.tool_calls
+    ]
     return turn.model_copy(update={"tool_calls": calls})
 
 
@@ -374,7 +377,9 @@ class _Trials:
         line = rec.model_dump_json()
         self.log.write(line + "\n")
         now = time.monotonic()
-        if now - self._flushed >= LOG_FLUSH_S:  # a crash loses at most this much; those trials rerun
+        if (
+            now - self._flushed >= LOG_FLUSH_S
+        ):  # a crash loses at most this much; those trials rerun
             self.log.flush()
             self._flushed = now
         if self.db is not None:

@@ -77,7 +77,11 @@ class RunStore:
                 )
             }
         self.insert_rows(
-            [trial_row(r, r.model_dump_json()) for r in records if (r.run_id, r.case_id, r.trial) not in have]
+            [
+                trial_row(r, r.model_dump_json())
+                for r in records
+                if (r.run_id, r.case_id, r.trial) not in have
+            ]
         )
 
     def insert_rows(self, rows: Sequence[dict[str, object]]) -> None:
@@ -120,7 +124,7 @@ def _from_workbench(wb: Workbench, run_id: str) -> LoadedRun:
         end = RunEnd.model_validate(row.summary) if row.summary else None
         records = s.scalars(select(TrialRow.record).where(TrialRow.run_id == run_id)).all()
     trials = sorted(
-        (TrialRecord.model_validate(r) for r in records), key=lambda t: (t.trial, t.case_id)
+        (TrialRecord.model_validate_json(r) for r in records), key=lambda t: (t.trial, t.case_id)
     )
     return LoadedRun(header, trials, end, source=f"workbench run {run_id}")
 

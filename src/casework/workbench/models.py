@@ -27,5 +27,6 @@ class Meta(Base):
 
 # Stage tables: one import per stage (explicit, no discovery).
 import casework.workbench.models_labelling  # noqa: E402  (labelling: assignments, raw labels)
+import casework.workbench.models_leakage  # noqa: E402,F401  (leakage: near-duplicate flags)
 import casework.workbench.models_llm  # noqa: E402,F401  (llm: response cache)
 import casework.workbench.models_runs  # noqa: E402,F401  (runner: runs, trials, judge calibrations)

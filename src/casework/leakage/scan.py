@@ -1,0 +1,172 @@
+"""Cross-split scan: pairs of rows in different splits whose user text is nearly the same.
+
+Below ``exact_below`` rows the exact prefix-filter join runs; above it MinHash-LSH with exact
+verification. Entry point: :func:`find_split_pairs` (pure: cases in, verified pairs out).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from casework.errors import UsageError
+from casework.leakage.batches import Sketch, sets_of
+from casework.leakage.join import exact_join
+from casework.leakage.lsh import LshParams, choose_params, lsh_join
+from casework.leakage.pairs import Pairs
+from casework.leakage.shingles import shingles, tokenize
+from casework.schema import Case
+
+__all__ = ["Engine", "Method", "ScanResult", "SplitPair", "find_split_pairs", "shared_shingles"]
+
+Engine = Literal["local", "ray"]
+Method = Literal["auto", "exact", "lsh"]
+
+#: Split order: the eval side (holdout, smoke) is shown first in a pair.
+_SPLITS = ("dev", "holdout", "smoke")
+#: Shared shingles kept per pair for review.
+SHARED_SHOWN = 50
+
+
+@dataclass(frozen=True)
+class SplitPair:
+    """Two rows in different splits at or above the Jaccard threshold."""
+
+    left_id: str
+    """Id of the first row (ids ordered, so a pair has one key)."""
+    right_id: str
+    """Id of the second row."""
+    left_split: str
+    """Split of the first row."""
+    right_split: str
+    """Split of the second row."""
+    jaccard: float
+    """Exact Jaccard similarity of their shingle sets."""
+    shared_count: int
+    """Number of shingles they share."""
+    shared: tuple[str, ...]
+    """Shared shingles (up to 50), in the order they occur in the first row."""
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What a cross-split scan found and how."""
+
+    rows: int
+    """Rows scanned."""
+    by_split: dict[str, int]
+    """Rows per split."""
+    threshold: float
+    """Jaccard threshold."""
+    method: Literal["exact", "lsh"]
+    """Join used."""
+    engine: Engine
+    """Where shingling (and MinHash) ran."""
+    params: LshParams | None
+    """Banding parameters (LSH only)."""
+    pairs: list[SplitPair] = field(default_factory=list)
+    """Verified pairs, highest Jaccard first."""
+    seconds: float = 0.0
+    """Wall-clock time of the scan."""
+
+    @property
+    def curve(self) -> list[tuple[float, float]]:
+        """Theoretical recall curve (LSH); the exact join recalls everything."""
+        if self.params is None:
+            return [(s, 1.0) for s in (0.5, 0.6, 0.7, 0.8, 0.9, 1.0) if s >= self.threshold]
+        return self.params.curve()
+
+
+def shared_shingles(left: str, right: str, k: int, limit: int = SHARED_SHOWN) -> tuple[list[str], int]:
+    """Shingles of ``left`` also in ``right``, in their order in ``left`` (first ``limit``), and the count."""
+    words = tokenize(left)
+    if len(words) >= k:
+        sequence = [" ".join(words[i : i + k]) for i in range(len(words) - k + 1)]
+    else:
+        sequence = [" ".join(words)] if words else []
+    theirs = shingles(right, k)
+    ordered = list(dict.fromkeys(s for s in sequence if s in theirs))
+    return ordered[:limit], len(ordered)
+
+
+def _sketch(texts: list[str], k: int, num_perm: int, engine: Engine) -> Sketch:
+    if engine == "ray":
+        from casework.leakage.ray_engine import ray_sketch
+
+        return ray_sketch(texts, k=k, num_perm=num_perm)
+    return sets_of(texts, k=k, num_perm=num_perm)
+
+
+def find_split_pairs(
+    cases: Sequence[Case],
+    threshold: float,
+    *,
+    k: int = 3,
+    method: Method = "auto",
+    exact_below: int = 50_000,
+    num_perm: int = 256,
+    engine: Engine = "local",
+) -> ScanResult:
+    """Every pair of rows in different splits with Jaccard >= ``threshold`` on their user text.
+
+    Args:
+        cases: Rows of one dataset.
+        threshold: Jaccard similarity at or above which a pair is reported.
+        k: Words per shingle.
+        method: ``exact`` join, ``lsh``, or ``auto`` (exact below ``exact_below`` rows).
+        exact_below: Row count below which ``auto`` picks the exact join.
+        num_perm: Largest MinHash width for LSH (bands x rows are chosen within it).
+        engine: ``local`` (threads) or ``ray`` (Ray Data workers) for shingling and MinHash.
+
+    Raises:
+        UsageError: The threshold is outside (0, 1].
+    """
+    if not 0.0 < threshold <= 1.0:
+        raise UsageError(f"--threshold: must be in (0, 1]. Got {threshold}.")
+    started = time.perf_counter()
+    chosen: Literal["exact", "lsh"] = (
+        method if method != "auto" else ("exact" if len(cases) < exact_below else "lsh")
+    )
+    texts = [c.situation.user_text() for c in cases]
+    groups = np.array([_SPLITS.index(c.split) for c in cases], dtype=np.int64)
+    params: LshParams | None = None
+    if chosen == "exact":
+        sketch = _sketch(texts, k, 0, engine)
+        found: Pairs = exact_join(sketch.sets, threshold, groups=groups)
+    else:
+        params = choose_params(threshold, num_perm)
+        sketch = _sketch(texts, k, params.num_perm, engine)
+        found, params = lsh_join(
+            sketch.sets, threshold, num_perm=num_perm, groups=groups, signatures=sketch.signatures
+        )
+    pairs = []
+    for a, b, jac in zip(found.left.tolist(), found.right.tolist(), found.jaccard.tolist(), strict=True):
+        first, second = sorted((a, b), key=lambda i: cases[i].id)
+        shown, count = shared_shingles(texts[first], texts[second], k)
+        pairs.append(
+            SplitPair(
+                cases[first].id,
+                cases[second].id,
+                cases[first].split,
+                cases[second].split,
+                round(jac, 6),
+                count,
+                tuple(shown),
+            )
+        )
+    pairs.sort(key=lambda p: (-p.jaccard, p.left_id, p.right_id))
+    return ScanResult(
+        rows=len(cases),
+        by_split=dict(sorted(Counter(c.split for c in cases).items())),
+        threshold=threshold,
+        method=chosen,
+        engine=engine,
+        params=params,
+        pairs=pairs,
+        seconds=time.perf_counter() - started,
+    )

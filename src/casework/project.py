@@ -193,6 +193,8 @@ class LeakageConfig(_Section):
     """Rows below which the scan uses the exact join instead of MinHash-LSH."""
     num_perm: int = Field(default=256, ge=16)
     """MinHash permutations for the LSH engine."""
+    corpus_containment: float = Field(default=0.8, gt=0, le=1)
+    """Share of a row's 13-grams, or of its IDF-weighted shingles, that marks a corpus document as holding it."""
 
 
 class GateConfig(_Section):

@@ -62,6 +62,7 @@ def run_hint_ok(run_id: str, hint: str) -> bool:
 
 
 def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> None:
+    assert invoke("release", "refunds", "-m", "first").exit_code == 0
     good = _run(invoke, GOOD, "-good-", "--agent-version", "v2")
     sloppy = _run(invoke, SLOPPY, "-sloppy-", "--agent-version", "v1")
 
@@ -91,7 +92,7 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
     assert cmp.exit_code == 0, cmp.stderr
     c = json.loads(cmp.stdout)
     assert c["better"] == "v2" and c["worse"] == "v1" and c["cases"] == 4
-    assert c["discrimination_rate"] == 1.0 and c["inverted"] == [] and c["release"] == 1
+    assert c["discrimination_rate"] == 1.0 and c["inverted"] == [] and c["release"] == 2
     cases = [
         json.loads(line)
         for line in (root / "datasets/refunds/cases.jsonl").read_text().splitlines()
@@ -102,16 +103,22 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
         if x["id"] != "u-1"
     )
 
-    # The compare release changed the dataset: runs must be redone on the new version.
-    stale = invoke("retire", "refunds", "--runs", good, "--runs", sloppy)
-    assert stale.exit_code == 2
-    assert stale.stderr.startswith("retire: the runs are on refunds@working")
-    good2 = _run(invoke, GOOD, "-good-", "--agent-version", "v2")
-    sloppy2 = _run(invoke, SLOPPY, "-sloppy-", "--agent-version", "v1")
-    retire = invoke("retire", "refunds", "--runs", good2, "--runs", sloppy2, "--format", "json")
+    # The compare release changed only provenance: the runs still measure the current cases.
+    retire = invoke("retire", "refunds", "--runs", good, "--runs", sloppy, "--format", "json")
     assert retire.exit_code == 0, retire.stderr
     r = json.loads(retire.stdout)
     assert r["moved"] == [] and r["release"] is None  # every case separates the two systems
+    # A change to what the cases measure makes the runs stale.
+    path = root / "datasets/refunds/cases.jsonl"
+    path.write_text(path.read_text().replace("please refund order o1", "refund o1 now"))
+    stale = invoke("retire", "refunds", "--runs", good, "--runs", sloppy)
+    assert stale.exit_code == 2
+    assert stale.stderr.startswith("retire: the runs are on refunds@1")
+    assert stale.stderr.endswith(
+        "with other cases; run the systems on the current version first.\n"
+    )
+    good2 = _run(invoke, GOOD, "-good-", "--agent-version", "v2")
+    sloppy2 = _run(invoke, SLOPPY, "-sloppy-", "--agent-version", "v1")
 
     gate_ok = invoke("gate", "--run", good2)
     assert gate_ok.exit_code == 0, gate_ok.stderr

@@ -60,11 +60,12 @@ def _register() -> None:
     from casework.cli import datasets as _datasets
     from casework.cli import db as _db
     from casework.cli import labelling as _labelling
+    from casework.cli import leakage as _leakage
     from casework.cli import mining as _mining
     from casework.cli import run as _run
     from casework.cli import synth as _synth
 
-    for module in (_datasets, _db, _labelling, _run, _agreement, _synth, _mining):
+    for module in (_datasets, _db, _labelling, _run, _agreement, _synth, _mining, _leakage):
         for command in module.COMMANDS:
             cli.add_command(command)
 

@@ -52,6 +52,8 @@ _COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zstd")
 class CorpusIndex:
     """The eval rows, indexed once and shipped to every worker."""
 
+    datasets: list[str]
+    """Dataset of each row, in index order."""
     ids: list[str]
     """Row ids, in index order."""
     splits: list[str]
@@ -87,11 +89,15 @@ def _sorted_postings(sets: ShingleSets, keep: npt.NDArray[np.bool_]) -> tuple[np
     return keys[order], rows[order]
 
 
-def build_index(cases: Sequence[Case], *, k: int = 3, long_n: int = LONG_N, containment: float = 0.5) -> CorpusIndex:
-    """Index the rows a corpus must not contain: holdout and smoke rows, and frozen rows of any split."""
+def build_index(
+    rows: Sequence[tuple[str, Case]], *, k: int = 3, long_n: int = LONG_N, containment: float = 0.8
+) -> CorpusIndex:
+    """Index the ``(dataset, case)`` rows a corpus must not contain: holdout and smoke rows, and
+    frozen rows of any split."""
     if not 0.0 < containment <= 1.0:
         raise UsageError(f"--containment: must be in (0, 1]. Got {containment}.")
-    chosen = [c for c in cases if c.split != "dev" or c.frozen]
+    kept = [(name, c) for name, c in rows if c.split != "dev" or c.frozen]
+    chosen = [c for _, c in kept]
     texts = [c.situation.user_text() for c in chosen]
     sets = shingle_sets(texts, k)
     long_sets = shingle_sets(texts, long_n)
@@ -115,6 +121,7 @@ def build_index(cases: Sequence[Case], *, k: int = 3, long_n: int = LONG_N, cont
     )
     prefix_keys, prefix_rows = _sorted_postings(sets, in_prefix)
     return CorpusIndex(
+        datasets=[name for name, _ in kept],
         ids=[c.id for c in chosen],
         splits=[c.split for c in chosen],
         k=k,
@@ -154,6 +161,8 @@ class CorpusHit:
     """Corpus file (local path or URL)."""
     doc: int
     """1-based line (JSONL, text) or row (Parquet) of the document in its file."""
+    dataset: str
+    """Dataset of the eval row."""
     case_id: str
     """Id of the eval row."""
     split: str
@@ -233,6 +242,7 @@ def score_documents(
             CorpusHit(
                 file=refs[int(doc_ids[i])][0],
                 doc=refs[int(doc_ids[i])][1],
+                dataset=index.datasets[r],
                 case_id=index.ids[r],
                 split=index.splits[r],
                 long_shared=int(long_shared[i]),
@@ -386,7 +396,7 @@ def scan_file(index: CorpusIndex, path: str, text_field: str = "text") -> tuple[
 class CorpusReport:
     """Result of a corpus scan."""
 
-    dataset: str
+    datasets: list[str]
     files: list[str]
     rows_indexed: int
     documents: int
@@ -399,35 +409,40 @@ class CorpusReport:
     @property
     def rows_found(self) -> list[str]:
         """Distinct eval rows found in the corpus."""
-        return sorted({h.case_id for h in self.hits})
+        return sorted({f"{h.dataset}:{h.case_id}" for h in self.hits})
 
 
-def hit_order(files: Sequence[str]) -> Callable[[CorpusHit], tuple[int, int, str]]:
+def hit_order(files: Sequence[str]) -> Callable[[CorpusHit], tuple[int, int, str, str]]:
     """Sort key putting hits in file order, then document order, then row id (both engines)."""
     position = {f: i for i, f in enumerate(files)}
 
-    def key(hit: CorpusHit) -> tuple[int, int, str]:
-        return (position.get(hit.file, len(position)), hit.doc, hit.case_id)
+    def key(hit: CorpusHit) -> tuple[int, int, str, str]:
+        return (position.get(hit.file, len(position)), hit.doc, hit.dataset, hit.case_id)
 
     return key
 
 
 def scan_corpus(
     project: Project,
-    dataset: str,
     paths: Sequence[str],
     *,
+    datasets: Sequence[str] = (),
     engine: Engine = "local",
     text_field: str = "text",
-    containment: float = 0.5,
+    containment: float | None = None,
 ) -> CorpusReport:
-    """Find the eval rows of ``dataset`` (holdout, smoke, frozen) in the corpus at ``paths``.
+    """Find the eval rows of ``datasets`` (default: all) in the corpus at ``paths``.
 
     Raises:
         InputErrors: A path matches no file, or a Parquet file lacks the text column.
     """
-    ds = load_dataset(project, dataset)
-    index = build_index(ds.cases, k=project.config.leakage.shingle_k, containment=containment)
+    names = list(datasets) or project.dataset_names()
+    rows: list[tuple[str, Case]] = []
+    for ref in names:
+        ds = load_dataset(project, ref)
+        rows.extend((ds.name, c) for c in ds.cases)
+    bar = containment if containment is not None else project.config.leakage.corpus_containment
+    index = build_index(rows, k=project.config.leakage.shingle_k, containment=bar)
     files = corpus_files(paths)
     if engine == "ray":
         from casework.leakage.ray_engine import ray_scan_files
@@ -441,4 +456,4 @@ def scan_corpus(
             documents += count
             problems.extend(file_problems)
     hits.sort(key=hit_order(files))
-    return CorpusReport(ds.name, files, len(index.ids), documents, engine, containment, hits, problems)
+    return CorpusReport(names, files, len(index.ids), documents, engine, bar, hits, problems)

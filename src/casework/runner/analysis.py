@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from casework.dataset import load_dataset, release
-from casework.errors import UsageError
+from casework.errors import CaseworkError, UsageError
 from casework.project import Project
 from casework.runner.compare import Comparison, Retirement, compare_tallies, retirement
 from casework.runner.metrics import CaseTally, GroupMetrics, summarize
@@ -145,15 +145,35 @@ def discriminates_update(case: Case, pair: str, separated: bool) -> Case:
     return case.model_copy(update={"provenance": provenance})
 
 
+def _measured(case: Case) -> dict[str, object]:
+    """What a run measures of a case: everything but provenance (which runs themselves write)."""
+    return case.model_dump(mode="json", exclude={"provenance"})
+
+
 def _current_cases(project: Project, run: LoadedRun, what: str) -> list[Case]:
-    dataset = load_dataset(project, run.header.dataset)
-    if dataset.hash != run.header.dataset_hash:
-        raise UsageError(
-            f"{what}: the runs are on {run.header.dataset_ref} ({run.header.dataset_hash[:12]}) but "
-            f"datasets/{run.header.dataset} now holds {dataset.hash[:12]}; run both systems on the "
-            "current version first (or pass --no-write to only compare)."
-        )
-    return dataset.cases
+    """The dataset's current cases, provided the run measured the same content.
+
+    A newer version whose cases differ from the run's only in provenance (a `compare` release
+    recording `discriminates`, say) still counts as the same content.
+    """
+    name = run.header.dataset
+    dataset = load_dataset(project, name)
+    if dataset.hash == run.header.dataset_hash:
+        return dataset.cases
+    try:
+        ran = load_dataset(project, f"{name}@{run.header.dataset_hash}").cases
+    except CaseworkError:
+        ran = None
+    if ran is not None:
+        now = {c.id: _measured(c) for c in dataset.cases}
+        if now == {c.id: _measured(c) for c in ran}:
+            return dataset.cases
+    hint = " (or pass --no-write to only compare)" if what == "compare" else ""
+    raise UsageError(
+        f"{what}: the runs are on {run.header.dataset_ref} ({run.header.dataset_hash[:12]}) but "
+        f"datasets/{name} now holds {dataset.hash[:12]} with other cases; run the systems on the "
+        f"current version first{hint}."
+    )
 
 
 def compare_runs(

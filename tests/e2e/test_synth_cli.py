@@ -280,9 +280,7 @@ def test_example_scripted_replies_cover_the_first_refunds_seeds(
     root = tmp_path / "refunds"
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".casework", "runs"))
     config = (root / "casework.toml").read_text(encoding="utf-8")
-    config = config.replace(
-        "[models.generator]\n", '[models.generator]\nscript = "llm/responses.jsonl"\n', 1
-    )
+    assert 'script = "llm/responses.jsonl"' in config  # the example ships the scripted replies
     config = re.sub(r"(?m)^synthetic_cap = .*$", "synthetic_cap = 0.5", config)
     (root / "casework.toml").write_text(config, encoding="utf-8")
     monkeypatch.chdir(root)

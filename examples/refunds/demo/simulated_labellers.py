@@ -51,11 +51,30 @@ def _decide(line: dict[str, Any], cautious: bool) -> dict[str, Any]:
     return {"outcome": outcome, "required": required, "forbidden": forbidden, "answer_facts": []}
 
 
+def _name(tool: str | dict[str, Any]) -> str:
+    return tool if isinstance(tool, str) else str(tool["name"])
+
+
+def _adjudicate(line: dict[str, Any]) -> dict[str, Any]:
+    """Side with one of the anonymised labels: the cautious one (escalate) when there is one."""
+    labels = line["labels"]
+    chosen = next((lab for lab in labels if lab["outcome"] == "escalate"), labels[0])
+    return {
+        "outcome": chosen["outcome"],
+        "required": {_name(tool): True for tool in chosen["required_tools"]},
+        "forbidden": {_name(tool): True for tool in chosen["forbidden_tools"]},
+        "answer_facts": chosen["answer_facts"],
+    }
+
+
 def fill(path: Path) -> int:
     """Fill every line of one sheet in place; returns how many lines were answered."""
     lines = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw.strip()]
     for line in lines:
-        who = line.get("labeller") or line.get("adjudicator") or ""
+        if line.get("sheet") == "adjudication":
+            line.update(_adjudicate(line))
+            continue
+        who = line.get("labeller") or ""
         # Each simulated person is consistently cautious or not: a hash of their id decides.
         cautious = hashlib.sha256(who.encode()).digest()[0] % 2 == 1
         line.update(_decide(line, cautious))

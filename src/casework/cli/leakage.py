@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
+from typing import Any, cast
 
 import click
 from rich.table import Table
@@ -23,6 +23,8 @@ from casework.leakage import (
     scan_corpus,
     scan_dataset,
 )
+from casework.leakage.review import Decision
+from casework.leakage.scan import Engine, Method
 from casework.project import Project
 
 __all__ = ["COMMANDS"]
@@ -54,10 +56,26 @@ def _flag_json(flag: Flag) -> dict[str, Any]:
 
 def _flag_table(flags: list[Flag], title: str) -> Table:
     table = Table(title=title, title_justify="left")
-    for column in ("flag", "row", "split", "row", "split", "Jaccard", "shared", "shared shingles", "status"):
-        table.add_column(column, justify="right" if column in ("flag", "Jaccard", "shared") else "left")
+    for column in (
+        "flag",
+        "row",
+        "split",
+        "row",
+        "split",
+        "Jaccard",
+        "shared",
+        "shared shingles",
+        "status",
+    ):
+        table.add_column(
+            column, justify="right" if column in ("flag", "Jaccard", "shared") else "left"
+        )
     for f in flags:
-        status = f.status if f.decision is None else f"{f.status}: {f.decision}" + (f" {f.move_id}" if f.move_id else "")
+        status = (
+            f.status
+            if f.decision is None
+            else f"{f.status}: {f.decision}" + (f" {f.move_id}" if f.move_id else "")
+        )
         table.add_row(
             str(f.id),
             f.left_id,
@@ -75,7 +93,11 @@ def _flag_table(flags: list[Flag], title: str) -> Table:
 def _render_scan(report: ScanReport) -> None:
     r = report.result
     splits = ", ".join(f"{k} {v}" for k, v in r.by_split.items())
-    how = "exact prefix-filter join" if r.method == "exact" else "MinHash-LSH, verified by exact Jaccard"
+    how = (
+        "exact prefix-filter join"
+        if r.method == "exact"
+        else "MinHash-LSH, verified by exact Jaccard"
+    )
     console.print(
         f"{report.dataset}: {r.rows} rows ({splits}) · {how} · engine {r.engine} · "
         f"threshold {r.threshold:.2f} · {r.seconds:.2f} s"
@@ -105,7 +127,9 @@ def _scan_json(report: ScanReport) -> dict[str, Any]:
         "method": r.method,
         "engine": r.engine,
         "seconds": round(r.seconds, 3),
-        "lsh": None if r.params is None else {"bands": r.params.bands, "rows": r.params.rows, "num_perm": r.params.num_perm},
+        "lsh": None
+        if r.params is None
+        else {"bands": r.params.bands, "rows": r.params.rows, "num_perm": r.params.num_perm},
         "recall_curve": [{"jaccard": s, "recall": round(v, 6)} for s, v in r.curve],
         "pairs": len(r.pairs),
         "new": report.new,
@@ -123,7 +147,12 @@ def leakage_group() -> None:
 
 @leakage_group.command("scan")
 @click.argument("dataset")
-@click.option("--threshold", type=float, default=None, help="Jaccard threshold (default: thresholds.leakage_jaccard).")
+@click.option(
+    "--threshold",
+    type=float,
+    default=None,
+    help="Jaccard threshold (default: thresholds.leakage_jaccard).",
+)
 @click.option(
     "--method",
     type=click.Choice(["auto", "exact", "lsh"]),
@@ -134,13 +163,21 @@ def leakage_group() -> None:
 @ENGINE
 @FORMAT
 @pass_project
-def scan_cmd(project: Project, dataset: str, threshold: float | None, method: str, engine: str, fmt: str) -> None:
+def scan_cmd(
+    project: Project, dataset: str, threshold: float | None, method: str, engine: str, fmt: str
+) -> None:
     """Flag rows of DATASET that nearly repeat a row of another split.
 
     Every pair at or above the threshold becomes a review flag in the workbench (nothing is
     deleted). Exits 1 while unresolved flags remain.
     """
-    report = scan_dataset(project, dataset, threshold=threshold, method=method, engine=engine)  # type: ignore[arg-type]
+    report = scan_dataset(
+        project,
+        dataset,
+        threshold=threshold,
+        method=cast(Method, method),
+        engine=cast(Engine, engine),
+    )
     if fmt == "json":
         _emit_json(_scan_json(report))
     else:
@@ -154,7 +191,11 @@ def scan_cmd(project: Project, dataset: str, threshold: float | None, method: st
 @click.option("--flag", "flag_id", type=int, default=None, help="Flag to decide (see the list).")
 @click.option("--move", "move_id", default=None, help="Decision: move this row of the pair to dev.")
 @click.option("--keep", is_flag=True, help="Decision: keep both rows as they are.")
-@click.option("--template", is_flag=True, help="Decision: the pair is template-like (suppressed until a row changes).")
+@click.option(
+    "--template",
+    is_flag=True,
+    help="Decision: the pair is template-like (suppressed until a row changes).",
+)
 @click.option("--by", "reviewer", default=None, help="Who decides (pseudonymous id).")
 @click.option("--note", default=None, help="Why.")
 @click.option("--all", "everything", is_flag=True, help="List resolved and gone flags too.")
@@ -173,7 +214,11 @@ def review_cmd(
     fmt: str,
 ) -> None:
     """List the flags of DATASET, or decide one: --flag N with --move ROW, --keep or --template."""
-    chosen = [name for name, on in (("move", move_id is not None), ("keep", keep), ("template", template)) if on]
+    chosen = [
+        name
+        for name, on in (("move", move_id is not None), ("keep", keep), ("template", template))
+        if on
+    ]
     if flag_id is None:
         if chosen:
             raise UsageError("review: a decision needs --flag N.")
@@ -182,13 +227,18 @@ def review_cmd(
             _emit_json([_flag_json(f) for f in flags])
         elif flags:
             console.print(_flag_table(flags, f"{dataset}: leakage flags"))
-            console.print(f"decide: casework leakage review {dataset} --flag N --move ROW | --keep | --template")
+            console.print(
+                f"decide: casework leakage review {dataset} --flag N --move ROW | --keep | --template"
+            )
         else:
             console.print(f"{dataset}: no {'' if everything else 'unresolved '}leakage flags")
         return
     if len(chosen) != 1:
         raise UsageError("review: give exactly one of --move ROW, --keep, --template with --flag.")
-    flag = decide(project, dataset, flag_id, chosen[0], move_id=move_id, reviewer=reviewer, note=note)  # type: ignore[arg-type]
+    decision = cast(Decision, chosen[0])
+    flag = decide(
+        project, dataset, flag_id, decision, move_id=move_id, reviewer=reviewer, note=note
+    )
     if fmt == "json":
         _emit_json(_flag_json(flag))
     else:
@@ -219,7 +269,9 @@ def resolve_cmd(project: Project, dataset: str, message: str | None, fmt: str) -
         )
         return
     if report.version is not None:
-        console.print(f"{report.dataset}@{report.version.number} released: {report.version.hash[:12]}")
+        console.print(
+            f"{report.dataset}@{report.version.number} released: {report.version.hash[:12]}"
+        )
         for line in report.version.changes:
             console.print(f"  - {line}")
     else:
@@ -239,8 +291,20 @@ def _render_prompt(report: PromptReport) -> None:
         console.print("no row found in the prompt files")
         return
     table = Table(title="rows found in prompt files", title_justify="left")
-    for column in ("dataset", "row", "split", "frozen", "file", "plain", "weighted", "8-gram", "verdict"):
-        table.add_column(column, justify="right" if column in ("plain", "weighted", "8-gram") else "left")
+    for column in (
+        "dataset",
+        "row",
+        "split",
+        "frozen",
+        "file",
+        "plain",
+        "weighted",
+        "8-gram",
+        "verdict",
+    ):
+        table.add_column(
+            column, justify="right" if column in ("plain", "weighted", "8-gram") else "left"
+        )
     for h in report.hits:
         table.add_row(
             h.dataset,
@@ -297,8 +361,19 @@ def _render_corpus(report: CorpusReport) -> None:
         console.print("no eval row found in the corpus")
         return
     table = Table(title=f"{len(report.rows_found)} eval rows found", title_justify="left")
-    for column in ("document", "dataset", "row", "split", "13-grams", "weighted", "containment", "Jaccard"):
-        table.add_column(column, justify="left" if column in ("document", "dataset", "row", "split") else "right")
+    for column in (
+        "document",
+        "dataset",
+        "row",
+        "split",
+        "13-grams",
+        "weighted",
+        "containment",
+        "Jaccard",
+    ):
+        table.add_column(
+            column, justify="left" if column in ("document", "dataset", "row", "split") else "right"
+        )
     for h in report.hits:
         table.add_row(
             h.ref,
@@ -315,10 +390,25 @@ def _render_corpus(report: CorpusReport) -> None:
 
 @leakage_group.command("corpus")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--dataset", "datasets", multiple=True, help="Dataset whose eval rows to look for (repeatable; default all).")
+@click.option(
+    "--dataset",
+    "datasets",
+    multiple=True,
+    help="Dataset whose eval rows to look for (repeatable; default all).",
+)
 @ENGINE
-@click.option("--text-field", default="text", show_default=True, help="JSON field or Parquet column holding the text.")
-@click.option("--containment", type=float, default=None, help="Bar for a hit (default: leakage.corpus_containment).")
+@click.option(
+    "--text-field",
+    default="text",
+    show_default=True,
+    help="JSON field or Parquet column holding the text.",
+)
+@click.option(
+    "--containment",
+    type=float,
+    default=None,
+    help="Bar for a hit (default: leakage.corpus_containment).",
+)
 @FORMAT
 @pass_project
 def corpus_cmd(
@@ -336,7 +426,12 @@ def corpus_cmd(
     Exits 1 when any eval row is found.
     """
     report = scan_corpus(
-        project, paths, datasets=datasets, engine=engine, text_field=text_field, containment=containment  # type: ignore[arg-type]
+        project,
+        paths,
+        datasets=datasets,
+        engine=cast(Engine, engine),
+        text_field=text_field,
+        containment=containment,
     )
     if fmt == "json":
         _emit_json(

@@ -6,7 +6,13 @@ and :func:`resolve` (the review flow), :func:`unresolved_flags` (for the gate),
 :func:`shingle_sets`, :func:`exact_join`, :func:`lsh_join`, :func:`choose_params`.
 """
 
-from casework.leakage.corpus import CorpusHit, CorpusReport, build_index, scan_corpus, score_documents
+from casework.leakage.corpus import (
+    CorpusHit,
+    CorpusReport,
+    build_index,
+    scan_corpus,
+    score_documents,
+)
 from casework.leakage.embed import CosinePair, Embedder, cosine_pairs, embedding_duplicates
 from casework.leakage.join import exact_join
 from casework.leakage.lsh import LshParams, choose_params, collision_probability, lsh_join

@@ -90,7 +90,9 @@ def sets_to_lists(sets: ShingleSets) -> pa.LargeListArray:
 def sets_from_lists(lists: pa.LargeListArray | pa.ListArray | pa.ChunkedArray) -> ShingleSets:
     """Inverse of :func:`sets_to_lists`."""
     if isinstance(lists, pa.ChunkedArray):
-        lists = lists.combine_chunks() if lists.num_chunks else pa.array([], pa.large_list(pa.uint64()))
+        lists = (
+            lists.combine_chunks() if lists.num_chunks else pa.array([], pa.large_list(pa.uint64()))
+        )
     lists = lists.cast(pa.large_list(pa.uint64()))
     offsets = np.asarray(lists.offsets.to_numpy(), dtype=np.int64)
     flat = lists.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]

@@ -21,7 +21,12 @@ import numpy.typing as npt
 
 from casework.dataset import load_dataset
 from casework.errors import MAX_REPORTED, InputErrors, Problem, UsageError
-from casework.leakage.pairs import dedupe_pairs, dense_rows, intersection_sizes, intersection_weights
+from casework.leakage.pairs import (
+    dedupe_pairs,
+    dense_rows,
+    intersection_sizes,
+    intersection_weights,
+)
 from casework.leakage.scan import Engine
 from casework.leakage.sets import I64, ShingleSets, gather_segments, segment_ids
 from casework.leakage.shingles import shingle_sets, tokenize_batch
@@ -82,7 +87,9 @@ class CorpusIndex:
     """Row of each entry of ``prefix_keys``."""
 
 
-def _sorted_postings(sets: ShingleSets, keep: npt.NDArray[np.bool_]) -> tuple[npt.NDArray[np.uint64], I64]:
+def _sorted_postings(
+    sets: ShingleSets, keep: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.uint64], I64]:
     rows = segment_ids(sets.offsets)[keep]
     keys = sets.hashes[keep]
     order = np.lexsort((rows, keys))
@@ -92,8 +99,10 @@ def _sorted_postings(sets: ShingleSets, keep: npt.NDArray[np.bool_]) -> tuple[np
 def build_index(
     rows: Sequence[tuple[str, Case]], *, k: int = 3, long_n: int = LONG_N, containment: float = 0.8
 ) -> CorpusIndex:
-    """Index the ``(dataset, case)`` rows a corpus must not contain: holdout and smoke rows, and
-    frozen rows of any split."""
+    """Index the ``(dataset, case)`` rows a corpus must not contain.
+
+    Those are holdout and smoke rows, and frozen rows of any split.
+    """
     if not 0.0 < containment <= 1.0:
         raise UsageError(f"--containment: must be in (0, 1]. Got {containment}.")
     kept = [(name, c) for name, c in rows if c.split != "dev" or c.frozen]
@@ -114,7 +123,9 @@ def build_index(
     order = np.lexsort((sets.hashes, -weights, row))
     ordered_w = weights[order]
     cum = np.cumsum(ordered_w)
-    before = cum - ordered_w - np.repeat(np.concatenate([[0.0], cum])[sets.offsets[:-1]], sets.sizes())
+    before = (
+        cum - ordered_w - np.repeat(np.concatenate([[0.0], cum])[sets.offsets[:-1]], sets.sizes())
+    )
     in_prefix = np.zeros(len(order), dtype=bool)
     in_prefix[order] = (before <= (1.0 - containment) * row_weight[row[order]] + 1e-9) & (
         row_weight[row[order]] > 0
@@ -149,7 +160,9 @@ def _lookup(keys: npt.NDArray[np.uint64], rows: I64, docs: ShingleSets) -> tuple
     counts = hi - lo
     doc_of = np.repeat(segment_ids(docs.offsets), counts)
     starts = np.repeat(lo, counts)
-    within = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    within = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(
+        np.cumsum(counts) - counts, counts
+    )
     return doc_of, rows[starts + within]
 
 
@@ -181,7 +194,11 @@ class CorpusHit:
     @property
     def ref(self) -> str:
         """Document reference: ``path:line`` (JSONL, text) or ``path#row`` (Parquet)."""
-        return f"{self.file}#{self.doc}" if _kind(self.file) == "parquet" else f"{self.file}:{self.doc}"
+        return (
+            f"{self.file}#{self.doc}"
+            if _kind(self.file) == "parquet"
+            else f"{self.file}:{self.doc}"
+        )
 
 
 def score_documents(
@@ -199,7 +216,9 @@ def score_documents(
     long_doc, long_row = _lookup(index.long_keys, index.long_rows, long_docs)
     pre_doc, pre_row = _lookup(index.prefix_keys, index.prefix_rows, docs)
     doc_ids, row_ids = dedupe_pairs(
-        np.concatenate([long_doc, pre_doc]), np.concatenate([long_row, pre_row]) + len(texts), len(texts) + n_rows
+        np.concatenate([long_doc, pre_doc]),
+        np.concatenate([long_row, pre_row]) + len(texts),
+        len(texts) + n_rows,
     )
     row_ids = row_ids - len(texts)
     if not len(doc_ids):
@@ -220,7 +239,9 @@ def score_documents(
     doc_size = docs.sizes()[doc_ids]
     containment = np.divide(shared, row_size, out=np.zeros(len(shared)), where=row_size > 0)
     row_weight = index.row_weight[row_ids]
-    weighted = np.divide(weighted_shared, row_weight, out=np.zeros(len(shared)), where=row_weight > 0)
+    weighted = np.divide(
+        weighted_shared, row_weight, out=np.zeros(len(shared)), where=row_weight > 0
+    )
     union = row_size + doc_size - shared
     jaccard = np.divide(shared, union, out=np.zeros(len(shared)), where=union > 0)
     long_key = long_doc * np.int64(n_rows) + long_row
@@ -232,7 +253,9 @@ def score_documents(
     matched = pos_ok & (uniq[np.minimum(pos, len(uniq) - 1)] == pair_key)
     long_shared[matched] = counts[pos[matched]]
     long_total = index.long_counts[row_ids]
-    long_fraction = np.divide(long_shared, long_total, out=np.zeros(len(shared)), where=long_total > 0)
+    long_fraction = np.divide(
+        long_shared, long_total, out=np.zeros(len(shared)), where=long_total > 0
+    )
     bar = index.containment - 1e-12
     hit = (weighted >= bar) | (long_fraction >= bar)
     out = []
@@ -276,7 +299,7 @@ def corpus_files(paths: Sequence[str]) -> list[str]:
     Raises:
         InputErrors: A path matches no file.
     """
-    from fsspec.core import url_to_fs
+    from fsspec.core import url_to_fs  # type: ignore[import-untyped]
 
     out: list[str] = []
     problems = []
@@ -285,7 +308,9 @@ def corpus_files(paths: Sequence[str]) -> list[str]:
         if any(ch in root for ch in "*?["):
             found = sorted(fs.glob(root))
         elif fs.isdir(root):
-            found = sorted(f for f in fs.find(root) if _kind(f) != "text" or f.lower().endswith(_TEXT_SUFFIXES))
+            found = sorted(
+                f for f in fs.find(root) if _kind(f) != "text" or f.lower().endswith(_TEXT_SUFFIXES)
+            )
         elif fs.exists(root):
             found = [root]
         else:
@@ -322,7 +347,11 @@ class _Reading:
 
 
 def iter_documents(
-    path: str, *, text_field: str = "text", batch: int = DOCS_PER_BATCH, reading: _Reading | None = None
+    path: str,
+    *,
+    text_field: str = "text",
+    batch: int = DOCS_PER_BATCH,
+    reading: _Reading | None = None,
 ) -> Iterator[tuple[list[tuple[str, int]], list[str]]]:
     """Stream ``(refs, texts)`` batches from one corpus file (JSONL, Parquet or plain text).
 
@@ -330,7 +359,7 @@ def iter_documents(
     format), else ``prompt`` and ``completion``. Plain text holds one document per line.
     Unreadable JSONL lines are recorded in ``reading.problems`` and skipped.
     """
-    import fsspec
+    import fsspec  # type: ignore[import-untyped]
 
     reading = reading if reading is not None else _Reading()
     kind = _kind(path)
@@ -342,7 +371,18 @@ def iter_documents(
         with fsspec.open(path, "rb") as handle:
             parquet = pq.ParquetFile(handle)
             if text_field not in parquet.schema_arrow.names:
-                raise InputErrors([Problem(path, None, text_field, "column not found", parquet.schema_arrow.names, has_got=True)])
+                raise InputErrors(
+                    [
+                        Problem(
+                            path,
+                            None,
+                            text_field,
+                            "column not found",
+                            parquet.schema_arrow.names,
+                            has_got=True,
+                        )
+                    ]
+                )
             row = 0
             for record_batch in parquet.iter_batches(batch_size=batch, columns=[text_field]):
                 column = record_batch.column(0).to_pylist()
@@ -361,12 +401,26 @@ def iter_documents(
                 except json.JSONDecodeError as exc:
                     text = None
                     if len(reading.problems) < MAX_REPORTED:
-                        reading.problems.append(Problem(path, number, None, f"invalid JSON: {exc.msg}", line.strip(), has_got=True))
+                        reading.problems.append(
+                            Problem(
+                                path,
+                                number,
+                                None,
+                                f"invalid JSON: {exc.msg}",
+                                line.strip(),
+                                has_got=True,
+                            )
+                        )
                     continue
                 if text is None:
                     if len(reading.problems) < MAX_REPORTED:
                         reading.problems.append(
-                            Problem(path, number, text_field, "no text field, messages, or prompt/completion")
+                            Problem(
+                                path,
+                                number,
+                                text_field,
+                                "no text field, messages, or prompt/completion",
+                            )
                         )
                     continue
             else:
@@ -383,7 +437,9 @@ def iter_documents(
         yield refs, texts
 
 
-def scan_file(index: CorpusIndex, path: str, text_field: str = "text") -> tuple[list[CorpusHit], int, list[Problem]]:
+def scan_file(
+    index: CorpusIndex, path: str, text_field: str = "text"
+) -> tuple[list[CorpusHit], int, list[Problem]]:
     """Score every document of one file: the unit of work of both engines."""
     reading = _Reading()
     hits: list[CorpusHit] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +27,7 @@ _BLOCK = 2048
 class Embedder(Protocol):
     """Anything that turns texts into one vector per text (e.g. ``casework.llm``'s TF-IDF embedder)."""
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.floating]:
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.floating[Any]]:
         """One row per text."""
         ...
 
@@ -44,23 +44,27 @@ class CosinePair:
     """Cosine similarity of their embeddings."""
 
 
-def _normalise(vectors: npt.NDArray[np.floating]) -> F64:
+def _normalise(vectors: npt.NDArray[np.floating[Any]]) -> F64:
     matrix = np.asarray(vectors, dtype=np.float64)
     if matrix.ndim != 2:
-        raise ValueError(f"embeddings must be a 2-D array (one row per text). Got shape {matrix.shape}.")
+        raise ValueError(
+            f"embeddings must be a 2-D array (one row per text). Got shape {matrix.shape}."
+        )
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
 
 
 def cosine_pairs(
-    vectors: npt.NDArray[np.floating],
+    vectors: npt.NDArray[np.floating[Any]],
     threshold: float,
     *,
-    against: npt.NDArray[np.floating] | None = None,
+    against: npt.NDArray[np.floating[Any]] | None = None,
     block: int = _BLOCK,
 ) -> list[CosinePair]:
-    """Every pair with cosine >= ``threshold``: within ``vectors`` (``left < right``), or between
-    ``vectors`` and ``against``. Zero vectors match nothing.
+    """Every pair with cosine >= ``threshold``.
+
+    Pairs within ``vectors`` (``left < right``), or between ``vectors`` and ``against``. Zero
+    vectors match nothing.
 
     >>> cosine_pairs(np.array([[1.0, 0.0], [0.99, 0.1], [0.0, 1.0]]), 0.9)
     [CosinePair(left=0, right=1, cosine=0.994937)]
@@ -70,7 +74,9 @@ def cosine_pairs(
     left = _normalise(vectors)
     right = left if against is None else _normalise(against)
     if against is not None and right.shape[1] != left.shape[1]:
-        raise ValueError(f"both sides need the same dimension. Got {left.shape[1]} and {right.shape[1]}.")
+        raise ValueError(
+            f"both sides need the same dimension. Got {left.shape[1]} and {right.shape[1]}."
+        )
     live_right = np.linalg.norm(right, axis=1) > 0
     out: list[CosinePair] = []
     for start in range(0, len(left), block):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -76,7 +77,7 @@ class Pairs:
         )
 
 
-def pairs_within_groups(members: I64, keys: npt.NDArray[np.integer]) -> tuple[I64, I64]:
+def pairs_within_groups(members: I64, keys: npt.NDArray[np.integer[Any]]) -> tuple[I64, I64]:
     """Every unordered pair of ``members`` that share a key, as ``(low, high)`` row indices.
 
     ``members`` and ``keys`` are parallel; a group of size ``m`` yields ``m (m - 1) / 2`` pairs.
@@ -139,8 +140,10 @@ def chunks(sizes: I64, limit: int) -> Iterator[tuple[int, int]]:
 def _shared_values(
     values: I64, offsets: I64, left: I64, right: I64
 ) -> Iterator[tuple[int, int, I64, np.int64]]:
-    """Per chunk of pairs: ``(lo, hi, keys, span)`` where ``keys // span`` is the pair (within the
-    chunk) and ``keys % span`` the value, for every value the two rows share."""
+    """Per chunk of pairs, ``(lo, hi, keys, span)`` for every value the two rows share.
+
+    ``keys // span`` is the pair (within the chunk) and ``keys % span`` the value.
+    """
     span = np.int64(int(values.max()) + 1 if len(values) else 1)
     row_sizes = np.diff(offsets)
     for lo, hi in chunks(row_sizes[left] + row_sizes[right], _CHUNK_ELEMENTS):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -48,14 +47,18 @@ def _contained(rows: ShingleSets, target: npt.NDArray[np.uint64]) -> npt.NDArray
 
 
 def _row_sums(values: F64, rows: ShingleSets) -> F64:
-    return np.bincount(segment_ids(rows.offsets), weights=values, minlength=len(rows)).astype(np.float64)
+    return np.bincount(segment_ids(rows.offsets), weights=values, minlength=len(rows)).astype(
+        np.float64
+    )
 
 
 def _ratio(num: F64, den: F64) -> F64:
     return np.divide(num, den, out=np.zeros(len(num), dtype=np.float64), where=den > 0)
 
 
-def prompt_scores(texts: Sequence[str], prompt: str, *, k: int = 3, long_n: int = LONG_N) -> PromptScores:
+def prompt_scores(
+    texts: Sequence[str], prompt: str, *, k: int = 3, long_n: int = LONG_N
+) -> PromptScores:
     """Containment of each text in ``prompt``: plain, IDF-weighted (IDF over ``texts``) and long.
 
     IDF follows Spärck Jones, "A statistical interpretation of term specificity" (1972):
@@ -83,7 +86,9 @@ def prompt_scores(texts: Sequence[str], prompt: str, *, k: int = 3, long_n: int 
         members = np.flatnonzero(widths == width)
         sub = shingle_sets([texts[i] for i in members], width)
         found = _contained(sub, shingle_sets([prompt], width).hashes)
-        long[members] = _ratio(_row_sums(found.astype(np.float64), sub), sub.sizes().astype(np.float64))
+        long[members] = _ratio(
+            _row_sums(found.astype(np.float64), sub), sub.sizes().astype(np.float64)
+        )
     return PromptScores(plain, weighted, long)
 
 
@@ -124,10 +129,13 @@ def _frozen_cases(project: Project) -> list[tuple[str, Case]]:
     if not folder_name:
         return []
     folder = project.path(folder_name)
-    out = []
+    out: list[tuple[str, Case]] = []
     for path in sorted(folder.glob("**/cases.jsonl")):
         dataset = path.parent.name if path.parent != folder else "frozen"
-        out.extend((dataset, c.model_copy(update={"frozen": True})) for c in read_cases(path, shown=project.relative(path)))
+        out.extend(
+            (dataset, c.model_copy(update={"frozen": True}))
+            for c in read_cases(path, shown=project.relative(path))
+        )
     return out
 
 
@@ -143,7 +151,16 @@ def _prompt_texts(project: Project) -> list[tuple[str, str]]:
     for name in names:
         path = project.path(name)
         if not path.is_file():
-            problems.append(Problem(project.relative(project.config_path), None, "agent.prompt_files", "file not found", name, has_got=True))
+            problems.append(
+                Problem(
+                    project.relative(project.config_path),
+                    None,
+                    "agent.prompt_files",
+                    "file not found",
+                    name,
+                    has_got=True,
+                )
+            )
             continue
         texts.append((name, path.read_text(encoding="utf-8")))
     InputErrors.raise_if_any(problems)
@@ -151,8 +168,9 @@ def _prompt_texts(project: Project) -> list[tuple[str, str]]:
 
 
 def check_prompts(project: Project, datasets: Sequence[str] = ()) -> PromptReport:
-    """Containment of every row of ``datasets`` (default: all, plus the frozen folder) in the
-    prompt files named by ``agent.prompt_files``.
+    """Containment of every row of ``datasets`` in the prompt files (``agent.prompt_files``).
+
+    ``datasets`` default to all; rows of the frozen folder (``paths.frozen``) are always checked.
 
     Raises:
         UsageError: No prompt files are configured.

@@ -1,5 +1,6 @@
-"""Ray Data engine (``--engine ray``, extra ``casework[ray]``): the same batch functions as the
-local engine, run by Ray workers; results are identical.
+"""Ray Data engine (``--engine ray``, extra ``casework[ray]``): the local batch functions on Ray.
+
+Results are identical to the local engine.
 
 Shingling and MinHash of a scan run as ``map_batches`` over the texts; a corpus scan broadcasts the
 eval-row index once (``ray.put``) and streams every corpus file in a worker. Ray is started on
@@ -16,9 +17,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from casework.errors import UsageError
-from casework.errors import Problem
-from casework.leakage.batches import BATCH_ROWS, Sketch, merge_sketches, sets_from_lists, sets_to_lists, sketch_batch
+from casework.errors import Problem, UsageError
+from casework.leakage.batches import (
+    BATCH_ROWS,
+    Sketch,
+    merge_sketches,
+    sets_from_lists,
+    sets_to_lists,
+    sketch_batch,
+)
 from casework.leakage.corpus import CorpusHit, CorpusIndex, scan_file
 
 __all__ = ["ensure_ray", "ray_scan_files", "ray_sketch"]
@@ -59,10 +66,17 @@ def _sketch_table(batch: pa.Table, k: int, num_perm: int) -> pa.Table:
     return pa.table(columns)
 
 
-def ray_sketch(texts: Sequence[str], *, k: int, num_perm: int = 0, batch_rows: int = BATCH_ROWS) -> Sketch:
+def ray_sketch(
+    texts: Sequence[str], *, k: int, num_perm: int = 0, batch_rows: int = BATCH_ROWS
+) -> Sketch:
     """Shingle sets (and signatures) of ``texts`` computed by Ray Data workers, in input order."""
     ray = ensure_ray()
-    table = pa.table({"i": pa.array(np.arange(len(texts), dtype=np.int64)), "text": pa.array(list(texts), pa.large_string())})
+    table = pa.table(
+        {
+            "i": pa.array(np.arange(len(texts), dtype=np.int64)),
+            "text": pa.array(list(texts), pa.large_string()),
+        }
+    )
     data = ray.data.from_arrow(table).map_batches(
         _sketch_table,
         batch_format="pyarrow",
@@ -104,7 +118,9 @@ def _scan_rows(batch: dict[str, Any], index_ref: Any, text_field: str) -> dict[s
     }
 
 
-def ray_scan_files(index: CorpusIndex, files: Sequence[str], text_field: str) -> tuple[list[CorpusHit], int, list[Problem]]:
+def ray_scan_files(
+    index: CorpusIndex, files: Sequence[str], text_field: str
+) -> tuple[list[CorpusHit], int, list[Problem]]:
     """Score every corpus file in a Ray worker against the broadcast index (one task per file)."""
     ray = ensure_ray()
     # Wrapped in a list so Ray passes the reference itself instead of resolving it per call.

@@ -1,5 +1,4 @@
-"""Flags, never deletions: scan results become review items in the workbench; decisions apply
-as a new dataset version.
+"""Flags, never deletions: scan results become review items; decisions apply as a new version.
 
 Entry points: :func:`scan_dataset` (scan and record flags), :func:`list_flags`, :func:`decide`,
 :func:`resolve`, and :func:`unresolved_flags` (what `casework gate` checks).
@@ -168,7 +167,9 @@ def scan_dataset(
                 pair_hashes = (hashes[pair.left_id], hashes[pair.right_id])
                 row = existing.get(key)
                 if row is None:
-                    row = LeakageFlag(dataset=name, left_id=key[0], right_id=key[1], status="open", first_seen=now)
+                    row = LeakageFlag(
+                        dataset=name, left_id=key[0], right_id=key[1], status="open", first_seen=now
+                    )
                     _apply_pair(row, pair, pair_hashes, now)
                     session.add(row)
                     new += 1
@@ -179,9 +180,16 @@ def scan_dataset(
                         session.flush()
                         suppressed.append(Flag.of(row))
                         continue
-                    if row.status in ("resolved", "gone") or (row.status == "decided" and not unchanged):
+                    if row.status in ("resolved", "gone") or (
+                        row.status == "decided" and not unchanged
+                    ):
                         row.status, row.decision, row.move_id = "open", None, None
-                        row.reviewer, row.note, row.decided_at, row.resolved_version = None, None, None, None
+                        row.reviewer, row.note, row.decided_at, row.resolved_version = (
+                            None,
+                            None,
+                            None,
+                            None,
+                        )
                         reopened += 1
                     _apply_pair(row, pair, pair_hashes, now)
                 session.flush()
@@ -240,7 +248,9 @@ def decide(
         with workbench.session() as session:
             row = session.get(LeakageFlag, flag_id)
             if row is None or row.dataset != name:
-                raise UsageError(f"flag {flag_id}: no such flag in dataset '{name}' (see `casework leakage review {name}`).")
+                raise UsageError(
+                    f"flag {flag_id}: no such flag in dataset '{name}' (see `casework leakage review {name}`)."
+                )
             if row.status not in _UNRESOLVED:
                 raise UsageError(f"flag {flag_id}: already {row.status}; nothing to decide.")
             if decision == "move":
@@ -251,7 +261,9 @@ def decide(
                         f"({row.left_id} or {row.right_id}). Got '{move_id}'."
                     )
                 if splits[move_id] == "dev":
-                    raise UsageError(f"flag {flag_id}: {move_id} is already in dev; move the other row.")
+                    raise UsageError(
+                        f"flag {flag_id}: {move_id} is already in dev; move the other row."
+                    )
             elif move_id is not None:
                 raise UsageError(f"flag {flag_id}: only a move names a row. Got '{move_id}'.")
             row.decision = decision
@@ -295,9 +307,13 @@ def _changes(moved: list[str], moved_from: dict[str, str], kept: int, templates:
                 f"(near-duplicates across splits): {', '.join(sorted(ids))}"
             )
     if kept:
-        lines.append(f"leakage: kept {kept} near-duplicate pair{'s' if kept != 1 else ''} as they are")
+        lines.append(
+            f"leakage: kept {kept} near-duplicate pair{'s' if kept != 1 else ''} as they are"
+        )
     if templates:
-        lines.append(f"leakage: marked {templates} pair{'s' if templates != 1 else ''} template-like")
+        lines.append(
+            f"leakage: marked {templates} pair{'s' if templates != 1 else ''} template-like"
+        )
     return lines
 
 
@@ -328,7 +344,9 @@ def resolve(
                 .order_by(LeakageFlag.id)
             ).all()
             if not decided:
-                raise UsageError(f"{name}: no decided flags to resolve (see `casework leakage review {name}`).")
+                raise UsageError(
+                    f"{name}: no decided flags to resolve (see `casework leakage review {name}`)."
+                )
             moved_from: dict[str, str] = {}
             for row in decided:
                 if row.decision == "move" and row.move_id is not None:
@@ -345,7 +363,8 @@ def resolve(
                     project,
                     name,
                     list(by_id.values()),
-                    message or f"leakage review: {len(moved)} row{'s' if len(moved) != 1 else ''} moved to dev",
+                    message
+                    or f"leakage review: {len(moved)} row{'s' if len(moved) != 1 else ''} moved to dev",
                     changes=_changes(moved, moved_from, kept, templates),
                     now=now,
                 )

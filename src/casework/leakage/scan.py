@@ -82,7 +82,9 @@ class ScanResult:
         return self.params.curve()
 
 
-def shared_shingles(left: str, right: str, k: int, limit: int = SHARED_SHOWN) -> tuple[list[str], int]:
+def shared_shingles(
+    left: str, right: str, k: int, limit: int = SHARED_SHOWN
+) -> tuple[list[str], int]:
     """Shingles of ``left`` also in ``right``, in their order in ``left`` (first ``limit``), and the count."""
     words = tokenize(left)
     if len(words) >= k:
@@ -145,7 +147,9 @@ def find_split_pairs(
             sketch.sets, threshold, num_perm=num_perm, groups=groups, signatures=sketch.signatures
         )
     pairs = []
-    for a, b, jac in zip(found.left.tolist(), found.right.tolist(), found.jaccard.tolist(), strict=True):
+    for a, b, jac in zip(
+        found.left.tolist(), found.right.tolist(), found.jaccard.tolist(), strict=True
+    ):
         first, second = sorted((a, b), key=lambda i: cases[i].id)
         shown, count = shared_shingles(texts[first], texts[second], k)
         pairs.append(

@@ -1,7 +1,7 @@
-"""Word k-shingles, their stable 64-bit hashes, and exact Jaccard and containment.
+r"""Word k-shingles, their stable 64-bit hashes, and exact Jaccard and containment.
 
-Tokenisation: lowercase, then every maximal run of Unicode letters and numbers (``\\p{L}``,
-``\\p{N}``) is a word; everything else separates words. A shingle is ``k`` consecutive words; a
+Tokenisation: lowercase, then every maximal run of Unicode letters and numbers (``\p{L}``,
+``\p{N}``) is a word; everything else separates words. A shingle is ``k`` consecutive words; a
 text with fewer than ``k`` (but at least one) words has exactly one shingle, all of its words.
 Entry points: :func:`shingle_sets` (a batch, vectorised over Arrow buffers), :func:`shingles`,
 :func:`shingle_hashes`, :func:`jaccard`, :func:`containment`.
@@ -126,10 +126,10 @@ def _as_large_strings(texts: Sequence[str] | pa.Array | pa.ChunkedArray) -> pa.L
 
 
 def tokenize_batch(texts: Sequence[str] | pa.Array | pa.ChunkedArray) -> Tokens:
-    """Words of every text, without a Python loop over texts or words.
+    r"""Words of every text, without a Python loop over texts or words.
 
     ASCII rows are tokenised on the raw UTF-8 bytes with a lookup table; rows holding any
-    non-ASCII character are first lowered and normalised with a Unicode regex (``\\p{L}\\p{N}``),
+    non-ASCII character are first lowered and normalised with a Unicode regex (``\p{L}\p{N}``),
     which gives the same words the lookup table would give on ASCII.
     """
     arr = _as_large_strings(texts)
@@ -198,8 +198,9 @@ def _word_hashes(words: pa.LargeStringArray, seed: int) -> npt.NDArray[np.uint64
         dtype=np.uint64,
         count=len(vocab),
     )
-    indices = encoded.indices.to_numpy(zero_copy_only=False)
-    return vocab_hash[indices]
+    indices = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    hashes: npt.NDArray[np.uint64] = vocab_hash[indices]
+    return hashes
 
 
 def _shingle_hash_batch(

@@ -1,4 +1,4 @@
-"""All workbench tables: the core ones here, each stage's in ``models_<stage>.py`` (imported below).
+"""All workbench tables: the core ones here, each stage's in ``models_<stage>.py`` (imported here).
 
 Alembic's autogenerate and the tests read ``Base.metadata`` after importing this module.
 """
@@ -10,9 +10,16 @@ from datetime import datetime
 from sqlalchemy import DateTime, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+# Stage tables: one import per stage (explicit, no discovery); importing registers them on Base.
+from casework.workbench import (
+    models_labelling,  # assignments, raw labels
+    models_leakage,  # near-duplicate flags and review decisions
+    models_llm,  # LLM response cache
+    models_runs,  # runs, trials, judge calibrations
+)
 from casework.workbench.base import Base
 
-__all__ = ["Meta"]
+__all__ = ["Meta", "models_labelling", "models_leakage", "models_llm", "models_runs"]
 
 
 class Meta(Base):
@@ -23,10 +30,3 @@ class Meta(Base):
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
-# Stage tables: one import per stage (explicit, no discovery).
-import casework.workbench.models_labelling  # noqa: E402  (labelling: assignments, raw labels)
-import casework.workbench.models_leakage  # noqa: E402,F401  (leakage: near-duplicate flags)
-import casework.workbench.models_llm  # noqa: E402,F401  (llm: response cache)
-import casework.workbench.models_runs  # noqa: E402,F401  (runner: runs, trials, judge calibrations)

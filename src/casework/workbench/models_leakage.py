@@ -21,7 +21,9 @@ class LeakageFlag(Base):
     """
 
     __tablename__ = "leakage_flag"
-    __table_args__ = (UniqueConstraint("dataset", "left_id", "right_id", name="uq_leakage_flag_pair"),)
+    __table_args__ = (
+        UniqueConstraint("dataset", "left_id", "right_id", name="uq_leakage_flag_pair"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     dataset: Mapped[str] = mapped_column(String(200), index=True)

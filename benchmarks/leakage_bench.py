@@ -1,0 +1,220 @@
+"""Leakage benchmark: near-duplicate pairs end to end (text in -> verified pairs out).
+
+Pipelines, each in a fresh process (so peak memory is its own), on the seeded support-style
+corpus of ``leakage_data.py`` at Jaccard >= 0.8 over word 3-shingles:
+
+- ``casework-lsh``: casework's local engine (Arrow tokenisation, numpy MinHash, LSH banding chosen
+  for recall >= 0.99 at the threshold, candidates verified by exact Jaccard);
+- ``casework-exact``: casework's exact prefix-filter join (the ground truth; tested against brute
+  force in tests/leakage);
+- ``datasketch-default``: Python tokenisation, ``MinHash.bulk`` (128 permutations) and
+  ``MinHashLSH(threshold=0.8)`` (its own choice of bands x rows), candidates verified by exact
+  Jaccard on Python sets;
+- ``datasketch-matched``: the same with casework's parameters (26 bands x 8 rows, 208 permutations).
+
+Usage: ``python benchmarks/leakage_bench.py [--sizes 50000,200000,1000000] [--skip-matched-above N]``.
+Figures go to docs/benchmarks.md between the ``bench:leakage`` markers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+DOCS = HERE.parent / "docs" / "benchmarks.md"
+CACHE = Path(os.environ.get("LEAKAGE_BENCH_CACHE", "/tmp/casework-leakage-bench"))
+THRESHOLD = 0.8
+PIPELINES = ("casework-exact", "casework-lsh", "datasketch-default", "datasketch-matched")
+
+
+def corpus(n: int) -> list[str]:
+    """The seeded corpus of ``n`` rows (generated once, cached as a text file)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"support-{n}.txt"
+    if not path.exists():
+        sys.path.insert(0, str(HERE))
+        from leakage_data import generate
+
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("\n".join(generate(n, seed=0)) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    return path.read_text(encoding="utf-8").split("\n")[:n]
+
+
+def run_casework(texts: list[str], exact: bool) -> tuple[set[tuple[int, int]], dict[str, Any]]:
+    from casework.leakage.batches import sets_of
+    from casework.leakage.join import exact_join
+    from casework.leakage.lsh import choose_params, lsh_join
+
+    if exact:
+        sketch = sets_of(texts, k=3)
+        pairs = exact_join(sketch.sets, THRESHOLD)
+        return pairs.as_set(), {"method": "exact prefix-filter join"}
+    params = choose_params(THRESHOLD, 256)
+    sketch = sets_of(texts, k=3, num_perm=params.num_perm)
+    pairs, params = lsh_join(sketch.sets, THRESHOLD, num_perm=256, signatures=sketch.signatures)
+    return pairs.as_set(), {"bands": params.bands, "rows": params.rows, "num_perm": params.num_perm}
+
+
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+def python_shingles(text: str) -> set[bytes]:
+    words = _NON_WORD.sub(" ", text.lower()).split()
+    if len(words) < 3:
+        return {" ".join(words).encode()} if words else set()
+    return {" ".join(words[i : i + 3]).encode() for i in range(len(words) - 2)}
+
+
+def run_datasketch(texts: list[str], matched: bool) -> tuple[set[tuple[int, int]], dict[str, Any]]:
+    from datasketch import MinHash, MinHashLSH
+
+    num_perm = 208 if matched else 128
+    sets = [python_shingles(t) for t in texts]
+    minhashes = MinHash.bulk(sets, num_perm=num_perm)
+    lsh = MinHashLSH(threshold=THRESHOLD, num_perm=num_perm, params=(26, 8) if matched else None)
+    with lsh.insertion_session() as session:
+        for i, (m, s) in enumerate(zip(minhashes, sets, strict=True)):
+            if s:
+                session.insert(i, m, check_duplication=False)
+    found = set()
+    for i, (m, s) in enumerate(zip(minhashes, sets, strict=True)):
+        if not s:
+            continue
+        for j in lsh.query(m):
+            if j <= i:
+                continue
+            other = sets[j]
+            inter = len(s & other)
+            if inter / (len(s) + len(other) - inter) >= THRESHOLD:
+                found.add((i, j))
+    return found, {"bands": lsh.b, "rows": lsh.r, "num_perm": num_perm}
+
+
+def one(pipeline: str, n: int, out: Path) -> None:
+    """Run one pipeline in this process and write its figures (and pairs) to ``out``."""
+    texts = corpus(n)
+    # Library imports are paid once per process, not per scan: keep them out of the timing.
+    import datasketch  # noqa: F401
+    import scipy.stats  # noqa: F401
+
+    import casework.leakage  # noqa: F401
+
+    started = time.perf_counter()
+    if pipeline.startswith("casework"):
+        pairs, info = run_casework(texts, exact=pipeline == "casework-exact")
+    else:
+        pairs, info = run_datasketch(texts, matched=pipeline == "datasketch-matched")
+    seconds = time.perf_counter() - started
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result = {
+        "pipeline": pipeline,
+        "n": n,
+        "seconds": seconds,
+        "peak_mb": peak_mb,
+        "pairs": len(pairs),
+        **info,
+    }
+    out.write_text(json.dumps({"result": result, "pairs": sorted(pairs)}), encoding="utf-8")
+
+
+def measure(pipeline: str, n: int) -> tuple[dict[str, Any], set[tuple[int, int]]]:
+    out = CACHE / f"result-{pipeline}-{n}.json"
+    subprocess.run(
+        [sys.executable, __file__, "--one", pipeline, "--n", str(n), "--out", str(out)], check=True
+    )
+    data = json.loads(out.read_text(encoding="utf-8"))
+    return data["result"], {(a, b) for a, b in data["pairs"]}
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| rows | pipeline | bands × rows (perms) | seconds | speed-up vs datasketch default | recall | precision | peak memory |",
+        "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        params = (
+            f"{r['bands']} × {r['rows']} ({r['num_perm']})" if "bands" in r else r.get("method", "")
+        )
+        speed = f"{r['speedup']:.1f}×" if r.get("speedup") else "—"
+        lines.append(
+            f"| {r['n']:,} | {r['pipeline']} | {params} | {r['seconds']:.1f} | {speed} | "
+            f"{r['recall']:.4f} | {r['precision']:.4f} | {r['peak_mb'] / 1024:.2f} GB |"
+        )
+    return "\n".join(lines)
+
+
+def write_docs(section: str) -> None:
+    begin, end = "<!-- bench:leakage -->", "<!-- /bench:leakage -->"
+    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n"
+    block = f"{begin}\n{section}\n{end}"
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        text = head + block + tail
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    DOCS.parent.mkdir(parents=True, exist_ok=True)
+    tmp = DOCS.with_name(f".{DOCS.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(DOCS)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="50000,200000,1000000")
+    parser.add_argument("--skip-datasketch-above", type=int, default=10**9)
+    parser.add_argument("--skip-matched-above", type=int, default=10**9)
+    parser.add_argument("--one", choices=PIPELINES)
+    parser.add_argument("--n", type=int)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--no-docs", action="store_true")
+    args = parser.parse_args()
+    if args.one:
+        one(args.one, args.n, args.out)
+        return
+    rows: list[dict[str, Any]] = []
+    for n in (int(s) for s in args.sizes.split(",")):
+        corpus(n)
+        truth_result, truth = measure("casework-exact", n)
+        results = [(truth_result, truth)]
+        for pipeline in PIPELINES[1:]:
+            if pipeline.startswith("datasketch") and n > args.skip_datasketch_above:
+                continue
+            if pipeline == "datasketch-matched" and n > args.skip_matched_above:
+                continue
+            results.append(measure(pipeline, n))
+        default = next((r for r, _ in results if r["pipeline"] == "datasketch-default"), None)
+        for result, pairs in results:
+            result["recall"] = len(pairs & truth) / len(truth) if truth else 1.0
+            result["precision"] = len(pairs & truth) / len(pairs) if pairs else 1.0
+            result["speedup"] = default["seconds"] / result["seconds"] if default else None
+            rows.append(result)
+            print(json.dumps(result), flush=True)
+    cpu = platform.processor() or platform.machine()
+    section = (
+        "## Leakage: near-duplicate pairs, end to end\n\n"
+        f"`python benchmarks/leakage_bench.py` on {os.cpu_count()} cores ({cpu}), Python "
+        f"{platform.python_version()}. Seeded support-style corpus (`benchmarks/leakage_data.py`, "
+        "3% planted edited copies), word 3-shingles, Jaccard ≥ 0.8. Time is text in → verified pairs "
+        "out, each pipeline in a fresh process; peak memory is that process's maximum RSS. Recall is "
+        "against the exact join (ground truth); every pipeline verifies candidates by exact Jaccard, "
+        "so precision is 1.0 by construction.\n\n" + table(rows) + "\n"
+    )
+    print(section)
+    if not args.no_docs:
+        write_docs(section)
+
+
+if __name__ == "__main__":
+    main()

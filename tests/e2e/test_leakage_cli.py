@@ -1,0 +1,191 @@
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from casework.cli import cli
+from tests.leakage.corpora import PROMPT, case_row, project_rows, write_project
+
+PROMPT_COPY = (
+    "hi the steel pan from order 3141592 stopped working after two days please help me asap"
+)
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    folder = tmp_path / "proj"
+    write_project(folder, project_rows(), PROMPT.format(copied=PROMPT_COPY))
+    monkeypatch.chdir(folder)
+    monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
+    yield folder
+
+
+def run(root: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["--project", str(root), *args], catch_exceptions=False)
+
+
+def test_scan_review_resolve_flow(root: Path) -> None:
+    assert run(root, "release", "support", "-m", "first").exit_code == 0
+
+    scan = run(root, "leakage", "scan", "support", "--format", "json")
+    assert scan.exit_code == 1
+    data = json.loads(scan.stdout)
+    assert data["method"] == "exact" and data["pairs"] == 4 and data["new"] == 4
+    flags = {(f["left_id"], f["right_id"]): f for f in data["flags"]}
+    assert set(flags) == {
+        ("d-copy", "h-copy"),
+        ("d-near", "h-near"),
+        ("h-base", "s-near"),
+        ("d-short", "h-short"),
+    }
+    assert flags[("d-copy", "h-copy")]["jaccard"] == 1.0
+
+    text = run(root, "leakage", "scan", "support", "--method", "lsh")
+    assert text.exit_code == 1
+    assert "LSH: 26 bands × 8 rows = 208 permutations" in text.stdout
+    assert "J=0.80: 0.992" in text.stdout
+    assert "4 pairs across splits at Jaccard ≥ 0.80: 0 new" in text.stdout
+
+    listed = run(root, "leakage", "review", "support", "--format", "json")
+    assert [f["status"] for f in json.loads(listed.stdout)] == ["open"] * 4
+
+    ids = {pair: f["id"] for pair, f in flags.items()}
+    moved = run(
+        root,
+        "leakage",
+        "review",
+        "support",
+        "--flag",
+        str(ids[("d-near", "h-near")]),
+        "--move",
+        "h-near",
+    )
+    assert moved.exit_code == 0, moved.output
+    assert f"flag {ids[('d-near', 'h-near')]} (d-near ~ h-near): move h-near to dev" in moved.stdout
+    for pair, option in (
+        (("d-copy", "h-copy"), "--keep"),
+        (("h-base", "s-near"), "--keep"),
+        (("d-short", "h-short"), "--template"),
+    ):
+        assert (
+            run(root, "leakage", "review", "support", "--flag", str(ids[pair]), option).exit_code
+            == 0
+        )
+
+    resolved = run(root, "leakage", "resolve", "support")
+    assert resolved.exit_code == 0, resolved.output
+    assert "support@2 released" in resolved.stdout
+    assert (
+        "leakage: moved 1 row from holdout to dev (near-duplicates across splits): h-near"
+        in resolved.stdout
+    )
+    versions = (root / "datasets" / "support" / "versions.jsonl").read_text().splitlines()
+    assert json.loads(versions[-1])["message"] == "leakage review: 1 row moved to dev"
+
+    clean = run(root, "leakage", "scan", "support")
+    assert clean.exit_code == 0, clean.output
+    assert "3 suppressed" in clean.stdout
+    assert "no unresolved leakage flags" in run(root, "leakage", "review", "support").stdout
+
+
+def test_review_usage_errors(root: Path) -> None:
+    run(root, "release", "support", "-m", "first")
+    run(root, "leakage", "scan", "support")
+    both = run(root, "leakage", "review", "support", "--flag", "1", "--keep", "--template")
+    assert both.exit_code == 2
+    assert (
+        both.stderr == "review: give exactly one of --move ROW, --keep, --template with --flag.\n"
+    )
+    loose = run(root, "leakage", "review", "support", "--keep")
+    assert loose.exit_code == 2
+    assert loose.stderr == "review: a decision needs --flag N.\n"
+    unknown = run(root, "leakage", "review", "support", "--flag", "77", "--keep")
+    assert unknown.exit_code == 2
+    assert (
+        unknown.stderr
+        == "flag 77: no such flag in dataset 'support' (see `casework leakage review support`).\n"
+    )
+    nothing = run(root, "leakage", "resolve", "support")
+    assert nothing.exit_code == 2
+    assert (
+        nothing.stderr
+        == "support: no decided flags to resolve (see `casework leakage review support`).\n"
+    )
+    bad = run(root, "leakage", "scan", "support", "--threshold", "0")
+    assert bad.exit_code == 2
+    assert bad.stderr == "--threshold: must be in (0, 1]. Got 0.0.\n"
+    missing = run(root, "leakage", "scan", "nope")
+    assert missing.exit_code == 2
+    assert (
+        missing.stderr == "datasets/nope/cases.jsonl: no dataset 'nope' (datasets here: support).\n"
+    )
+
+
+def test_prompt_check_fails_on_a_copied_holdout_row(root: Path) -> None:
+    result = run(root, "leakage", "prompt", "--format", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert [(h["case_id"], h["violation"]) for h in data["hits"] if h["violation"]] == [
+        ("h-prompt", True)
+    ]
+    assert result.stderr == "1 eval row found in the prompt files\n"
+    (root / "agent" / "prompt.md").write_text(
+        "You are a support agent. Be kind.\n", encoding="utf-8"
+    )
+    ok = run(root, "leakage", "prompt")
+    assert ok.exit_code == 0
+    assert "no row found in the prompt files" in ok.stdout
+
+
+def test_prompt_check_reports_a_missing_file(root: Path) -> None:
+    (root / "agent" / "prompt.md").unlink()
+    result = run(root, "leakage", "prompt")
+    assert result.exit_code == 1
+    assert (
+        result.stderr
+        == "casework.toml: agent.prompt_files: file not found. Got 'agent/prompt.md'.\n"
+    )
+
+
+def test_corpus_scan(root: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "ft.jsonl"
+    copy = "hello there where is my refund for order 4411223 i returned the red lamp last week thank you"
+    corpus.write_text(
+        json.dumps({"text": "an unrelated document about lamps"})
+        + "\n"
+        + json.dumps({"text": copy})
+        + "\n",
+        encoding="utf-8",
+    )
+    result = run(root, "leakage", "corpus", str(corpus), "--format", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["documents"] == 2 and data["rows_found"] == ["support:h-near"]
+    assert data["hits"][0]["ref"] == f"{corpus}:2"
+    clean = tmp_path / "clean.txt"
+    clean.write_text("nothing here\n", encoding="utf-8")
+    ok = run(root, "leakage", "corpus", str(clean))
+    assert ok.exit_code == 0
+    assert "no eval row found in the corpus" in ok.stdout
+    gone = run(root, "leakage", "corpus", str(tmp_path / "missing.parquet"))
+    assert gone.exit_code == 1
+    assert gone.stderr == f"{tmp_path / 'missing.parquet'}: no corpus file found.\n"
+
+
+def test_rows_without_user_text_never_match(root: Path) -> None:
+    rows = [
+        case_row("d-1", "dev", ""),
+        case_row("h-1", "holdout", ""),
+        case_row("h-2", "holdout", "   ...   "),
+    ]
+    (root / "datasets" / "support" / "cases.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows)
+    )
+    run(root, "release", "support", "-m", "empty")
+    result = run(root, "leakage", "scan", "support", "--format", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["pairs"] == 0

@@ -1,26 +1,99 @@
 #!/usr/bin/env bash
-# `make demo`: the main job on the bundled example project, in a scratch copy (build/demo) so the
-# committed example stays as it is. Each step is one casework command a user would type.
+# `make demo`: the whole flow on the bundled example project, in a scratch copy (build/demo) so the
+# committed example stays as it is. Every step is one casework command a user would type.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$root/build/demo/refunds"
 rm -rf "$work"
 mkdir -p "$(dirname "$work")"
 cp -r "$root/examples/refunds" "$work"
-rm -rf "$work/.casework"
+rm -rf "$work/.casework" "$work/runs"
 cd "$work"
-# Releases are files in git: make the scratch copy a repository so old versions materialise.
-git init -q . && git add -A && git -c user.name=demo -c user.email=demo@example.invalid commit -qm "example project"
+
+# The example's mined rows were scrubbed with this published, deliberately public demo key. A real
+# project keeps its key outside the repository (privacy.key_file or CASEWORK_PSEUDONYM_KEY).
+export CASEWORK_PSEUDONYM_KEY="larkspur-example-demo-key-not-secret-0001"
+export COLUMNS="${COLUMNS:-130}"
+unset CASEWORK_DB_URL
+
+# Releases are files in git: the scratch copy is a repository, so old versions materialise.
+git init -q .
+commit() { git add -A && git -c user.name=demo -c user.email=demo@example.invalid commit -qm "$1"; }
+commit "example project"
 
 step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
+fails() { # a step whose point is that casework says no (exit 1)
+  printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "${*:2}"
+  if "${@:2}"; then echo "expected this to fail"; exit 1; else echo "(exit $?, as it should)"; fi
+}
 
-step "Check the dataset against the agent's declared tools" casework check refunds
-step "Release it as a version runs can pin" casework release refunds -m "demo: first release"
-git add -A && git -c user.name=demo -c user.email=demo@example.invalid commit -qm "release refunds"
-step "Release log" casework versions refunds
-step "Count cases by oracle class" casework cases refunds --oracle state_assertion --format json
-step "A tool refactor, applied as a migration (lookup_customer -> find_customer)" bash -c '
-  python3 - <<PY
+# --- 1. Versioned datasets ------------------------------------------------------------------
+step "Release the example dataset as version 1" casework release refunds -m "example as shipped"
+fails "Check it: two mined rows are past their retention date" casework check refunds
+step "Expire them: the first change after retain_until removes them" casework expire
+step "Check again, with the residual-PII scan CI runs" casework check refunds --pii
+commit "release, expire"
+
+# --- 2. Synthetic variants that know whether they keep their label ----------------------------
+step "Variants: paraphrases keep the label, dropped identifiers go back to labelling" \
+  casework synth refunds -t paraphrase -t drop_identifier --slice refunds --limit 8
+commit "synth"
+
+# --- 3. Mining production traces, scrubbed before anything touches disk -------------------------
+step "Mine failing conversations into scrubbed, unlabelled drafts" \
+  casework mine traces --dataset refunds --slice refunds --failing-only -m "mined failing conversations"
+step "The drafts wait for labels" casework cases refunds --unlabelled
+commit "mined"
+
+# --- 4. Agreement per slice, then blind double labelling and adjudication ---------------------
+step "Agreement per slice: refunds is ambiguous and may not gate" casework agreement refunds
+step "Assign the queue (drafts) and the open disagreements" \
+  casework label assign refunds --labellers lab-03,lab-07,lab-02
+rm -rf sheets adjudication
+step "Blind sheets: the situation and the declared tools, nothing else" casework label export refunds --out sheets
+step "Adjudication sheets: the disagreeing labels, anonymised" casework adjudicate refunds --export adjudication
+step "(stand-in for the people who fill the sheets in)" python3 demo/simulated_labellers.py sheets
+python3 demo/simulated_labellers.py adjudication >/dev/null
+step "Import the labels (validated; all or nothing)" casework label import sheets/*.labels.jsonl
+step "Import the adjudications" bash -c 'for f in adjudication/*.adjudication.jsonl; do casework adjudicate refunds --import "$f"; done'
+step "Release the decided labels as a new version" casework label release refunds -m "November labels and adjudications"
+commit "labels"
+step "The guideline gap gets a rule: bump the guideline" \
+  casework guideline bump refunds -m "partial refunds on orders older than 30 days: escalate"
+step "Rows labelled under an older rule" casework cases refunds --labelled-under refunds-g6
+step "Send them back for relabelling" \
+  casework label assign refunds --relabel-under refunds-g6 --labellers lab-03,lab-07,lab-02
+rm -rf relabel
+casework label export refunds --out relabel >/dev/null
+python3 demo/simulated_labellers.py relabel >/dev/null
+casework label import relabel/*.labels.jsonl >/dev/null
+step "Relabelled rows become the next version" casework label release refunds -m "relabel refunds-g6 rows under refunds-g8"
+commit "relabel"
+
+# --- 5. Leakage: near-duplicates across splits, rows copied into the prompt -------------------
+fails "Scan holdout against dev: planted near-duplicates are flagged, not deleted" casework leakage scan refunds
+step "Review: short template-like pairs stay, incident copies move to dev" python3 - <<'PY'
+import json, subprocess
+flags = json.loads(subprocess.run(["casework", "leakage", "review", "refunds", "--format", "json"],
+                                  check=True, capture_output=True, text=True).stdout)
+for flag in flags:
+    if flag["decision"]:
+        continue
+    if flag["jaccard"] >= 0.99:  # short, common intents are supposed to look alike
+        args = ["--template"]
+    else:  # two rows mined from one incident: the holdout copy moves to dev
+        holdout = flag["left_id"] if flag["left_split"] == "holdout" else flag["right_id"]
+        args = ["--move", holdout]
+    subprocess.run(["casework", "leakage", "review", "refunds", "--flag", str(flag["id"]), *args,
+                    "--by", "rev-01"], check=True)
+PY
+step "Apply the decisions as a new version" casework leakage resolve refunds
+step "Scan again: nothing left to review" casework leakage scan refunds
+fails "A case copied into the few-shot examples has become a test of memory" casework leakage prompt refunds
+commit "leakage"
+
+# --- 6. A tool refactor is a dataset migration ------------------------------------------------
+python3 - <<'PY'
 import json, pathlib
 p = pathlib.Path("agent/tools.json")
 tools = json.loads(p.read_text())
@@ -29,11 +102,24 @@ for t in tools:
         t["name"] = "find_customer"
 p.write_text(json.dumps(tools, indent=2) + "\n")
 PY
-  echo "[tools]" > renames.toml; echo "lookup_customer = \"find_customer\"" >> renames.toml
-  echo "(agent now declares find_customer; the dataset still says lookup_customer)"
-  casework check refunds >/dev/null 2>&1 && { echo "check should have failed"; exit 1; } || echo "casework check fails: rows name an undeclared tool"
-  casework migrate refunds --renames renames.toml -m "lookup_customer renamed to find_customer"
-  casework check refunds'
-step "What the migration changed" casework diff refunds 1 2
+printf '[tools]\nlookup_customer = "find_customer"\n' > renames.toml
+fails "The agent renamed lookup_customer: every row naming it is now wrong" bash -c 'casework check refunds 2>&1 | tail -n 3; exit ${PIPESTATUS[0]}'
+step "Migrate the dataset with the rename map" casework migrate refunds -m "lookup_customer is find_customer now"
+step "Check passes again" casework check refunds
+commit "migrate"
+
+# --- 7. Runs, pass^k, discrimination, retirement, the gate and the report ---------------------
+run_id() { sed -n 's/^run \([^:]*\):.*/\1/p' | head -n 1; }
+step "Run the good agent, k=3 trials per case" bash -c 'casework run refunds --agent python:agents.refunds_agent:good -k 3 --seed 7 | tee run-good.txt'
+step "Run the deliberately degraded agent" bash -c 'casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 7 | tee run-bad.txt'
+good=$(run_id < run-good.txt); bad=$(run_id < run-bad.txt)
+step "pass@1 and pass^k per slice, real vs synthetic, stability" casework results "$good"
+step "Does the dataset separate a known-better agent from a known-worse one?" casework compare "$good" "$bad"
+step "Retire cases that separate nothing (to the smoke split, as a new version)" casework retire refunds --runs "$good" --runs "$bad"
+step "The release gate" casework gate --run "$good" --baseline "$bad"
+step "The report" casework report "$good" --vs "$bad" --out report.html
+commit "runs"
+step "Release log" casework versions refunds
+
 echo
-echo "demo finished: scratch project in build/demo/refunds"
+echo "demo finished: scratch project in build/demo/refunds; report: build/demo/refunds/report.html"

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -9,7 +10,8 @@ from casework.dataset import load_dataset, read_versions, release
 from casework.errors import UsageError
 from casework.leakage import decide, list_flags, resolve, scan_dataset, unresolved_flags
 from casework.leakage.scan import find_split_pairs, shared_shingles
-from casework.project import Project
+from casework.project import Project, load_project
+from tests.leakage.corpora import project_rows, write_project
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 PLANTED = {("d-copy", "h-copy"), ("d-near", "h-near"), ("h-base", "s-near"), ("d-short", "h-short")}
@@ -177,3 +179,21 @@ def test_threshold_is_validated(leak_project: Project) -> None:
     with pytest.raises(UsageError) as exc:
         scan_dataset(leak_project, "support", threshold=1.5)
     assert str(exc.value) == "--threshold: must be in (0, 1]. Got 1.5."
+
+
+def test_resolve_releases_a_never_released_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "fresh"
+    write_project(root, project_rows())
+    monkeypatch.chdir(root)
+    project = load_project(root)
+    report = scan_dataset(project, "support", now=NOW)
+    near = next(f for f in report.flags if f.left_id == "d-near")
+    decide(project, "support", near.id, "move", move_id="h-near", now=NOW)
+    result = resolve(project, "support", now=NOW)
+    assert result.version is not None and result.version.number == 1
+    assert result.version.changes == [
+        f"first release: {len(project_rows())} cases",
+        "leakage: moved 1 row from holdout to dev (near-duplicates across splits): h-near",
+    ]

@@ -8,6 +8,7 @@ Entry points: :func:`choose_params`, :func:`collision_probability`, :func:`band_
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,7 +143,11 @@ def _band_keys(signatures: npt.NDArray[np.uint32], band: int, rows: int) -> npt.
 
 
 def band_candidates(
-    signatures: npt.NDArray[np.uint32], params: LshParams, groups: I64 | None = None
+    signatures: npt.NDArray[np.uint32],
+    params: LshParams,
+    groups: I64 | None = None,
+    *,
+    threads: int = 2,
 ) -> tuple[I64, I64]:
     """Distinct row pairs sharing at least one band (and lying in different groups, if given).
 
@@ -150,17 +155,19 @@ def band_candidates(
     """
     n = len(signatures)
     live = np.flatnonzero(signatures[:, 0] != EMPTY) if n else np.zeros(0, dtype=np.int64)
-    lefts: list[I64] = []
-    rights: list[I64] = []
-    live_signatures = signatures[live]
-    for band in range(params.bands):
+    live_signatures = signatures if len(live) == n else signatures[live]
+
+    def one_band(band: int) -> tuple[I64, I64]:
         keys = _band_keys(live_signatures, band, params.rows)
         left, right = pairs_within_groups(live, keys)
         keep = cross_group(left, right, groups)
-        if len(left):
-            left, right = dedupe_pairs(left[keep], right[keep], n)
-            lefts.append(left)
-            rights.append(right)
+        return dedupe_pairs(left[keep], right[keep], n)
+
+    # numpy releases the GIL in sorting, so bands run two at a time.
+    with ThreadPoolExecutor(threads) as pool:
+        found = list(pool.map(one_band, range(params.bands)))
+    lefts = [left for left, _ in found if len(left)]
+    rights = [right for _, right in found if len(right)]
     if not lefts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     return dedupe_pairs(np.concatenate(lefts), np.concatenate(rights), n)

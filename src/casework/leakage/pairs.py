@@ -84,7 +84,7 @@ def pairs_within_groups(members: I64, keys: npt.NDArray[np.integer[Any]]) -> tup
     """
     if len(members) < 2:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)
     m = members[order]
     k = keys[order]
     boundary = np.flatnonzero(k[1:] != k[:-1]) + 1

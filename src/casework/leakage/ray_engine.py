@@ -10,6 +10,7 @@ first use (local mode unless ``RAY_ADDRESS`` names a cluster). Entry points: :fu
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -39,21 +40,20 @@ def ensure_ray() -> Any:
     """
     try:
         import ray
+        import ray.data  # configures Ray Data's loggers on import; quietened below
     except ImportError as exc:
         raise UsageError(
             '--engine ray: Ray is not installed. Install the extra: pip install "casework[ray]".'
         ) from exc
     if not ray.is_initialized():
+        quiet = {"ignore_reinit_error": True, "log_to_driver": False, "logging_level": logging.WARNING}
         address = os.environ.get("RAY_ADDRESS")
         if address:
-            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
+            ray.init(address=address, **quiet)
         else:
-            ray.init(
-                num_cpus=os.cpu_count() or 1,
-                include_dashboard=False,
-                ignore_reinit_error=True,
-                log_to_driver=False,
-            )
+            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, **quiet)
+    # casework shows its own summary; Ray Data's per-operator INFO lines would bury it.
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
     return ray
 
 

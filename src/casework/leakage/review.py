@@ -14,7 +14,7 @@ from typing import Literal, get_args
 
 from sqlalchemy import select
 
-from casework.dataset import load_dataset, parse_ref, release
+from casework.dataset import load_dataset, parse_ref, read_versions, release
 from casework.errors import UsageError
 from casework.leakage.scan import Engine, Method, ScanResult, SplitPair, find_split_pairs
 from casework.project import Project
@@ -37,7 +37,6 @@ __all__ = [
 
 Decision = Literal["move", "keep", "template"]
 """Review decisions: move one row to dev, keep both as they are, or mark the pair template-like."""
-FlagStatus = Literal["open", "decided", "resolved", "gone"]
 
 _UNRESOLVED = ("open", "decided")
 _SUPPRESSING = ("keep", "template")
@@ -322,13 +321,16 @@ def resolve(
 ) -> ResolveReport:
     """Apply every decided flag: moves become a new dataset version with a changelog line.
 
+    A dataset never released before gets its first release this way (the changelog says so).
+
     Raises:
-        UsageError: The working tree holds unreleased changes (release them first, so the new
-            version holds only the review's moves), or nothing is decided.
+        UsageError: The working tree differs from the latest release (release it first, so the
+            new version holds only the review's moves), or nothing is decided.
     """
     name = _dataset_name(dataset)
     ds = load_dataset(project, name)
-    if ds.version is None:
+    released = read_versions(ds.path, f"{project.relative(ds.path)}/versions.jsonl")
+    if ds.version is None and released:
         raise UsageError(
             f"{project.relative(ds.path)}: the working tree holds unreleased changes; "
             f"release them first (`casework release {name} -m ...`), then resolve."
@@ -365,10 +367,11 @@ def resolve(
                     list(by_id.values()),
                     message
                     or f"leakage review: {len(moved)} row{'s' if len(moved) != 1 else ''} moved to dev",
-                    changes=_changes(moved, moved_from, kept, templates),
+                    changes=([] if released else [f"first release: {len(by_id)} cases"])
+                    + _changes(moved, moved_from, kept, templates),
                     now=now,
                 )
-            version = record.number if record else ds.version.number
+            version = record.number if record else (ds.version.number if ds.version else None)
             for row in decided:
                 row.status = "resolved"
                 row.resolved_version = version

@@ -27,7 +27,7 @@ __all__ = ["Engine", "Method", "ScanResult", "SplitPair", "find_split_pairs", "s
 Engine = Literal["local", "ray"]
 Method = Literal["auto", "exact", "lsh"]
 
-#: Split order: the eval side (holdout, smoke) is shown first in a pair.
+#: Split codes for the cross-group filter of the joins.
 _SPLITS = ("dev", "holdout", "smoke")
 #: Shared shingles kept per pair for review.
 SHARED_SHOWN = 50

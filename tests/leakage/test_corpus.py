@@ -11,7 +11,8 @@ import pytest
 
 from casework.errors import InputError
 from casework.leakage import scan_corpus
-from casework.leakage.corpus import build_index, corpus_files, score_documents
+from casework.leakage.corpus import build_index, score_documents
+from casework.leakage.reading import corpus_files
 from casework.project import Project
 from casework.schema import Case
 from tests.leakage.corpora import case_row, message
@@ -120,3 +121,18 @@ def test_missing_corpus_path(tmp_path: Path) -> None:
     with pytest.raises(InputError) as exc:
         corpus_files([str(tmp_path / "nope.jsonl")])
     assert str(exc.value) == f"{tmp_path / 'nope.jsonl'}: no corpus file found."
+
+
+def test_folders_hold_corpus_files_by_extension(tmp_path: Path) -> None:
+    import gzip
+
+    (tmp_path / "README").write_text("not a corpus file\n", encoding="utf-8")
+    (tmp_path / "_SUCCESS").write_text("", encoding="utf-8")
+    with gzip.open(tmp_path / "part.txt.gz", "wt", encoding="utf-8") as handle:
+        handle.write(HOLDOUT_TEXT + "\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.jsonl.zst").write_bytes(b"")
+    assert corpus_files([str(tmp_path)]) == [
+        str(tmp_path / "part.txt.gz"),
+        str(tmp_path / "sub" / "b.jsonl.zst"),
+    ]

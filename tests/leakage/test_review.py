@@ -1,10 +1,12 @@
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from casework.dataset import load_dataset, read_versions, release
 from casework.errors import UsageError
@@ -197,3 +199,26 @@ def test_resolve_releases_a_never_released_dataset(
         f"first release: {len(project_rows())} cases",
         "leakage: moved 1 row from holdout to dev (near-duplicates across splits): h-near",
     ]
+
+
+@pytest.mark.postgres
+def test_review_flow_on_postgresql(leak_project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    url = os.environ.get("CASEWORK_TEST_PG_URL")
+    if not url:
+        pytest.skip("CASEWORK_TEST_PG_URL is not set (CI sets it to a live PostgreSQL server)")
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
+    engine.dispose()
+    monkeypatch.setenv("CASEWORK_DB_URL", url)
+    report = scan_dataset(leak_project, "support", now=NOW)
+    assert {(f.left_id, f.right_id) for f in report.flags} == PLANTED
+    for f in report.flags:
+        if f.left_id == "d-near":
+            decide(leak_project, "support", f.id, "move", move_id="h-near", now=NOW)
+        else:
+            decide(leak_project, "support", f.id, "template", now=NOW)
+    assert resolve(leak_project, "support", now=NOW).moved == ["h-near"]
+    again = scan_dataset(leak_project, "support", now=NOW)
+    assert again.flags == [] and len(again.suppressed) == 3

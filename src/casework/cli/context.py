@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +14,15 @@ from rich.console import Console
 
 from casework.project import Project, load_project
 
-__all__ = ["AppState", "console", "err_console", "get_state", "pass_project"]
+__all__ = [
+    "FORMAT",
+    "AppState",
+    "console",
+    "emit_json",
+    "err_console",
+    "get_state",
+    "pass_project",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,3 +62,19 @@ def pass_project(fn: F) -> F:
         return fn(get_state().project(), *args, **kwargs)
 
     return cast(F, wrapper)
+
+
+#: The ``--format text|json`` option every command with data output takes (parameter ``fmt``).
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as indented JSON on stdout (dates and other values via ``str``)."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.table import Table
 
 from casework.checks import check_project
-from casework.cli.context import console, pass_project
+from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.dataset import (
     diff_cases,
     dump_record,
@@ -27,19 +25,6 @@ from casework.scaffold import init_project
 from casework.schema import LabelRecord, VersionRecord, case_json_schema
 
 __all__ = ["COMMANDS"]
-
-FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
-
-
-def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 @click.command("init")
@@ -62,10 +47,10 @@ def init_cmd(folder: Path, name: str | None) -> None:
 def schema_cmd(record: str) -> None:
     """Print the JSON Schema of a file format, for editors and validators."""
     if record == "case":
-        _emit_json(case_json_schema())
+        emit_json(case_json_schema())
     else:
         model = LabelRecord if record == "label" else VersionRecord
-        _emit_json(model.model_json_schema(by_alias=True))
+        emit_json(model.model_json_schema(by_alias=True))
 
 
 @click.command("check")
@@ -83,7 +68,7 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
     """
     report = check_project(project, dataset, pii=pii, presidio=presidio)
     if fmt == "json":
-        _emit_json(
+        emit_json(
             {
                 "dataset": report.dataset,
                 "cases": report.cases,
@@ -138,7 +123,7 @@ def versions_cmd(project: Project, dataset: str, fmt: str) -> None:
     folder = project.dataset_dir(name)
     versions = read_versions(folder, f"{project.relative(folder)}/versions.jsonl")
     if fmt == "json":
-        _emit_json([v.model_dump(mode="json") for v in versions])
+        emit_json([v.model_dump(mode="json") for v in versions])
         return
     if not versions:
         console.print(f"{name}: no releases yet (run `casework release {name} -m MSG`).")
@@ -172,7 +157,7 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
     new = load_dataset(project, f"{name}@{b}")
     diff = diff_cases(old.cases, new.cases)
     if fmt == "json":
-        _emit_json(
+        emit_json(
             {
                 "from": old.ref,
                 "to": new.ref,
@@ -216,7 +201,7 @@ def show_cmd(project: Project, dataset: str, case_id: str) -> None:
     case = loaded.case(case_id)
     if case is None:
         raise CaseworkError(f"{loaded.ref}: no case with id '{case_id}'.")
-    _emit_json(dump_record(case))
+    emit_json(dump_record(case))
 
 
 @click.command("cases")
@@ -268,7 +253,7 @@ def cases_cmd(
         oracle=oracle,
     )
     if fmt == "json":
-        _emit_json([c.id for c in chosen])
+        emit_json([c.id for c in chosen])
         return
     table = Table("id", "slice", "split", "source", "outcome", "guideline", "oracle")
     for c in chosen:

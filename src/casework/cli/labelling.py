@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.table import Table
 
-from casework.cli.context import console, pass_project
+from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.errors import UsageError
 from casework.labelling import (
     AssignReport,
@@ -31,19 +29,6 @@ from casework.labelling import (
 from casework.project import Project
 
 __all__ = ["COMMANDS"]
-
-FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
-
-
-def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 def _kappa(value: float | None) -> str:
@@ -95,7 +80,7 @@ def assign_cmd(
         dry_run=dry_run,
     )
     if fmt == "json":
-        _emit_json(asdict(report))
+        emit_json(asdict(report))
         return
     _render_assign(report)
 
@@ -193,7 +178,7 @@ def status_cmd(project: Project, dataset: str, fmt: str) -> None:
     """Show labelling progress per slice and per labeller, with each slice's calibration."""
     status = labelling_status(project, dataset)
     if fmt == "json":
-        _emit_json(asdict(status))
+        emit_json(asdict(status))
         return
     table = Table("slice", "guideline", "cases", "by status", "kappa (rows)", "policy")
     for s in status.slices:
@@ -316,7 +301,7 @@ def adjudicate_cmd(
 def _render_disagreements(project: Project, dataset: str, fmt: str) -> None:
     found = list_disagreements(project, dataset)
     if fmt == "json":
-        _emit_json(
+        emit_json(
             [
                 {
                     "case_id": d.case_id,
@@ -386,7 +371,7 @@ def list_cmd(project: Project, fmt: str) -> None:
     """List every slice's guideline version and its last change."""
     guidelines = list_guidelines(project)
     if fmt == "json":
-        _emit_json(
+        emit_json(
             [
                 {
                     "slice": g.slice,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 import click
 from rich.progress import Progress
 
-from casework.cli.context import console, err_console, pass_project
+from casework.cli.context import console, emit_json, err_console, pass_project
 from casework.mining import FORMATS, MineOptions, MineReport, mine
 from casework.privacy import Removal, expire, forget, history_recipe
 from casework.project import Project
@@ -26,10 +25,6 @@ OUTPUT = click.option(
     show_default=True,
     help="Output format of the summary.",
 )
-
-
-def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 def _mine_json(report: MineReport) -> dict[str, Any]:
@@ -119,7 +114,7 @@ def mine_cmd(
             on_progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
     if output == "json":
-        _emit_json(_mine_json(report))
+        emit_json(_mine_json(report))
         return
     formats = ", ".join(f"{n} {fmt}" for fmt, n in sorted(report.formats.items()))
     console.print(
@@ -172,7 +167,7 @@ def _removal_json(removals: Sequence[Removal], dry_run: bool) -> dict[str, Any]:
 
 def _render_removals(removals: Sequence[Removal], dry_run: bool, output: str) -> None:
     if output == "json":
-        _emit_json(_removal_json(removals, dry_run))
+        emit_json(_removal_json(removals, dry_run))
         return
     for r in removals:
         verb = "would remove" if dry_run else "removed"

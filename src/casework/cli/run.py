@@ -18,7 +18,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from casework.cli.context import console, pass_project
+from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.errors import GateFailed, UsageError
 from casework.gate import GateReport
 from casework.grading.calibration import calibrate_judge
@@ -38,15 +38,6 @@ from casework.runner.metrics import GroupMetrics
 from casework.runner.store import log_path
 
 __all__ = ["COMMANDS"]
-
-FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
 
 
 def _f(value: float | None) -> str:
@@ -285,7 +276,7 @@ def results_cmd(project: Project, run: str | None, list_all: bool, fmt: str) -> 
         return
     res = run_results(load_run(project, run))
     if fmt == "json":
-        click.echo(json.dumps(_results_json(res), indent=2))
+        emit_json(_results_json(res))
         return
     h = res.run.header
     console.print(
@@ -349,7 +340,7 @@ def compare_cmd(project: Project, better: str, worse: str, no_write: bool, fmt: 
         project, load_run(project, better), load_run(project, worse), write=not no_write
     )
     if fmt == "json":
-        click.echo(json.dumps(_compare_json(res), indent=2))
+        emit_json(_compare_json(res))
         return
     c = res.comparison
     console.print(f"[bold]{res.pair}[/] on {c.cases} shared cases")
@@ -402,7 +393,7 @@ def retire_cmd(
     """Move cases that separate none of the compared systems to split smoke, as a new version."""
     res = retire_cases(project, dataset, [load_run(project, r) for r in runs], dry_run=dry_run)
     if fmt == "json":
-        click.echo(json.dumps(_retire_json(res), indent=2))
+        emit_json(_retire_json(res))
         return
     r = res.retirement
     console.print(
@@ -450,7 +441,7 @@ def gate_cmd(project: Project, run: str, baseline: str | None, github: bool, fmt
         for line in report.github_annotations():
             click.echo(line)
     if fmt == "json":
-        click.echo(json.dumps(_gate_json(report), indent=2))
+        emit_json(_gate_json(report))
     else:
         rate = _f(report.pass_rate)
         base = (
@@ -525,7 +516,7 @@ def calibrate_cmd(
         dataset = names[0]
     report = calibrate_judge(project, dataset, slice_name, splits=splits)
     if fmt == "json":
-        click.echo(json.dumps(report.as_json(), indent=2))
+        emit_json(report.as_json())
         return
     cal = report.calibration
     verdict = "[green]admissible[/]" if cal.admissible else "[red]not admissible[/]"

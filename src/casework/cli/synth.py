@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
-from casework.cli.context import console, err_console, pass_project
+from casework.cli.context import FORMAT, console, emit_json, err_console, pass_project
 from casework.llm import WorkbenchCache, ping
 from casework.project import Project
 from casework.synth import SynthResult, synthesize, transform_names, transform_table
 
 __all__ = ["COMMANDS"]
-
-FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
-
-
-def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 def _table_help() -> str:
@@ -150,7 +136,7 @@ def synth_cmd(
         dry_run=dry_run,
     )
     if fmt == "json":
-        _emit_json(_synth_json(result))
+        emit_json(_synth_json(result))
         for warning in result.warnings:
             err_console.print(f"warning: {warning}")
     else:
@@ -176,7 +162,7 @@ def ping_cmd(project: Project, role: str, fmt: str) -> None:
     """Send one tiny request to a role's model and show what came back."""
     result = ping(project, "judge" if role == "judge" else "generator")
     if fmt == "json":
-        _emit_json(
+        emit_json(
             {
                 "role": result.role,
                 "model": result.model,
@@ -211,7 +197,7 @@ def cache_stats_cmd(project: Project, fmt: str) -> None:
     """Cached replies per model."""
     counts = WorkbenchCache(project).count()
     if fmt == "json":
-        _emit_json(counts)
+        emit_json(counts)
         return
     if not counts:
         console.print("the response cache is empty")

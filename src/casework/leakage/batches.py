@@ -6,6 +6,7 @@ Entry points: :func:`sets_of`, :func:`sketch_batch`, :func:`sets_from_lists`, :f
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -55,9 +56,13 @@ def sets_of(
     seed: int = DEFAULT_SEED,
     num_perm: int = 0,
     perm_seed: int = 1,
-    threads: int = 2,
+    threads: int | None = None,
 ) -> Sketch:
-    """:func:`sketch_batch` over batches of :data:`BATCH_ROWS` texts in a thread pool (local engine)."""
+    """:func:`sketch_batch` over batches of :data:`BATCH_ROWS` texts in a thread pool (local engine).
+
+    ``threads`` defaults to the machine's cores: numpy and Arrow release the GIL in the heavy parts.
+    """
+    threads = threads or os.cpu_count() or 1
     arr = texts if isinstance(texts, pa.Array) else pa.array(list(texts), type=pa.large_string())
     slices = [arr.slice(i, BATCH_ROWS) for i in range(0, len(arr), BATCH_ROWS)] or [arr]
 

@@ -6,27 +6,26 @@ JSONL, Parquet or plain-text files, local or any fsspec URL, and every document 
 of the row's 13-grams found (the n-gram overlap test of Brown et al. 2020, appendix C), IDF-weighted
 and plain 3-shingle containment, and Jaccard. A document holds a row when the 13-gram share or
 the weighted containment reaches the bar (plain containment of templated text is shown, not used).
-Entry points: :func:`build_index`, :func:`score_documents`, :func:`iter_documents`, :func:`scan_corpus`.
+Entry points: :func:`build_index`, :func:`score_documents`, :func:`scan_file`, :func:`scan_corpus`.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from casework.dataset import load_dataset
-from casework.errors import MAX_REPORTED, InputErrors, Problem, UsageError
+from casework.errors import Problem, UsageError
 from casework.leakage.pairs import (
     dedupe_pairs,
     dense_rows,
     intersection_sizes,
     intersection_weights,
 )
+from casework.leakage.reading import Reading, corpus_files, file_kind, iter_documents
 from casework.leakage.scan import Engine
 from casework.leakage.sets import I64, ShingleSets, gather_segments, segment_ids
 from casework.leakage.shingles import shingle_sets, tokenize_batch
@@ -38,19 +37,14 @@ __all__ = [
     "CorpusIndex",
     "CorpusReport",
     "build_index",
-    "corpus_files",
-    "iter_documents",
+    "hit_order",
     "scan_corpus",
+    "scan_file",
     "score_documents",
 ]
 
 LONG_N = 13
 """Words per long n-gram: one shared 13-gram marks a document as containing the row."""
-DOCS_PER_BATCH = 2_000
-"""Documents scored at a time."""
-_TEXT_SUFFIXES = (".txt", ".text", ".md")
-_JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
-_COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zstd")
 
 
 @dataclass(frozen=True)
@@ -196,7 +190,7 @@ class CorpusHit:
         """Document reference: ``path:line`` (JSONL, text) or ``path#row`` (Parquet)."""
         return (
             f"{self.file}#{self.doc}"
-            if _kind(self.file) == "parquet"
+            if file_kind(self.file) == "parquet"
             else f"{self.file}:{self.doc}"
         )
 
@@ -278,170 +272,11 @@ def score_documents(
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# Reading corpora
-
-
-def _kind(path: str) -> str:
-    name = path.lower()
-    for suffix in _COMPRESSION:
-        name = name.removesuffix(suffix)
-    if name.endswith(".parquet"):
-        return "parquet"
-    if name.endswith(_JSON_SUFFIXES):
-        return "jsonl"
-    return "text"
-
-
-def corpus_files(paths: Sequence[str]) -> list[str]:
-    """Files named by ``paths``: files, folders (searched recursively) or globs, local or fsspec URLs.
-
-    Raises:
-        InputErrors: A path matches no file.
-    """
-    from fsspec.core import url_to_fs  # type: ignore[import-untyped]
-
-    out: list[str] = []
-    problems = []
-    for path in paths:
-        fs, root = url_to_fs(path)
-        if any(ch in root for ch in "*?["):
-            found = sorted(fs.glob(root))
-        elif fs.isdir(root):
-            found = sorted(
-                f for f in fs.find(root) if _kind(f) != "text" or f.lower().endswith(_TEXT_SUFFIXES)
-            )
-        elif fs.exists(root):
-            found = [root]
-        else:
-            found = []
-        if not found:
-            problems.append(Problem(path, None, None, "no corpus file found"))
-            continue
-        protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
-        out.extend(f if protocol in ("file", "local") else fs.unstrip_protocol(f) for f in found)
-    InputErrors.raise_if_any(problems)
-    return out
-
-
-def _text_of(obj: Any, field_name: str) -> str | None:
-    if not isinstance(obj, dict):
-        return None
-    value = obj.get(field_name)
-    if isinstance(value, str):
-        return value
-    messages = obj.get("messages")
-    if isinstance(messages, list):
-        parts = [m.get("content") for m in messages if isinstance(m, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    pieces = [obj.get(key) for key in ("prompt", "completion")]
-    if any(isinstance(p, str) for p in pieces):
-        return "\n".join(p for p in pieces if isinstance(p, str))
-    return None
-
-
-@dataclass
-class _Reading:
-    problems: list[Problem] = field(default_factory=list)
-    documents: int = 0
-
-
-def iter_documents(
-    path: str,
-    *,
-    text_field: str = "text",
-    batch: int = DOCS_PER_BATCH,
-    reading: _Reading | None = None,
-) -> Iterator[tuple[list[tuple[str, int]], list[str]]]:
-    """Stream ``(refs, texts)`` batches from one corpus file (JSONL, Parquet or plain text).
-
-    JSONL documents take ``text_field``, else the contents of ``messages`` (chat fine-tuning
-    format), else ``prompt`` and ``completion``. Plain text holds one document per line.
-    Unreadable JSONL lines are recorded in ``reading.problems`` and skipped.
-    """
-    import fsspec  # type: ignore[import-untyped]
-
-    reading = reading if reading is not None else _Reading()
-    kind = _kind(path)
-    refs: list[tuple[str, int]] = []
-    texts: list[str] = []
-    if kind == "parquet":
-        import pyarrow.parquet as pq
-
-        with fsspec.open(path, "rb") as handle:
-            parquet = pq.ParquetFile(handle)
-            if text_field not in parquet.schema_arrow.names:
-                raise InputErrors(
-                    [
-                        Problem(
-                            path,
-                            None,
-                            text_field,
-                            "column not found",
-                            parquet.schema_arrow.names,
-                            has_got=True,
-                        )
-                    ]
-                )
-            row = 0
-            for record_batch in parquet.iter_batches(batch_size=batch, columns=[text_field]):
-                column = record_batch.column(0).to_pylist()
-                refs = [(path, row + i + 1) for i in range(len(column))]
-                row += len(column)
-                reading.documents += len(column)
-                yield refs, [v if isinstance(v, str) else "" for v in column]
-        return
-    with fsspec.open(path, "rt", encoding="utf-8", compression="infer") as handle:
-        for number, line in enumerate(handle, start=1):
-            if kind == "jsonl":
-                if not line.strip():
-                    continue
-                try:
-                    text = _text_of(json.loads(line), text_field)
-                except json.JSONDecodeError as exc:
-                    text = None
-                    if len(reading.problems) < MAX_REPORTED:
-                        reading.problems.append(
-                            Problem(
-                                path,
-                                number,
-                                None,
-                                f"invalid JSON: {exc.msg}",
-                                line.strip(),
-                                has_got=True,
-                            )
-                        )
-                    continue
-                if text is None:
-                    if len(reading.problems) < MAX_REPORTED:
-                        reading.problems.append(
-                            Problem(
-                                path,
-                                number,
-                                text_field,
-                                "no text field, messages, or prompt/completion",
-                            )
-                        )
-                    continue
-            else:
-                text = line.rstrip("\n")
-                if not text.strip():
-                    continue
-            refs.append((path, number))
-            texts.append(text)
-            reading.documents += 1
-            if len(texts) >= batch:
-                yield refs, texts
-                refs, texts = [], []
-    if texts:
-        yield refs, texts
-
-
 def scan_file(
     index: CorpusIndex, path: str, text_field: str = "text"
 ) -> tuple[list[CorpusHit], int, list[Problem]]:
     """Score every document of one file: the unit of work of both engines."""
-    reading = _Reading()
+    reading = Reading()
     hits: list[CorpusHit] = []
     for refs, texts in iter_documents(path, text_field=text_field, reading=reading):
         hits.extend(score_documents(index, texts, refs))

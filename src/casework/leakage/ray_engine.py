@@ -46,12 +46,15 @@ def ensure_ray() -> Any:
             '--engine ray: Ray is not installed. Install the extra: pip install "casework[ray]".'
         ) from exc
     if not ray.is_initialized():
-        quiet = {"ignore_reinit_error": True, "log_to_driver": False, "logging_level": logging.WARNING}
         address = os.environ.get("RAY_ADDRESS")
-        if address:
-            ray.init(address=address, **quiet)
-        else:
-            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, **quiet)
+        ray.init(
+            address=address or None,
+            num_cpus=None if address else (os.cpu_count() or 1),
+            include_dashboard=False if not address else None,
+            ignore_reinit_error=True,
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+        )
     # casework shows its own summary; Ray Data's per-operator INFO lines would bury it.
     logging.getLogger("ray.data").setLevel(logging.WARNING)
     return ray

@@ -285,11 +285,12 @@ def jaccard(
     """Jaccard similarity ``|A ∩ B| / |A ∪ B|`` of two sets; 0.0 when both are empty.
 
     Two empty texts share nothing a reviewer could act on, so they score 0, not 1.
-    Source: Broder, "On the resemblance and containment of documents" (1997), §1, which defines
-    resemblance this way; its example: shingle sets of sizes 4 and 4 sharing 2 give 2/6.
+    Source: Broder, "On the resemblance and containment of documents" (1997), which defines
+    resemblance this way; Leskovec, Rajaraman & Ullman, *Mining of Massive Datasets*, Example 3.1:
+    three shared elements out of eight in the union give 3/8.
 
-    >>> jaccard({"a b", "b c", "c d", "d e"}, {"a b", "b c", "x y", "y z"})
-    0.3333333333333333
+    >>> jaccard({"a", "b", "c", "d", "e"}, {"c", "d", "e", "f", "g", "h"})
+    0.375
     """
     sa, sb = set(a), set(b)
     union = len(sa | sb)
@@ -301,8 +302,8 @@ def containment(
 ) -> float:
     """Containment of ``A`` in ``B``: ``|A ∩ B| / |A|``; 0.0 when ``A`` is empty.
 
-    Source: Broder (1997), §1 ("containment of A in B"). Not symmetric: a short row copied into a
-    long prompt is fully contained in it while their Jaccard stays small.
+    Source: Broder (1997), which defines the containment of A in B this way. Not symmetric: a
+    short row copied into a long prompt is fully contained in it while their Jaccard stays small.
 
     >>> containment({"a b", "b c"}, {"a b", "b c", "c d", "d e"})
     1.0

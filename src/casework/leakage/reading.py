@@ -1,0 +1,188 @@
+"""Reading corpora: files, folders and globs (local or fsspec URLs) streamed as document batches.
+
+JSONL, Parquet and plain text, compressed or not. Entry points: :func:`corpus_files`,
+:func:`iter_documents`, :func:`file_kind`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from casework.errors import MAX_REPORTED, InputErrors, Problem
+
+__all__ = ["DOCS_PER_BATCH", "Reading", "corpus_files", "file_kind", "iter_documents"]
+
+DOCS_PER_BATCH = 2_000
+"""Documents scored at a time."""
+_TEXT_SUFFIXES = (".txt", ".text", ".md")
+_JSON_SUFFIXES = (".jsonl", ".ndjson", ".json")
+_COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zstd")
+
+
+def _plain_name(path: str) -> str:
+    name = path.lower()
+    for suffix in _COMPRESSION:
+        name = name.removesuffix(suffix)
+    return name
+
+
+def file_kind(path: str) -> str:
+    """`parquet`, `jsonl` or `text`, from the file name (compression suffixes ignored)."""
+    name = _plain_name(path)
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith(_JSON_SUFFIXES):
+        return "jsonl"
+    return "text"
+
+
+def _is_corpus_file(path: str) -> bool:
+    """Whether a file found in a folder is part of the corpus (by its extension)."""
+    return _plain_name(path).endswith((".parquet", *_JSON_SUFFIXES, *_TEXT_SUFFIXES))
+
+
+def corpus_files(paths: Sequence[str]) -> list[str]:
+    """Files named by ``paths``: files, folders (searched recursively) or globs, local or fsspec URLs.
+
+    Raises:
+        InputErrors: A path matches no file.
+    """
+    from fsspec.core import url_to_fs  # type: ignore[import-untyped]
+
+    out: list[str] = []
+    problems = []
+    for path in paths:
+        fs, root = url_to_fs(path)
+        if any(ch in root for ch in "*?["):
+            found = sorted(fs.glob(root))
+        elif fs.isdir(root):
+            found = sorted(f for f in fs.find(root) if _is_corpus_file(f))
+        elif fs.exists(root):
+            found = [root]
+        else:
+            found = []
+        if not found:
+            problems.append(Problem(path, None, None, "no corpus file found"))
+            continue
+        protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+        out.extend(f if protocol in ("file", "local") else fs.unstrip_protocol(f) for f in found)
+    InputErrors.raise_if_any(problems)
+    return out
+
+
+def _text_of(obj: Any, field_name: str) -> str | None:
+    if not isinstance(obj, dict):
+        return None
+    value = obj.get(field_name)
+    if isinstance(value, str):
+        return value
+    messages = obj.get("messages")
+    if isinstance(messages, list):
+        parts = [m.get("content") for m in messages if isinstance(m, dict)]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    pieces = [obj.get(key) for key in ("prompt", "completion")]
+    if any(isinstance(p, str) for p in pieces):
+        return "\n".join(p for p in pieces if isinstance(p, str))
+    return None
+
+
+@dataclass
+class Reading:
+    """What reading one file met: documents read, and the lines skipped (capped)."""
+
+    problems: list[Problem] = field(default_factory=list)
+    documents: int = 0
+
+
+def iter_documents(
+    path: str,
+    *,
+    text_field: str = "text",
+    batch: int = DOCS_PER_BATCH,
+    reading: Reading | None = None,
+) -> Iterator[tuple[list[tuple[str, int]], list[str]]]:
+    """Stream ``(refs, texts)`` batches from one corpus file (JSONL, Parquet or plain text).
+
+    JSONL documents take ``text_field``, else the contents of ``messages`` (chat fine-tuning
+    format), else ``prompt`` and ``completion``. Plain text holds one document per line.
+    Unreadable JSONL lines are recorded in ``reading.problems`` and skipped.
+    """
+    import fsspec  # type: ignore[import-untyped]
+
+    reading = reading if reading is not None else Reading()
+    kind = file_kind(path)
+    refs: list[tuple[str, int]] = []
+    texts: list[str] = []
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        with fsspec.open(path, "rb") as handle:
+            parquet = pq.ParquetFile(handle)
+            if text_field not in parquet.schema_arrow.names:
+                raise InputErrors(
+                    [
+                        Problem(
+                            path,
+                            None,
+                            text_field,
+                            "column not found",
+                            parquet.schema_arrow.names,
+                            has_got=True,
+                        )
+                    ]
+                )
+            row = 0
+            for record_batch in parquet.iter_batches(batch_size=batch, columns=[text_field]):
+                column = record_batch.column(0).to_pylist()
+                refs = [(path, row + i + 1) for i in range(len(column))]
+                row += len(column)
+                reading.documents += len(column)
+                yield refs, [v if isinstance(v, str) else "" for v in column]
+        return
+    with fsspec.open(path, "rt", encoding="utf-8", compression="infer") as handle:
+        for number, line in enumerate(handle, start=1):
+            if kind == "jsonl":
+                if not line.strip():
+                    continue
+                try:
+                    text = _text_of(json.loads(line), text_field)
+                except json.JSONDecodeError as exc:
+                    text = None
+                    if len(reading.problems) < MAX_REPORTED:
+                        reading.problems.append(
+                            Problem(
+                                path,
+                                number,
+                                None,
+                                f"invalid JSON: {exc.msg}",
+                                line.strip(),
+                                has_got=True,
+                            )
+                        )
+                    continue
+                if text is None:
+                    if len(reading.problems) < MAX_REPORTED:
+                        reading.problems.append(
+                            Problem(
+                                path,
+                                number,
+                                text_field,
+                                "no text field, messages, or prompt/completion",
+                            )
+                        )
+                    continue
+            else:
+                text = line.rstrip("\n")
+                if not text.strip():
+                    continue
+            refs.append((path, number))
+            texts.append(text)
+            reading.documents += 1
+            if len(texts) >= batch:
+                yield refs, texts
+                refs, texts = [], []
+    if texts:
+        yield refs, texts

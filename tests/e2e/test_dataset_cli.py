@@ -180,11 +180,15 @@ def test_every_command_is_documented() -> None:
     assert reference == render_reference(), "docs/cli.md is out of date: run `make docs`"
 
 
-def test_unreachable_workbench_via_cli(project_dir: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unreachable_workbench_via_cli(
+    project_dir: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CASEWORK_DB_URL", "postgresql+psycopg://me:pw@127.0.0.1:9/none")
     result = run_cli("db", "upgrade")
     assert result.exit_code == 1
-    assert result.stderr.startswith("workbench database postgresql+psycopg://me:***@127.0.0.1:9/none is unreachable: OperationalError:")
+    assert result.stderr.startswith(
+        "workbench database postgresql+psycopg://me:***@127.0.0.1:9/none is unreachable: OperationalError:"
+    )
     assert result.stderr.rstrip().endswith(
         "Check the URL (CASEWORK_DB_URL or [workbench] url in casework.toml) and that the server runs."
     )
@@ -202,7 +206,11 @@ def test_synthetic_cap_fails_check(project_dir: Path, run_cli: Run) -> None:
     synthetic = {"source": "synthetic", "provenance": {"parent_id": "r-1", "transform": "typos"}}
     write_lines(
         project_dir / "datasets" / "refunds" / "cases.jsonl",
-        [case_dict("r-1"), case_dict("r-1~typos", **synthetic), case_dict("r-1~typos-2", **synthetic)],
+        [
+            case_dict("r-1"),
+            case_dict("r-1~typos", **synthetic),
+            case_dict("r-1~typos-2", **synthetic),
+        ],
     )
     result = run_cli("check", "refunds")
     assert result.exit_code == 1
@@ -213,7 +221,10 @@ def test_synthetic_cap_fails_check(project_dir: Path, run_cli: Run) -> None:
 def test_check_pii_flags_a_raw_email_without_repeating_it(project_dir: Path, run_cli: Run) -> None:
     leaky = case_dict(
         "leak",
-        situation={"goal": "g", "turns": [{"role": "user", "content": "mail me at dana.whit@gmail.com"}]},
+        situation={
+            "goal": "g",
+            "turns": [{"role": "user", "content": "mail me at dana.whit@gmail.com"}],
+        },
     )
     write_lines(project_dir / "datasets" / "refunds" / "cases.jsonl", [case_dict("ok"), leaky])
     assert run_cli("check", "refunds").exit_code == 0
@@ -221,3 +232,10 @@ def test_check_pii_flags_a_raw_email_without_repeating_it(project_dir: Path, run
     assert result.exit_code == 1
     assert result.stderr.startswith("error: residual_pii: leak:")
     assert "dana.whit@gmail.com" not in result.stderr
+
+
+def test_file_format_reference_is_up_to_date() -> None:
+    from casework.cli.reference import render_formats
+
+    formats = (Path(__file__).parents[2] / "docs" / "formats.md").read_text(encoding="utf-8")
+    assert formats == render_formats(formats), "docs/formats.md is out of date: run `make docs`"

@@ -22,7 +22,9 @@ ORDER = re.compile(r"\b(ORD-\d{6}|order_[0-9a-f]{12})\b")
 
 
 def _text(situation: dict[str, Any]) -> str:
-    return "\n".join(t.get("content", "") for t in situation.get("turns", []) if t.get("role") == "user")
+    return "\n".join(
+        t.get("content", "") for t in situation.get("turns", []) if t.get("role") == "user"
+    )
 
 
 def _decide(line: dict[str, Any], cautious: bool) -> dict[str, Any]:
@@ -32,7 +34,10 @@ def _decide(line: dict[str, Any], cautious: bool) -> dict[str, Any]:
     has_order = bool(ORDER.search(_text(situation)))
     required: dict[str, bool] = {}
     forbidden: dict[str, bool] = {}
-    if any(w in text for w in ("lawyer", "chargeback", "close my account", "delete my data", "speak to a human")):
+    if any(
+        w in text
+        for w in ("lawyer", "chargeback", "close my account", "delete my data", "speak to a human")
+    ):
         outcome = "escalate"
     elif any(w in text for w in ("someone else's", "my neighbour's", "my ex's", "ignore previous")):
         outcome = "refuse"
@@ -69,7 +74,9 @@ def _adjudicate(line: dict[str, Any]) -> dict[str, Any]:
 
 def fill(path: Path) -> int:
     """Fill every line of one sheet in place; returns how many lines were answered."""
-    lines = [json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw.strip()]
+    lines = [
+        json.loads(raw) for raw in path.read_text(encoding="utf-8").splitlines() if raw.strip()
+    ]
     for line in lines:
         if line.get("sheet") == "adjudication":
             line.update(_adjudicate(line))
@@ -78,7 +85,9 @@ def fill(path: Path) -> int:
         # Each simulated person is consistently cautious or not: a hash of their id decides.
         cautious = hashlib.sha256(who.encode()).digest()[0] % 2 == 1
         line.update(_decide(line, cautious))
-    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
+    )
     return len(lines)
 
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any, cast
 
 import click
 from rich.table import Table
 
-from casework.cli.context import console, err_console, pass_project
+from casework.cli.context import FORMAT, console, emit_json, err_console, pass_project
 from casework.errors import UsageError
 from casework.leakage import (
     CorpusReport,
@@ -29,14 +28,6 @@ from casework.project import Project
 
 __all__ = ["COMMANDS"]
 
-FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
 ENGINE = click.option(
     "--engine",
     type=click.Choice(["local", "ray"]),
@@ -44,10 +35,6 @@ ENGINE = click.option(
     show_default=True,
     help="Where shingling and MinHash run: local threads, or Ray Data (extra casework[ray]).",
 )
-
-
-def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 def _flag_json(flag: Flag) -> dict[str, Any]:
@@ -179,7 +166,7 @@ def scan_cmd(
         engine=cast(Engine, engine),
     )
     if fmt == "json":
-        _emit_json(_scan_json(report))
+        emit_json(_scan_json(report))
     else:
         _render_scan(report)
     if report.flags:
@@ -224,7 +211,7 @@ def review_cmd(
             raise UsageError("review: a decision needs --flag N.")
         flags = list_flags(project, dataset, everything=everything)
         if fmt == "json":
-            _emit_json([_flag_json(f) for f in flags])
+            emit_json([_flag_json(f) for f in flags])
         elif flags:
             console.print(_flag_table(flags, f"{dataset}: leakage flags"))
             console.print(
@@ -240,7 +227,7 @@ def review_cmd(
         project, dataset, flag_id, decision, move_id=move_id, reviewer=reviewer, note=note
     )
     if fmt == "json":
-        _emit_json(_flag_json(flag))
+        emit_json(_flag_json(flag))
     else:
         what = f"move {flag.move_id} to dev" if flag.decision == "move" else flag.decision
         console.print(f"flag {flag.id} ({flag.left_id} ~ {flag.right_id}): {what}")
@@ -256,7 +243,7 @@ def resolve_cmd(project: Project, dataset: str, message: str | None, fmt: str) -
     """Apply the review decisions of DATASET; moves become a new dataset version."""
     report = resolve(project, dataset, message=message)
     if fmt == "json":
-        _emit_json(
+        emit_json(
             {
                 "dataset": report.dataset,
                 "version": None if report.version is None else report.version.number,
@@ -332,7 +319,7 @@ def prompt_cmd(project: Project, datasets: tuple[str, ...], fmt: str) -> None:
     """
     report = check_prompts(project, datasets)
     if fmt == "json":
-        _emit_json(
+        emit_json(
             {
                 "files": report.files,
                 "threshold": report.threshold,
@@ -434,7 +421,7 @@ def corpus_cmd(
         containment=containment,
     )
     if fmt == "json":
-        _emit_json(
+        emit_json(
             {
                 "datasets": report.datasets,
                 "files": report.files,

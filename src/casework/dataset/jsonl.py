@@ -8,7 +8,7 @@ diffs stay minimal.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -24,6 +24,7 @@ __all__ = [
     "canonical_bytes",
     "canonical_line",
     "dump_record",
+    "json_objects",
     "parse_records",
     "problems_from_validation",
     "read_cases",
@@ -98,6 +99,69 @@ def read_records(
     return parse_records(path.read_bytes(), model, shown=name, key=key, key_field=key_field)
 
 
+def json_objects(
+    data: bytes, shown: str, problems: list[Problem], *, blank_lines_ok: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` for each JSON-object line of JSONL bytes.
+
+    Every line that is not one (a BOM, invalid UTF-8, an empty line unless ``blank_lines_ok``,
+    invalid JSON, a non-object) is appended to ``problems`` instead, located by line; reading stops
+    once far more problems than can be reported have been found.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        problems.append(
+            Problem(shown, 1, None, "file starts with a UTF-8 byte-order mark; save it without one")
+        )
+        data = data[3:]
+    raw_lines = data.split(b"\n")
+    if raw_lines and raw_lines[-1] == b"":
+        raw_lines.pop()
+    for number, raw in enumerate(raw_lines, start=1):
+        if len(problems) > MAX_REPORTED * 4:
+            return
+        raw = raw.removesuffix(b"\r")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(
+                Problem(
+                    shown,
+                    number,
+                    None,
+                    f"invalid UTF-8 at byte {exc.start + 1}",
+                    raw[:40],
+                    has_got=True,
+                )
+            )
+            continue
+        if not text.strip():
+            if not blank_lines_ok:
+                problems.append(
+                    Problem(shown, number, None, "empty line; every line must hold one record")
+                )
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            problems.append(
+                Problem(
+                    shown,
+                    number,
+                    None,
+                    f"invalid JSON: {exc.msg} at column {exc.colno}",
+                    text,
+                    has_got=True,
+                )
+            )
+            continue
+        if not isinstance(obj, dict):
+            problems.append(
+                Problem(shown, number, None, "line is not a JSON object", obj, has_got=True)
+            )
+            continue
+        yield number, obj
+
+
 def parse_records(
     data: bytes,
     model: type[M],
@@ -117,56 +181,7 @@ def parse_records(
     records: list[M] = []
     line_of: dict[int, int] = {}
     seen: dict[str, int] = {}
-    if data.startswith(b"\xef\xbb\xbf"):
-        problems.append(
-            Problem(name, 1, None, "file starts with a UTF-8 byte-order mark; save it without one")
-        )
-        data = data[3:]
-    raw_lines = data.split(b"\n")
-    if raw_lines and raw_lines[-1] == b"":
-        raw_lines.pop()
-    for number, raw in enumerate(raw_lines, start=1):
-        if len(problems) > MAX_REPORTED * 4:
-            break
-        raw = raw.removesuffix(b"\r")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(
-                Problem(
-                    name,
-                    number,
-                    None,
-                    f"invalid UTF-8 at byte {exc.start + 1}",
-                    raw[:40],
-                    has_got=True,
-                )
-            )
-            continue
-        if not text.strip():
-            problems.append(
-                Problem(name, number, None, "empty line; every line must hold one record")
-            )
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(
-                    name,
-                    number,
-                    None,
-                    f"invalid JSON: {exc.msg} at column {exc.colno}",
-                    text,
-                    has_got=True,
-                )
-            )
-            continue
-        if not isinstance(obj, dict):
-            problems.append(
-                Problem(name, number, None, "line is not a JSON object", obj, has_got=True)
-            )
-            continue
+    for number, obj in json_objects(data, name, problems):
         try:
             record = model.model_validate(obj)
         except ValidationError as exc:

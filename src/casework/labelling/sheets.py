@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from casework.dataset.jsonl import problems_from_validation
+from casework.dataset.jsonl import json_objects, problems_from_validation
 from casework.dataset.tools import ToolDecl
 from casework.errors import Problem
 from casework.schema import Case, LabelRecord, Outcome, Situation
@@ -316,34 +316,10 @@ def _column_field(problem: Problem) -> Problem:
 def _read_jsonl(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
     entries: list[SheetEntry] = []
     problems: list[Problem] = []
-    raw_lines = data.split(b"\n")
-    if raw_lines and raw_lines[-1] == b"":
-        raw_lines.pop()
-    for number, raw in enumerate(raw_lines, start=1):
-        text = raw.removesuffix(b"\r").decode("utf-8")
-        if number == 1:
-            text = text.removeprefix("\ufeff")
-        if not text.strip():
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(
-                    shown,
-                    number,
-                    None,
-                    f"invalid JSON: {exc.msg} at column {exc.colno}",
-                    text,
-                    has_got=True,
-                )
-            )
-            continue
-        if not isinstance(obj, dict):
-            problems.append(
-                Problem(shown, number, None, "line is not a JSON object", obj, has_got=True)
-            )
-            continue
+    # A byte-order mark from a spreadsheet or editor is harmless in a returned sheet.
+    for number, obj in json_objects(
+        data.removeprefix(b"\xef\xbb\xbf"), shown, problems, blank_lines_ok=True
+    ):
         result = _entry(obj, shown, number, csv_mode=False)
         if isinstance(result, list):
             problems.extend(result)

@@ -239,3 +239,15 @@ def test_file_format_reference_is_up_to_date() -> None:
 
     formats = (Path(__file__).parents[2] / "docs" / "formats.md").read_text(encoding="utf-8")
     assert formats == render_formats(formats), "docs/formats.md is out of date: run `make docs`"
+
+
+def test_lazy_command_table_matches_the_modules() -> None:
+    import importlib
+
+    from casework.cli import COMMAND_MODULES
+
+    for module_name in sorted(set(COMMAND_MODULES.values())):
+        module = importlib.import_module(f"casework.cli.{module_name}")
+        names = {command.name for command in module.COMMANDS}
+        listed = {name for name, where in COMMAND_MODULES.items() if where == module_name}
+        assert names == listed, f"casework.cli.{module_name}: COMMANDS and COMMAND_MODULES differ"

@@ -6,6 +6,7 @@ exit 1 for bad input or a failed check, 2 for usage errors; tracebacks only with
 
 from __future__ import annotations
 
+import importlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from casework import __version__
 from casework.cli.context import AppState
 from casework.errors import CaseworkError
 
-__all__ = ["CaseworkGroup", "cli", "main"]
+__all__ = ["COMMAND_MODULES", "CaseworkGroup", "cli", "main"]
 
 
 class CaseworkGroup(click.Group):
@@ -34,8 +35,17 @@ class CaseworkGroup(click.Group):
             ctx.exit(exc.exit_code)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        """Commands in registration order (the order of the CLI reference)."""
-        return list(self.commands)
+        """Commands in the order of :data:`COMMAND_MODULES` (the order of the CLI reference)."""
+        return list(COMMAND_MODULES)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """Import the module holding ``cmd_name`` on first use."""
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            module = importlib.import_module(f"casework.cli.{COMMAND_MODULES[cmd_name]}")
+            for command in module.COMMANDS:
+                if command.name is not None and command.name not in self.commands:
+                    self.add_command(command)
+        return self.commands.get(cmd_name)
 
 
 @click.group(cls=CaseworkGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -54,23 +64,38 @@ def cli(ctx: click.Context, project_path: Path | None, debug: bool) -> None:
     ctx.obj = AppState(project_path=project_path, debug=debug)
 
 
-def _register() -> None:
-    # Explicit list (no discovery magic): one line per command module.
-    from casework.cli import agreement as _agreement
-    from casework.cli import datasets as _datasets
-    from casework.cli import db as _db
-    from casework.cli import labelling as _labelling
-    from casework.cli import leakage as _leakage
-    from casework.cli import mining as _mining
-    from casework.cli import run as _run
-    from casework.cli import synth as _synth
-
-    for module in (_datasets, _db, _labelling, _run, _agreement, _synth, _mining, _leakage):
-        for command in module.COMMANDS:
-            cli.add_command(command)
-
-
-_register()
+# Which module holds each command, in the order of the reference. Explicit (no discovery); a
+# module is imported only when one of its commands runs, so `casework versions` does not pay for
+# numpy, scipy and the LLM SDK. tests/e2e check this table against each module's COMMANDS.
+COMMAND_MODULES: dict[str, str] = {
+    "init": "datasets",
+    "schema": "datasets",
+    "check": "datasets",
+    "release": "datasets",
+    "versions": "datasets",
+    "diff": "datasets",
+    "show": "datasets",
+    "cases": "datasets",
+    "migrate": "datasets",
+    "db": "db",
+    "label": "labelling",
+    "adjudicate": "labelling",
+    "guideline": "labelling",
+    "agreement": "agreement",
+    "mine": "mining",
+    "forget": "mining",
+    "expire": "mining",
+    "synth": "synth",
+    "llm": "synth",
+    "leakage": "leakage",
+    "run": "run",
+    "results": "run",
+    "compare": "run",
+    "retire": "run",
+    "gate": "run",
+    "report": "run",
+    "judge": "run",
+}
 
 
 def main() -> None:

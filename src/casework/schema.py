@@ -488,6 +488,8 @@ class VersionCounts(_Record):
     """Cases per source."""
     by_outcome: dict[str, int] = Field(default_factory=dict)
     """Cases per labelled outcome (`unlabelled` for drafts)."""
+    by_oracle: dict[str, int] = Field(default_factory=dict)
+    """Cases per oracle class (`state_assertion`, `rubric_judge`, `human`)."""
     unsatisfiable: int = 0
     """Cases whose task cannot be completed."""
     frozen: int = 0

@@ -10,6 +10,7 @@ from rich.table import Table
 from casework.checks import check_project
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.dataset import (
+    count_cases,
     diff_cases,
     dump_record,
     load_dataset,
@@ -267,7 +268,14 @@ def cases_cmd(
             c.oracle.class_,
         )
     console.print(table)
+    counts = count_cases(chosen)
     console.print(f"{len(chosen)} of {len(loaded.cases)} cases in {loaded.ref}")
+    console.print(
+        "by oracle: "
+        + ", ".join(f"{name} {n}" for name, n in counts.by_oracle.items())
+        + " · by outcome: "
+        + ", ".join(f"{name} {n}" for name, n in counts.by_outcome.items())
+    )
 
 
 @click.command("migrate")

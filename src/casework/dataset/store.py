@@ -158,6 +158,7 @@ def count_cases(cases: Sequence[Case], labels: Sequence[LabelRecord] = ()) -> Ve
         by_outcome=dict(
             sorted(Counter(c.label.outcome if c.label else "unlabelled" for c in cases).items())
         ),
+        by_oracle=dict(sorted(Counter(c.oracle.class_ for c in cases).items())),
         unsatisfiable=sum(not c.satisfiable for c in cases),
         frozen=sum(c.frozen for c in cases),
         labels=len(labels),

@@ -33,7 +33,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 pytest: $(STAMP)
-	$(BIN)/pytest -q -p no:cacheprovider --cov --cov-report=term:skip-covered
+	COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider --cov --cov-report=term:skip-covered
 
 ## Regenerate docs/cli.md from the commands' help.
 docs: $(STAMP)

@@ -9,15 +9,14 @@ a ``name`` attribute, as agent frameworks' tool objects have.
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from casework.errors import ConfigError, InputError, InputErrors, Problem
+from casework.plugins import load_object
 from casework.project import Project
 
 __all__ = ["ToolDecl", "declared_tools", "parse_tool_declarations"]
@@ -109,25 +108,7 @@ def parse_tool_declarations(data: Any, where: str) -> dict[str, ToolDecl]:
 
 
 def _from_code(spec: str, root: Path) -> Any:
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise ConfigError(
-            f"casework.toml: agent.tools_from: expected 'pkg.module:attr'. Got '{spec}'."
-        )
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(
-            f"casework.toml: agent.tools_from: cannot import '{module_name}': {exc}."
-        ) from exc
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise ConfigError(
-                f"casework.toml: agent.tools_from: '{module_name}' has no attribute '{attr}'."
-            )
-        obj = getattr(obj, part)
+    obj = load_object(spec, root=root, where="casework.toml: agent.tools_from")
     return obj() if callable(obj) else obj
 
 

@@ -70,7 +70,7 @@ def _provider(project: Project, config: ModelConfig, role: str) -> Provider:
                 'file (script = "llm/responses.jsonl") or a function (script = "python:pkg.mod:fn").'
             )
         if config.script.startswith("python:"):
-            fn = import_script_function(config.script, role)
+            fn = import_script_function(config.script, role, project.root)
             return ScriptedProvider(fn=fn, source=config.script, model=config.model)
         path = project.path(config.script)
         shown = project.relative(path)

@@ -6,7 +6,6 @@ Entry points: :class:`ScriptRule` (one line of the file), :func:`load_script`, :
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from casework.dataset.jsonl import read_records
 from casework.errors import ConfigError, InputError
 from casework.llm.base import Completion, Message, Params
+from casework.plugins import load_object
 
 __all__ = ["ScriptFunction", "ScriptRule", "ScriptedProvider", "load_script", "render_prompt"]
 
@@ -84,24 +84,21 @@ def load_script(path: Path, *, shown: str | None = None) -> list[ScriptRule]:
     return read_records(path, ScriptRule, shown=shown).records
 
 
-def import_script_function(spec: str, role: str) -> ScriptFunction:
-    """Import `python:pkg.module:attr` as a script function.
+def import_script_function(spec: str, role: str, root: Path | None = None) -> ScriptFunction:
+    """Import `python:pkg.module:attr` as a script function, from the project ``root`` (or cwd).
 
     Raises:
-        ConfigError: The spec is malformed, or the module or attribute is missing.
+        ConfigError: The spec is malformed, or the module or function is missing.
     """
-    target = spec.removeprefix("python:")
-    module_name, _, attr = target.partition(":")
     where = f"casework.toml: models.{role}.script"
-    if not module_name or not attr:
-        raise ConfigError(f"{where}: expected 'python:pkg.module:function'. Got '{spec}'.")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"{where}: cannot import {module_name}: {exc}. Got '{spec}'.") from exc
-    fn = getattr(module, attr, None)
+    fn = load_object(
+        spec.removeprefix("python:"),
+        root=root or Path.cwd(),
+        where=where,
+        shape="'python:pkg.module:function'",
+    )
     if not callable(fn):
-        raise ConfigError(f"{where}: {module_name} has no function {attr}. Got '{spec}'.")
+        raise ConfigError(f"{where}: '{spec}' is not a function.")
     return fn  # type: ignore[no-any-return]
 
 

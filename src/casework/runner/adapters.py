@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import inspect
 import json
 import os
@@ -25,6 +24,7 @@ from pydantic import ValidationError
 
 from casework.errors import CaseworkError, UsageError
 from casework.grading.trajectory import AgentInput, Trajectory
+from casework.plugins import load_object
 from casework.runner.fixtures import Tools, ToolSession
 
 __all__ = [
@@ -243,20 +243,11 @@ def _parse_stdout(text: str) -> Trajectory:
 
 
 def _import_callable(target: str, root: Path) -> Callable[..., Any]:
-    module_name, _, attr = target.partition(":")
-    if not module_name or not attr:
+    if os.getcwd() not in sys.path:  # an agent module beside where the user runs casework
+        sys.path.insert(0, os.getcwd())
+    if ":" not in target:
         raise UsageError(f"--agent: expected python:pkg.module:callable. Got 'python:{target}'.")
-    for folder in (str(root), os.getcwd()):
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise UsageError(f"--agent: cannot import '{module_name}': {exc}.") from exc
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise UsageError(f"--agent: module '{module_name}' has no attribute '{attr}'.")
-        obj = getattr(obj, part)
+    obj = load_object(target, root=root, where="--agent", error=UsageError)
     if not callable(obj):
         raise UsageError(f"--agent: 'python:{target}' is not callable.")
     fn: Callable[..., Any] = obj

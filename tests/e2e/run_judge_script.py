@@ -19,7 +19,9 @@ def answer(messages: list[Message]) -> Any:
                 }
             ]
         }
-    if "human" in prompt:
+    # The conversation's words, not the word anywhere: calibration prompts list the declared tools,
+    # and one of them is `escalate_to_human`.
+    if "speak to a human" in prompt:
         return {"outcome": "escalate", "reason": "asks for a person"}
     if "o9" in prompt:
         return {"outcome": "refuse", "reason": "not delivered"}

@@ -1,23 +1,26 @@
 """Judge calibration: agreement of the LLM judge with human labels, per slice, and admissibility.
 
-The judge labels the outcome of human-labelled cases of a slice (it sees the conversation and
-the slice's guideline, never the label); Cohen's kappa against the people's outcome decides
+The judge labels the outcome of human-labelled cases of a slice from what a labeller's blind sheet
+shows (:func:`labeller_view`), never the label; Cohen's kappa against the people's outcome decides
 whether its verdicts may gate on that slice. Entry points: :func:`calibrate_judge`,
-:func:`load_judge`, :func:`latest_calibrations`.
+:func:`load_judge`, :func:`latest_calibrations`, :func:`labeller_view`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import select
 
 from casework.agreement import cohen_kappa, confusion_matrix
-from casework.dataset import load_dataset
+from casework.dataset import ToolDecl, declared_tools, load_dataset
 from casework.errors import UsageError
 from casework.grading.judge import Judge, JudgeCalibration
+from casework.labelling.guidelines import guideline_path, read_guideline
+from casework.labelling.sheets import sheet_line
 from casework.llm import Ledger, LLMError, client_for
 from casework.project import Project
 from casework.schema import OUTCOMES, Case, Outcome
@@ -25,10 +28,12 @@ from casework.workbench import open_workbench
 from casework.workbench.models_runs import JudgeCalibrationRow
 
 __all__ = [
+    "LABELLER_VIEW",
     "CalibrationReport",
     "Disagreement",
     "calibrate_judge",
     "judge_configured",
+    "labeller_view",
     "latest_calibrations",
     "load_judge",
     "save_calibration",
@@ -99,9 +104,37 @@ def _human_labelled(case: Case, labelled_ids: set[str]) -> bool:
     return case.label is not None and (bool(case.label.labellers) or case.id in labelled_ids)
 
 
-def _guideline(project: Project, slice_name: str) -> str:
-    path = project.path(project.config.paths.guidelines) / f"{slice_name}.md"
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
+#: The parts of a blind labelling sheet line the judge is shown: everything a labeller reads except
+#: bookkeeping (sheet kind, dataset, labeller, case id: an id may carry provenance, such as the
+#: transform of a synthetic variant) and the empty answer fields.
+LABELLER_VIEW = ("slice", "guideline_version", "situation", "tools")
+
+
+def labeller_view(
+    case: Case, tools: Mapping[str, ToolDecl], guideline_version: str | None
+) -> dict[str, Any]:
+    """What a labeller's blind sheet shows of ``case``: the situation, declared tools and slice.
+
+    Built by the sheets' own :func:`casework.labelling.sheets.sheet_line`, so the judge is
+    calibrated on exactly the information people labelled from, and never sees the label, oracle,
+    ``satisfiable`` or provenance.
+    """
+    line = sheet_line("label", "-", "judge", case, guideline_version or "", tools)
+    view = {key: line[key] for key in LABELLER_VIEW}
+    view["guideline_version"] = guideline_version
+    return view
+
+
+def _guideline(project: Project, slice_name: str) -> tuple[str, str | None]:
+    """The slice's guideline text and version (empty and ``None`` when it has none).
+
+    Raises:
+        InputError: The guideline file has no valid version.
+    """
+    if not guideline_path(project, slice_name).is_file():
+        return "", None
+    guideline = read_guideline(project, slice_name)
+    return guideline.text, guideline.version
 
 
 def calibrate_judge(
@@ -127,6 +160,8 @@ def calibrate_judge(
 
     Raises:
         UsageError: No judge configured, or the slice has no human-labelled cases.
+        ConfigError: The declared tools (part of what labellers see) cannot be read.
+        InputError: The slice's guideline file has no valid version.
     """
     judge = judge or load_judge(project)
     if judge is None:
@@ -149,7 +184,8 @@ def calibrate_judge(
             + (f" in split(s) {', '.join(splits)}" if splits else "")
             + "."
         )
-    guideline = _guideline(project, slice_name)
+    guideline, version = _guideline(project, slice_name)
+    tools = declared_tools(project)
     human: list[Outcome] = []
     judged: list[Outcome] = []
     disagreements: list[Disagreement] = []
@@ -157,7 +193,7 @@ def calibrate_judge(
     for case in cases:
         assert case.label is not None
         try:
-            answer = judge.label_outcome(case.situation.turns, guideline)
+            answer = judge.label_outcome(labeller_view(case, tools, version), guideline)
         except LLMError:
             failed.append(case.id)
             continue

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from casework.grading.trajectory import TrajectoryToolCall
 from casework.llm.base import LLMClient, Message
-from casework.schema import Outcome, Turn
+from casework.schema import Outcome, Situation, ToolCall, Turn
 
 __all__ = [
     "FactFinding",
@@ -83,14 +83,22 @@ class JudgeCalibration:
         return self.kappa is not None and self.kappa >= self.threshold
 
 
-def _conversation(turns: Sequence[Turn]) -> str:
+def _call_text(call: ToolCall, results: bool) -> str:
+    text = f"{call.name}({json.dumps(call.arguments, sort_keys=True)})"
+    if results and call.error:
+        return f"{text} => error: {call.error}"
+    if results and call.result is not None:
+        return f"{text} => {_json(call.result)}"
+    return text
+
+
+def _conversation(turns: Sequence[Turn], *, results: bool = False) -> str:
+    """``ROLE: content`` lines; ``results`` adds what each earlier tool call returned."""
     lines = []
     for turn in turns:
         text = turn.content
         if turn.tool_calls:
-            calls = ", ".join(
-                f"{c.name}({json.dumps(c.arguments, sort_keys=True)})" for c in turn.tool_calls
-            )
+            calls = ", ".join(_call_text(c, results) for c in turn.tool_calls)
             text = f"{text} [tool calls: {calls}]".strip()
         lines.append(f"{turn.role.upper()}: {text}")
     return "\n".join(lines)
@@ -176,14 +184,55 @@ class Judge:
         answer: FactsAnswer = self._ask(system, user, FactsAnswer)
         return answer
 
-    def label_outcome(self, turns: Sequence[Turn], guideline: str = "") -> OutcomeAnswer:
-        """Which outcome should a correct assistant take here? (what labellers decide; calibration)."""
+    def label_outcome(self, view: Mapping[str, Any], guideline: str = "") -> OutcomeAnswer:
+        """Which outcome should a correct assistant take here? (what labellers decide; calibration).
+
+        Args:
+            view: The labeller's blind view of the case
+                (:func:`casework.grading.calibration.labeller_view`): ``situation`` (goal, turns,
+                fixtures, state, injected, as in ``cases.jsonl``), ``tools`` (declared names and
+                descriptions), ``slice`` and ``guideline_version``. Nothing else is shown.
+            guideline: The slice's guideline text.
+        """
         system = (
-            "You label cases for a customer-service assistant's evaluation set. Decide which outcome "
-            "a correct assistant takes next. " + _OUTCOMES_HELP
+            "You label cases for a customer-service assistant's evaluation set, as the human "
+            "labellers do: from the situation alone (the conversation so far, what each tool "
+            "returns in this situation, the data state and any injected adversity) and the "
+            "labelling guideline. Decide which outcome a correct assistant takes next. "
+            + _OUTCOMES_HELP
+            + " A tool fixture answers the calls whose arguments contain its `match`; the most "
+            "specific one wins, so a fixture without `match` answers every other call. `effects` "
+            "are the changes a call makes to the data state."
         )
-        user = f"Conversation so far:\n{_conversation(turns)}\n"
-        if guideline.strip():
-            user = f"Labelling guideline:\n{guideline.strip()}\n\n" + user
-        answer: OutcomeAnswer = self._ask(system, user, OutcomeAnswer)
+        answer: OutcomeAnswer = self._ask(system, _labeller_prompt(view, guideline), OutcomeAnswer)
         return answer
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _labeller_prompt(view: Mapping[str, Any], guideline: str) -> str:
+    """The situation as a labeller's sheet shows it, as text: one section per part."""
+    situation = Situation.model_validate(view["situation"])
+    parts: list[str] = []
+    if guideline.strip():
+        parts.append(f"Labelling guideline:\n{guideline.strip()}")
+    about = [f"slice {view['slice']}"] if view.get("slice") else []
+    if view.get("guideline_version"):
+        about.append(f"guideline {view['guideline_version']}")
+    if about:
+        parts.append(f"Case:\n{', '.join(about)}")
+    parts.append(f"Goal:\n{situation.goal}")
+    parts.append(f"Conversation so far:\n{_conversation(situation.turns, results=True)}")
+    fixtures = [
+        _json(f.model_dump(mode="json", by_alias=True, exclude_defaults=True))
+        for f in situation.fixtures
+    ]
+    parts.append("Tool fixtures:\n" + ("\n".join(fixtures) or "(none)"))
+    parts.append("Data state:\n" + (_json(situation.state) if situation.state else "(empty)"))
+    injected = [_json(i.model_dump(mode="json", exclude_defaults=True)) for i in situation.injected]
+    parts.append("Injected adversity:\n" + ("\n".join(injected) or "(none)"))
+    tools = [f"- {t['name']}: {t.get('description', '')}".rstrip() for t in view.get("tools", [])]
+    parts.append("Declared tools:\n" + ("\n".join(tools) or "(none)"))
+    return "\n\n".join(parts) + "\n"

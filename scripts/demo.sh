@@ -108,7 +108,14 @@ step "Migrate the dataset with the rename map" casework migrate refunds -m "look
 step "Check passes again" casework check refunds
 commit "migrate"
 
-# --- 7. Runs, pass^k, discrimination, retirement, the gate and the report ---------------------
+# --- 7. The judge: calibrated against people before its verdicts count ------------------------
+# The example's judge is a keyword stand-in (examples/refunds/llm/judge.py); point [models.judge]
+# at a real model to do this for real. It is shown what labellers were shown, never the label.
+step "Calibrate the judge on account: it agrees with people, its verdicts may gate" casework judge calibrate --slice account
+step "On order_status too" casework judge calibrate --slice order_status
+step "Not on refunds: there people disagree too, so its verdicts there never gate" casework judge calibrate --slice refunds
+
+# --- 8. Runs, pass^k, discrimination, retirement, the gate and the report ---------------------
 run_id() { sed -n 's/^run \([^:]*\):.*/\1/p' | head -n 1; }
 step "Run the good agent, k=3 trials per case" bash -c 'casework run refunds --agent python:agents.refunds_agent:good -k 3 --seed 7 | tee run-good.txt'
 step "Run the deliberately degraded agent" bash -c 'casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 7 | tee run-bad.txt'

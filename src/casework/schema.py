@@ -314,7 +314,8 @@ class Oracle(_Record):
     assertions: list[StateAssertion] = Field(default_factory=list)
     """State assertions over the final state (class `state_assertion`)."""
     rubric: str | None = None
-    """Rubric the judge applies (class `rubric_judge`); never the answer key."""
+    """Rubric the judge applies (class `rubric_judge`). A generator that proposes the rubric never
+    writes the answer key for the same case; a reference answer written by people may appear."""
     ref: str | None = None
     """Reference to an external oracle definition (a check name, a document)."""
 

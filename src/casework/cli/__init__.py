@@ -95,6 +95,7 @@ COMMAND_MODULES: dict[str, str] = {
     "gate": "run",
     "report": "run",
     "judge": "run",
+    "interop": "interop",
 }
 
 

@@ -1,0 +1,148 @@
+"""`casework interop`: import and export other eval tools' formats (Google ADK eval sets)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+from casework.cli.context import FORMAT, console, emit_json, pass_project
+from casework.interop import ImportOptions, export_adk, import_adk
+from casework.project import Project
+
+__all__ = ["COMMANDS"]
+
+_FORMAT_NAMES = {
+    "eval_set": "EvalSet",
+    "query_list": "legacy query list",
+    "named_list": "legacy named list",
+}
+
+
+@click.group("interop")
+def interop_group() -> None:
+    """Import and export other eval tools' formats (Google ADK eval sets)."""
+
+
+@interop_group.command("import-adk")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--dataset", required=True, help="Dataset the cases are added to (created if new).")
+@click.option("--slice", "slice_", required=True, help="Slice of the imported cases.")
+@click.option(
+    "--split",
+    type=click.Choice(["dev", "holdout"]),
+    default="dev",
+    show_default=True,
+    help="Split of the imported cases.",
+)
+@click.option(
+    "--id-prefix",
+    default="",
+    help="Put before every imported id (the eval id, sanitised), e.g. `adk-`.",
+)
+@click.option("-m", "--message", default=None, help="Release message.")
+@FORMAT
+@pass_project
+def import_adk_cmd(
+    project: Project,
+    files: tuple[Path, ...],
+    dataset: str,
+    slice_: str,
+    split: Any,
+    id_prefix: str,
+    message: str | None,
+    fmt: str,
+) -> None:
+    """Import Google ADK eval FILES (EvalSet JSON, or the legacy lists) as cases of a dataset.
+
+    Each ADK eval case becomes one hand-written case testing its last invocation: the earlier
+    invocations (user text, expected reply and tool calls) are the conversation prefix, the
+    session state is the situation's state, and the last invocation's expected tool calls are
+    required tools with exact arguments. Outcome `resolve` is assumed; the reference reply becomes
+    the judge's rubric. Nothing is written when any file is bad or an id already exists.
+    """
+    options = ImportOptions(slice=slice_, split=split, id_prefix=id_prefix)
+    report = import_adk(project, list(files), dataset, options, message)
+    if fmt == "json":
+        data = asdict(report)
+        data["version"] = report.version.model_dump(mode="json") if report.version else None
+        emit_json(data)
+        return
+    formats = ", ".join(f"{n} {_FORMAT_NAMES[k]}" for k, n in sorted(report.formats.items()))
+    console.print(
+        f"read {len(report.imported)} eval case(s) from {len(report.files)} file(s) ({formats})"
+    )
+    console.print(f"imported: {', '.join(report.imported)}")
+    for note in report.notes:
+        console.print(f"note: {note}")
+    if report.version is None:
+        console.print(f"{report.dataset}: content unchanged; no release.")
+    else:
+        v = report.version
+        console.print(
+            f"{report.dataset}@{v.number} released: {v.hash[:12]} ({v.counts.cases} cases)"
+        )
+    if report.undeclared_tools:
+        console.print(f"tools not declared by the agent: {', '.join(report.undeclared_tools)}")
+    console.print(
+        f"next: run `casework check {report.dataset}` (imported cases may name tools the agent "
+        "does not declare) and review the assumed outcome `resolve`."
+    )
+
+
+@interop_group.command("export-adk")
+@click.argument("ref", metavar="DATASET[@VERSION]")
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="EvalSet JSON file to write (e.g. `my_agent/refunds.evalset.json`).",
+)
+@click.option("--slice", "slices", multiple=True, help="Export only this slice (repeatable).")
+@click.option(
+    "--split",
+    "splits",
+    multiple=True,
+    type=click.Choice(["dev", "holdout", "smoke"]),
+    help="Export only this split (repeatable).",
+)
+@FORMAT
+@pass_project
+def export_adk_cmd(
+    project: Project,
+    ref: str,
+    out: Path,
+    slices: tuple[str, ...],
+    splits: tuple[Any, ...],
+    fmt: str,
+) -> None:
+    """Write a dataset version as a Google ADK EvalSet JSON file.
+
+    One eval case per case: the conversation's turns become invocations and the last one expects
+    the label's required tools (exact arguments), with no reference reply. Frozen cases are never
+    exported; unlabelled cases are skipped. Both are counted.
+    """
+    report = export_adk(project, ref, out, slices=slices, splits=splits)
+    if fmt == "json":
+        emit_json(asdict(report))
+        return
+    console.print(
+        f"{report.ref}: wrote {len(report.exported)} eval case(s) to {report.out} "
+        f"(eval_set_id {report.eval_set_id})"
+    )
+    if report.frozen:
+        console.print(f"skipped {report.frozen} frozen case(s): frozen cases are never exported")
+    if report.unlabelled:
+        console.print(f"skipped {report.unlabelled} unlabelled case(s)")
+    if report.unshaped:
+        console.print(
+            f"skipped {len(report.unshaped)} case(s) not starting and ending with a user turn: "
+            + ", ".join(report.unshaped)
+        )
+    for what, n in report.left_out.items():
+        console.print(f"left out (ADK cannot express them): {what} of {n} case(s)")
+
+
+COMMANDS: list[click.Command] = [interop_group]

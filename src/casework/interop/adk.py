@@ -1,0 +1,325 @@
+"""Google ADK eval cases ↔ casework cases: pure conversion, both ways.
+
+Entry points: :func:`cases_from_adk` (eval cases read by :mod:`casework.interop.adk_format` →
+casework cases) and :func:`eval_set_from_cases` (casework cases → an ADK EvalSet, JSON-ready).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from casework.interop.adk_format import AdkEvalCase, AdkFile, AdkToolUse
+from casework.schema import (
+    ArgMatcher,
+    Case,
+    Label,
+    Oracle,
+    Situation,
+    Split,
+    ToolCall,
+    ToolRequirement,
+    Turn,
+)
+
+__all__ = [
+    "GUIDELINE_VERSION",
+    "IN_ORDER_REF",
+    "RUBRIC",
+    "AdkExport",
+    "ImportOptions",
+    "ImportedCase",
+    "case_from_adk",
+    "case_id_for",
+    "cases_from_adk",
+    "eval_set_from_cases",
+]
+
+#: Guideline version recorded on imported labels: they were decided by ADK eval authors.
+GUIDELINE_VERSION = "adk-import"
+#: Rubric of imported cases whose last invocation carries a reference reply.
+RUBRIC = "The reply conveys the same information as the reference answer: {reference}"
+#: Oracle ref asking the runner to check the order of required tools (ADK's trajectory is ordered).
+IN_ORDER_REF = "grader:tools_in_order"
+
+# ---------------------------------------------------------------------------------------------
+# Eval cases → casework cases
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """Where imported cases go."""
+
+    slice: str
+    split: Split = "dev"
+    id_prefix: str = ""
+
+
+@dataclass(frozen=True)
+class ImportedCase:
+    """A casework case made from an ADK eval case, with where that eval case came from."""
+
+    case: Case
+    path: str
+    id_field: str | None
+
+
+_BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9._~:+-]+")
+_FILE_SUFFIXES = (".test.json", ".evalset.json", ".json")
+
+
+def case_id_for(eval_id: str, prefix: str = "") -> str:
+    """A casework id for an ADK eval id: ``prefix + eval_id``, sanitised.
+
+    ADK names the eval case of a migrated legacy file after the file's path, so an eval id keeps
+    only its last path component, without a `.test.json`, `.evalset.json` or `.json` ending;
+    characters casework ids cannot hold become ``-``. Returns ``""`` when nothing usable is left.
+    """
+    name = re.split(r"[/\\]", eval_id.strip().rstrip("/\\"))[-1]
+    for suffix in _FILE_SUFFIXES:
+        if name.endswith(suffix) and len(name) > len(suffix):
+            name = name.removesuffix(suffix)
+            break
+    text = _BAD_ID_CHARS.sub("-", prefix + name).lstrip("._~:+-")
+    return text[:200].rstrip("-")
+
+
+def _goal(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _call(use: AdkToolUse) -> ToolCall:
+    return ToolCall(
+        name=use.name, arguments=use.args, id=use.id, result=use.result, error=use.error
+    )
+
+
+def case_from_adk(ec: AdkEvalCase, case_id: str, options: ImportOptions) -> Case:
+    """The casework case testing the last invocation of an ADK eval case.
+
+    Earlier invocations become the conversation prefix (their user text, then their expected reply
+    and tool calls as the assistant's turn); the last invocation's expected tool uses become
+    required tools with exact argument matchers; its reference reply goes into the rubric.
+    """
+    *earlier, last = ec.invocations
+    turns: list[Turn] = []
+    for inv in earlier:
+        turns.append(Turn(role="user", content=inv.user_text))
+        if inv.final_response or inv.tool_uses:
+            calls = [_call(u) for u in inv.tool_uses]
+            turns.append(Turn(role="assistant", content=inv.final_response or "", tool_calls=calls))
+    turns.append(Turn(role="user", content=last.user_text))
+    required = [
+        ToolRequirement(
+            name=u.name,
+            arguments={k: ArgMatcher(match="exact", value=v) for k, v in u.args.items()},
+        )
+        for u in last.tool_uses
+    ]
+    oracle: dict[str, Any] = {"class": "human"}
+    if last.final_response:
+        oracle = {"class": "rubric_judge", "rubric": RUBRIC.format(reference=last.final_response)}
+    if len(required) > 1:
+        oracle["ref"] = IN_ORDER_REF
+    return Case(
+        id=case_id,
+        slice=options.slice,
+        split=options.split,
+        source="hand",
+        situation=Situation(goal=_goal(last.user_text), turns=turns, state=ec.state),
+        label=Label(
+            outcome="resolve",
+            required_tools=required,
+            guideline_version=GUIDELINE_VERSION,
+            labellers=[],
+        ),
+        oracle=Oracle.model_validate(oracle),
+    )
+
+
+def cases_from_adk(files: Sequence[AdkFile], options: ImportOptions) -> list[ImportedCase]:
+    """Casework cases for every eval case of ``files``, with unique sanitised ids.
+
+    Ids are ``options.id_prefix`` + the eval id (see :func:`case_id_for`), or + the eval case's
+    1-based position in its file when the eval id leaves nothing; clashes within the batch get
+    ``-2``, ``-3``...
+    """
+    out: list[ImportedCase] = []
+    taken: set[str] = set()
+    for adk_file in files:
+        for position, ec in enumerate(adk_file.cases, start=1):
+            base = case_id_for(ec.eval_id, options.id_prefix) or case_id_for(
+                str(position), options.id_prefix
+            )
+            case_id, n = base, 1
+            while case_id in taken:
+                n += 1
+                case_id = f"{base[: 200 - len(str(n)) - 1]}-{n}"
+            taken.add(case_id)
+            case = case_from_adk(ec, case_id, options)
+            out.append(ImportedCase(case, adk_file.path, ec.id_field))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Casework cases → an ADK EvalSet
+
+
+@dataclass
+class AdkExport:
+    """An EvalSet built from casework cases, and what was left out and why."""
+
+    eval_set: dict[str, Any]
+    exported: list[str] = field(default_factory=list)
+    frozen: int = 0
+    """Frozen cases skipped: no export path ever writes them."""
+    unlabelled: int = 0
+    """Unlabelled cases skipped: there is no expected behaviour to write."""
+    unshaped: list[str] = field(default_factory=list)
+    """Cases skipped because their conversation does not start and end with a user turn."""
+    left_out: Counter[str] = field(default_factory=Counter)
+    """What exported cases held that ADK cannot (system turns, fixtures, forbidden tools...)."""
+
+
+def _content(text: str, role: str) -> dict[str, Any]:
+    return {"parts": [{"text": text}], "role": role}
+
+
+def _function_call(call: ToolCall, fallback_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An ADK tool use, and its FunctionResponse (empty when the call recorded no result)."""
+    has_response = call.result is not None or call.error is not None
+    call_id = call.id or (fallback_id if has_response else None)
+    use: dict[str, Any] = {"name": call.name, "args": call.arguments}
+    if call_id is not None:
+        use = {"id": call_id, **use}
+    if not has_response:
+        return use, {}
+    if call.error is not None:
+        response: dict[str, Any] = {"error": call.error}
+    elif isinstance(call.result, dict) and not {"output", "error"} & set(call.result):
+        response = call.result
+    else:
+        response = {"output": call.result}
+    return use, {"id": call_id, "name": call.name, "response": response}
+
+
+def _invocations(case: Case, left_out: Counter[str]) -> list[dict[str, Any]] | None:
+    """The conversation of invocations, or ``None`` when the turns do not fit ADK's shape."""
+    turns = [t for t in case.situation.turns if t.role in ("user", "assistant")]
+    if len(turns) < len(case.situation.turns):
+        left_out["system or tool turns"] += 1
+    if not turns or turns[0].role != "user" or turns[-1].role != "user":
+        return None
+    out: list[dict[str, Any]] = []
+    replies: list[str] = []
+    uses: list[dict[str, Any]] = []
+    responses: list[dict[str, Any]] = []
+    for turn in turns:
+        if turn.role == "user":
+            if out:
+                _close(out[-1], replies, uses, responses)
+            replies, uses, responses = [], [], []
+            out.append(
+                {
+                    "invocation_id": f"{case.id}/{len(out) + 1}",
+                    "user_content": _content(turn.content, "user"),
+                }
+            )
+            continue
+        if turn.content:
+            replies.append(turn.content)
+        for call in turn.tool_calls:
+            use, response = _function_call(call, f"{case.id}/{len(out)}/{len(uses) + 1}")
+            uses.append(use)
+            if response:
+                responses.append(response)
+    return out
+
+
+def _close(
+    invocation: dict[str, Any],
+    replies: list[str],
+    uses: list[dict[str, Any]],
+    responses: list[dict[str, Any]],
+) -> None:
+    if replies:
+        invocation["final_response"] = _content("\n\n".join(replies), "model")
+    data: dict[str, Any] = {"tool_uses": uses, "intermediate_responses": []}
+    if responses:
+        data["tool_responses"] = responses
+    invocation["intermediate_data"] = data
+
+
+def _expected_uses(label: Label, left_out: Counter[str]) -> list[dict[str, Any]]:
+    uses = []
+    for req in label.required_tools:
+        exact = {k: m.value for k, m in req.arguments.items() if m.match == "exact"}
+        if len(exact) < len(req.arguments):
+            left_out["argument matchers other than exact"] += 1
+        uses.append({"name": req.name, "args": exact})
+    return uses
+
+
+def eval_set_from_cases(
+    cases: Sequence[Case], *, eval_set_id: str, name: str, description: str
+) -> AdkExport:
+    """An ADK EvalSet (as JSON-ready data) with one eval case per exportable case.
+
+    Frozen and unlabelled cases are skipped and counted. Each case's turns become invocations
+    (a user turn opens one; the assistant turns after it give its reply and tool uses); the last
+    invocation expects the label's required tools, with the values of exact argument matchers, and
+    has no final response.
+    """
+    export = AdkExport(eval_set={})
+    eval_cases = []
+    for case in cases:
+        if case.frozen:
+            export.frozen += 1
+            continue
+        if case.label is None:
+            export.unlabelled += 1
+            continue
+        conversation = _invocations(case, export.left_out)
+        if conversation is None:
+            export.unshaped.append(case.id)
+            continue
+        last = conversation[-1]
+        last["intermediate_data"] = {
+            "tool_uses": _expected_uses(case.label, export.left_out),
+            "intermediate_responses": [],
+        }
+        _count_left_out(case, export.left_out)
+        eval_case: dict[str, Any] = {"eval_id": case.id, "conversation": conversation}
+        if case.situation.state:
+            eval_case["session_input"] = {
+                "app_name": "",
+                "user_id": "",
+                "state": case.situation.state,
+            }
+        eval_cases.append(eval_case)
+        export.exported.append(case.id)
+    export.eval_set = {
+        "eval_set_id": eval_set_id,
+        "name": name,
+        "description": description,
+        "eval_cases": eval_cases,
+    }
+    return export
+
+
+def _count_left_out(case: Case, left_out: Counter[str]) -> None:
+    label = case.label
+    assert label is not None
+    for what, present in (
+        ("forbidden tools", label.forbidden_tools),
+        ("answer facts", label.answer_facts),
+        ("fixtures", case.situation.fixtures),
+        ("state assertions", case.oracle.assertions),
+        ("injected adversity", case.situation.injected),
+    ):
+        if present:
+            left_out[what] += 1

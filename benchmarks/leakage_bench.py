@@ -30,8 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from docs_section import write_bench_section
+
 HERE = Path(__file__).resolve().parent
-DOCS = HERE.parent / "docs" / "benchmarks.md"
 CACHE = Path(os.environ.get("LEAKAGE_BENCH_CACHE", "/tmp/casework-leakage-bench"))
 THRESHOLD = 0.8
 PIPELINES = ("casework-exact", "casework-lsh", "datasketch-default", "datasketch-matched")
@@ -182,22 +183,6 @@ def targets(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_docs(section: str) -> None:
-    begin, end = "<!-- bench:leakage -->", "<!-- /bench:leakage -->"
-    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n"
-    block = f"{begin}\n{section}\n{end}"
-    if begin in text and end in text:
-        head, rest = text.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        text = head + block + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    DOCS.parent.mkdir(parents=True, exist_ok=True)
-    tmp = DOCS.with_name(f".{DOCS.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(DOCS)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="50000,200000,1000000")
@@ -255,7 +240,7 @@ def main() -> None:
     )
     print(section)
     if not args.no_docs:
-        write_docs(section)
+        write_bench_section("leakage", section)
 
 
 if __name__ == "__main__":

@@ -16,20 +16,19 @@ import asyncio
 import json
 import os
 import platform
-import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from casework.atomic import atomic_write_text
+from docs_section import write_bench_section
+
 from casework.project import load_project
 from casework.runner import AgentInput, RunRequest, Tools, Trajectory, TrialRecord, run_agent
 
 SLEEP_S = 0.05
 TURNS = 2
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 
 
 async def simulated_agent(request: AgentInput, tools: Tools) -> Trajectory:
@@ -132,18 +131,6 @@ async def bare_peer(trials: int, concurrency: int) -> float:
     return time.perf_counter() - start
 
 
-def write_docs(text: str) -> None:
-    content = DOCS.read_text(encoding="utf-8") if DOCS.exists() else "# Benchmarks\n"
-    block = f"<!-- bench:runner -->\n{text.strip()}\n<!-- /bench:runner -->"
-    pattern = re.compile(r"<!-- bench:runner -->.*?<!-- /bench:runner -->", re.DOTALL)
-    content = (
-        pattern.sub(lambda _: block, content)
-        if pattern.search(content)
-        else content.rstrip() + "\n\n" + block + "\n"
-    )
-    atomic_write_text(DOCS, content)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--cases", type=int, default=2000)
@@ -200,7 +187,7 @@ Memory (current RSS) sampled every 10% of the trials: {", ".join(f"{m:.0f}" for 
 """
     print(report)
     if not args.no_docs:
-        write_docs(report)
+        write_bench_section("runner", report)
     return 0
 
 

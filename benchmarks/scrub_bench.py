@@ -33,9 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "")  # Presidio offline
 
+from docs_section import write_bench_section  # noqa: E402
 from tests.privacy.planted_pii import ORDER_PATTERN, STRUCTURED_KINDS, Message, corpus  # noqa: E402
 
-from casework.atomic import atomic_write_text  # noqa: E402
 from casework.privacy import (  # noqa: E402
     PseudonymKey,
     Scrubber,
@@ -44,8 +44,6 @@ from casework.privacy import (  # noqa: E402
     presidio_analyzer,
 )
 
-DOC = ROOT / "docs" / "benchmarks.md"
-START, END = "<!-- bench:scrub -->", "<!-- /bench:scrub -->"
 PRESIDIO_KINDS = {
     "EMAIL_ADDRESS": "email",
     "PHONE_NUMBER": "phone",
@@ -192,17 +190,6 @@ def render(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_section(body: str) -> None:
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    block = f"{START}\n{body}\n{END}"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + block + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    atomic_write_text(DOC, text)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=4000)
@@ -240,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     body = render(results)
     print(body)
     if not args.no_write:
-        write_section(body)
+        write_bench_section("scrub", body)
 
 
 if __name__ == "__main__":

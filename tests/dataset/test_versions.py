@@ -133,3 +133,19 @@ def test_diff_reports_relabel_move_and_fields() -> None:
         ("y", ["label.guideline_version", "label.outcome", "label.required_tools"], True, False),
     ]
     assert diff.summary_lines() == ["added 1 case", "relabelled 1 case", "moved split of 1 case"]
+
+
+def test_release_refuses_labels_naming_no_case(project_dir: Path) -> None:
+    from casework.schema import LabelRecord
+
+    project = load_project(project_dir)
+    stray = LabelRecord(
+        case_id="nope", labeller="lab-1", role="first", outcome="resolve",
+        guideline_version="refunds-g7", labelled_at=NOW,
+    )  # fmt: skip
+    with pytest.raises(InputErrors) as info:
+        release(project, "refunds", load_dataset(project, "refunds").cases, "x", labels=[stray])
+    assert str(info.value) == (
+        "datasets/refunds/labels.jsonl:1: case_id: no case with this id. Got 'nope'."
+    )
+    assert not (project_dir / "datasets" / "refunds" / "versions.jsonl").exists()

@@ -84,6 +84,46 @@ def parse_ref(ref: str) -> tuple[str, str | None]:
     return name, (version if sep else None)
 
 
+def _dangling_labels(
+    cases: Sequence[Case], labels: Sequence[LabelRecord], shown_dir: str
+) -> list[Problem]:
+    """Raw labels naming no case (located by their line in canonical order)."""
+    known = {c.id for c in cases}
+    return [
+        Problem(
+            f"{shown_dir}/{LABELS_FILE}",
+            i + 1,
+            "case_id",
+            "no case with this id",
+            rec.case_id,
+            has_got=True,
+        )
+        for i, rec in enumerate(labels)
+        if rec.case_id not in known
+    ]
+
+
+def _duplicate_ids(cases: Sequence[Case], shown_dir: str) -> list[Problem]:
+    """Cases sharing an id (located by their line in canonical, id-sorted order)."""
+    first: dict[str, int] = {}
+    problems = []
+    for line, case in enumerate(cases, start=1):
+        if case.id in first:
+            problems.append(
+                Problem(
+                    f"{shown_dir}/{CASES_FILE}",
+                    line,
+                    "id",
+                    f"duplicate id, first on line {first[case.id]}",
+                    case.id,
+                    has_got=True,
+                )
+            )
+        else:
+            first[case.id] = line
+    return problems
+
+
 def _parse(content: Content, shown_dir: str) -> tuple[list[Case], list[LabelRecord]]:
     """Parse both files of a version, reporting every bad line of either, and dangling labels."""
     problems: list[Problem] = []
@@ -102,19 +142,7 @@ def _parse(content: Content, shown_dir: str) -> tuple[list[Case], list[LabelReco
     except InputError as exc:
         problems.extend(exc.problems)
     if cases:
-        known = {c.id for c in cases}
-        problems.extend(
-            Problem(
-                f"{shown_dir}/{LABELS_FILE}",
-                i + 1,
-                "case_id",
-                "no case with this id",
-                rec.case_id,
-                has_got=True,
-            )
-            for i, rec in enumerate(labels)
-            if rec.case_id not in known
-        )
+        problems.extend(_dangling_labels(cases, labels, shown_dir))
     InputErrors.raise_if_any(problems)
     return cases, labels
 
@@ -203,8 +231,12 @@ def release(
         label_list = _existing_labels(folder, shown_dir)
     else:
         label_list = sorted(labels, key=label_sort_key)
+    # The records are validated models already: refuse what only a whole file can get wrong
+    # (duplicate ids, labels naming no case) before writing anything.
+    InputErrors.raise_if_any(
+        [*_duplicate_ids(case_list, shown_dir), *_dangling_labels(case_list, label_list, shown_dir)]
+    )
     content = Content(canonical_bytes(case_list), canonical_bytes(label_list))
-    _parse(content, shown_dir)  # duplicate ids, dangling labels: refuse before writing anything
     versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
     parent = versions[-1] if versions else None
     if parent is not None and parent.hash == content.hash:

@@ -53,9 +53,7 @@ def corpus(n: int) -> list[str]:
 
 
 def run_casework(texts: list[str], exact: bool) -> tuple[set[tuple[int, int]], dict[str, Any]]:
-    from casework.leakage.batches import sets_of
-    from casework.leakage.join import exact_join
-    from casework.leakage.lsh import choose_params, lsh_join
+    from casework.leakage import choose_params, exact_join, lsh_join, sets_of
 
     if exact:
         sketch = sets_of(texts, k=3)

@@ -8,7 +8,7 @@ import pytest
 
 from casework.agreement import BandEdges
 from casework.errors import InputError, UsageError
-from casework.labelling.agreement_report import (
+from casework.labelling import (
     AgreementReport,
     AgreementSettings,
     SliceAgreement,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from casework.dataset.jsonl import read_cases, write_cases
+from casework.dataset import read_cases, write_cases
 from casework.errors import InputError
 from tests.factories import case_dict, write_lines
 

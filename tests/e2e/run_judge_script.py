@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from casework.llm.base import Message
+from casework.llm import Message
 
 
 def answer(messages: list[Message]) -> Any:

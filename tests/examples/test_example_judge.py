@@ -19,18 +19,19 @@ import pytest
 from click.testing import CliRunner
 
 from casework.cli import cli
-from casework.dataset import ToolDecl, declared_tools
-from casework.dataset.jsonl import read_cases
+from casework.dataset import ToolDecl, declared_tools, read_cases
 from casework.errors import InputError
-from casework.grading.calibration import labeller_view
-from casework.grading.judge import Judge
-from casework.grading.trajectory import TrajectoryToolCall
-from casework.llm import client_for
-from casework.llm.base import Message
-from casework.llm.client import Client
-from casework.llm.scripted import ScriptedProvider, ScriptFunction, import_script_function
+from casework.grading import Judge, labeller_view
+from casework.llm import (
+    Client,
+    Message,
+    ScriptedProvider,
+    ScriptFunction,
+    client_for,
+    import_script_function,
+)
 from casework.project import load_project
-from casework.schema import Case, ToolFixture
+from casework.schema import Case, ToolFixture, TrajectoryToolCall
 
 PROJECT = Path(__file__).resolve().parents[2] / "examples" / "refunds"
 SPEC = "python:llm.judge:reply"

@@ -21,9 +21,13 @@ import jmespath
 import jsonpatch
 import pytest
 
-from casework.dataset.jsonl import canonical_bytes, read_cases, read_records
-from casework.dataset.store import label_sort_key
-from casework.dataset.tools import declared_tools
+from casework.dataset import (
+    canonical_bytes,
+    declared_tools,
+    label_sort_key,
+    read_cases,
+    read_records,
+)
 from casework.project import Project, load_project
 from casework.schema import OUTCOMES, Case, LabelRecord, ToolFixture, ToolRequirement
 

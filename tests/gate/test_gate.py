@@ -4,11 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from casework.gate import GateFinding, GateInputs, evaluate_gate, pass_rate
+from casework.gate import GateFinding, GateInputs, evaluate_gate, gate_run, pass_rate
 from casework.project import GateConfig, Project, ThresholdsConfig, load_project
-from casework.runner import RunRequest, run_agent
-from casework.runner.gating import gate_run
-from casework.runner.metrics import CaseTally
+from casework.runner import CaseTally, RunRequest, run_agent
 from tests.runner.builders import make_project
 
 

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from casework.llm.base import Completion, LLMError, Message
+from casework.llm import Completion, LLMError, Message
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
-from casework.dataset.tools import parse_tool_declarations
+from casework.dataset import parse_tool_declarations
 from casework.errors import InputError
-from casework.grading.calibration import LABELLER_VIEW, calibrate_judge, labeller_view
-from casework.grading.judge import Judge
-from casework.labelling.sheets import sheet_line
+from casework.grading import LABELLER_VIEW, Judge, calibrate_judge, labeller_view
+from casework.labelling import sheet_line
 from casework.project import Project, load_project
 from casework.schema import Case
 from tests.factories import TOOLS

@@ -3,15 +3,17 @@ from __future__ import annotations
 from typing import Any
 
 from casework.grading import (
+    GRADERS,
+    Check,
     Judge,
     JudgeCalibration,
     Trajectory,
     TrajectoryToolCall,
+    combine,
     grade,
     needed_oracle_class,
+    register_grader,
 )
-from casework.grading.checks import GRADERS, register_grader
-from casework.grading.verdict import Check, combine
 from casework.schema import Case
 from tests.grading.fakes import FakeLLM
 from tests.runner.builders import escalate_case, refund_case, refuse_case

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from casework.grading.matchers import (
+from casework.grading import (
     MatcherError,
     argument_matches,
     deep_subset,
@@ -13,8 +13,7 @@ from casework.grading.matchers import (
     match_in_order,
     match_required,
 )
-from casework.grading.trajectory import TrajectoryToolCall
-from casework.schema import ArgMatcher, StateAssertion, ToolRequirement
+from casework.schema import ArgMatcher, StateAssertion, ToolRequirement, TrajectoryToolCall
 
 
 def call(name: str, **args: Any) -> TrajectoryToolCall:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from casework.errors import ConfigError, InputError, InputErrors, UsageError
-from casework.labelling.guidelines import (
+from casework.labelling import (
     bump_guideline,
     current_versions,
     list_guidelines,

@@ -6,8 +6,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.dataset.tools import ToolDecl
-from casework.labelling.sheets import read_sheet, render_csv, render_jsonl, sheet_line
+from casework.dataset import ToolDecl
+from casework.labelling import read_sheet, render_csv, render_jsonl, sheet_line
 from casework.schema import Case
 from tests.factories import case_dict
 

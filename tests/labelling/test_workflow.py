@@ -12,17 +12,18 @@ import pytest
 from casework.dataset import load_dataset, release, select_cases
 from casework.errors import InputErrors, UsageError, WorkbenchError
 from casework.labelling import (
+    Work,
+    agreement_report,
     assign_labels,
     bump_guideline,
     export_sheets,
     import_sheets,
+    keeps_second_label,
     labelling_status,
     list_disagreements,
+    load_work,
     release_labels,
 )
-from casework.labelling.agreement_report import agreement_report
-from casework.labelling.policy import keeps_second_label
-from casework.labelling.store import Work, load_work
 from casework.project import Project
 from casework.schema import Case
 from casework.workbench import open_workbench

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from casework.dataset import release
-from casework.dataset.jsonl import read_cases
+from casework.dataset import read_cases, release
 from casework.project import Project, load_project
 from tests.leakage.corpora import PROMPT, project_rows, write_project
 

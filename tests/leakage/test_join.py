@@ -7,10 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.leakage.join import exact_join, prefix_length, required_overlap
-from casework.leakage.pairs import dedupe_pairs, intersection_sizes, pairs_within_groups
-from casework.leakage.sets import ShingleSets
-from casework.leakage.shingles import shingle_sets
+from casework.leakage import (
+    ShingleSets,
+    dedupe_pairs,
+    exact_join,
+    intersection_sizes,
+    pairs_within_groups,
+    prefix_length,
+    required_overlap,
+    shingle_sets,
+)
 from tests.leakage.corpora import planted
 
 

@@ -5,17 +5,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.leakage.join import exact_join
-from casework.leakage.lsh import (
+from casework.leakage import (
+    EMPTY,
     LshParams,
+    MinHasher,
     band_candidates,
     choose_params,
     collision_probability,
+    estimate_jaccard,
+    exact_join,
     lsh_join,
     prefilter_cutoff,
+    shingle_sets,
 )
-from casework.leakage.minhash import EMPTY, MinHasher, estimate_jaccard
-from casework.leakage.shingles import shingle_sets
 from tests.leakage.corpora import planted
 
 

@@ -13,14 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.leakage.sets import ShingleSets, sort_unique_segments
-from casework.leakage.shingles import (
+from casework.leakage import (
+    ShingleSets,
     containment,
     jaccard,
     shingle_hash,
     shingle_hashes,
     shingle_sets,
     shingles,
+    sort_unique_segments,
     tokenize,
     tokenize_batch,
 )

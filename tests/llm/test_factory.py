@@ -19,13 +19,13 @@ from casework.llm import (
     LLMError,
     Message,
     OpenAIEmbedder,
+    Params,
     RetryPolicy,
     TfidfEmbedder,
     TransientError,
     client_for,
     embedder_for,
 )
-from casework.llm.base import Params
 from casework.project import Config, ModelConfig, ModelsConfig, Project
 
 

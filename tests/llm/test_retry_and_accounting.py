@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from casework.llm import Ledger, LLMError, Pricing, RetryPolicy, TokenUsage, TransientError
-from casework.llm.retry import call_with_retries
+from casework.llm import (
+    Ledger,
+    LLMError,
+    Pricing,
+    RetryPolicy,
+    TokenUsage,
+    TransientError,
+    call_with_retries,
+)
 
 
 def test_delays_grow_exponentially_and_are_capped() -> None:

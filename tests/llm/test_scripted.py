@@ -10,9 +10,15 @@ import pytest
 from pydantic import BaseModel
 
 from casework.errors import InputError, InputErrors
-from casework.llm import Client, Message, ScriptedProvider, ScriptRule, load_script
-from casework.llm.base import Params
-from casework.llm.scripted import render_prompt
+from casework.llm import (
+    Client,
+    Message,
+    Params,
+    ScriptedProvider,
+    ScriptRule,
+    load_script,
+    render_prompt,
+)
 
 
 class Answer(BaseModel):

@@ -16,9 +16,9 @@ from casework.mining import (
     conversations_from_openinference,
     draft_case,
     failure_signals,
+    normalise_id,
     read_spans,
 )
-from casework.mining.otlp import normalise_id
 from casework.privacy import PseudonymKey, Scrubber
 from tests.mining.otlp_examples import (
     CALL_ID,

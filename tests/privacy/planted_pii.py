@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import phonenumbers
 
-from casework.privacy.checksums import IBAN_LENGTHS
+from casework.privacy import IBAN_LENGTHS
 
 STRUCTURED_KINDS = ("email", "phone", "card", "iban", "ip", "url", "order")
 
@@ -252,7 +252,7 @@ def _url(rng: random.Random) -> tuple[str, str, str]:
         else rng.choice(["https://", "http://"])
     )
     text = f"{scheme}{host}{path}"
-    from casework.privacy.pseudonyms import normalise
+    from casework.privacy import normalise
 
     return text, normalise("url", text), text
 

@@ -5,16 +5,19 @@ from __future__ import annotations
 import pytest
 
 from casework.errors import ConfigError
-from casework.privacy import PseudonymKey, Scrubber, iban_valid, luhn_valid
-from casework.privacy.detectors import (
+from casework.privacy import (
     CardDetector,
     EmailDetector,
     IbanDetector,
     IpDetector,
     PhoneDetector,
+    PseudonymKey,
+    Scrubber,
     StreetAddressDetector,
     UrlDetector,
+    iban_valid,
     id_pattern_detectors,
+    luhn_valid,
 )
 
 

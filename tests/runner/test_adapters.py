@@ -13,9 +13,15 @@ import pytest
 from casework.errors import UsageError
 from casework.grading import AgentInput, AgentTool
 from casework.project import Project
-from casework.runner import AgentUnavailable, RunRequest, load_agent, load_run, run_agent
-from casework.runner.fixtures import ToolSession
-from casework.runner.toolserver import ToolServer
+from casework.runner import (
+    AgentUnavailable,
+    RunRequest,
+    ToolServer,
+    ToolSession,
+    load_agent,
+    load_run,
+    run_agent,
+)
 from casework.schema import ToolFixture, Turn
 from tests.runner import sample_agents
 from tests.runner.agent_servers import http_agent, write_cmd_agent

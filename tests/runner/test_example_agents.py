@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from casework.project import load_project
-from casework.runner import RunRequest, load_run, run_agent
-from casework.runner.analysis import compare_runs, run_results
+from casework.runner import RunRequest, compare_runs, load_run, run_agent, run_results
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "refunds"
 

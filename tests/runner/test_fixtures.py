@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from casework.runner.fixtures import ToolError, Tools, ToolSession, substitute_args
+from casework.runner import ToolError, Tools, ToolSession, substitute_args
 from casework.schema import ToolFixture
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.runner.metrics import (
+from casework.runner import (
     CaseTally,
     bootstrap_ci,
     mean_pass_at_k,

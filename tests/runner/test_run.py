@@ -8,11 +8,17 @@ from sqlalchemy import func, select
 
 from casework.errors import UsageError
 from casework.project import Project
-from casework.runner import RunRequest, TrialRecord, load_run, read_log, run_agent, trial_seed
-from casework.runner.analysis import run_results
-from casework.runner.store import log_path
-from casework.workbench import open_workbench
-from casework.workbench.models_runs import RunRow, TrialRow
+from casework.runner import (
+    RunRequest,
+    TrialRecord,
+    load_run,
+    log_path,
+    read_log,
+    run_agent,
+    run_results,
+    trial_seed,
+)
+from casework.workbench import RunRow, TrialRow, open_workbench
 
 GOOD = "python:tests.runner.sample_agents:good"
 

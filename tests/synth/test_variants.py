@@ -8,8 +8,14 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from casework.schema import Case, Generator, Situation
-from casework.synth import build_variant, check_variant, get_transform, transform_table, variant_id
-from casework.synth.transforms import TransformContext
+from casework.synth import (
+    TransformContext,
+    build_variant,
+    check_variant,
+    get_transform,
+    transform_table,
+    variant_id,
+)
 from tests.synth.conftest import seed_case
 
 GEN = Generator(model="rules", prompt_version=1)

@@ -36,8 +36,7 @@ from scrub import FINGERPRINT, SCRUB_VERSION, Scrub, pseudo
 from transforms import GENERATORS, has_identifier, transform_turns
 from world import World
 
-from casework.dataset.jsonl import write_cases, write_records
-from casework.dataset.store import label_sort_key
+from casework.dataset import label_sort_key, write_cases, write_records
 from casework.schema import Case, Label, LabelRecord, Provenance, ScrubInfo, Situation
 
 SEED = 20261130

@@ -16,8 +16,7 @@ from typing import Any
 
 from core import Facts
 
-from casework.privacy.keys import PseudonymKey
-from casework.privacy.pseudonyms import normalise, pseudonym
+from casework.privacy import PseudonymKey, normalise, pseudonym
 
 #: The example project's pseudonym key. Public on purpose: it protects nothing but invented people.
 DEMO_KEY = b"larkspur-example-demo-key-not-secret-0001"

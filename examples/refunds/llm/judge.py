@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casework.errors import InputError
-from casework.llm.base import Message
+from casework.llm import Message
 
 __all__ = ["reply"]
 

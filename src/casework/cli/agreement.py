@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from casework.cli.context import console, pass_project
-from casework.labelling.agreement_report import AgreementReport, SliceAgreement, dataset_agreement
+from casework.labelling import AgreementReport, SliceAgreement, dataset_agreement
 from casework.project import Project
 
 __all__ = ["COMMANDS"]

@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from casework.checks import check_project
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.dataset import (
     count_cases,
@@ -21,6 +20,7 @@ from casework.dataset import (
     select_cases,
 )
 from casework.errors import CaseworkError, UsageError
+from casework.gate import check_project
 from casework.project import Project
 from casework.scaffold import init_project
 from casework.schema import LabelRecord, VersionRecord, case_json_schema

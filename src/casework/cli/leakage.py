@@ -12,7 +12,10 @@ from casework.cli.context import FORMAT, console, emit_json, err_console, pass_p
 from casework.errors import UsageError
 from casework.leakage import (
     CorpusReport,
+    Decision,
+    Engine,
     Flag,
+    Method,
     PromptReport,
     ScanReport,
     check_prompts,
@@ -22,8 +25,6 @@ from casework.leakage import (
     scan_corpus,
     scan_dataset,
 )
-from casework.leakage.review import Decision
-from casework.leakage.scan import Engine, Method
 from casework.project import Project
 
 __all__ = ["COMMANDS"]

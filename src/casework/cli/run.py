@@ -20,22 +20,25 @@ from rich.table import Table
 
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.errors import GateFailed, UsageError
-from casework.gate import GateReport
-from casework.grading.calibration import calibrate_judge
+from casework.gate import GateReport, gate_run
+from casework.grading import calibrate_judge
 from casework.project import Project
 from casework.report import write_report
-from casework.runner import RunRequest, TrialRecord, list_runs, load_run, run_agent
-from casework.runner.analysis import (
+from casework.runner import (
     CompareResult,
+    GroupMetrics,
     RetireResult,
+    RunRequest,
     RunResults,
+    TrialRecord,
     compare_runs,
+    list_runs,
+    load_run,
+    log_path,
     retire_cases,
+    run_agent,
     run_results,
 )
-from casework.runner.gating import gate_run
-from casework.runner.metrics import GroupMetrics
-from casework.runner.store import log_path
 
 __all__ = ["COMMANDS"]
 

@@ -7,11 +7,15 @@ Entry points: :func:`load_dataset`, :func:`release`, :func:`diff_cases`, :func:`
 from casework.dataset.check import CheckReport, Finding, check_dataset, check_tools, expired_cases
 from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
 from casework.dataset.jsonl import (
+    canonical_bytes,
     canonical_line,
     dump_record,
+    json_objects,
+    problems_from_validation,
     read_cases,
     read_records,
     write_cases,
+    write_records,
 )
 from casework.dataset.migrate import (
     MigrationResult,
@@ -31,9 +35,11 @@ from casework.dataset.store import (
     select_cases,
 )
 from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
-from casework.dataset.versions import content_hash, read_versions
+from casework.dataset.versions import CASES_FILE, VERSIONS_FILE, content_hash, read_versions
 
 __all__ = [
+    "CASES_FILE",
+    "VERSIONS_FILE",
     "CaseChange",
     "CheckReport",
     "Dataset",
@@ -42,6 +48,7 @@ __all__ = [
     "MigrationResult",
     "RenameMap",
     "ToolDecl",
+    "canonical_bytes",
     "canonical_line",
     "check_dataset",
     "check_tools",
@@ -52,6 +59,7 @@ __all__ = [
     "dump_record",
     "expired_cases",
     "hash_of",
+    "json_objects",
     "label_sort_key",
     "load_dataset",
     "load_renames",
@@ -59,10 +67,12 @@ __all__ = [
     "migrate_dataset",
     "parse_ref",
     "parse_tool_declarations",
+    "problems_from_validation",
     "read_cases",
     "read_records",
     "read_versions",
     "release",
     "select_cases",
     "write_cases",
+    "write_records",
 ]

@@ -4,6 +4,7 @@ Checks: tools, state, outcome, answer facts, unsatisfiable handling. Entry point
 :class:`Judge`, :data:`GRADERS`, :func:`casework.grading.calibration.calibrate_judge`.
 """
 
+from casework.grading.calibration import LABELLER_VIEW, calibrate_judge, labeller_view, load_judge
 from casework.grading.checks import (
     DEFAULT_GRADERS,
     GRADERS,
@@ -15,8 +16,17 @@ from casework.grading.checks import (
 )
 from casework.grading.grade import grade, needed_oracle_class
 from casework.grading.judge import Judge, JudgeCalibration
-from casework.grading.matchers import deep_subset, evaluate_assertion, match_required
-from casework.grading.trajectory import (
+from casework.grading.matchers import (
+    MatcherError,
+    argument_matches,
+    deep_subset,
+    evaluate_assertion,
+    match_forbidden,
+    match_in_order,
+    match_required,
+)
+from casework.grading.verdict import Check, Verdict, combine
+from casework.schema import (
     AgentInput,
     AgentTool,
     Message,
@@ -24,11 +34,11 @@ from casework.grading.trajectory import (
     TrajectoryToolCall,
     Usage,
 )
-from casework.grading.verdict import Check, Verdict, combine
 
 __all__ = [
     "DEFAULT_GRADERS",
     "GRADERS",
+    "LABELLER_VIEW",
     "AgentInput",
     "AgentTool",
     "Check",
@@ -36,16 +46,23 @@ __all__ = [
     "Grader",
     "Judge",
     "JudgeCalibration",
+    "MatcherError",
     "Message",
     "Trajectory",
     "TrajectoryToolCall",
     "Usage",
     "Verdict",
+    "argument_matches",
+    "calibrate_judge",
     "combine",
     "deep_subset",
     "evaluate_assertion",
     "get_grader",
     "grade",
+    "labeller_view",
+    "load_judge",
+    "match_forbidden",
+    "match_in_order",
     "match_required",
     "needed_oracle_class",
     "observed_outcome",

@@ -19,13 +19,11 @@ from casework.agreement import cohen_kappa, confusion_matrix
 from casework.dataset import ToolDecl, declared_tools, load_dataset
 from casework.errors import UsageError
 from casework.grading.judge import Judge, JudgeCalibration
-from casework.labelling.guidelines import guideline_path, read_guideline
-from casework.labelling.sheets import sheet_line
+from casework.labelling import guideline_path, read_guideline, sheet_line
 from casework.llm import Ledger, LLMError, client_for
 from casework.project import Project
 from casework.schema import OUTCOMES, Case, Outcome
-from casework.workbench import open_workbench
-from casework.workbench.models_runs import JudgeCalibrationRow
+from casework.workbench import JudgeCalibrationRow, open_workbench
 
 __all__ = [
     "LABELLER_VIEW",

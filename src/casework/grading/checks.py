@@ -22,10 +22,9 @@ from casework.grading.matchers import (
     match_in_order,
     match_required,
 )
-from casework.grading.trajectory import Trajectory, TrajectoryToolCall
 from casework.grading.verdict import Check
-from casework.llm.base import LLMError
-from casework.schema import Case, Outcome
+from casework.llm import LLMError
+from casework.schema import Case, Outcome, Trajectory, TrajectoryToolCall
 
 __all__ = [
     "DEFAULT_GRADERS",

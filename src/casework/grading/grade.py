@@ -10,9 +10,8 @@ from typing import Any
 
 from casework.grading.checks import DEFAULT_GRADERS, GradeContext, get_grader
 from casework.grading.judge import Judge
-from casework.grading.trajectory import Trajectory
 from casework.grading.verdict import Check, Verdict, combine
-from casework.schema import Case, OracleClass
+from casework.schema import Case, OracleClass, Trajectory
 
 __all__ = ["GRADER_REF_PREFIX", "grade", "needed_oracle_class"]
 

@@ -15,9 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from casework.grading.trajectory import TrajectoryToolCall
-from casework.llm.base import LLMClient, Message
-from casework.schema import Outcome, Situation, ToolCall, Turn
+from casework.llm import LLMClient, Message
+from casework.schema import Outcome, Situation, ToolCall, TrajectoryToolCall, Turn
 
 __all__ = [
     "FactFinding",

@@ -19,8 +19,7 @@ import jmespath.exceptions
 from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
 from jsonpath_ng.ext.parser import parse as jsonpath_parse
 
-from casework.grading.trajectory import TrajectoryToolCall
-from casework.schema import ArgMatcher, StateAssertion, ToolRequirement
+from casework.schema import ArgMatcher, StateAssertion, ToolRequirement, TrajectoryToolCall
 
 __all__ = [
     "AssertionResult",

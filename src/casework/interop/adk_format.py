@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
-from casework.dataset.jsonl import problems_from_validation
+from casework.dataset import problems_from_validation
 from casework.errors import InputError, InputErrors, Problem
 from casework.schema import ToolRequirement
 

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from casework.atomic import atomic_write_text
-from casework.dataset import declared_tools, load_dataset, release, select_cases
-from casework.dataset.versions import CASES_FILE
+from casework.dataset import CASES_FILE, declared_tools, load_dataset, release, select_cases
 from casework.errors import CaseworkError, InputError, InputErrors, Problem, UsageError
 from casework.interop.adk import ImportOptions, cases_from_adk, eval_set_from_cases
 from casework.interop.adk_format import AdkFile, AdkFormat, read_adk_file

@@ -9,6 +9,8 @@ from casework.labelling.agreement_report import (
     AgreementReport,
     AgreementSettings,
     SliceAgreement,
+    agreement_report,
+    case_features,
     dataset_agreement,
 )
 from casework.labelling.assign import AssignReport, assign_labels
@@ -24,6 +26,7 @@ from casework.labelling.guidelines import (
     Guideline,
     bump_guideline,
     current_versions,
+    guideline_path,
     list_guidelines,
     read_guideline,
 )
@@ -42,7 +45,14 @@ from casework.labelling.policy import (
 )
 from casework.labelling.progress import CaseProgress, CaseStatus, SliceCalibration, Snapshot
 from casework.labelling.release import Held, LabelRelease, release_labels
-from casework.labelling.rounds import Round, decide_round, differing_fields, final_label
+from casework.labelling.rounds import (
+    Round,
+    decide_round,
+    differing_fields,
+    final_label,
+    latest_round,
+)
+from casework.labelling.sheets import read_sheet, render_csv, render_jsonl, sheet_line
 from casework.labelling.status import (
     Disagreement,
     LabellerLoad,
@@ -51,6 +61,7 @@ from casework.labelling.status import (
     labelling_status,
     list_disagreements,
 )
+from casework.labelling.store import Work, load_work
 
 __all__ = [
     "AgreementReport",
@@ -79,24 +90,34 @@ __all__ = [
     "SliceCalibration",
     "SliceStatus",
     "Snapshot",
+    "Work",
+    "agreement_report",
     "assign_labels",
     "audit_draw",
     "bump_guideline",
+    "case_features",
     "current_versions",
     "dataset_agreement",
     "decide_round",
     "differing_fields",
     "export_sheets",
     "final_label",
+    "guideline_path",
     "import_sheets",
     "is_calibrated",
     "keeps_second_label",
     "labelling_status",
+    "latest_round",
     "list_disagreements",
     "list_guidelines",
+    "load_work",
     "parse_labellers",
     "plan_adjudication",
     "plan_labelling",
     "read_guideline",
+    "read_sheet",
     "release_labels",
+    "render_csv",
+    "render_jsonl",
+    "sheet_line",
 ]

@@ -6,6 +6,7 @@ and :func:`resolve` (the review flow), :func:`unresolved_flags` (for the gate),
 :func:`shingle_sets`, :func:`exact_join`, :func:`lsh_join`, :func:`choose_params`.
 """
 
+from casework.leakage.batches import sets_of
 from casework.leakage.corpus import (
     CorpusHit,
     CorpusReport,
@@ -14,12 +15,22 @@ from casework.leakage.corpus import (
     score_documents,
 )
 from casework.leakage.embed import CosinePair, Embedder, cosine_pairs, embedding_duplicates
-from casework.leakage.join import exact_join
-from casework.leakage.lsh import LshParams, choose_params, collision_probability, lsh_join
-from casework.leakage.minhash import MinHasher
-from casework.leakage.pairs import Pairs
+from casework.leakage.join import exact_join, prefix_length, required_overlap
+from casework.leakage.lsh import (
+    LshParams,
+    band_candidates,
+    choose_params,
+    collision_probability,
+    lsh_join,
+    prefilter_cutoff,
+)
+from casework.leakage.minhash import EMPTY, MinHasher, estimate_jaccard
+from casework.leakage.pairs import Pairs, dedupe_pairs, intersection_sizes, pairs_within_groups
 from casework.leakage.prompt import PromptHit, PromptReport, check_prompts, prompt_scores
+from casework.leakage.ray_engine import ray_sketch
+from casework.leakage.reading import corpus_files
 from casework.leakage.review import (
+    Decision,
     Flag,
     ResolveReport,
     ScanReport,
@@ -29,8 +40,15 @@ from casework.leakage.review import (
     scan_dataset,
     unresolved_flags,
 )
-from casework.leakage.scan import ScanResult, SplitPair, find_split_pairs
-from casework.leakage.sets import ShingleSets
+from casework.leakage.scan import (
+    Engine,
+    Method,
+    ScanResult,
+    SplitPair,
+    find_split_pairs,
+    shared_shingles,
+)
+from casework.leakage.sets import ShingleSets, sort_unique_segments
 from casework.leakage.shingles import (
     containment,
     jaccard,
@@ -39,15 +57,20 @@ from casework.leakage.shingles import (
     shingle_sets,
     shingles,
     tokenize,
+    tokenize_batch,
 )
 
 __all__ = [
+    "EMPTY",
     "CorpusHit",
     "CorpusReport",
     "CosinePair",
+    "Decision",
     "Embedder",
+    "Engine",
     "Flag",
     "LshParams",
+    "Method",
     "MinHasher",
     "Pairs",
     "PromptHit",
@@ -57,28 +80,42 @@ __all__ = [
     "ScanResult",
     "ShingleSets",
     "SplitPair",
+    "band_candidates",
     "build_index",
     "check_prompts",
     "choose_params",
     "collision_probability",
     "containment",
+    "corpus_files",
     "cosine_pairs",
     "decide",
+    "dedupe_pairs",
     "embedding_duplicates",
+    "estimate_jaccard",
     "exact_join",
     "find_split_pairs",
+    "intersection_sizes",
     "jaccard",
     "list_flags",
     "lsh_join",
+    "pairs_within_groups",
+    "prefilter_cutoff",
+    "prefix_length",
     "prompt_scores",
+    "ray_sketch",
+    "required_overlap",
     "resolve",
     "scan_corpus",
     "scan_dataset",
     "score_documents",
+    "sets_of",
+    "shared_shingles",
     "shingle_hash",
     "shingle_hashes",
     "shingle_sets",
     "shingles",
+    "sort_unique_segments",
     "tokenize",
+    "tokenize_batch",
     "unresolved_flags",
 ]

@@ -19,8 +19,7 @@ from casework.errors import UsageError
 from casework.leakage.scan import Engine, Method, ScanResult, SplitPair, find_split_pairs
 from casework.project import Project
 from casework.schema import Case, VersionRecord
-from casework.workbench import open_workbench
-from casework.workbench.models_leakage import LeakageFlag
+from casework.workbench import LeakageFlag, open_workbench
 
 __all__ = [
     "Decision",

@@ -32,7 +32,15 @@ from casework.llm.factory import (
 from casework.llm.litellm_provider import LiteLLMProvider
 from casework.llm.openai_compat import OpenAIProvider
 from casework.llm.retry import RetryPolicy, call_with_retries
-from casework.llm.scripted import ScriptedProvider, ScriptRule, load_script
+from casework.llm.scripted import (
+    ScriptedProvider,
+    ScriptFunction,
+    ScriptRule,
+    import_script_function,
+    load_script,
+    render_prompt,
+)
+from casework.llm.structured import ReplyProblem, parse_reply, repair_messages, schema_messages
 
 __all__ = [
     "CacheEntry",
@@ -53,8 +61,10 @@ __all__ = [
     "PingResult",
     "Pricing",
     "Provider",
+    "ReplyProblem",
     "ResponseCache",
     "RetryPolicy",
+    "ScriptFunction",
     "ScriptRule",
     "ScriptedProvider",
     "SentenceTransformerEmbedder",
@@ -68,7 +78,12 @@ __all__ = [
     "call_with_retries",
     "client_for",
     "embedder_for",
+    "import_script_function",
     "load_script",
+    "parse_reply",
     "ping",
     "prompt_hash",
+    "render_prompt",
+    "repair_messages",
+    "schema_messages",
 ]

@@ -124,7 +124,7 @@ class WorkbenchCache:
 
     def get(self, key: str) -> CacheEntry | None:
         """The entry under ``key``, if any."""
-        from casework.workbench.models_llm import LLMResponse
+        from casework.workbench import LLMResponse
 
         with self._wb().session() as session:
             row = session.get(LLMResponse, key)
@@ -142,7 +142,7 @@ class WorkbenchCache:
 
     def put(self, key: str, entry: CacheEntry) -> None:
         """Store ``entry`` under ``key``; a concurrent writer of the same key wins quietly."""
-        from casework.workbench.models_llm import LLMResponse
+        from casework.workbench import LLMResponse
 
         row = LLMResponse(
             key=key,
@@ -165,14 +165,14 @@ class WorkbenchCache:
 
     def delete(self, key: str) -> None:
         """Forget the entry under ``key``."""
-        from casework.workbench.models_llm import LLMResponse
+        from casework.workbench import LLMResponse
 
         with self._wb().session() as session:
             session.execute(delete(LLMResponse).where(LLMResponse.key == key))
 
     def count(self) -> dict[str, int]:
         """Entries per model."""
-        from casework.workbench.models_llm import LLMResponse
+        from casework.workbench import LLMResponse
 
         with self._wb().session() as session:
             rows = session.execute(
@@ -182,7 +182,7 @@ class WorkbenchCache:
 
     def clear(self, model: str | None = None) -> int:
         """Delete every entry (or those of ``model``); returns how many went."""
-        from casework.workbench.models_llm import LLMResponse
+        from casework.workbench import LLMResponse
 
         with self._wb().session() as session:
             stmt = delete(LLMResponse)

@@ -19,7 +19,7 @@ from casework.mining.mine import (
 )
 from casework.mining.openinference import conversations_from_openinference
 from casework.mining.otel_genai import conversations_from_genai
-from casework.mining.otlp import Span, read_spans
+from casework.mining.otlp import Span, normalise_id, read_spans
 from casework.mining.signals import SIGNALS, failure_signals, is_negative_feedback
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "failure_signals",
     "is_negative_feedback",
     "mine",
+    "normalise_id",
     "parse_mapping",
     "read_conversations",
     "read_generic",

@@ -14,8 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from casework.dataset import load_dataset, release
-from casework.dataset.versions import CASES_FILE
+from casework.dataset import CASES_FILE, load_dataset, release
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.mining.conversation import RawConversation
 from casework.mining.drafts import DraftOptions, draft_case
@@ -24,8 +23,7 @@ from casework.mining.openinference import conversations_from_openinference
 from casework.mining.otel_genai import conversations_from_genai
 from casework.mining.otlp import read_spans
 from casework.mining.signals import SIGNALS, failure_signals
-from casework.privacy.keys import load_key
-from casework.privacy.scrub import scrubber_for
+from casework.privacy import load_key, scrubber_for
 from casework.project import Project
 from casework.schema import Case, LabelRecord, Split, VersionRecord
 

@@ -16,9 +16,14 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from casework.atomic import atomic_write_text
-from casework.dataset import load_dataset, read_versions, release
-from casework.dataset.jsonl import canonical_line
-from casework.dataset.versions import CASES_FILE, VERSIONS_FILE
+from casework.dataset import (
+    CASES_FILE,
+    VERSIONS_FILE,
+    canonical_line,
+    load_dataset,
+    read_versions,
+    release,
+)
 from casework.errors import UsageError
 from casework.privacy.keys import load_key
 from casework.privacy.pseudonyms import normalise, pseudonym

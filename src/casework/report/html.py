@@ -15,11 +15,18 @@ from string import Template
 
 from casework import __version__
 from casework.atomic import atomic_write_text
+from casework.gate import slice_kappas
 from casework.project import Project
 from casework.report.charts import Series, bar_chart, line_chart, stacked_bars
-from casework.runner.analysis import CompareResult, RunResults, compare_runs, run_results
-from casework.runner.metrics import GroupMetrics
-from casework.runner.records import TrialRecord
+from casework.runner import (
+    CompareResult,
+    GroupMetrics,
+    RunResults,
+    TrialRecord,
+    compare_runs,
+    load_run,
+    run_results,
+)
 
 __all__ = ["ReportData", "render_report", "write_report"]
 
@@ -302,9 +309,6 @@ def write_report(
     labeller_kappa: Mapping[str, float | None] | None = None,
 ) -> Path:
     """Load the run (and the ``--vs`` run), compute everything, write one HTML file atomically."""
-    from casework.runner.gating import slice_kappas
-    from casework.runner.store import load_run
-
     run = load_run(project, run_ref)
     results = run_results(run)
     comparison = vs_results = None

@@ -4,14 +4,6 @@ Entry points: :func:`run_agent` (`casework run`), :func:`load_run`, :func:`run_r
 :func:`compare_runs`, :func:`retire_cases`; adapters via :func:`load_agent`.
 """
 
-from casework.grading.trajectory import (
-    AgentInput,
-    AgentTool,
-    Message,
-    Trajectory,
-    TrajectoryToolCall,
-    Usage,
-)
 from casework.runner.adapters import (
     TOOL_SERVER_ENV,
     Agent,
@@ -21,19 +13,30 @@ from casework.runner.adapters import (
     PythonAgent,
     load_agent,
 )
+from casework.runner.analysis import (
+    CompareResult,
+    RetireResult,
+    RunResults,
+    compare_runs,
+    retire_cases,
+    run_results,
+)
 from casework.runner.compare import (
     CaseDelta,
     Comparison,
     Retirement,
     compare_tallies,
+    mcnemar_statistic,
     retirement,
     sign_test,
 )
-from casework.runner.fixtures import ToolError, ToolReply, Tools, ToolSession
+from casework.runner.fixtures import ToolError, ToolReply, Tools, ToolSession, substitute_args
 from casework.runner.metrics import (
     CaseTally,
     GroupMetrics,
     bootstrap_ci,
+    mean_pass_at_k,
+    mean_pass_hat_k,
     pass_at_k,
     pass_hat_k,
     stability,
@@ -43,6 +46,14 @@ from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, r
 from casework.runner.run import RunObserver, RunRequest, RunSummary, run_agent, trial_seed
 from casework.runner.store import RunStore, list_runs, load_run, log_path
 from casework.runner.toolserver import ToolServer
+from casework.schema import (
+    AgentInput,
+    AgentTool,
+    Message,
+    Trajectory,
+    TrajectoryToolCall,
+    Usage,
+)
 
 __all__ = [
     "TOOL_SERVER_ENV",
@@ -53,17 +64,20 @@ __all__ = [
     "CaseDelta",
     "CaseTally",
     "CmdAgent",
+    "CompareResult",
     "Comparison",
     "GroupMetrics",
     "HttpAgent",
     "LoadedRun",
     "Message",
     "PythonAgent",
+    "RetireResult",
     "Retirement",
     "RunEnd",
     "RunHeader",
     "RunObserver",
     "RunRequest",
+    "RunResults",
     "RunStore",
     "RunSummary",
     "ToolError",
@@ -76,18 +90,25 @@ __all__ = [
     "TrialRecord",
     "Usage",
     "bootstrap_ci",
+    "compare_runs",
     "compare_tallies",
     "list_runs",
     "load_agent",
     "load_run",
     "log_path",
+    "mcnemar_statistic",
+    "mean_pass_at_k",
+    "mean_pass_hat_k",
     "pass_at_k",
     "pass_hat_k",
     "read_log",
+    "retire_cases",
     "retirement",
     "run_agent",
+    "run_results",
     "sign_test",
     "stability",
+    "substitute_args",
     "summarize",
     "tallies",
     "trial_seed",

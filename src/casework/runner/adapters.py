@@ -23,9 +23,9 @@ import httpx
 from pydantic import ValidationError
 
 from casework.errors import CaseworkError, UsageError
-from casework.grading.trajectory import AgentInput, Trajectory
 from casework.plugins import load_object
 from casework.runner.fixtures import Tools, ToolSession
+from casework.schema import AgentInput, Trajectory
 
 __all__ = [
     "TOOL_SERVER_ENV",

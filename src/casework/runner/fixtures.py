@@ -16,9 +16,8 @@ from typing import Any
 import jsonpatch
 
 from casework.errors import CaseworkError
-from casework.grading.matchers import deep_subset
-from casework.grading.trajectory import AgentTool, TrajectoryToolCall
-from casework.schema import JsonPatchOp, ToolFixture
+from casework.grading import deep_subset
+from casework.schema import AgentTool, JsonPatchOp, ToolFixture, TrajectoryToolCall
 
 __all__ = [
     "ToolError",

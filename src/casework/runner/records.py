@@ -16,9 +16,9 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from casework.errors import InputError
-from casework.grading.trajectory import Trajectory
-from casework.grading.verdict import Verdict
+from casework.grading import Verdict
 from casework.runner.metrics import CaseTally
+from casework.schema import Trajectory
 
 __all__ = [
     "JudgeInfo",

@@ -26,8 +26,7 @@ from casework import __version__
 from casework.atomic import atomic_write_text
 from casework.dataset import Dataset, declared_tools, load_dataset, select_cases
 from casework.errors import CaseworkError, ConfigError, UsageError
-from casework.grading import AgentInput, AgentTool, Judge, Trajectory, Verdict, grade
-from casework.grading.calibration import load_judge
+from casework.grading import AgentInput, AgentTool, Judge, Trajectory, Verdict, grade, load_judge
 from casework.project import Project
 from casework.runner.adapters import Agent, load_agent
 from casework.runner.fixtures import ToolSession, catalogue_from, clone

@@ -14,8 +14,7 @@ from sqlalchemy import insert, select
 from casework.errors import UsageError
 from casework.project import Project
 from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log
-from casework.workbench import Workbench, open_workbench
-from casework.workbench.models_runs import RunRow, TrialRow
+from casework.workbench import RunRow, TrialRow, Workbench, open_workbench
 
 __all__ = [
     "RunStore",

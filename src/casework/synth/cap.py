@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 
-from casework.dataset.check import Finding
+from casework.dataset import Finding
 from casework.schema import Case
 
 __all__ = ["CapViolation", "synthetic_budget", "synthetic_cap_violations"]

@@ -15,10 +15,7 @@ from pydantic import ValidationError
 
 from casework.dataset import load_dataset, parse_ref, release
 from casework.errors import UsageError
-from casework.llm.accounting import Ledger
-from casework.llm.base import LLMClient
-from casework.llm.client import Client
-from casework.llm.factory import client_for
+from casework.llm import Client, Ledger, LLMClient, client_for
 from casework.project import Project
 from casework.schema import Case, Generator, Situation, VersionRecord
 from casework.synth.cap import synthetic_budget

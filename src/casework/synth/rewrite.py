@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, create_model
 
 from casework.errors import UsageError
-from casework.llm.base import Message
+from casework.llm import Message
 from casework.schema import Case, Situation
 from casework.synth.transforms import Skip, Transform, TransformContext, TransformSpec
 

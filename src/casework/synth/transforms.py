@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from casework.errors import UsageError
-from casework.llm.base import LLMClient
+from casework.llm import LLMClient
 from casework.schema import Case, Situation
 
 __all__ = [

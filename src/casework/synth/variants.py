@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import ValidationError
 
-from casework.dataset.jsonl import dump_record
+from casework.dataset import dump_record
 from casework.schema import Case, Generator, Oracle, Situation
 from casework.synth.identifiers import facts_of
 from casework.synth.similarity import near_duplicate

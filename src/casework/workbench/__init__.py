@@ -14,9 +14,22 @@ from casework.workbench.db import (
     status,
     upgrade,
 )
+from casework.workbench.models import Meta
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
+from casework.workbench.models_leakage import LeakageFlag
+from casework.workbench.models_llm import LLMResponse
+from casework.workbench.models_runs import JudgeCalibrationRow, RunRow, TrialRow
 
 __all__ = [
+    "AssignmentRow",
     "Base",
+    "JudgeCalibrationRow",
+    "LLMResponse",
+    "LeakageFlag",
+    "Meta",
+    "RawLabelRow",
+    "RunRow",
+    "TrialRow",
     "Workbench",
     "WorkbenchStatus",
     "display_url",

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from casework.schema import Outcome, Turn
+from casework.schema._records import Outcome, Turn
 
 __all__ = [
     "TRAJECTORY_SCHEMA_VERSION",

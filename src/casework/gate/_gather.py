@@ -1,6 +1,6 @@
-"""Gathering the gate's inputs from each stage, then deciding with the pure :mod:`casework.gate`.
+"""Gathering the gate's inputs from each stage, then deciding with the pure rules.
 
-Dataset checks come from the stages' own library functions (``casework.checks.check_project``:
+Dataset checks come from the stages' own library functions (:func:`check_project`:
 undeclared tools, stale rules, expired rows, synthetic cap; ``casework.labelling.dataset_agreement``:
 kappa per slice; ``casework.leakage.review.unresolved_flags``); run verdicts from the workbench or
 the run log. Entry point: :func:`gate_run`.
@@ -11,14 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
-from casework.checks import check_project
 from casework.errors import ConfigError
-from casework.gate import GateFinding, GateInputs, GateReport, evaluate_gate
+from casework.gate._checks import check_project
+from casework.gate._decision import GateFinding, GateInputs, GateReport, evaluate_gate
 from casework.labelling import dataset_agreement
-from casework.leakage.review import unresolved_flags
+from casework.leakage import unresolved_flags
 from casework.project import Project
-from casework.runner.records import LoadedRun, tallies
-from casework.runner.store import load_run
+from casework.runner import LoadedRun, load_run, tallies
 
 __all__ = ["dataset_findings", "gate_inputs", "gate_run", "leakage_findings", "slice_kappas"]
 

@@ -1,0 +1,60 @@
+"""The release gate: dataset checks, run results and thresholds decide a release.
+
+- :func:`check_project`: every dataset check that needs no run (`casework check`);
+- :func:`gate_run`: gather the inputs of a run (and a baseline) from each stage and decide;
+- :func:`evaluate_gate`: the pure decision, a list of named rules (:data:`RULES`).
+"""
+
+from casework.gate._checks import check_project
+from casework.gate._decision import (
+    RULES,
+    GateContext,
+    GateFinding,
+    GateInputs,
+    GateReason,
+    GateReport,
+    GateRule,
+    Ruling,
+    evaluate_gate,
+    pass_rate,
+    rule_dataset_findings,
+    rule_gating_slices_present,
+    rule_judge_admissible,
+    rule_labeller_agreement,
+    rule_pass_rate,
+    rule_regression,
+    rule_run_finished,
+)
+from casework.gate._gather import (
+    dataset_findings,
+    gate_inputs,
+    gate_run,
+    leakage_findings,
+    slice_kappas,
+)
+
+__all__ = [
+    "RULES",
+    "GateContext",
+    "GateFinding",
+    "GateInputs",
+    "GateReason",
+    "GateReport",
+    "GateRule",
+    "Ruling",
+    "check_project",
+    "dataset_findings",
+    "evaluate_gate",
+    "gate_inputs",
+    "gate_run",
+    "leakage_findings",
+    "pass_rate",
+    "rule_dataset_findings",
+    "rule_gating_slices_present",
+    "rule_judge_admissible",
+    "rule_labeller_agreement",
+    "rule_pass_rate",
+    "rule_regression",
+    "rule_run_finished",
+    "slice_kappas",
+]

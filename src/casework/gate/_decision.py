@@ -1,0 +1,330 @@
+"""The release decision, pure: (dataset checks, run results, thresholds) -> :class:`GateReport`.
+
+No I/O here: :func:`casework.gate.gate_run` gathers the inputs from each stage and the workbench;
+this module only decides, as a list of named rules (:data:`RULES`), each testable alone.
+Entry points: :func:`evaluate_gate`, :class:`GateInputs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+from casework.project import GateConfig, ThresholdsConfig
+from casework.runner import CaseTally
+
+__all__ = [
+    "RULES",
+    "GateContext",
+    "GateFinding",
+    "GateInputs",
+    "GateReason",
+    "GateReport",
+    "GateRule",
+    "Ruling",
+    "evaluate_gate",
+    "pass_rate",
+    "rule_dataset_findings",
+    "rule_gating_slices_present",
+    "rule_judge_admissible",
+    "rule_labeller_agreement",
+    "rule_pass_rate",
+    "rule_regression",
+    "rule_run_finished",
+]
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class GateFinding:
+    """One dataset check result handed to the gate (from `casework check`, agreement, leakage…).
+
+    Attributes:
+        check: Which check (`undeclared_tool`, `expired`, `synthetic_cap`, `leakage`…).
+        severity: `error` fails the gate; `warning` is reported only.
+        message: A sentence for people, naming the case or slice concerned.
+        slice: The slice concerned, if the check is per slice.
+    """
+
+    check: str
+    severity: Severity
+    message: str
+    slice: str | None = None
+
+
+@dataclass(frozen=True)
+class GateReason:
+    """Why the gate failed (or what it warns about)."""
+
+    code: str
+    message: str
+    slice: str | None = None
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+
+@dataclass(frozen=True)
+class GateInputs:
+    """Everything the gate decides on.
+
+    Attributes:
+        run_id: The run under decision.
+        dataset_ref: Its dataset version.
+        finished: Whether the run completed.
+        findings: Dataset check results.
+        slices: Slices of the run's cases.
+        slice_kappa: Outcome kappa per slice (``None``: not measured).
+        run: Per-case tallies of gating verdicts (admissible only, smoke split excluded).
+        inadmissible: Trials per slice whose verdict rests on an inadmissible judge.
+        baseline: Per-case tallies of the baseline run, if any.
+        baseline_id: Id of the baseline run.
+    """
+
+    run_id: str
+    dataset_ref: str
+    finished: bool
+    findings: Sequence[GateFinding] = ()
+    slices: Sequence[str] = ()
+    slice_kappa: Mapping[str, float | None] = field(default_factory=dict)
+    run: Mapping[str, CaseTally] = field(default_factory=dict)
+    inadmissible: Mapping[str, int] = field(default_factory=dict)
+    baseline: Mapping[str, CaseTally] | None = None
+    baseline_id: str | None = None
+
+
+@dataclass(frozen=True)
+class GateReport:
+    """The gate's decision.
+
+    Attributes:
+        passed: True when no failure.
+        failures: Reasons the gate failed.
+        warnings: Things worth knowing that do not fail it.
+        gating_slices: Slices that gated.
+        pass_rate: pass@1 over the gating cases.
+        baseline_pass_rate: The baseline's pass@1 over the same cases, if a baseline was given.
+        cases: Gating cases with a decided verdict.
+    """
+
+    passed: bool
+    failures: list[GateReason]
+    warnings: list[GateReason]
+    gating_slices: list[str]
+    pass_rate: float | None
+    baseline_pass_rate: float | None
+    cases: int
+
+    def lines(self) -> list[str]:
+        """The decision as text lines, failures first."""
+        head = "gate PASSED" if self.passed else f"gate FAILED ({len(self.failures)} reason(s))"
+        return [head] + [f"FAIL {r}" for r in self.failures] + [f"warn {r}" for r in self.warnings]
+
+    def github_annotations(self) -> list[str]:
+        """GitHub Actions workflow commands: one ``::error`` / ``::warning`` line per reason."""
+
+        def esc(text: str) -> str:
+            return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+        out = [f"::error title=casework gate ({r.code})::{esc(r.message)}" for r in self.failures]
+        out += [
+            f"::warning title=casework gate ({r.code})::{esc(r.message)}" for r in self.warnings
+        ]
+        return out
+
+
+def pass_rate(
+    tallies: Mapping[str, CaseTally], case_ids: Sequence[str] | None = None
+) -> float | None:
+    """pass@1: mean per-case pass rate over cases with a decided verdict (optionally a subset)."""
+    chosen = [tallies[c] for c in (case_ids if case_ids is not None else tallies) if c in tallies]
+    graded = [t for t in chosen if t.n]
+    return sum(t.rate for t in graded) / len(graded) if graded else None
+
+
+@dataclass(frozen=True)
+class GateContext:
+    """What every rule reads: the inputs, the configuration and the gating slices and cases.
+
+    Attributes:
+        inputs: Everything gathered for the run.
+        gate: The ``[gate]`` configuration.
+        thresholds: The ``[thresholds]`` configuration.
+        gating: Slices that gate (configured, else every slice of the run).
+        gating_cases: Case ids of the run in gating slices, the smoke split excluded.
+    """
+
+    inputs: GateInputs
+    gate: GateConfig
+    thresholds: ThresholdsConfig
+    gating: list[str]
+    gating_cases: list[str]
+
+    @classmethod
+    def of(cls, inputs: GateInputs, gate: GateConfig, thresholds: ThresholdsConfig) -> GateContext:
+        """The context for ``inputs``: works out the gating slices and cases once."""
+        gating = sorted(
+            s for s in inputs.slices if not gate.gating_slices or s in gate.gating_slices
+        )
+        cases = [cid for cid, t in inputs.run.items() if t.slice in gating and t.split != "smoke"]
+        return cls(inputs, gate, thresholds, gating, cases)
+
+    def shared_with_baseline(self) -> list[str]:
+        """Gating cases both the run and the baseline graded (empty without a baseline)."""
+        base = self.inputs.baseline
+        if base is None:
+            return []
+        run = self.inputs.run
+        return [c for c in self.gating_cases if c in base and base[c].n and run[c].n]
+
+
+class Ruling(NamedTuple):
+    """One thing a rule found: a failure or a warning."""
+
+    severity: Severity
+    reason: GateReason
+
+
+#: A gate rule: reads the context, yields rulings (nothing when all is well).
+GateRule = Callable[[GateContext], Iterator[Ruling]]
+
+
+def _fail(code: str, message: str, slice: str | None = None) -> Ruling:
+    return Ruling("error", GateReason(code, message, slice))
+
+
+def _warn(code: str, message: str, slice: str | None = None) -> Ruling:
+    return Ruling("warning", GateReason(code, message, slice))
+
+
+def rule_gating_slices_present(ctx: GateContext) -> Iterator[Ruling]:
+    """A configured gating slice that the run does not contain is reported."""
+    missing = sorted(set(ctx.gate.gating_slices) - set(ctx.inputs.slices))
+    if missing:
+        yield _warn("gating_slice_absent", f"gating slice(s) {', '.join(missing)} not in the run")
+
+
+def rule_run_finished(ctx: GateContext) -> Iterator[Ruling]:
+    """An unfinished run fails."""
+    if not ctx.inputs.finished:
+        yield _fail("run_incomplete", f"run {ctx.inputs.run_id} did not finish; resume it first")
+
+
+def rule_dataset_findings(ctx: GateContext) -> Iterator[Ruling]:
+    """Error-level dataset findings fail (a finding in a slice that does not gate only warns)."""
+    for f in ctx.inputs.findings:
+        if f.slice is not None and f.slice not in ctx.gating and f.severity == "error":
+            yield _warn(f.check, f"{f.message} (slice does not gate)", f.slice)
+        else:
+            yield Ruling(f.severity, GateReason(f.check, f.message, f.slice))
+
+
+def rule_labeller_agreement(ctx: GateContext) -> Iterator[Ruling]:
+    """A gating slice whose labeller kappa is below the gate fails; an unmeasured one warns."""
+    for s in ctx.gating:
+        kappa = ctx.inputs.slice_kappa.get(s)
+        if kappa is None:
+            yield _warn("kappa_unmeasured", f"slice '{s}': labeller agreement not measured", s)
+        elif kappa < ctx.thresholds.kappa_gate:
+            yield _fail(
+                "kappa_below_gate",
+                f"slice '{s}': labeller kappa {kappa:.2f} is below {ctx.thresholds.kappa_gate:g}; "
+                "its guideline is ambiguous and it may not gate",
+                s,
+            )
+
+
+def rule_judge_admissible(ctx: GateContext) -> Iterator[Ruling]:
+    """A gating slice with verdicts that rest on an inadmissible judge fails."""
+    for s in ctx.gating:
+        bad = ctx.inputs.inadmissible.get(s, 0)
+        if bad:
+            yield _fail(
+                "judge_inadmissible",
+                f"slice '{s}': {bad} verdict(s) rest on a judge not calibrated for this slice "
+                "(run `casework judge calibrate --slice " + s + "`)",
+                s,
+            )
+
+
+def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
+    """No decided gating verdict fails; pass@1 below ``gate.min_pass_rate`` fails."""
+    rate = pass_rate(ctx.inputs.run, ctx.gating_cases)
+    if rate is None:
+        yield _fail("no_verdicts", "no gating case has a decided, admissible verdict")
+    elif ctx.gate.min_pass_rate is not None and rate < ctx.gate.min_pass_rate:
+        yield _fail(
+            "pass_rate", f"pass@1 {rate:.3f} is below the minimum {ctx.gate.min_pass_rate:g}"
+        )
+
+
+def rule_regression(ctx: GateContext) -> Iterator[Ruling]:
+    """A paired drop against the baseline beyond ``gate.max_regression`` fails (per slice: warns)."""
+    base = ctx.inputs.baseline
+    if base is None:
+        return
+    run, limit = ctx.inputs.run, ctx.gate.max_regression
+    shared = ctx.shared_with_baseline()
+    now, before = pass_rate(run, shared), pass_rate(base, shared)
+    if now is None or before is None:
+        yield _warn("baseline_disjoint", "baseline shares no graded case with the run")
+        return
+    if before - now > limit:
+        yield _fail(
+            "regression",
+            f"pass@1 fell from {before:.3f} ({ctx.inputs.baseline_id}) to {now:.3f} on "
+            f"{len(shared)} shared cases: a drop of {before - now:.3f} > {limit:g}",
+        )
+    for s in ctx.gating:
+        ids = [c for c in shared if run[c].slice == s]
+        a, b = pass_rate(run, ids), pass_rate(base, ids)
+        if a is not None and b is not None and b - a > limit:
+            yield _warn(
+                "slice_regression", f"slice '{s}': pass@1 {b:.3f} -> {a:.3f} on {len(ids)} cases", s
+            )
+
+
+#: The gate's rules, in the order their reasons are reported.
+RULES: tuple[GateRule, ...] = (
+    rule_gating_slices_present,
+    rule_run_finished,
+    rule_dataset_findings,
+    rule_labeller_agreement,
+    rule_judge_admissible,
+    rule_pass_rate,
+    rule_regression,
+)
+
+
+def evaluate_gate(
+    inputs: GateInputs,
+    gate: GateConfig,
+    thresholds: ThresholdsConfig,
+    rules: Sequence[GateRule] = RULES,
+) -> GateReport:
+    """Decide the release: the gate passes when no rule yields a failure.
+
+    The rules (:data:`RULES`) fail on: an unfinished run; any error-level dataset finding; a
+    gating slice with kappa below ``thresholds.kappa_gate``; a gating slice whose verdicts rest on
+    an inadmissible judge; no decided verdict, or pass@1 below ``gate.min_pass_rate``; a drop
+    against the baseline beyond ``gate.max_regression`` (paired: over the cases both runs graded).
+    """
+    ctx = GateContext.of(inputs, gate, thresholds)
+    failures: list[GateReason] = []
+    warnings: list[GateReason] = []
+    for rule in rules:
+        for ruling in rule(ctx):
+            (failures if ruling.severity == "error" else warnings).append(ruling.reason)
+    shared = ctx.shared_with_baseline()
+    base_rate = pass_rate(inputs.baseline, shared) if inputs.baseline is not None else None
+    return GateReport(
+        passed=not failures,
+        failures=failures,
+        warnings=warnings,
+        gating_slices=ctx.gating,
+        pass_rate=pass_rate(inputs.run, ctx.gating_cases),
+        baseline_pass_rate=base_rate,
+        cases=sum(1 for cid in ctx.gating_cases if inputs.run[cid].n),
+    )

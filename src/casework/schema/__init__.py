@@ -1,0 +1,83 @@
+"""The file formats and the agent wire format, as versioned pydantic models.
+
+Every record carries ``schema_version``; unknown fields are errors; the docstring under each field
+is its reference documentation (``casework schema`` prints the JSON Schema built from them).
+
+- case files (``_records``): :class:`Case`, :class:`LabelRecord`, :class:`VersionRecord`,
+  :func:`case_json_schema`;
+- what an agent receives and returns (``_wire``): :class:`AgentInput`, :class:`Trajectory`.
+"""
+
+from casework.schema._records import (
+    OUTCOMES,
+    SCHEMA_VERSION,
+    ArgMatcher,
+    Case,
+    Generator,
+    Injection,
+    JsonPatchOp,
+    Label,
+    LabelRecord,
+    Oracle,
+    OracleClass,
+    Outcome,
+    Provenance,
+    ScrubInfo,
+    Situation,
+    Source,
+    Split,
+    StateAssertion,
+    ToolCall,
+    ToolFixture,
+    ToolRequirement,
+    Turn,
+    UnsatisfiableKind,
+    VersionCounts,
+    VersionRecord,
+    case_json_schema,
+)
+from casework.schema._wire import (
+    TRAJECTORY_SCHEMA_VERSION,
+    AgentInput,
+    AgentTool,
+    Message,
+    Trajectory,
+    TrajectoryToolCall,
+    Usage,
+)
+
+__all__ = [
+    "OUTCOMES",
+    "SCHEMA_VERSION",
+    "TRAJECTORY_SCHEMA_VERSION",
+    "AgentInput",
+    "AgentTool",
+    "ArgMatcher",
+    "Case",
+    "Generator",
+    "Injection",
+    "JsonPatchOp",
+    "Label",
+    "LabelRecord",
+    "Message",
+    "Oracle",
+    "OracleClass",
+    "Outcome",
+    "Provenance",
+    "ScrubInfo",
+    "Situation",
+    "Source",
+    "Split",
+    "StateAssertion",
+    "ToolCall",
+    "ToolFixture",
+    "ToolRequirement",
+    "Trajectory",
+    "TrajectoryToolCall",
+    "Turn",
+    "UnsatisfiableKind",
+    "Usage",
+    "VersionCounts",
+    "VersionRecord",
+    "case_json_schema",
+]

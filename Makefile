@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check lint typecheck pytest docs setup clean bench
+.PHONY: demo test check lint typecheck layers pytest docs setup clean bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,7 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory check
 	$(MAKE) --no-print-directory pytest
 
-check: lint typecheck
+check: lint typecheck layers
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks examples
@@ -31,6 +31,10 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+## The layers of DESIGN.md §4 (import-linter contracts in pyproject.toml).
+layers: $(STAMP)
+	$(BIN)/lint-imports --no-cache
 
 pytest: $(STAMP)
 	COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider --cov --cov-report=term:skip-covered

@@ -9,7 +9,7 @@ Library code raises these; the CLI turns them into one message on stderr in exac
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,16 +50,73 @@ def format_got(value: Any, limit: int = 80) -> str:
     return text
 
 
+#: How a client spells a parameter name (the CLI: its flag, ``agent`` -> ``--agent``).
+Speller = Callable[[str], str]
+
+
+def _as_is(name: str) -> str:
+    return f"`{name}`"
+
+
 class CaseworkError(Exception):
-    """Base class of every error casework raises on purpose (exit code 1 in the CLI)."""
+    """Base class of every error casework raises on purpose (exit code 1 in the CLI).
+
+    Library messages never spell a client's flags: a parameter is named in backticks
+    (`` `resume` ``) and listed in ``mentions``; :meth:`render` lets a client spell it its own way.
+    """
 
     exit_code = 1
+    #: Parameters the message names in backticks.
+    mentions: tuple[str, ...] = ()
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)
+        self.hints: list[tuple[str, tuple[str, ...]]] = []
+
+    def add_hint(self, text: str, *, mentions: Sequence[str] = ()) -> None:
+        """Append a sentence of advice (parameters in ``mentions`` as for the message)."""
+        self.hints.append((text, tuple(mentions)))
+
+    def _body(self, spell: Speller) -> str:
+        return _spell(super().__str__(), self.mentions, spell)
+
+    def render(self, spell: Speller = _as_is) -> str:
+        """The message with every mentioned parameter spelled by ``spell``, then the hints."""
+        parts = [self._body(spell)]
+        parts += [_spell(text, names, spell) for text, names in getattr(self, "hints", [])]
+        return " ".join(p for p in parts if p)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def _spell(text: str, names: Iterable[str], spell: Speller) -> str:
+    for name in names:
+        text = text.replace(f"`{name}`", spell(name))
+    return text
 
 
 class UsageError(CaseworkError):
-    """The command was called wrongly (exit code 2)."""
+    """The library was called wrongly (exit code 2 in the CLI).
+
+    Args:
+        message: What is wrong, as a sentence; other parameters it names are written in backticks.
+        param: The parameter at fault, if one is (the message then reads ``param: message``).
+        mentions: Parameters the message names in backticks, besides ``param``.
+    """
 
     exit_code = 2
+
+    def __init__(
+        self, message: str, *, param: str | None = None, mentions: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message)
+        self.param = param
+        self.mentions = tuple(mentions)
+
+    def _body(self, spell: Speller) -> str:
+        body = super()._body(spell)
+        return f"{spell(self.param).strip('`')}: {body}" if self.param else body
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from casework.errors import CaseworkError, ConfigError
+from casework.errors import CaseworkError, ConfigError, UsageError
 
 __all__ = ["load_object"]
 
@@ -29,7 +29,8 @@ def load_object(
     Args:
         target: ``pkg.module:attr``.
         root: Project root, put on ``sys.path`` so project modules import.
-        where: What named the target, for messages (`casework.toml: agent.tools_from`, `--agent`).
+        where: What named the target, for messages (`casework.toml: agent.tools_from`); for a
+            :class:`UsageError`, the name of the parameter at fault (``agent``).
         shape: The expected shape, for the message when ``target`` has no ``:``.
         error: Error class to raise (a usage error for command-line options).
 
@@ -37,17 +38,24 @@ def load_object(
         CaseworkError: ``error``, when the target is malformed, the module does not import or
             the attribute is missing.
     """
+
+    def fail(message: str) -> CaseworkError:
+        # A usage error names the parameter at fault; others say where the target was named.
+        if issubclass(error, UsageError):
+            return error(message, param=where)
+        return error(f"{where}: {message}")
+
     module_name, _, attr = target.partition(":")
     if not module_name or not attr:
-        raise error(f"{where}: expected {shape}. Got '{target}'.")
+        raise fail(f"expected {shape}. Got '{target}'.")
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
-        raise error(f"{where}: cannot import '{module_name}': {exc}.") from exc
+        raise fail(f"cannot import '{module_name}': {exc}.") from exc
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise error(f"{where}: module '{module_name}' has no attribute '{attr}'.")
+            raise fail(f"module '{module_name}' has no attribute '{attr}'.")
         obj = getattr(obj, part)
     return obj

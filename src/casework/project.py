@@ -302,7 +302,7 @@ def find_project(start: Path | None = None) -> Path:
             return folder
     raise ConfigError(
         f"{CONFIG_NAME}: not found in {here} or any parent folder. "
-        "Run `casework init` to create one, or pass --project PATH."
+        "Run `casework init` to create one, or name the project folder."
     )
 
 

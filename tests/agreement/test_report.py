@@ -159,12 +159,12 @@ def test_unknown_slice_or_guideline_is_a_usage_error() -> None:
     with pytest.raises(UsageError) as exc:
         agreement_report(cases, labels, dataset="refunds@2", slice="nope")
     assert str(exc.value) == (
-        "--slice: no case of refunds@2 is in slice 'nope' (slices: refunds, status)."
+        "slice: no case of refunds@2 is in slice 'nope' (slices: refunds, status)."
     )
     with pytest.raises(UsageError) as exc:
         agreement_report(cases, labels, dataset="refunds@2", guideline="refunds-g1")
     assert str(exc.value) == (
-        "--guideline: no label of refunds@2 is under 'refunds-g1' "
+        "guideline: no label of refunds@2 is under 'refunds-g1' "
         "(versions: refunds-g7, refunds-g8, status-g2)."
     )
 

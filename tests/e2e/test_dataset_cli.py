@@ -124,7 +124,7 @@ def test_missing_config_says_where_it_looked(
     assert result.exit_code == 1
     assert result.stderr == (
         f"casework.toml: not found in {tmp_path.resolve()} or any parent folder. "
-        "Run `casework init` to create one, or pass --project PATH.\n"
+        "Run `casework init` to create one, or name the project folder.\n"
     )
 
 

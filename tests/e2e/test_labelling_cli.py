@@ -192,8 +192,8 @@ def test_usage_errors_exit_2(project: Path, run: Run) -> None:
     )
     assert current.exit_code == 2
     assert current.stderr == (
-        "--relabel-under refunds-g7: that is the current guideline of slice 'refunds'. "
-        "Bump it first: casework guideline bump refunds -m WHY.\n"
+        "--relabel-under: refunds-g7 is the current guideline of slice 'refunds'. "
+        "Bump the guideline first.\n"
     )
     no_message = run("adjudicate", "refunds", "--apply")
     assert (no_message.exit_code, no_message.stderr) == (

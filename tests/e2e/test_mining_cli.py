@@ -112,7 +112,9 @@ def test_usage_errors_exit_2(root: Path) -> None:
         root, "mine", str(TRACES / "conversations.jsonl"), "--dataset", "d", "--map", "nonsense"
     )
     assert bad_map.exit_code == 2
-    assert bad_map.stderr == "--map 'nonsense': expected DST=SRC.PATH (e.g. session_id=meta.sid).\n"
+    assert (
+        bad_map.stderr == "--map: 'nonsense': expected DST=SRC.PATH (e.g. session_id=meta.sid).\n"
+    )
     nothing = run(root, "forget")
     assert nothing.exit_code == 2
     assert nothing.stderr == "forget: name at least one --email, --account or --session.\n"

@@ -175,7 +175,7 @@ def test_bad_input_exits_with_clear_messages(invoke: Invoke) -> None:
     assert no_run.exit_code == 2
     assert (
         no_run.stderr
-        == "run 'zzz': no such run in the workbench or runs/zzz.jsonl; see `casework results --list`.\n"
+        == "run 'zzz': no such run in the workbench or runs/zzz.jsonl; list the runs to see which exist.\n"
     )
     same = _run(invoke, GOOD, "-good-")
     again = _run(invoke, GOOD, "-good-")

@@ -599,9 +599,9 @@ def test_cli_existing_ids_are_listed_and_nothing_is_written(
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         f"{names[0]}: case id 'customer-service__simple' is already in dataset 'd'; import "
-        "beside it with --id-prefix. Got 'customer-service__simple'.",
+        "beside it under another id prefix. Got 'customer-service__simple'.",
         f"{names[1]}: eval_cases.0.eval_id: case id 'dependent_tool_calls' is already in "
-        "dataset 'd'; import beside it with --id-prefix. Got 'dependent_tool_calls'.",
+        "dataset 'd'; import beside it under another id prefix. Got 'dependent_tool_calls'.",
     ]
     assert _snapshot(project_dir) == before
     prefixed = run_cli(

@@ -188,8 +188,8 @@ def test_full_flow(lab_project: Project, tmp_path: Path) -> None:
     with pytest.raises(UsageError) as current:
         assign_labels(project, "refunds", LABELLERS, relabel_under="status-g1")
     assert str(current.value) == (
-        "--relabel-under status-g1: that is the current guideline of slice 'status'. "
-        "Bump it first: casework guideline bump status -m WHY."
+        "relabel_under: status-g1 is the current guideline of slice 'status'. "
+        "Bump the guideline first."
     )
     relabel = assign_labels(project, "refunds", LABELLERS, relabel_under="refunds-g7", now=NOW)
     assert relabel.relabel == 6
@@ -278,7 +278,7 @@ def test_import_rejects_every_bad_line_and_stores_nothing(
         f"returned.jsonl:8: labeller: not assigned case '{third_id}' under refunds-g7. Got 'lab-77'.",
         "returned.jsonl:8: outcome: field required on an answered line (resolve, clarify, refuse or escalate).",
         "returned.jsonl:9: dataset: no such dataset (datasets: refunds). Got 'returns'.",
-        "returned.jsonl:10: sheet: this is an adjudication sheet; import it with `casework adjudicate DATASET --import`. Got 'adjudication'.",
+        "returned.jsonl:10: sheet: this is an adjudication sheet; import it as adjudication answers. Got 'adjudication'.",
     ]
     assert work(project).labels == ()
     assert not any(s.assignment.done for s in work(project).assignments)
@@ -371,7 +371,7 @@ def test_release_refuses_unreleased_edits(lab_project: Project) -> None:
         release_labels(lab_project, "refunds", "labels")
     assert str(info.value) == (
         "datasets/refunds: the working tree differs from the latest release; release those edits "
-        "first (casework release refunds -m MSG), then release labels."
+        "first (release refunds with a message), then release labels."
     )
 
 

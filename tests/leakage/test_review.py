@@ -151,7 +151,7 @@ def test_decision_errors(leak_project: Project) -> None:
         decide(leak_project, "support", near.id, "move", move_id="bg-01")
     assert (
         str(exc.value)
-        == f"flag {near.id}: --move must name one row of the pair (d-near or h-near). Got 'bg-01'."
+        == f"flag {near.id}: `move` must name one row of the pair (d-near or h-near). Got 'bg-01'."
     )
     with pytest.raises(UsageError) as exc:
         decide(leak_project, "support", 999, "keep")
@@ -187,7 +187,7 @@ def test_resolve_refuses_unreleased_changes(leak_project: Project) -> None:
 def test_threshold_is_validated(leak_project: Project) -> None:
     with pytest.raises(UsageError) as exc:
         scan_dataset(leak_project, "support", threshold=1.5)
-    assert str(exc.value) == "--threshold: must be in (0, 1]. Got 1.5."
+    assert str(exc.value) == "threshold: must be in (0, 1]. Got 1.5."
 
 
 def test_resolve_releases_a_never_released_dataset(

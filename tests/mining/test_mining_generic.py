@@ -156,9 +156,9 @@ def test_single_problem_is_an_input_error(tmp_path: Path) -> None:
 def test_bad_map_options_are_usage_errors() -> None:
     with pytest.raises(UsageError) as exc:
         parse_mapping(["session_id"])
-    assert str(exc.value) == "--map 'session_id': expected DST=SRC.PATH (e.g. session_id=meta.sid)."
+    assert str(exc.value) == "map: 'session_id': expected DST=SRC.PATH (e.g. session_id=meta.sid)."
     with pytest.raises(UsageError) as exc:
         parse_mapping(["colour=x"])
     assert str(exc.value).startswith(
-        "--map 'colour=x': unknown destination 'colour'; use one of: session_id, messages,"
+        "map: 'colour=x': unknown destination 'colour'; use one of: session_id, messages,"
     )

@@ -119,7 +119,7 @@ def test_usage_errors(mining_project: Project, tmp_path: Path) -> None:
     with pytest.raises(UsageError) as exc:
         mine(mining_project, [OTEL], "refunds", MineOptions(mapping=("session_id=x",)))
     assert (
-        str(exc.value) == "--map applies to the generic JSONL/JSON format only (not to OTLP spans)."
+        str(exc.value) == "map: applies to the generic JSONL/JSON format only (not to OTLP spans)."
     )
     with pytest.raises(UsageError, match=r"folder holds no \.jsonl"):
         mine(mining_project, [tmp_path], "refunds")

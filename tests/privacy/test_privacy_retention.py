@@ -79,7 +79,7 @@ def test_forget_someone_unknown_changes_nothing(project: Project) -> None:
 def test_forget_needs_an_identifier(project: Project) -> None:
     with pytest.raises(UsageError) as exc:
         forget(project, emails=[" "])
-    assert str(exc.value) == "forget: name at least one --email, --account or --session."
+    assert str(exc.value) == "forget: name at least one `email`, `account` or `session`."
 
 
 def test_dry_run_counts_and_writes_nothing(project: Project) -> None:

@@ -228,20 +228,20 @@ def test_unreachable_agents_stop_the_run(tmp_path: Path) -> None:
     [
         (
             "nonsense",
-            "--agent: expected python:pkg.module:callable, http:URL or cmd:COMMAND. Got 'nonsense'.",
+            "agent: expected python:pkg.module:callable, http:URL or cmd:COMMAND. Got 'nonsense'.",
         ),
-        ("ftp:x", "--agent: unknown scheme 'ftp'; use python:, http: or cmd:. Got 'ftp:x'."),
+        ("ftp:x", "agent: unknown scheme 'ftp'; use python:, http: or cmd:. Got 'ftp:x'."),
         (
             "python:nomodule_xyz:fn",
-            "--agent: cannot import 'nomodule_xyz': No module named 'nomodule_xyz'.",
+            "agent: cannot import 'nomodule_xyz': No module named 'nomodule_xyz'.",
         ),
         (
             "python:tests.runner.sample_agents:missing",
-            "--agent: module 'tests.runner.sample_agents' has no attribute 'missing'.",
+            "agent: module 'tests.runner.sample_agents' has no attribute 'missing'.",
         ),
         (
             "python:tests.runner.sample_agents",
-            "--agent: expected python:pkg.module:callable. Got 'python:tests.runner.sample_agents'.",
+            "agent: expected python:pkg.module:callable. Got 'python:tests.runner.sample_agents'.",
         ),
     ],
 )

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import func, select
 
-from casework.errors import UsageError
+from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.project import Project
 from casework.runner import (
     RunRequest,
@@ -140,7 +140,7 @@ def test_resume_refuses_a_changed_dataset(project: Project) -> None:
     cases = project.dataset_dir("refunds") / "cases.jsonl"
     cases.write_text(cases.read_text().splitlines()[0] + "\n", encoding="utf-8")
     with pytest.raises(
-        UsageError, match=r"--resume r-x: dataset refunds@working changed since the run started"
+        UsageError, match=r"resume: run r-x: dataset refunds@working changed since the run started"
     ):
         run_agent(project, RunRequest(resume="r-x", use_judge=False))
 
@@ -149,14 +149,13 @@ def test_bad_requests(project: Project) -> None:
     with pytest.raises(UsageError) as err:
         run_agent(project, RunRequest(dataset="refunds", agent=GOOD, slices=("nope",)))
     assert (
-        str(err.value)
-        == "--slice: no slice nope in refunds@working (slices: SECRET-SLICE, refunds)."
+        str(err.value) == "slice: no slice nope in refunds@working (slices: SECRET-SLICE, refunds)."
     )
-    with pytest.raises(UsageError, match=r"^-k: must be at least 1. Got 0.$"):
+    with pytest.raises(UsageError, match=r"^k: must be at least 1. Got 0.$"):
         run_agent(project, RunRequest(dataset="refunds", agent=GOOD, k=0))
-    with pytest.raises(UsageError, match=r"^run: no agent; pass --agent SPEC"):
+    with pytest.raises(UsageError, match=r"^run: no agent; pass `agent` SPEC"):
         run_agent(project, RunRequest(dataset="refunds"))
-    with pytest.raises(UsageError, match=r"^--concurrency: must be at least 1. Got 0.$"):
+    with pytest.raises(UsageError, match=r"^concurrency: must be at least 1. Got 0.$"):
         run_agent(project, RunRequest(dataset="refunds", agent=GOOD, concurrency=0))
 
 
@@ -183,3 +182,35 @@ def test_observer_sees_every_trial(project: Project) -> None:
     assert started == [(10, 0)] and len(seen) == 10
     assert summary.header.run_id.startswith("20260102T000000Z-good-")
     assert all(t.started_at == clock() for t in seen)
+
+
+@pytest.mark.parametrize("kind", ["one", "many"])
+def test_an_input_error_mid_run_keeps_its_type_and_message_and_says_how_to_resume(
+    project: Project, kind: str
+) -> None:
+    problems = [
+        Problem("x.jsonl", 3, "f", "bad value", 1, has_got=True),
+        Problem("x.jsonl", 9, None, "worse"),
+    ]
+    raised: InputError = (
+        InputError("x.jsonl", 3, "f", "bad value", 1) if kind == "one" else InputErrors(problems)
+    )
+
+    class Failing:
+        def started(self, total: int, done: int) -> None:
+            pass
+
+        def trial_done(self, record: TrialRecord) -> None:
+            raise raised
+
+    with pytest.raises(InputError) as info:
+        run_agent(
+            project,
+            RunRequest(dataset="refunds", agent=GOOD, k=1, use_judge=False, run_id="r-err"),
+            observer=Failing(),
+        )
+    assert info.value is raised and type(info.value) is type(raised)
+    first = "x.jsonl:3: f: bad value. Got 1."
+    assert str(info.value).startswith(first)
+    assert str(info.value).endswith("Run r-err is resumable: `resume` r-err.")
+    assert info.value.render(lambda name: f"--{name}").endswith("resumable: --resume r-err.")

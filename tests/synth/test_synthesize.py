@@ -301,7 +301,7 @@ def test_usage_errors(make_project: MakeProject) -> None:
     project = make_project()
     with pytest.raises(UsageError) as info:
         synthesize(project, "refunds", ["typos"], slice_name="billing")
-    assert str(info.value) == "--slice: dataset 'refunds' has no slice 'billing' (slices: refunds)."
+    assert str(info.value) == "slice: dataset 'refunds' has no slice 'billing' (slices: refunds)."
     with pytest.raises(UsageError) as info:
         synthesize(project, "refunds@1", ["typos"])
     assert str(info.value) == (
@@ -310,4 +310,4 @@ def test_usage_errors(make_project: MakeProject) -> None:
     )
     with pytest.raises(UsageError) as info:
         synthesize(project, "refunds", [])
-    assert str(info.value) == "--transform: name at least one transform."
+    assert str(info.value) == "transform: name at least one transform."

@@ -42,7 +42,7 @@ def test_unknown_transform() -> None:
     with pytest.raises(UsageError) as info:
         get_transform("shuffle")
     assert str(info.value) == (
-        "--transform: unknown transform. Got 'shuffle'. Known: paraphrase, typos, "
+        "transform: unknown transform. Got 'shuffle'. Known: paraphrase, typos, "
         "informal_register, noise_detail, drop_identifier, multi_intent, injected_tool_text."
     )
 

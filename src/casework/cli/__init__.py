@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ class CaseworkGroup(click.Group):
             state = ctx.find_object(AppState)
             if state is not None and state.debug:
                 raise
-            click.echo(str(exc), err=True)
+            click.echo(exc.render(_flag_speller(self, ctx)), err=True)
             ctx.exit(exc.exit_code)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -46,6 +47,46 @@ class CaseworkGroup(click.Group):
                 if command.name is not None and command.name not in self.commands:
                     self.add_command(command)
         return self.commands.get(cmd_name)
+
+
+def _commands_under(command: click.Command) -> list[click.Command]:
+    found = [command]
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            found += _commands_under(sub)
+    return found
+
+
+def _flag_speller(group: CaseworkGroup, ctx: click.Context) -> Callable[[str], str]:
+    """Spell a library parameter name as the flag of the command that ran (``slice`` -> ``--slice``).
+
+    Library errors name parameters, never flags; this is the one place that maps them back. A
+    name matches an option by its flag (``--relabel-under`` for ``relabel_under``) or by its
+    Python name, first among the parameters of the command that ran, then of any command (advice
+    may point to another command's option); an unknown name is shown as it is, in backticks.
+    """
+    name = ctx.invoked_subcommand
+    command = group.get_command(ctx, name) if name else None
+    here = [p for c in (_commands_under(command) if command else []) for p in c.params]
+
+    def everywhere() -> list[click.Parameter]:
+        commands = [group.get_command(ctx, n) for n in group.list_commands(ctx)]
+        return [p for c in commands if c for sub in _commands_under(c) for p in sub.params]
+
+    def find(param: str, params: list[click.Parameter]) -> str | None:
+        for p in params:
+            opts = [*p.opts, *p.secondary_opts]
+            if isinstance(p, click.Argument):
+                if p.name == param:
+                    return p.human_readable_name
+            elif p.name == param or any(o.lstrip("-").replace("-", "_") == param for o in opts):
+                return max(opts, key=len)
+        return None
+
+    def spell(param: str) -> str:
+        return find(param, here) or find(param, everywhere()) or f"`{param}`"
+
+    return spell
 
 
 @click.group(cls=CaseworkGroup, context_settings={"help_option_names": ["-h", "--help"]})

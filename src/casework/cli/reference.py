@@ -107,6 +107,7 @@ def render_formats(existing: str = "") -> str:
     Sections of ``existing`` between ``<!-- formats:NAME -->`` and ``<!-- /formats:NAME -->``
     markers (written by other generators) are kept, after the generated part.
     """
+    # Lazy: only `make docs` renders formats; the CLI reference alone should not load pydantic models.
     from casework.schema import Case, LabelRecord, VersionRecord
 
     lines = [

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from casework.dataset.jsonl import problems_from_validation
+from casework.dataset.store import load_dataset, release
 from casework.dataset.tools import ToolDecl, declared_tools
 from casework.errors import InputError, InputErrors, Problem
 from casework.project import Project
@@ -245,8 +246,6 @@ def migrate_dataset(
     Raises:
         InputErrors: Bad rename map (including a rename to an undeclared tool); nothing is written.
     """
-    from casework.dataset.store import load_dataset, release
-
     tools = declared_tools(project)
     renames = load_renames(renames_path, project.relative(renames_path), tools)
     dataset = load_dataset(project, name)

@@ -223,7 +223,7 @@ def release(
         InputErrors: Duplicate case ids, or labels naming unknown cases.
     """
     if not message.strip():
-        raise UsageError("release: a message is required (-m MSG): say why this version exists.")
+        raise UsageError("a message is required: say why this version exists.", param="message")
     folder = project.dataset_dir(name)
     shown_dir = project.relative(folder)
     case_list = sorted(cases, key=lambda c: c.id)

@@ -78,7 +78,7 @@ def resolve_version(versions: list[VersionRecord], name: str, ref: str) -> Versi
     """
     if not versions:
         raise VersionNotFound(
-            f"{name}@{ref}: dataset '{name}' has no releases yet (run `casework release {name} -m MSG`)."
+            f"{name}@{ref}: dataset '{name}' has no releases yet (release it first)."
         )
     if ref == "latest":
         return versions[-1]

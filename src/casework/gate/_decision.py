@@ -244,7 +244,7 @@ def rule_judge_admissible(ctx: GateContext) -> Iterator[Ruling]:
             yield _fail(
                 "judge_inadmissible",
                 f"slice '{s}': {bad} verdict(s) rest on a judge not calibrated for this slice "
-                "(run `casework judge calibrate --slice " + s + "`)",
+                "(calibrate the judge on it)",
                 s,
             )
 

@@ -59,7 +59,7 @@ def import_adk(
     if not paths:
         raise UsageError("import-adk: give at least one ADK eval file.")
     if not options.slice.strip():
-        raise UsageError("--slice: must not be empty.")
+        raise UsageError("must not be empty.", param="slice")
     problems: list[Problem] = []
     files: list[AdkFile] = []
     for path in paths:
@@ -77,7 +77,7 @@ def import_adk(
             None,
             item.id_field,
             f"case id '{item.case.id}' is already in dataset '{dataset}'; "
-            "import beside it with --id-prefix",
+            "import beside it under another id prefix",
             item.case.id,
             has_got=True,
         )

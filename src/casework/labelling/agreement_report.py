@@ -412,15 +412,17 @@ def agreement_report(
     slices = sorted({c.slice for c in cases})
     if slice is not None and slice not in slices:
         raise UsageError(
-            f"--slice: no case of {dataset or 'the dataset'} is in slice '{slice}' "
-            f"(slices: {', '.join(slices) or 'none'})."
+            f"no case of {dataset or 'the dataset'} is in slice '{slice}' "
+            f"(slices: {', '.join(slices) or 'none'}).",
+            param="slice",
         )
     known = [rec for rec in labels if rec.case_id in by_id]
     versions = sorted({rec.guideline_version for rec in known}, key=_natural)
     if guideline is not None and guideline not in versions:
         raise UsageError(
-            f"--guideline: no label of {dataset or 'the dataset'} is under '{guideline}' "
-            f"(versions: {', '.join(versions) or 'none'})."
+            f"no label of {dataset or 'the dataset'} is under '{guideline}' "
+            f"(versions: {', '.join(versions) or 'none'}).",
+            param="guideline",
         )
     part = _partition(known, by_id, slice, guideline)
     declared = list(tools)
@@ -545,7 +547,7 @@ def dataset_agreement(
         ConfigError: The declared tools file is missing or malformed.
     """
     if bootstrap < 0:
-        raise UsageError(f"--bootstrap: must be 0 (none) or more resamples. Got {bootstrap}.")
+        raise UsageError(f"must be 0 (none) or more resamples. Got {bootstrap}.", param="bootstrap")
     thresholds = project.config.thresholds
     if thresholds.kappa_gate > thresholds.kappa_dependable:
         raise ConfigError(

@@ -65,14 +65,16 @@ def _check_relabel(state: DatasetState, version: str) -> None:
     if version in current:
         slice_name = next(s for s, v in state.snapshot.versions.items() if v == version)
         raise UsageError(
-            f"--relabel-under {version}: that is the current guideline of slice '{slice_name}'. "
-            f"Bump it first: casework guideline bump {slice_name} -m WHY."
+            f"{version} is the current guideline of slice '{slice_name}'. "
+            "Bump the guideline first.",
+            param="relabel_under",
         )
     if version not in used:
         known = ", ".join(sorted(v for v in used if v)) or "none"
         raise UsageError(
-            f"--relabel-under {version}: no case of {state.dataset.name} is labelled under it "
-            f"(guideline versions on labels: {known})."
+            f"no case of {state.dataset.name} is labelled under {version} "
+            f"(guideline versions on labels: {known}).",
+            param="relabel_under",
         )
 
 

@@ -241,12 +241,12 @@ def _holder_problems(
         return Problem(entry.path, entry.line, field, message, got, has_got=True)
 
     if answer.sheet != kind:
-        article, command = (
-            ("a label", "casework label import")
+        article, other = (
+            ("a label", "labelling")
             if answer.sheet == "label"
-            else ("an adjudication", "casework adjudicate DATASET --import")
+            else ("an adjudication", "adjudication")
         )
-        message = f"this is {article} sheet; import it with `{command}`"
+        message = f"this is {article} sheet; import it as {other} answers"
         return [problem("sheet", message, answer.sheet)], None, False
     progress = state.snapshot.by_id.get(answer.case_id)
     if progress is None:

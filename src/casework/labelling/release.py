@@ -76,9 +76,7 @@ def release_labels(
     """
     name = dataset_name(dataset, "label release")
     if not message.strip():
-        raise UsageError(
-            "label release: a message is required (-m MSG): say why this version exists."
-        )
+        raise UsageError("a message is required: say why this version exists.", param="message")
     wb = open_workbench(project)
     try:
         with wb.session() as session:
@@ -89,7 +87,7 @@ def release_labels(
     if data.version is None and read_versions(data.path, state.labels_path):
         raise UsageError(
             f"{project.relative(data.path)}: the working tree differs from the latest release; "
-            f"release those edits first (casework release {name} -m MSG), then release labels."
+            f"release those edits first (release {name} with a message), then release labels."
         )
     released_keys = {label_key(r) for r in data.labels}
     unreleased: dict[str, list[LabelRecord]] = defaultdict(list)

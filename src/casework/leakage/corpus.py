@@ -98,7 +98,7 @@ def build_index(
     Those are holdout and smoke rows, and frozen rows of any split.
     """
     if not 0.0 < containment <= 1.0:
-        raise UsageError(f"--containment: must be in (0, 1]. Got {containment}.")
+        raise UsageError(f"must be in (0, 1]. Got {containment}.", param="containment")
     kept = [(name, c) for name, c in rows if c.split != "dev" or c.frozen]
     chosen = [c for _, c in kept]
     texts = [c.situation.user_text() for c in chosen]
@@ -336,6 +336,7 @@ def scan_corpus(
     index = build_index(rows, k=project.config.leakage.shingle_k, containment=bar)
     files = corpus_files(paths)
     if engine == "ray":
+        # Lazy: Ray is an optional extra, imported only when asked for.
         from casework.leakage.ray_engine import ray_scan_files
 
         hits, documents, problems = ray_scan_files(index, files, text_field)

@@ -255,8 +255,9 @@ def decide(
                 splits = {row.left_id: row.left_split, row.right_id: row.right_split}
                 if move_id not in splits:
                     raise UsageError(
-                        f"flag {flag_id}: --move must name one row of the pair "
-                        f"({row.left_id} or {row.right_id}). Got '{move_id}'."
+                        f"flag {flag_id}: `move` must name one row of the pair "
+                        f"({row.left_id} or {row.right_id}). Got '{move_id}'.",
+                        mentions=("move",),
                     )
                 if splits[move_id] == "dev":
                     raise UsageError(
@@ -332,7 +333,7 @@ def resolve(
     if ds.version is None and released:
         raise UsageError(
             f"{project.relative(ds.path)}: the working tree holds unreleased changes; "
-            f"release them first (`casework release {name} -m ...`), then resolve."
+            "release them first, then resolve."
         )
     by_id = {c.id: c for c in ds.cases}
     now = now or datetime.now(UTC)

@@ -98,6 +98,7 @@ def shared_shingles(
 
 def _sketch(texts: list[str], k: int, num_perm: int, engine: Engine) -> Sketch:
     if engine == "ray":
+        # Lazy: Ray is an optional extra, imported only when asked for.
         from casework.leakage.ray_engine import ray_sketch
 
         return ray_sketch(texts, k=k, num_perm=num_perm)
@@ -129,7 +130,7 @@ def find_split_pairs(
         UsageError: The threshold is outside (0, 1].
     """
     if not 0.0 < threshold <= 1.0:
-        raise UsageError(f"--threshold: must be in (0, 1]. Got {threshold}.")
+        raise UsageError(f"must be in (0, 1]. Got {threshold}.", param="threshold")
     started = time.perf_counter()
     chosen: Literal["exact", "lsh"] = (
         method if method != "auto" else ("exact" if len(cases) < exact_below else "lsh")

@@ -11,14 +11,13 @@ import json
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-if TYPE_CHECKING:
-    from casework.project import Project
-    from casework.workbench import Workbench
+from casework.project import Project
+from casework.workbench import LLMResponse, Workbench, open_workbench
 
 __all__ = ["CacheEntry", "MemoryCache", "ResponseCache", "WorkbenchCache", "cache_key"]
 
@@ -117,15 +116,11 @@ class WorkbenchCache:
     def _wb(self) -> Workbench:
         with self._lock:
             if self._workbench is None:
-                from casework.workbench import open_workbench
-
                 self._workbench = open_workbench(self._project)
             return self._workbench
 
     def get(self, key: str) -> CacheEntry | None:
         """The entry under ``key``, if any."""
-        from casework.workbench import LLMResponse
-
         with self._wb().session() as session:
             row = session.get(LLMResponse, key)
             if row is None:
@@ -142,8 +137,6 @@ class WorkbenchCache:
 
     def put(self, key: str, entry: CacheEntry) -> None:
         """Store ``entry`` under ``key``; a concurrent writer of the same key wins quietly."""
-        from casework.workbench import LLMResponse
-
         row = LLMResponse(
             key=key,
             kind=entry.kind,
@@ -165,15 +158,11 @@ class WorkbenchCache:
 
     def delete(self, key: str) -> None:
         """Forget the entry under ``key``."""
-        from casework.workbench import LLMResponse
-
         with self._wb().session() as session:
             session.execute(delete(LLMResponse).where(LLMResponse.key == key))
 
     def count(self) -> dict[str, int]:
         """Entries per model."""
-        from casework.workbench import LLMResponse
-
         with self._wb().session() as session:
             rows = session.execute(
                 select(LLMResponse.model, func.count()).group_by(LLMResponse.model)
@@ -182,8 +171,6 @@ class WorkbenchCache:
 
     def clear(self, model: str | None = None) -> int:
         """Delete every entry (or those of ``model``); returns how many went."""
-        from casework.workbench import LLMResponse
-
         with self._wb().session() as session:
             stmt = delete(LLMResponse)
             if model is not None:

@@ -91,12 +91,14 @@ def parse_mapping(specs: Sequence[str]) -> FieldMap:
         dst, sep, src = spec.partition("=")
         dst, src = dst.strip(), src.strip()
         if not sep or not dst or not src:
-            raise UsageError(f"--map '{spec}': expected DST=SRC.PATH (e.g. session_id=meta.sid).")
+            raise UsageError(
+                f"'{spec}': expected DST=SRC.PATH (e.g. session_id=meta.sid).", param="map"
+            )
         dst = _ALIASES.get(dst, dst)
         if dst not in DESTINATIONS:
             raise UsageError(
-                f"--map '{spec}': unknown destination '{dst}'; use one of: "
-                f"{', '.join(DESTINATIONS)}."
+                f"'{spec}': unknown destination '{dst}'; use one of: {', '.join(DESTINATIONS)}.",
+                param="map",
             )
         paths[dst] = (src,)
     return FieldMap(paths)

@@ -151,7 +151,9 @@ def read_conversations(
     for path in files:
         by_format.setdefault(trace_format or detect_format(path), []).append(path)
     if mapping and set(by_format) - {"jsonl"}:
-        raise UsageError("--map applies to the generic JSONL/JSON format only (not to OTLP spans).")
+        raise UsageError(
+            "applies to the generic JSONL/JSON format only (not to OTLP spans).", param="map"
+        )
     problems: list[Problem] = []
     out: list[RawConversation] = []
     for fmt, paths in by_format.items():
@@ -192,7 +194,7 @@ def mine(
     """
     opts = options or MineOptions()
     if not opts.slice.strip():
-        raise UsageError("--slice: must not be empty.")
+        raise UsageError("must not be empty.", param="slice")
     key = load_key(project, opts.environ if opts.environ is not None else os.environ)
     scrubber = scrubber_for(project, key)
     files = trace_files(paths)

@@ -218,7 +218,10 @@ def forget(
         ConfigError: No usable pseudonym key (pseudonyms cannot be computed without it).
     """
     if not any(v.strip() for v in (*emails, *accounts, *sessions)):
-        raise UsageError("forget: name at least one --email, --account or --session.")
+        raise UsageError(
+            "forget: name at least one `email`, `account` or `session`.",
+            mentions=("email", "account", "session"),
+        )
     wanted = subject_pseudonyms(
         project, emails=emails, accounts=accounts, sessions=sessions, environ=environ
     )

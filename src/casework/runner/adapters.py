@@ -246,10 +246,12 @@ def _import_callable(target: str, root: Path) -> Callable[..., Any]:
     if os.getcwd() not in sys.path:  # an agent module beside where the user runs casework
         sys.path.insert(0, os.getcwd())
     if ":" not in target:
-        raise UsageError(f"--agent: expected python:pkg.module:callable. Got 'python:{target}'.")
-    obj = load_object(target, root=root, where="--agent", error=UsageError)
+        raise UsageError(
+            f"expected python:pkg.module:callable. Got 'python:{target}'.", param="agent"
+        )
+    obj = load_object(target, root=root, where="agent", error=UsageError)
     if not callable(obj):
-        raise UsageError(f"--agent: 'python:{target}' is not callable.")
+        raise UsageError(f"'python:{target}' is not callable.", param="agent")
     fn: Callable[..., Any] = obj
     return fn
 
@@ -271,7 +273,8 @@ def load_agent(spec: str, *, root: Path, timeout_s: float = 300.0, concurrency: 
     scheme, sep, rest = spec.partition(":")
     if not sep or not rest.strip():
         raise UsageError(
-            f"--agent: expected python:pkg.module:callable, http:URL or cmd:COMMAND. Got '{spec}'."
+            f"expected python:pkg.module:callable, http:URL or cmd:COMMAND. Got '{spec}'.",
+            param="agent",
         )
     if scheme == "python":
         fn = _import_callable(rest, root)
@@ -283,8 +286,8 @@ def load_agent(spec: str, *, root: Path, timeout_s: float = 300.0, concurrency: 
         try:
             argv = shlex.split(rest)
         except ValueError as exc:
-            raise UsageError(f"--agent: cannot split command '{rest}': {exc}.") from exc
+            raise UsageError(f"cannot split command '{rest}': {exc}.", param="agent") from exc
         return CmdAgent(spec, argv, cwd=root, timeout_s=timeout_s)
     raise UsageError(
-        f"--agent: unknown scheme '{scheme}'; use python:, http: or cmd:. Got '{spec}'."
+        f"unknown scheme '{scheme}'; use python:, http: or cmd:. Got '{spec}'.", param="agent"
     )

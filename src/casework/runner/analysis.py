@@ -168,7 +168,7 @@ def _current_cases(project: Project, run: LoadedRun, what: str) -> list[Case]:
         now = {c.id: _measured(c) for c in dataset.cases}
         if now == {c.id: _measured(c) for c in ran}:
             return dataset.cases
-    hint = " (or pass --no-write to only compare)" if what == "compare" else ""
+    hint = " (or do not write, to only compare)" if what == "compare" else ""
     raise UsageError(
         f"{what}: the runs are on {run.header.dataset_ref} ({run.header.dataset_hash[:12]}) but "
         f"datasets/{name} now holds {dataset.hash[:12]} with other cases; run the systems on the "
@@ -192,7 +192,8 @@ def compare_runs(
     if better.label == worse.label:
         raise UsageError(
             f"compare: both runs are of '{better.label}'; compare two different systems "
-            "(set --agent-version when running them)."
+            "(set `agent_version` when running them).",
+            mentions=("agent_version",),
         )
     tb, tw = tallies(better.trials), tallies(worse.trials)
     overall = compare_tallies(tb, tw, seed=seed)
@@ -256,7 +257,10 @@ def retire_cases(
         UsageError: Fewer than two systems, runs of another dataset or version.
     """
     if len({r.label for r in runs}) < 2:
-        raise UsageError("retire: give runs of at least two different systems (--runs A --runs B).")
+        raise UsageError(
+            "retire: give runs of at least two different systems (`runs` A `runs` B).",
+            mentions=("runs",),
+        )
     wrong = [r.header.run_id for r in runs if r.header.dataset != dataset]
     if wrong:
         raise UsageError(f"retire: run(s) {', '.join(wrong)} are not of dataset '{dataset}'.")

@@ -181,14 +181,17 @@ def _load_for_resume(project: Project, request: RunRequest) -> tuple[LoadedRun, 
         raise UsageError(f"run {header.run_id} already finished; nothing to resume.")
     if request.agent and request.agent != header.agent_spec:
         raise UsageError(
-            f"--resume {header.run_id}: the run used --agent {header.agent_spec}. Got '{request.agent}'."
+            f"run {header.run_id} used `agent` {header.agent_spec}. Got '{request.agent}'.",
+            param="resume",
+            mentions=("agent",),
         )
     name, _, version = header.dataset_ref.partition("@")
     dataset = load_dataset(project, name if version == "working" else header.dataset_ref)
     if dataset.hash != header.dataset_hash:
         raise UsageError(
-            f"--resume {header.run_id}: dataset {header.dataset_ref} changed since the run started "
-            f"(hash {header.dataset_hash[:12]}, now {dataset.hash[:12]}); start a new run."
+            f"run {header.run_id}: dataset {header.dataset_ref} changed since the run started "
+            f"(hash {header.dataset_hash[:12]}, now {dataset.hash[:12]}); start a new run.",
+            param="resume",
         )
     return loaded, dataset
 
@@ -214,15 +217,19 @@ def _new_header(
     project: Project, request: RunRequest, dataset: Dataset, judge: Judge | None, now: datetime
 ) -> RunHeader:
     if request.k < 1:
-        raise UsageError(f"-k: must be at least 1. Got {request.k}.")
+        raise UsageError(f"must be at least 1. Got {request.k}.", param="k")
     spec = request.agent or project.config.agent.spec
     if not spec:
-        raise UsageError("run: no agent; pass --agent SPEC or set [agent] spec in casework.toml.")
+        raise UsageError(
+            "run: no agent; pass `agent` SPEC or set [agent] spec in casework.toml.",
+            mentions=("agent",),
+        )
     known = sorted({c.slice for c in dataset.cases})
     unknown = [s for s in request.slices if s not in known]
     if unknown:
         raise UsageError(
-            f"--slice: no slice {', '.join(unknown)} in {dataset.ref} (slices: {', '.join(known)})."
+            f"no slice {', '.join(unknown)} in {dataset.ref} (slices: {', '.join(known)}).",
+            param="slice",
         )
     chosen = select_cases(dataset.cases, slices=request.slices, splits=request.splits)
     skipped = {c.id: "no label and no state assertions" for c in chosen if not _gradable(c)}
@@ -443,7 +450,7 @@ async def _run(
     clock: Callable[[], datetime],
 ) -> RunSummary:
     if request.concurrency < 1:
-        raise UsageError(f"--concurrency: must be at least 1. Got {request.concurrency}.")
+        raise UsageError(f"must be at least 1. Got {request.concurrency}.", param="concurrency")
     if judge is None and request.use_judge:
         judge = load_judge(project)
     if request.resume:
@@ -498,9 +505,11 @@ async def _run(
             try:
                 await trials.run_all(pending, request.concurrency)
             except CaseworkError as exc:
-                raise type(exc)(
-                    f"{exc} Run {header.run_id} is resumable: casework run --resume {header.run_id}"
-                ) from exc
+                exc.add_hint(
+                    f"Run {header.run_id} is resumable: `resume` {header.run_id}.",
+                    mentions=("resume",),
+                )
+                raise
             outcomes = [
                 (t.verdict.passed, t.trajectory.error is not None, t.trajectory.usage.cost_usd)
                 for t in previous

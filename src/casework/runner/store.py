@@ -164,7 +164,7 @@ def load_run(project: Project, ref: str) -> LoadedRun:
     if path.is_file():
         return read_log(path, project.relative(path))
     raise UsageError(
-        f"run '{ref}': no such run in the workbench or {project.relative(path)}; see `casework results --list`."
+        f"run '{ref}': no such run in the workbench or {project.relative(path)}; list the runs to see which exist."
     )
 
 

@@ -8,17 +8,10 @@ from casework.synth.cap import CapViolation, synthetic_budget, synthetic_cap_vio
 from casework.synth.generate import Rejection, SynthResult, family_warning, synthesize
 from casework.synth.identifiers import DropIdentifier, facts_of, find_identifiers
 from casework.synth.injection import PLANTED_INSTRUCTIONS, InjectedToolText
+from casework.synth.registry import get_transform, transform_names, transform_table
 from casework.synth.rules import InformalRegister, Typos
 from casework.synth.similarity import NEAR_DUPLICATE, jaccard, near_duplicate, shingles
-from casework.synth.transforms import (
-    Skip,
-    Transform,
-    TransformContext,
-    TransformSpec,
-    get_transform,
-    transform_names,
-    transform_table,
-)
+from casework.synth.transforms import Skip, Transform, TransformContext, TransformSpec
 from casework.synth.variants import build_variant, check_variant, variant_id
 
 __all__ = [

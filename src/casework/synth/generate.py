@@ -19,7 +19,8 @@ from casework.llm import Client, Ledger, LLMClient, client_for
 from casework.project import Project
 from casework.schema import Case, Generator, Situation, VersionRecord
 from casework.synth.cap import synthetic_budget
-from casework.synth.transforms import Skip, Transform, TransformContext, get_transform
+from casework.synth.registry import get_transform
+from casework.synth.transforms import Skip, Transform, TransformContext
 from casework.synth.variants import (
     build_variant,
     check_variant,
@@ -91,7 +92,8 @@ def _seeds(cases: Sequence[Case], slice_name: str | None, dataset: str) -> list[
     if slice_name is not None and not any(c.slice == slice_name for c in cases):
         known = ", ".join(sorted({c.slice for c in cases})) or "none"
         raise UsageError(
-            f"--slice: dataset '{dataset}' has no slice '{slice_name}' (slices: {known})."
+            f"dataset '{dataset}' has no slice '{slice_name}' (slices: {known}).",
+            param="slice",
         )
     return sorted(
         (
@@ -155,11 +157,11 @@ def synthesize(
         )
     per_case = per_case if per_case is not None else project.config.synth.per_case
     if per_case < 1:
-        raise UsageError(f"--per-case: must be at least 1. Got {per_case}.")
+        raise UsageError(f"must be at least 1. Got {per_case}.", param="per_case")
     if limit is not None and limit < 0:
-        raise UsageError(f"--limit: must be 0 or more. Got {limit}.")
+        raise UsageError(f"must be 0 or more. Got {limit}.", param="limit")
     if not transforms:
-        raise UsageError("--transform: name at least one transform.")
+        raise UsageError("name at least one transform.", param="transform")
     chosen = [get_transform(t) for t in dict.fromkeys(transforms)]
     result = SynthResult(dataset=name, ledger=ledger if ledger is not None else Ledger())
     ds = load_dataset(project, name)

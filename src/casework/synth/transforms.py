@@ -1,7 +1,7 @@
 """Transforms and their label-preservation table: which keep the seed's label, which force relabelling.
 
-Entry points: :data:`TRANSFORMS` (name → :class:`TransformSpec`), :func:`get_transform`,
-:func:`transform_table`. Implementations: :mod:`.rules`, :mod:`.identifiers`, :mod:`.injection`, :mod:`.rewrite`.
+The protocol and spec every transform implements; implementations live in :mod:`.rules`,
+:mod:`.identifiers`, :mod:`.injection` and :mod:`.rewrite`, and :mod:`.registry` lists them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from casework.errors import UsageError
 from casework.llm import LLMClient
 from casework.schema import Case, Situation
 
@@ -20,10 +19,7 @@ __all__ = [
     "Transform",
     "TransformContext",
     "TransformSpec",
-    "get_transform",
     "rng_for",
-    "transform_names",
-    "transform_table",
     "user_texts",
     "with_user_turns",
 ]
@@ -112,53 +108,3 @@ def with_user_turns(situation: Situation, texts: Sequence[str]) -> Situation:
 def user_texts(situation: Situation) -> list[str]:
     """The text of each user turn, in order."""
     return [t.content for t in situation.turns if t.role == "user"]
-
-
-def _registry() -> dict[str, Transform]:
-    from casework.synth.identifiers import DropIdentifier
-    from casework.synth.injection import InjectedToolText
-    from casework.synth.rewrite import LLM_TRANSFORMS
-    from casework.synth.rules import InformalRegister, Typos
-
-    ordered: list[Transform] = [
-        Typos(),
-        InformalRegister(),
-        DropIdentifier(),
-        InjectedToolText(),
-        *LLM_TRANSFORMS,
-    ]
-    by_name = {t.spec.name: t for t in ordered}
-    order = [
-        "paraphrase",
-        "typos",
-        "informal_register",
-        "noise_detail",
-        "drop_identifier",
-        "multi_intent",
-        "injected_tool_text",
-    ]
-    return {name: by_name[name] for name in order}
-
-
-def transform_names() -> list[str]:
-    """Every transform, preserving ones first (the order of the table)."""
-    return list(_registry())
-
-
-def get_transform(name: str) -> Transform:
-    """The transform called ``name``.
-
-    Raises:
-        UsageError: No such transform (the message lists them).
-    """
-    registry = _registry()
-    if name not in registry:
-        raise UsageError(
-            f"--transform: unknown transform. Got '{name}'. Known: {', '.join(registry)}."
-        )
-    return registry[name]
-
-
-def transform_table() -> list[TransformSpec]:
-    """The label-preservation table, one row per transform."""
-    return [t.spec for t in _registry().values()]

@@ -167,6 +167,7 @@ def open_workbench(project: Project | None = None, *, url: str | None = None) ->
 
 
 def _stamp_meta(url: str) -> None:
+    # Lazy: models.py imports this package's __init__, which imports this module.
     from casework.workbench.models import Meta
 
     engine = _engine(url)

@@ -29,7 +29,8 @@ from tests.factories import case_dict, write_lines
 
 Run = Callable[..., Result]
 
-ADK_DIR = Path(__file__).parents[3] / "shared" / "data" / "adk"
+#: Real ADK eval files (Apache-2.0, unmodified; provenance in data/adk/README.md).
+ADK_DIR = Path(__file__).parent / "data" / "adk"
 FILES = {
     "ecommerce": "adk-python__ecommerce_order_query.test.json",
     "dependent": "adk-python__home_automation_dependent_tool_calls.test.json",
@@ -44,8 +45,7 @@ OPTIONS = ImportOptions(slice="adk")
 
 @pytest.fixture
 def adk_dir() -> Path:
-    if not ADK_DIR.is_dir():
-        pytest.skip(f"ADK reference files not present at {ADK_DIR}")
+    assert all((ADK_DIR / name).is_file() for name in FILES.values())
     return ADK_DIR
 
 

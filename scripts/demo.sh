@@ -122,9 +122,10 @@ step "Run the deliberately degraded agent" bash -c 'casework run refunds --agent
 good=$(run_id < run-good.txt); bad=$(run_id < run-bad.txt)
 step "pass@1 and pass^k per slice, real vs synthetic, stability" casework results "$good"
 step "Does the dataset separate a known-better agent from a known-worse one?" casework compare "$good" "$bad"
-step "Retire cases that separate nothing (to the smoke split, as a new version)" casework retire refunds --runs "$good" --runs "$bad"
-step "The release gate" casework gate --run "$good" --baseline "$bad"
+step "The release gate (fails closed: latest release only, a floor, every gating slice run)" casework gate --run "$good" --baseline "$bad"
 step "The report" casework report "$good" --vs "$bad" --out report.html
+step "Retire cases that separate nothing (to the smoke split, as a new version)" casework retire refunds --runs "$good" --runs "$bad"
+fails "The runs are now on an older release: the gate refuses them" casework gate --run "$good"
 commit "runs"
 step "Release log" casework versions refunds
 

@@ -44,6 +44,11 @@ synthetic_cap = 0.3       # largest share of synthetic cases per slice
 leakage_jaccard = 0.8     # cross-split pairs above this are flagged for review
 prompt_containment = 0.5  # a case more than half inside the prompt tests memory
 
+[gate]
+min_pass_rate = 0.8       # the floor: the gate fails below this pass@1 (and when no floor is set)
+max_regression = 0.05     # largest drop in pass@1 against the baseline run
+# gating_slices = ["refunds"]   # slices that gate releases (default: every slice)
+
 [labelling]
 second_label_share = 0.2  # share of rows that keep a second labeller after calibration
 

@@ -117,6 +117,10 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
     assert stale.stderr.endswith(
         "with other cases; run the systems on the current version first.\n"
     )
+    # The gate decides only on released content: a run on the edited working tree fails.
+    unreleased = invoke("gate", "--run", _run(invoke, GOOD, "-good-", "--agent-version", "v2"))
+    assert unreleased.exit_code == 1 and "[unreleased_version]" in unreleased.stderr
+    assert invoke("release", "refunds", "-m", "reword o1").exit_code == 0
     good2 = _run(invoke, GOOD, "-good-", "--agent-version", "v2")
     sloppy2 = _run(invoke, SLOPPY, "-sloppy-", "--agent-version", "v1")
 
@@ -205,6 +209,7 @@ def test_bad_input_exits_with_clear_messages(invoke: Invoke) -> None:
 def test_judge_calibration_makes_the_judge_admissible(root: Path, invoke: Invoke) -> None:
     with (root / "casework.toml").open("a") as f:
         f.write(JUDGE)
+    assert invoke("release", "refunds", "-m", "first").exit_code == 0
     before = _run(invoke, GOOD, "-good-")
     gate = invoke("gate", "--run", before)
     assert gate.exit_code == 1

@@ -435,11 +435,29 @@ def _gate_json(report: GateReport) -> dict[str, Any]:
 @click.option(
     "--github", is_flag=True, help="Also print GitHub Actions annotations (::error / ::warning)."
 )
+@click.option(
+    "--allow-old-version",
+    "allow_old_version",
+    metavar="REASON",
+    default=None,
+    help="Let a run on an older release gate, for this reason (printed); else such a run fails.",
+)
 @FORMAT
 @pass_project
-def gate_cmd(project: Project, run: str, baseline: str | None, github: bool, fmt: str) -> None:
-    """Decide a release from dataset checks and RUN's results; exit 1 with the reasons on failure."""
-    report = gate_run(project, run, baseline)
+def gate_cmd(
+    project: Project,
+    run: str,
+    baseline: str | None,
+    github: bool,
+    allow_old_version: str | None,
+    fmt: str,
+) -> None:
+    """Decide a release from dataset checks and RUN's results; exit 1 with the reasons on failure.
+
+    The gate fails closed: the run must be on the dataset's latest release, every gating slice
+    must be in it, and `[gate] min_pass_rate` must be set.
+    """
+    report = gate_run(project, run, baseline, allow_old_version=allow_old_version)
     if github:
         for line in report.github_annotations():
             click.echo(line)

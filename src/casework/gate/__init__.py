@@ -23,6 +23,7 @@ from casework.gate._decision import (
     rule_labeller_agreement,
     rule_pass_rate,
     rule_regression,
+    rule_released_version,
     rule_run_finished,
 )
 from casework.gate._gather import (
@@ -30,6 +31,7 @@ from casework.gate._gather import (
     gate_inputs,
     gate_run,
     leakage_findings,
+    releases_of,
     slice_kappas,
 )
 
@@ -49,12 +51,14 @@ __all__ = [
     "gate_run",
     "leakage_findings",
     "pass_rate",
+    "releases_of",
     "rule_dataset_findings",
     "rule_gating_slices_present",
     "rule_judge_admissible",
     "rule_labeller_agreement",
     "rule_pass_rate",
     "rule_regression",
+    "rule_released_version",
     "rule_run_finished",
     "slice_kappas",
 ]

@@ -31,6 +31,7 @@ __all__ = [
     "rule_labeller_agreement",
     "rule_pass_rate",
     "rule_regression",
+    "rule_released_version",
     "rule_run_finished",
 ]
 
@@ -81,6 +82,12 @@ class GateInputs:
         inadmissible: Trials per slice whose verdict rests on an inadmissible judge.
         baseline: Per-case tallies of the baseline run, if any.
         baseline_id: Id of the baseline run.
+        dataset_version: The release number whose content the run was on (``None``: its content
+            matches no release, e.g. an unreleased working tree).
+        latest_version: The dataset's latest release number (``None``: never released).
+        allow_old_version: Why a run on an older release may still gate (``None``: it may not).
+        same_as_latest: The run's release differs from the latest only in provenance (a
+            `compare` release recording `discriminates`): it measures the latest cases.
     """
 
     run_id: str
@@ -93,6 +100,10 @@ class GateInputs:
     inadmissible: Mapping[str, int] = field(default_factory=dict)
     baseline: Mapping[str, CaseTally] | None = None
     baseline_id: str | None = None
+    dataset_version: int | None = None
+    latest_version: int | None = None
+    allow_old_version: str | None = None
+    same_as_latest: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,10 +211,41 @@ def _warn(code: str, message: str, slice: str | None = None) -> Ruling:
 
 
 def rule_gating_slices_present(ctx: GateContext) -> Iterator[Ruling]:
-    """A configured gating slice that the run does not contain is reported."""
+    """A configured gating slice that the run does not contain fails: it was never tested."""
     missing = sorted(set(ctx.gate.gating_slices) - set(ctx.inputs.slices))
     if missing:
-        yield _warn("gating_slice_absent", f"gating slice(s) {', '.join(missing)} not in the run")
+        yield _fail(
+            "gating_slice_absent",
+            f"gating slice(s) {', '.join(missing)} not in the run: a slice that gates must be run",
+        )
+
+
+def rule_released_version(ctx: GateContext) -> Iterator[Ruling]:
+    """A run must be on a released version: the latest, unless an old one is allowed, with a reason.
+
+    A run whose content matches no release (an unreleased working tree) fails; so does a run on
+    an older release, whose successor may fail checks that the old one passed, unless the two
+    differ only in provenance.
+    """
+    i = ctx.inputs
+    if i.dataset_version is None:
+        yield _fail(
+            "unreleased_version",
+            f"run {i.run_id} is on {i.dataset_ref}, whose content matches no release; "
+            "release the dataset and run on the release",
+        )
+    elif (
+        i.latest_version is not None
+        and i.dataset_version != i.latest_version
+        and not i.same_as_latest
+    ):
+        where = (
+            f"run {i.run_id} is on release #{i.dataset_version}, not the latest #{i.latest_version}"
+        )
+        if i.allow_old_version:
+            yield _warn("old_version", f"{where}; allowed: {i.allow_old_version}")
+        else:
+            yield _fail("old_version", f"{where}; run on the latest release")
 
 
 def rule_run_finished(ctx: GateContext) -> Iterator[Ruling]:
@@ -252,6 +294,12 @@ def rule_judge_admissible(ctx: GateContext) -> Iterator[Ruling]:
 def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
     """No decided gating verdict fails; pass@1 below ``gate.min_pass_rate`` fails."""
     rate = pass_rate(ctx.inputs.run, ctx.gating_cases)
+    if ctx.gate.min_pass_rate is None:
+        yield _fail(
+            "no_floor",
+            "no minimum pass rate is configured ([gate] min_pass_rate): "
+            "a gate without a floor passes an agent that answers nothing",
+        )
     if rate is None:
         yield _fail("no_verdicts", "no gating case has a decided, admissible verdict")
     elif ctx.gate.min_pass_rate is not None and rate < ctx.gate.min_pass_rate:
@@ -289,6 +337,7 @@ def rule_regression(ctx: GateContext) -> Iterator[Ruling]:
 #: The gate's rules, in the order their reasons are reported.
 RULES: tuple[GateRule, ...] = (
     rule_gating_slices_present,
+    rule_released_version,
     rule_run_finished,
     rule_dataset_findings,
     rule_labeller_agreement,
@@ -306,9 +355,12 @@ def evaluate_gate(
 ) -> GateReport:
     """Decide the release: the gate passes when no rule yields a failure.
 
-    The rules (:data:`RULES`) fail on: an unfinished run; any error-level dataset finding; a
+    The rules (:data:`RULES`) fail closed, on: a gating slice missing from the run; a run not on
+    the latest release (unless allowed, with a reason); an unfinished run; any error-level
+    dataset finding; a
     gating slice with kappa below ``thresholds.kappa_gate``; a gating slice whose verdicts rest on
-    an inadmissible judge; no decided verdict, or pass@1 below ``gate.min_pass_rate``; a drop
+    an inadmissible judge; no configured floor, no decided verdict, or pass@1 below
+    ``gate.min_pass_rate``; a drop
     against the baseline beyond ``gate.max_regression`` (paired: over the cases both runs graded).
     """
     ctx = GateContext.of(inputs, gate, thresholds)

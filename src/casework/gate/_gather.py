@@ -11,27 +11,48 @@ from __future__ import annotations
 from collections import Counter
 from datetime import date
 
-from casework.errors import ConfigError
+from casework.dataset import load_dataset, read_versions
+from casework.errors import ConfigError, UsageError
 from casework.gate._checks import check_project
 from casework.gate._decision import GateFinding, GateInputs, GateReport, evaluate_gate
 from casework.labelling import dataset_agreement
 from casework.leakage import unresolved_flags
 from casework.project import Project
-from casework.runner import LoadedRun, load_run, tallies
+from casework.runner import LoadedRun, load_run, measures_same, tallies
 
-__all__ = ["dataset_findings", "gate_inputs", "gate_run", "leakage_findings", "slice_kappas"]
+__all__ = [
+    "dataset_findings",
+    "gate_inputs",
+    "gate_run",
+    "leakage_findings",
+    "releases_of",
+    "slice_kappas",
+]
 
 
-def _check_ref(run: LoadedRun) -> str:
-    name, _, version = run.header.dataset_ref.partition("@")
-    return name if version == "working" else run.header.dataset_ref
+def releases_of(project: Project, run: LoadedRun) -> tuple[int | None, int | None]:
+    """The release number whose content the run was on, and the latest release number.
+
+    A run is matched to a release by its content hash, not by the name it was started with: a
+    run on ``@working`` whose content equals a release is on that release; one whose content
+    matches none is on no release (``None``).
+    """
+    folder = project.dataset_dir(run.header.dataset)
+    versions = read_versions(folder, f"{project.relative(folder)}/versions.jsonl")
+    on = next((v.number for v in versions if v.hash == run.header.dataset_hash), None)
+    return on, (versions[-1].number if versions else None)
+
+
+def _check_ref(project: Project, run: LoadedRun) -> str:
+    on, _ = releases_of(project, run)
+    return f"{run.header.dataset}@{on}" if on is not None else run.header.dataset
 
 
 def dataset_findings(
     project: Project, run: LoadedRun, *, today: date | None = None
 ) -> list[GateFinding]:
-    """`casework check` on the run's dataset version, as gate findings."""
-    report = check_project(project, _check_ref(run), today=today)
+    """`casework check` on the release the run was on (else the working tree), as gate findings."""
+    report = check_project(project, _check_ref(project, run), today=today)
     by_case = _case_slices(run)
     return [
         GateFinding(f.check, f.severity, str(f), by_case.get(f.case_id) if f.case_id else None)
@@ -65,7 +86,7 @@ def _case_slices(run: LoadedRun) -> dict[str, str]:
 def slice_kappas(project: Project, run: LoadedRun) -> dict[str, float | None]:
     """Outcome kappa per slice under its current guideline (``None``: too few double labels)."""
     try:
-        report = dataset_agreement(project, _check_ref(run), bootstrap=0)
+        report = dataset_agreement(project, _check_ref(project, run), bootstrap=0)
     except ConfigError:
         return {}
     out: dict[str, float | None] = {}
@@ -81,9 +102,21 @@ def gate_inputs(
     baseline: LoadedRun | None = None,
     *,
     today: date | None = None,
+    allow_old_version: str | None = None,
 ) -> GateInputs:
     """Collect every input of the gate for a run (and a baseline run)."""
     inadmissible = Counter(t.slice for t in run.trials if not t.verdict.admissible)
+    on, latest = releases_of(project, run)
+    name = run.header.dataset
+    same = (
+        on is not None
+        and latest is not None
+        and on != latest
+        and measures_same(
+            load_dataset(project, f"{name}@{on}").cases,
+            load_dataset(project, f"{name}@{latest}").cases,
+        )
+    )
     return GateInputs(
         run_id=run.header.run_id,
         dataset_ref=run.header.dataset_ref,
@@ -95,14 +128,34 @@ def gate_inputs(
         inadmissible=dict(inadmissible),
         baseline=tallies(baseline.trials, admissible_only=True) if baseline is not None else None,
         baseline_id=baseline.header.run_id if baseline is not None else None,
+        dataset_version=on,
+        latest_version=latest,
+        allow_old_version=allow_old_version,
+        same_as_latest=same,
     )
 
 
 def gate_run(
-    project: Project, run_ref: str, baseline_ref: str | None = None, *, today: date | None = None
+    project: Project,
+    run_ref: str,
+    baseline_ref: str | None = None,
+    *,
+    today: date | None = None,
+    allow_old_version: str | None = None,
 ) -> GateReport:
-    """Load the run (and baseline), gather the dataset checks, decide."""
+    """Load the run (and baseline), gather the dataset checks, decide.
+
+    Args:
+        project: The project.
+        run_ref: The run to decide on.
+        baseline_ref: The released system's run to compare against, if any.
+        today: The date retention is judged against (default: today, UTC).
+        allow_old_version: Why a run on an older release may gate (printed with the decision);
+            without it such a run fails.
+    """
+    if allow_old_version is not None and not allow_old_version.strip():
+        raise UsageError("give the reason an older release may gate.", param="allow_old_version")
     run = load_run(project, run_ref)
     baseline = load_run(project, baseline_ref) if baseline_ref else None
-    inputs = gate_inputs(project, run, baseline, today=today)
+    inputs = gate_inputs(project, run, baseline, today=today, allow_old_version=allow_old_version)
     return evaluate_gate(inputs, project.config.gate, project.config.thresholds)

@@ -18,6 +18,7 @@ from casework.runner.analysis import (
     RetireResult,
     RunResults,
     compare_runs,
+    measures_same,
     retire_cases,
     run_results,
 )
@@ -96,6 +97,7 @@ __all__ = [
     "load_agent",
     "load_run",
     "log_path",
+    "measures_same",
     "mcnemar_statistic",
     "mean_pass_at_k",
     "mean_pass_hat_k",

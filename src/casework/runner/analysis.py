@@ -150,6 +150,11 @@ def _measured(case: Case) -> dict[str, object]:
     return case.model_dump(mode="json", exclude={"provenance"})
 
 
+def measures_same(a: Sequence[Case], b: Sequence[Case]) -> bool:
+    """Whether two versions' cases measure the same thing: equal but for provenance."""
+    return {c.id: _measured(c) for c in a} == {c.id: _measured(c) for c in b}
+
+
 def _current_cases(project: Project, run: LoadedRun, what: str) -> list[Case]:
     """The dataset's current cases, provided the run measured the same content.
 
@@ -164,10 +169,8 @@ def _current_cases(project: Project, run: LoadedRun, what: str) -> list[Case]:
         ran = load_dataset(project, f"{name}@{run.header.dataset_hash}").cases
     except CaseworkError:
         ran = None
-    if ran is not None:
-        now = {c.id: _measured(c) for c in dataset.cases}
-        if now == {c.id: _measured(c) for c in ran}:
-            return dataset.cases
+    if ran is not None and measures_same(dataset.cases, ran):
+        return dataset.cases
     hint = " (or do not write, to only compare)" if what == "compare" else ""
     raise UsageError(
         f"{what}: the runs are on {run.header.dataset_ref} ({run.header.dataset_hash[:12]}) but "

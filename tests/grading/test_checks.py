@@ -7,14 +7,12 @@ from casework.grading import (
     Check,
     Judge,
     JudgeCalibration,
-    Trajectory,
-    TrajectoryToolCall,
     combine,
     grade,
     needed_oracle_class,
     register_grader,
 )
-from casework.schema import Case
+from casework.schema import Case, Trajectory, TrajectoryToolCall
 from tests.grading.fakes import FakeLLM
 from tests.runner.builders import escalate_case, refund_case, refuse_case
 

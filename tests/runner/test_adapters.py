@@ -11,7 +11,6 @@ import httpx
 import pytest
 
 from casework.errors import UsageError
-from casework.grading import AgentInput, AgentTool
 from casework.project import Project
 from casework.runner import (
     AgentUnavailable,
@@ -22,7 +21,7 @@ from casework.runner import (
     load_run,
     run_agent,
 )
-from casework.schema import ToolFixture, Turn
+from casework.schema import AgentInput, AgentTool, ToolFixture, Turn
 from tests.runner import sample_agents
 from tests.runner.agent_servers import http_agent, write_cmd_agent
 from tests.runner.builders import SECRETS

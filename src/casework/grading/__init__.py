@@ -26,31 +26,17 @@ from casework.grading.matchers import (
     match_required,
 )
 from casework.grading.verdict import Check, Verdict, combine
-from casework.schema import (
-    AgentInput,
-    AgentTool,
-    Message,
-    Trajectory,
-    TrajectoryToolCall,
-    Usage,
-)
 
 __all__ = [
     "DEFAULT_GRADERS",
     "GRADERS",
     "LABELLER_VIEW",
-    "AgentInput",
-    "AgentTool",
     "Check",
     "GradeContext",
     "Grader",
     "Judge",
     "JudgeCalibration",
     "MatcherError",
-    "Message",
-    "Trajectory",
-    "TrajectoryToolCall",
-    "Usage",
     "Verdict",
     "argument_matches",
     "calibrate_judge",

@@ -26,7 +26,7 @@ from casework import __version__
 from casework.atomic import atomic_write_text
 from casework.dataset import Dataset, declared_tools, load_dataset, select_cases
 from casework.errors import CaseworkError, ConfigError, UsageError
-from casework.grading import AgentInput, AgentTool, Judge, Trajectory, Verdict, grade, load_judge
+from casework.grading import Judge, Verdict, grade, load_judge
 from casework.project import Project
 from casework.runner.adapters import Agent, load_agent
 from casework.runner.fixtures import ToolSession, catalogue_from, clone
@@ -41,7 +41,7 @@ from casework.runner.records import (
 )
 from casework.runner.store import RunStore, log_path, trial_row
 from casework.runner.toolserver import ToolServer
-from casework.schema import Case, Turn
+from casework.schema import AgentInput, AgentTool, Case, Trajectory, Turn
 from casework.workbench import open_workbench
 
 __all__ = ["RunObserver", "RunRequest", "RunSummary", "new_run_id", "run_agent", "trial_seed"]

@@ -48,14 +48,15 @@ from casework.leakage.scan import (
     find_split_pairs,
     shared_shingles,
 )
-from casework.leakage.sets import ShingleSets, sort_unique_segments
-from casework.leakage.shingles import (
+from casework.shingling import (
+    ShingleSets,
     containment,
     jaccard,
     shingle_hash,
     shingle_hashes,
     shingle_sets,
     shingles,
+    sort_unique_segments,
     tokenize,
     tokenize_batch,
 )

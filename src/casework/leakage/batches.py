@@ -16,8 +16,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from casework.leakage.minhash import MinHasher
-from casework.leakage.sets import ShingleSets
-from casework.leakage.shingles import DEFAULT_SEED, shingle_sets
+from casework.shingling import DEFAULT_SEED, ShingleSets, shingle_sets
 
 __all__ = ["BATCH_ROWS", "Sketch", "sets_from_lists", "sets_of", "sets_to_lists", "sketch_batch"]
 

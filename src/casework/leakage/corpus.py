@@ -27,10 +27,16 @@ from casework.leakage.pairs import (
 )
 from casework.leakage.reading import Reading, corpus_files, file_kind, iter_documents
 from casework.leakage.scan import Engine
-from casework.leakage.sets import I64, ShingleSets, gather_segments, segment_ids
-from casework.leakage.shingles import shingle_sets, tokenize_batch
 from casework.project import Project
 from casework.schema import Case
+from casework.shingling import (
+    I64,
+    ShingleSets,
+    gather_segments,
+    segment_ids,
+    shingle_sets,
+    tokenize_batch,
+)
 
 __all__ = [
     "CorpusHit",

@@ -17,10 +17,9 @@ import numpy.typing as npt
 
 from casework.dataset import load_dataset, read_cases
 from casework.errors import InputErrors, Problem, UsageError
-from casework.leakage.sets import ShingleSets, segment_ids
-from casework.leakage.shingles import shingle_sets, tokenize_batch
 from casework.project import Project
 from casework.schema import Case
+from casework.shingling import ShingleSets, segment_ids, shingle_sets, tokenize_batch
 
 __all__ = ["LONG_N", "PromptHit", "PromptReport", "PromptScores", "check_prompts", "prompt_scores"]
 

@@ -19,8 +19,8 @@ from casework.leakage.batches import Sketch, sets_of
 from casework.leakage.join import exact_join
 from casework.leakage.lsh import LshParams, choose_params, lsh_join
 from casework.leakage.pairs import Pairs
-from casework.leakage.shingles import shingles, tokenize
 from casework.schema import Case
+from casework.shingling import shingles, tokenize
 
 __all__ = ["Engine", "Method", "ScanResult", "SplitPair", "find_split_pairs", "shared_shingles"]
 

@@ -10,7 +10,7 @@ from casework.synth.identifiers import DropIdentifier, facts_of, find_identifier
 from casework.synth.injection import PLANTED_INSTRUCTIONS, InjectedToolText
 from casework.synth.registry import get_transform, transform_names, transform_table
 from casework.synth.rules import InformalRegister, Typos
-from casework.synth.similarity import NEAR_DUPLICATE, jaccard, near_duplicate, shingles
+from casework.synth.similarity import NEAR_DUPLICATE, near_duplicate
 from casework.synth.transforms import Skip, Transform, TransformContext, TransformSpec
 from casework.synth.variants import build_variant, check_variant, variant_id
 
@@ -34,9 +34,7 @@ __all__ = [
     "family_warning",
     "find_identifiers",
     "get_transform",
-    "jaccard",
     "near_duplicate",
-    "shingles",
     "synthesize",
     "synthetic_budget",
     "synthetic_cap_violations",

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import xxhash
 
-from casework.leakage.sets import ShingleSets, sort_unique_segments
+from casework.shingling._sets import ShingleSets, sort_unique_segments
 
 __all__ = [
     "DEFAULT_K",

@@ -13,6 +13,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "I64",
+    "U64",
     "ShingleSets",
     "gather_segments",
     "segment_ids",

@@ -10,13 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from casework.leakage import Embedder, cosine_pairs, embedding_duplicates
+from casework.leakage import cosine_pairs, embedding_duplicates
+from casework.llm import Embedder
 
 
 class BagOfWords:
     """A tiny embedder: counts of a fixed vocabulary (not normalised, on purpose)."""
 
     vocab = ("refund", "order", "broken", "cancel", "late", "card")
+    name = "bag-of-words"
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float64]:
         return np.array(

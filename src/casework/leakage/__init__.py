@@ -14,7 +14,7 @@ from casework.leakage.corpus import (
     scan_corpus,
     score_documents,
 )
-from casework.leakage.embed import CosinePair, Embedder, cosine_pairs, embedding_duplicates
+from casework.leakage.embed import CosinePair, cosine_pairs, embedding_duplicates
 from casework.leakage.join import exact_join, prefix_length, required_overlap
 from casework.leakage.lsh import (
     LshParams,
@@ -67,7 +67,6 @@ __all__ = [
     "CorpusReport",
     "CosinePair",
     "Decision",
-    "Embedder",
     "Engine",
     "Flag",
     "LshParams",

@@ -2,7 +2,7 @@
 
 For generated candidates (authoring) whose wording differs but whose meaning repeats, where
 shingles see nothing. Exact: every pair is compared, in blocks of a matrix product, which stays
-practical up to ~100k items on a laptop. Entry points: :class:`Embedder`, :func:`cosine_pairs`,
+practical up to ~100k items on a laptop. Entry points (with any :class:`casework.llm.Embedder`): :func:`cosine_pairs`,
 :func:`embedding_duplicates`.
 """
 
@@ -10,26 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["CosinePair", "Embedder", "cosine_pairs", "embedding_duplicates"]
+from casework.llm import Embedder
+
+__all__ = ["CosinePair", "cosine_pairs", "embedding_duplicates"]
 
 F64 = npt.NDArray[np.float64]
 
 #: Rows of the left matrix per block: block x n float64 similarities stay near 64 MB at n = 2000.
 _BLOCK = 2048
-
-
-@runtime_checkable
-class Embedder(Protocol):
-    """Anything that turns texts into one vector per text (e.g. ``casework.llm``'s TF-IDF embedder)."""
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.floating[Any]]:
-        """One row per text."""
-        ...
 
 
 @dataclass(frozen=True)

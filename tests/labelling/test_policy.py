@@ -180,11 +180,11 @@ def test_parse_labellers() -> None:
     assert parse_labellers(["lab-14,lab-22", " lab-31 "]) == ("lab-14", "lab-22", "lab-31")
     with pytest.raises(UsageError) as dup:
         parse_labellers(["lab-14,lab-14"])
-    assert str(dup.value) == "--labellers: labeller 'lab-14' is given twice."
+    assert str(dup.value) == "labellers: labeller 'lab-14' is given twice."
     with pytest.raises(UsageError) as bad:
         parse_labellers(["lab 14"])
     assert str(bad.value) == (
-        "--labellers: a labeller id holds letters, digits and ._- (at most 64). Got 'lab 14'."
+        "labellers: a labeller id holds letters, digits and ._- (at most 64). Got 'lab 14'."
     )
     with pytest.raises(UsageError):
         parse_labellers([","])

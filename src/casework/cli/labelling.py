@@ -135,7 +135,7 @@ def export_cmd(project: Project, dataset: str, labellers: tuple[str, ...], out_d
     Sheets hold the situation, the declared tools and the guideline version, and nothing else:
     no agent output, other labels, run results, existing label, satisfiable or provenance.
     """
-    chosen = parse_labellers(labellers, "--labeller") if labellers else ()
+    chosen = parse_labellers(labellers, "labeller") if labellers else ()
     _render_export(export_sheets(project, dataset, out_dir, kind="label", labellers=chosen))
 
 
@@ -284,7 +284,7 @@ def adjudicate_cmd(
     if message is not None and not apply:
         raise UsageError("adjudicate: -m goes with --apply.")
     if export_dir is not None:
-        chosen = parse_labellers(adjudicators, "--adjudicator") if adjudicators else ()
+        chosen = parse_labellers(adjudicators, "adjudicator") if adjudicators else ()
         _render_export(
             export_sheets(project, dataset, export_dir, kind="adjudication", labellers=chosen)
         )

@@ -6,13 +6,14 @@ not apply to the case). Entry points: :func:`register_grader`, :func:`get_grader
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from casework.errors import CaseworkError
 from casework.grading.judge import Judge
 from casework.grading.matchers import (
     MatcherError,
@@ -24,6 +25,7 @@ from casework.grading.matchers import (
 )
 from casework.grading.verdict import Check
 from casework.llm import LLMError
+from casework.plugins import load_object
 from casework.schema import Case, Outcome, Trajectory, TrajectoryToolCall
 
 __all__ = [
@@ -107,11 +109,9 @@ def get_grader(ref: str) -> Grader:
     module_name, sep, attr = ref.partition(":")
     if sep and module_name and attr:
         try:
-            obj: Any = importlib.import_module(module_name)
-            for part in attr.split("."):
-                obj = getattr(obj, part)
-        except (ImportError, AttributeError) as exc:
-            raise KeyError(f"grader '{ref}' cannot be imported: {exc}") from exc
+            obj = load_object(ref, root=Path.cwd(), where=f"grader '{ref}'")
+        except CaseworkError as exc:
+            raise KeyError(str(exc)) from exc
         if callable(obj):
             grader: Grader = obj
             return grader

@@ -13,7 +13,6 @@ Fleiss' kappa and Krippendorff's alpha as well.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -47,6 +46,7 @@ from casework.agreement import (
 )
 from casework.dataset import declared_tools, load_dataset
 from casework.errors import ConfigError, InputErrors, Problem, UsageError
+from casework.labelling.model import version_sort_key
 from casework.project import Project
 from casework.schema import OUTCOMES, Case, LabelRecord
 
@@ -223,10 +223,6 @@ class AgreementReport:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _natural(text: str) -> list[Any]:
-    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
 
 
 def _label_order(record: LabelRecord) -> tuple[int, str, str]:
@@ -417,7 +413,7 @@ def agreement_report(
             param="slice",
         )
     known = [rec for rec in labels if rec.case_id in by_id]
-    versions = sorted({rec.guideline_version for rec in known}, key=_natural)
+    versions = sorted({rec.guideline_version for rec in known}, key=version_sort_key)
     if guideline is not None and guideline not in versions:
         raise UsageError(
             f"no label of {dataset or 'the dataset'} is under '{guideline}' "
@@ -429,7 +425,9 @@ def agreement_report(
     notes: list[str] = []
     results: list[SliceAgreement] = []
     for slice_name in slices if slice is None else [slice]:
-        keys = sorted((k for k in part.groups if k[0] == slice_name), key=lambda k: _natural(k[1]))
+        keys = sorted(
+            (k for k in part.groups if k[0] == slice_name), key=lambda k: version_sort_key(k[1])
+        )
         if not keys and guideline is None:
             empty = _slice_agreement(
                 slice_name, None, _Group(), Exclusions(), by_id, declared, settings

@@ -84,13 +84,18 @@ def guideline_number(version: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def version_sort_key(version: str) -> tuple[int, str]:
-    """Order guideline versions by their number (``refunds-g10`` after ``refunds-g9``)."""
-    number = guideline_number(version)
-    return (number if number is not None else -1, version)
+def version_sort_key(version: str) -> tuple[str, int, str]:
+    """Order guideline versions by slice, then number (``refunds-g10`` after ``refunds-g9``).
+
+    The one ordering of guideline versions; a version of another shape sorts by its name.
+    """
+    match = _GUIDELINE_RE.search(version)
+    if match is None:
+        return (version, -1, version)
+    return (version[: match.start()], int(match.group(1)), version)
 
 
-def parse_labellers(values: Iterable[str], option: str = "--labellers") -> tuple[str, ...]:
+def parse_labellers(values: Iterable[str], param: str = "labellers") -> tuple[str, ...]:
     """Labeller ids from a comma-separated option (repeatable), validated and de-duplicated.
 
     Raises:
@@ -104,14 +109,18 @@ def parse_labellers(values: Iterable[str], option: str = "--labellers") -> tuple
                 continue
             if not _LABELLER_RE.match(labeller):
                 raise UsageError(
-                    f"{option}: a labeller id holds letters, digits and ._- (at most 64). "
-                    f"Got '{labeller}'."
+                    f"a labeller id holds letters, digits and ._- (at most 64). Got '{labeller}'.",
+                    param=param,
                 )
             if labeller in ids:
-                raise UsageError(f"{option}: labeller '{labeller}' is given twice.")
+                raise UsageError(f"labeller '{labeller}' is given twice.", param=param)
             ids.append(labeller)
     if not ids:
-        raise UsageError(f"{option}: name at least one labeller (e.g. {option} lab-14,lab-22).")
+        raise UsageError(
+            f"name at least one labeller (e.g. `{param}` lab-14,lab-22).",
+            param=param,
+            mentions=(param,),
+        )
     return tuple(ids)
 
 

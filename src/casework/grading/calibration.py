@@ -229,40 +229,32 @@ def save_calibration(
 ) -> None:
     """Store one calibration result in the workbench."""
     cal = report.calibration
-    wb = open_workbench(project)
-    try:
-        with wb.session() as s:
-            s.add(
-                JudgeCalibrationRow(
-                    dataset=dataset,
-                    slice=cal.slice,
-                    judge_model=cal.judge_model,
-                    kappa=cal.kappa,
-                    accuracy=cal.accuracy,
-                    n=cal.n,
-                    threshold=cal.threshold,
-                    admissible=cal.admissible,
-                    created_at=now,
-                    report=report.as_json(),
-                    dataset_hash=dataset_hash,
-                )
+    with open_workbench(project) as wb, wb.session() as s:
+        s.add(
+            JudgeCalibrationRow(
+                dataset=dataset,
+                slice=cal.slice,
+                judge_model=cal.judge_model,
+                kappa=cal.kappa,
+                accuracy=cal.accuracy,
+                n=cal.n,
+                threshold=cal.threshold,
+                admissible=cal.admissible,
+                created_at=now,
+                report=report.as_json(),
+                dataset_hash=dataset_hash,
             )
-    finally:
-        wb.close()
+        )
 
 
 def latest_calibrations(project: Project, judge_model: str) -> dict[str, JudgeCalibration]:
     """The newest stored calibration of ``judge_model`` per slice."""
-    wb = open_workbench(project)
-    try:
-        with wb.session() as s:
-            rows = s.scalars(
-                select(JudgeCalibrationRow)
-                .where(JudgeCalibrationRow.judge_model == judge_model)
-                .order_by(JudgeCalibrationRow.created_at, JudgeCalibrationRow.id)
-            ).all()
-    finally:
-        wb.close()
+    with open_workbench(project) as wb, wb.session() as s:
+        rows = s.scalars(
+            select(JudgeCalibrationRow)
+            .where(JudgeCalibrationRow.judge_model == judge_model)
+            .order_by(JudgeCalibrationRow.created_at, JudgeCalibrationRow.id)
+        ).all()
     return {
         r.slice: JudgeCalibration(r.slice, r.judge_model, r.kappa, r.accuracy, r.n, r.threshold)
         for r in rows

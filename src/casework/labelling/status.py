@@ -110,12 +110,8 @@ def labelling_status(project: Project, dataset: str) -> LabellingStatus:
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
     name = dataset_name(dataset, "label status")
-    wb = open_workbench(project)
-    try:
-        with wb.session() as session:
-            state = load_state(project, name, session)
-    finally:
-        wb.close()
+    with open_workbench(project) as wb, wb.session() as session:
+        state = load_state(project, name, session)
     calibration = state.calibration(project)
     per_slice: dict[str, Counter[CaseStatus]] = defaultdict(Counter)
     for progress in state.snapshot.cases:
@@ -159,12 +155,8 @@ def list_disagreements(project: Project, dataset: str) -> list[Disagreement]:
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
     name = dataset_name(dataset, "adjudicate")
-    wb = open_workbench(project)
-    try:
-        with wb.session() as session:
-            state = load_state(project, name, session)
-    finally:
-        wb.close()
+    with open_workbench(project) as wb, wb.session() as session:
+        state = load_state(project, name, session)
     out = []
     for progress in state.snapshot.by_status("contested", "adjudicating"):
         found = progress.round

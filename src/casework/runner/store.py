@@ -153,13 +153,10 @@ def load_run(project: Project, ref: str) -> LoadedRun:
     as_path = Path(ref)
     if ref.endswith(".jsonl") and as_path.is_file():
         return read_log(as_path, project.relative(as_path))
-    wb = open_workbench(project)
-    try:
+    with open_workbench(project) as wb:
         run_id = _resolve_id(wb, ref)
         if run_id is not None:
             return _from_workbench(wb, run_id)
-    finally:
-        wb.close()
     path = log_path(project, ref)
     if path.is_file():
         return read_log(path, project.relative(path))
@@ -170,9 +167,5 @@ def load_run(project: Project, ref: str) -> LoadedRun:
 
 def list_runs(project: Project) -> list[RunRow]:
     """Every run in the workbench, newest first."""
-    wb = open_workbench(project)
-    try:
-        with wb.session() as s:
-            return list(s.scalars(select(RunRow).order_by(RunRow.started_at.desc())))
-    finally:
-        wb.close()
+    with open_workbench(project) as wb, wb.session() as s:
+        return list(s.scalars(select(RunRow).order_by(RunRow.started_at.desc())))

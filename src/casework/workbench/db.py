@@ -121,7 +121,7 @@ def upgrade(url: str, revision: str = "heads") -> WorkbenchStatus:
 
 @dataclass
 class Workbench:
-    """An open workbench database."""
+    """An open workbench database; a context manager that closes it (``with open_workbench(p) as wb``)."""
 
     url: str
     engine: Engine
@@ -136,6 +136,12 @@ class Workbench:
     def close(self) -> None:
         """Release the connection pool."""
         self.engine.dispose()
+
+    def __enter__(self) -> Workbench:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def open_workbench(project: Project | None = None, *, url: str | None = None) -> Workbench:

@@ -31,7 +31,7 @@ def test_loads_a_dotted_attribute_from_the_project_root(tmp_path: Path) -> None:
 def test_bad_targets_say_what_named_them(tmp_path: Path, target: str, message: str) -> None:
     (tmp_path / "proj_plugin_mod_b.py").write_text("x = 1\n")
     with pytest.raises(ConfigError) as info:
-        load_object(target, root=tmp_path, where="casework.toml: agent.tools_from")
+        load_object(target, root=tmp_path, where="agent.tools_from")
     assert str(info.value) == message
 
 

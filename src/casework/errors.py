@@ -226,8 +226,12 @@ class InputErrors(InputError):
             raise cls(found)
 
 
-class ConfigError(CaseworkError, ValueError):
-    """The project configuration is missing or invalid."""
+class ConfigError(InputError):
+    """The project configuration is missing or invalid, located like any input error.
+
+    ``casework.toml:31: models.judge.script: file llm/judge.jsonl not found. Got 'llm/judge.jsonl'.``
+    (:meth:`casework.project.Project.config_error` finds the line of a key.)
+    """
 
 
 class VersionNotFound(CaseworkError, LookupError):

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from casework.errors import CaseworkError, ConfigError, UsageError
+from casework.errors import CaseworkError, ConfigError, InputError, UsageError
 
 __all__ = ["load_object"]
 
@@ -29,7 +29,8 @@ def load_object(
     Args:
         target: ``pkg.module:attr``.
         root: Project root, put on ``sys.path`` so project modules import.
-        where: What named the target, for messages (`casework.toml: agent.tools_from`); for a
+        where: What named the target, for messages (for a :class:`ConfigError`, the key of
+            `casework.toml`: ``agent.tools_from``); for a
             :class:`UsageError`, the name of the parameter at fault (``agent``).
         shape: The expected shape, for the message when ``target`` has no ``:``.
         error: Error class to raise (a usage error for command-line options).
@@ -40,9 +41,11 @@ def load_object(
     """
 
     def fail(message: str) -> CaseworkError:
-        # A usage error names the parameter at fault; others say where the target was named.
+        # A usage error names the parameter at fault; a config error the key of casework.toml.
         if issubclass(error, UsageError):
             return error(message, param=where)
+        if issubclass(error, InputError):
+            return error("casework.toml", None, where, message)
         return error(f"{where}: {message}")
 
     module_name, _, attr = target.partition(":")

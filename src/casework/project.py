@@ -7,10 +7,11 @@ Entry points: :func:`find_project` walks up from a folder to the nearest ``casew
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -211,6 +212,8 @@ class GateConfig(_Section):
 class Config(_Section):
     """The whole of `casework.toml`."""
 
+    schema_version: Literal[1] = 1
+    """Version of the `casework.toml` format (1; absent means 1)."""
     name: str = "casework-project"
     """Name of the eval project."""
     agent: AgentConfig = Field(default_factory=AgentConfig)
@@ -246,6 +249,17 @@ class Project:
     def config_path(self) -> Path:
         """Path of `casework.toml`."""
         return self.root / CONFIG_NAME
+
+    def config_error(
+        self, field: str, message: str, got: Any = None, *, has_got: bool | None = None
+    ) -> ConfigError:
+        """A :class:`ConfigError` at the line of ``field`` (dotted key) in `casework.toml`."""
+        try:
+            text = self.config_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        line = _toml_line(text, tuple(field.split(".")))
+        return ConfigError(CONFIG_NAME, line, field, message, got, has_got=has_got)
 
     def path(self, relative: str) -> Path:
         """A path from the configuration, resolved against the project root."""
@@ -301,8 +315,11 @@ def find_project(start: Path | None = None) -> Path:
         if (folder / CONFIG_NAME).is_file():
             return folder
     raise ConfigError(
-        f"{CONFIG_NAME}: not found in {here} or any parent folder. "
-        "Run `casework init` to create one, or name the project folder."
+        CONFIG_NAME,
+        None,
+        None,
+        f"not found in {here} or any parent folder. "
+        "Run `casework init` to create one, or name the project folder",
     )
 
 
@@ -339,7 +356,11 @@ def load_project(root: Path | None = None) -> Project:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{shown}: invalid TOML: {exc}.") from exc
+        # tomllib (3.11) puts the position in the message: "... (at line 3, column 5)".
+        where = re.search(r"\(at line (\d+), column \d+\)$", str(exc))
+        raise ConfigError(
+            shown, int(where.group(1)) if where else None, None, f"invalid TOML: {exc}"
+        ) from exc
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
@@ -353,4 +374,25 @@ def load_project(root: Path | None = None) -> Project:
             )
         InputErrors.raise_if_any(problems)
         raise  # pragma: no cover - raise_if_any always raises for a non-empty list
+    InputErrors.raise_if_any(
+        Problem(
+            CONFIG_NAME, _toml_line(text, tuple(field.split("."))), field, message, got, has_got=True
+        )
+        for field, message, got in _cross_field_problems(config)
+    )
     return Project(root=folder, config=config)
+
+
+def _cross_field_problems(config: Config) -> list[tuple[str, str, object]]:
+    """Rules between keys, checked at load: (dotted key, problem, offending value)."""
+    t = config.thresholds
+    out: list[tuple[str, str, object]] = []
+    if t.kappa_gate > t.kappa_dependable:
+        out.append(
+            (
+                "thresholds.kappa_gate",
+                f"must not exceed kappa_dependable ({t.kappa_dependable:g})",
+                t.kappa_gate,
+            )
+        )
+    return out

@@ -12,6 +12,7 @@ __all__ = ["CONFIG_TEMPLATE", "init_project"]
 
 CONFIG_TEMPLATE = """\
 # casework project configuration. Unknown keys are errors: `casework check` tells you where.
+schema_version = 1           # version of this file's format
 name = "{name}"
 
 [agent]

@@ -53,7 +53,7 @@ def test_missing_tools_file(project_dir: Path) -> None:
         declared_tools(load_project(project_dir))
     assert (
         str(info.value)
-        == "agent/tools.json: declared tools file not found (casework.toml agent.tools)."
+        == "casework.toml: agent.tools: declared tools file agent/tools.json not found. Got 'agent/tools.json'."
     )
 
 

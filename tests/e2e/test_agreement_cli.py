@@ -121,7 +121,7 @@ def test_inverted_edges_are_a_config_error(seed_project: Path) -> None:
     result = run(seed_project, "refunds")
     assert result.exit_code == 1
     assert result.stderr == (
-        "casework.toml: thresholds.kappa_gate: must not exceed kappa_dependable (0.8). Got 0.9.\n"
+        "casework.toml:3: thresholds.kappa_gate: must not exceed kappa_dependable (0.8). Got 0.9.\n"
     )
 
 
@@ -131,8 +131,9 @@ def test_missing_tools_file_still_reports(seed_project: Path) -> None:
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert data["notes"][-1] == (
-        "declared tools unavailable (agent/tools.json: declared tools file not found "
-        "(casework.toml agent.tools).); per-tool rows cover tools named in labels."
+        "declared tools unavailable (casework.toml: agent.tools: declared tools file "
+        "agent/tools.json not found. Got 'agent/tools.json'.); per-tool rows cover tools named "
+        "in labels."
     )
 
 

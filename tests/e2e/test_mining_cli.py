@@ -91,9 +91,10 @@ def test_no_key(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     result = run(root, "mine", str(TRACES), "--dataset", "refunds")
     assert result.exit_code == 1
     assert result.stderr == (
-        "no pseudonym key: set CASEWORK_PSEUDONYM_KEY or privacy.key_file in casework.toml (a file of "
-        'at least 32 random bytes); generate one with `python -c "import secrets; '
-        'print(secrets.token_hex(32))"` and keep it outside the repository.\n'
+        "casework.toml: privacy.key_file: no pseudonym key: set CASEWORK_PSEUDONYM_KEY or "
+        "privacy.key_file (a file of at least 32 random bytes); generate one with "
+        '`python -c "import secrets; print(secrets.token_hex(32))"` and keep it outside the '
+        "repository.\n"
     )
     assert not (root / "datasets").exists()
 

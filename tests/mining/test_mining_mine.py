@@ -93,7 +93,7 @@ def test_no_key_no_mining_and_nothing_written(
     mining_project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("CASEWORK_PSEUDONYM_KEY")
-    with pytest.raises(ConfigError, match=r"^no pseudonym key"):
+    with pytest.raises(ConfigError, match=r"^casework.toml: privacy.key_file: no pseudonym key"):
         mine(mining_project, [GENERIC], "refunds")
     assert not (mining_project.root / "datasets").exists()
 

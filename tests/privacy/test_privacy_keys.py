@@ -33,8 +33,8 @@ def test_missing_key_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as exc:
         load_key(project, {})
     assert str(exc.value).startswith(
-        "no pseudonym key: set CASEWORK_PSEUDONYM_KEY or privacy.key_file in casework.toml "
-        "(a file of at least 32 random bytes)"
+        "casework.toml: privacy.key_file: no pseudonym key: set CASEWORK_PSEUDONYM_KEY or "
+        "privacy.key_file (a file of at least 32 random bytes)"
     )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from casework.errors import ConfigError, InputError, InputErrors, Problem
+from casework.errors import InputError, InputErrors, Problem
 from casework.plugins import load_object
 from casework.project import Project
 
@@ -108,7 +108,7 @@ def parse_tool_declarations(data: Any, where: str) -> dict[str, ToolDecl]:
 
 
 def _from_code(spec: str, root: Path) -> Any:
-    obj = load_object(spec, root=root, where="casework.toml: agent.tools_from")
+    obj = load_object(spec, root=root, where="agent.tools_from")
     return obj() if callable(obj) else obj
 
 
@@ -125,13 +125,15 @@ def declared_tools(project: Project) -> dict[str, ToolDecl]:
             _from_code(agent.tools_from, project.root), f"tools_from {agent.tools_from}"
         )
     if not agent.tools:
-        raise ConfigError(
-            "casework.toml: agent: set `tools` (a JSON file) or `tools_from` (pkg.module:attr)."
+        raise project.config_error(
+            "agent", "set `tools` (a JSON file) or `tools_from` (pkg.module:attr)"
         )
     path = project.path(agent.tools)
     shown = project.relative(path)
     if not path.is_file():
-        raise ConfigError(f"{shown}: declared tools file not found (casework.toml agent.tools).")
+        raise project.config_error(
+            "agent.tools", f"declared tools file {shown} not found", agent.tools
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from casework.errors import CaseworkError
+from casework.errors import CaseworkError, UsageError
 from casework.grading.judge import Judge
 from casework.grading.matchers import (
     MatcherError,
@@ -109,7 +109,7 @@ def get_grader(ref: str) -> Grader:
     module_name, sep, attr = ref.partition(":")
     if sep and module_name and attr:
         try:
-            obj = load_object(ref, root=Path.cwd(), where=f"grader '{ref}'")
+            obj = load_object(ref, root=Path.cwd(), where="grader", error=UsageError)
         except CaseworkError as exc:
             raise KeyError(str(exc)) from exc
         if callable(obj):

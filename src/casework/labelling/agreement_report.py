@@ -547,11 +547,6 @@ def dataset_agreement(
     if bootstrap < 0:
         raise UsageError(f"must be 0 (none) or more resamples. Got {bootstrap}.", param="bootstrap")
     thresholds = project.config.thresholds
-    if thresholds.kappa_gate > thresholds.kappa_dependable:
-        raise ConfigError(
-            f"{project.relative(project.config_path)}: thresholds.kappa_gate: must not exceed "
-            f"kappa_dependable ({thresholds.kappa_dependable:g}). Got {thresholds.kappa_gate:g}."
-        )
     data = load_dataset(project, ref)
     try:
         tools = sorted(declared_tools(project))

@@ -159,7 +159,8 @@ def read_guideline(project: Project, slice_name: str) -> Guideline:
     """
     path = guideline_path(project, slice_name)
     if not path.is_file():
-        raise ConfigError(str(_missing(project, slice_name, path)))
+        p = _missing(project, slice_name, path)
+        raise ConfigError(p.path, p.line, p.field, p.message, p.got, has_got=p.has_got)
     return parse_guideline(
         path.read_text(encoding="utf-8"), slice_name, path, project.relative(path)
     )

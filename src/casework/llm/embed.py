@@ -23,6 +23,7 @@ from casework.llm.base import LLMError, TokenUsage
 from casework.llm.cache import CacheEntry, ResponseCache, cache_key, params_json
 from casework.llm.openai_compat import map_openai_error, openai_sdk_client
 from casework.llm.retry import RetryPolicy, call_with_retries
+from casework.project import CONFIG_NAME
 
 __all__ = ["OpenAIEmbedder", "SentenceTransformerEmbedder", "TfidfEmbedder", "normalise_rows"]
 
@@ -105,9 +106,12 @@ class SentenceTransformerEmbedder:
                 module = importlib.import_module("sentence_transformers")
             except ImportError as exc:
                 raise ConfigError(
-                    "casework.toml: models.embedder.provider: 'sentence-transformers' needs the "
-                    "sentence-transformers package, which is not installed. Install it with "
-                    "`pip install 'casework[sentence-transformers]'`, or use provider = \"tfidf\"."
+                    CONFIG_NAME,
+                    None,
+                    "models.embedder.provider",
+                    "'sentence-transformers' needs the sentence-transformers package, which is "
+                    "not installed. Install it with "
+                    "`pip install 'casework[sentence-transformers]'`, or use provider = \"tfidf\"",
                 ) from exc
         self._model_name = model
         self._model = module.SentenceTransformer(model)

@@ -20,7 +20,7 @@ from casework.llm.litellm_provider import LiteLLMProvider
 from casework.llm.openai_compat import OpenAIProvider
 from casework.llm.retry import RetryPolicy
 from casework.llm.scripted import ScriptedProvider, import_script_function, load_script
-from casework.project import ModelConfig, Project
+from casework.project import CONFIG_NAME, ModelConfig, Project
 
 __all__ = ["ChatRole", "PingResult", "api_key_for", "client_for", "embedder_for", "ping"]
 
@@ -39,14 +39,16 @@ def api_key_for(config: ModelConfig, role: str) -> str | None:
     Raises:
         ConfigError: The named variable is unset, or api.openai.com has no key.
     """
-    where = f"casework.toml: models.{role}"
     if config.api_key_env:
         value = os.environ.get(config.api_key_env)
         if not value:
             raise ConfigError(
-                f"{where}.api_key_env: environment variable {config.api_key_env} is not set. "
+                CONFIG_NAME,
+                None,
+                f"models.{role}.api_key_env",
+                f"environment variable {config.api_key_env} is not set. "
                 f"Export it (export {config.api_key_env}=...) or remove api_key_env for a server "
-                "that needs no key."
+                "that needs no key",
             )
         return value
     if config.base_url:
@@ -55,8 +57,11 @@ def api_key_for(config: ModelConfig, role: str) -> str | None:
         value = os.environ.get("OPENAI_API_KEY")
         if not value:
             raise ConfigError(
-                f"{where}: no API key for api.openai.com: set OPENAI_API_KEY, or set "
-                'api_key_env = "NAME_OF_YOUR_VARIABLE", or set base_url for a local server.'
+                CONFIG_NAME,
+                None,
+                f"models.{role}",
+                "no API key for api.openai.com: set OPENAI_API_KEY, or set "
+                'api_key_env = "NAME_OF_YOUR_VARIABLE", or set base_url for a local server',
             )
         return value
     return None
@@ -65,9 +70,10 @@ def api_key_for(config: ModelConfig, role: str) -> str | None:
 def _provider(project: Project, config: ModelConfig, role: str) -> Provider:
     if config.provider == "scripted":
         if not config.script:
-            raise ConfigError(
-                f"casework.toml: models.{role}.script: the scripted provider needs a responses "
-                'file (script = "llm/responses.jsonl") or a function (script = "python:pkg.mod:fn").'
+            raise project.config_error(
+                f"models.{role}.script",
+                "the scripted provider needs a responses file (script = "
+                '"llm/responses.jsonl") or a function (script = "python:pkg.mod:fn")',
             )
         if config.script.startswith("python:"):
             fn = import_script_function(config.script, role, project.root)
@@ -75,8 +81,8 @@ def _provider(project: Project, config: ModelConfig, role: str) -> Provider:
         path = project.path(config.script)
         shown = project.relative(path)
         if not path.is_file():
-            raise ConfigError(
-                f"casework.toml: models.{role}.script: file {shown} not found. Got '{config.script}'."
+            raise project.config_error(
+                f"models.{role}.script", f"file {shown} not found", config.script
             )
         return ScriptedProvider(load_script(path, shown=shown), source=shown, model=config.model)
     if config.provider == "openai":
@@ -96,9 +102,10 @@ def _provider(project: Project, config: ModelConfig, role: str) -> Provider:
             timeout_s=config.timeout_s,
             role=role,
         )
-    raise ConfigError(
-        f"casework.toml: models.{role}.provider: '{config.provider}' is an embedder, not a chat "
-        "model; use 'openai', 'litellm' or 'scripted'."
+    raise project.config_error(
+        f"models.{role}.provider",
+        f"'{config.provider}' is an embedder, not a chat model; use 'openai', 'litellm' or "
+        "'scripted'",
     )
 
 
@@ -168,9 +175,9 @@ def embedder_for(
             retry=RetryPolicy(max_retries=config.max_retries),
             pricing=Pricing(config.input_cost_per_mtok, 0.0),
         )
-    raise ConfigError(
-        f"casework.toml: models.embedder.provider: '{config.provider}' cannot embed; use 'tfidf', "
-        "'sentence-transformers' or 'openai'."
+    raise project.config_error(
+        "models.embedder.provider",
+        f"'{config.provider}' cannot embed; use 'tfidf', 'sentence-transformers' or 'openai'",
     )
 
 

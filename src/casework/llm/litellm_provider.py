@@ -14,6 +14,7 @@ from typing import Any
 from casework.errors import ConfigError
 from casework.llm.base import Completion, Message, Params
 from casework.llm.openai_compat import completion_from_response, map_openai_error
+from casework.project import CONFIG_NAME
 
 __all__ = ["LiteLLMProvider", "import_litellm"]
 
@@ -28,9 +29,12 @@ def import_litellm(role: str) -> ModuleType:
         return importlib.import_module("litellm")
     except ImportError as exc:
         raise ConfigError(
-            f"casework.toml: models.{role}.provider: 'litellm' needs the litellm package, "
-            "which is not installed. Install it with `pip install 'casework[litellm]'`, or use "
-            'provider = "openai" with base_url for an OpenAI-compatible server.'
+            CONFIG_NAME,
+            None,
+            f"models.{role}.provider",
+            "'litellm' needs the litellm package, which is not installed. Install it with "
+            "`pip install 'casework[litellm]'`, or use "
+            'provider = "openai" with base_url for an OpenAI-compatible server',
         ) from exc
 
 

@@ -18,6 +18,7 @@ from casework.dataset import read_records
 from casework.errors import ConfigError, InputError
 from casework.llm.base import Completion, Message, Params
 from casework.plugins import load_object
+from casework.project import CONFIG_NAME
 
 __all__ = ["ScriptFunction", "ScriptRule", "ScriptedProvider", "load_script", "render_prompt"]
 
@@ -90,7 +91,7 @@ def import_script_function(spec: str, role: str, root: Path | None = None) -> Sc
     Raises:
         ConfigError: The spec is malformed, or the module or function is missing.
     """
-    where = f"casework.toml: models.{role}.script"
+    where = f"models.{role}.script"
     fn = load_object(
         spec.removeprefix("python:"),
         root=root or Path.cwd(),
@@ -98,7 +99,7 @@ def import_script_function(spec: str, role: str, root: Path | None = None) -> Sc
         shape="'python:pkg.module:function'",
     )
     if not callable(fn):
-        raise ConfigError(f"{where}: '{spec}' is not a function.")
+        raise ConfigError(CONFIG_NAME, None, where, "not a function", spec)
     return fn  # type: ignore[no-any-return]
 
 
@@ -121,7 +122,9 @@ class ScriptedProvider:
         model: str = "scripted",
     ) -> None:
         if fn is None and not rules:
-            raise ConfigError(f"{source}: the scripted client has no rules and no function.")
+            raise ConfigError(
+                source, None, None, "the scripted client has no rules and no function"
+            )
         self._rules = list(rules)
         self._fn = fn
         self._source = source

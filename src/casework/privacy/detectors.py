@@ -120,7 +120,7 @@ class PhoneDetector:
             meta = phonenumbers.PhoneMetadata.metadata_for_region(region.upper())
             if meta is None:
                 raise ConfigError(
-                    f"casework.toml: privacy.phone_regions: unknown region. Got '{region}'."
+                    "casework.toml", None, "privacy.phone_regions", "unknown region", region
                 )
             desc = meta.general_desc
             for n in desc.possible_length if desc is not None else ():
@@ -422,17 +422,21 @@ def id_pattern_detectors(
     """
     out = []
     for kind, pattern in patterns.items():
-        field = f"{where}: privacy.id_patterns.{kind}"
+        field = f"privacy.id_patterns.{kind}"
         if not KIND_RE.match(kind):
             raise ConfigError(
-                f"{field}: kind must be lower-case letters and digits starting with a letter "
-                f"(it prefixes pseudonyms like `{kind.lower().replace('_', '')}_3fa91c0b27d4`). Got '{kind}'."
+                where,
+                None,
+                field,
+                "kind must be lower-case letters and digits starting with a letter "
+                f"(it prefixes pseudonyms like `{kind.lower().replace('_', '')}_3fa91c0b27d4`)",
+                kind,
             )
         try:
             out.append(PatternDetector(kind, pattern))
         except re.error as exc:
             raise ConfigError(
-                f"{field}: invalid regular expression: {exc}. Got '{pattern}'."
+                where, None, field, f"invalid regular expression: {exc}", pattern
             ) from exc
     return out
 

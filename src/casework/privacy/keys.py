@@ -63,11 +63,14 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
-def _check_length(secret: bytes, where: str) -> None:
+def _check_length(secret: bytes, where: str, field: str | None) -> None:
     if len(secret) < MIN_KEY_BYTES:
         raise ConfigError(
-            f"{where}: the pseudonym key is too short ({len(secret)} bytes; at least "
-            f"{MIN_KEY_BYTES} are needed): {_HOW}."
+            where,
+            None,
+            field,
+            f"the pseudonym key is too short ({len(secret)} bytes; at least "
+            f"{MIN_KEY_BYTES} are needed): {_HOW}",
         )
 
 
@@ -85,26 +88,33 @@ def load_key(project: Project, environ: Mapping[str, str] | None = None) -> Pseu
     value = env.get(KEY_ENV)
     if value is not None and value.strip():
         secret = value.strip().encode("utf-8")
-        _check_length(secret, KEY_ENV)
+        _check_length(secret, KEY_ENV, None)
         return PseudonymKey(secret, KEY_ENV)
     key_file = project.config.privacy.key_file
     if not key_file:
         raise ConfigError(
-            f"no pseudonym key: set {KEY_ENV} or privacy.key_file in {CONFIG_NAME} "
-            f"(a file of at least {MIN_KEY_BYTES} random bytes); {_HOW}."
+            CONFIG_NAME,
+            None,
+            "privacy.key_file",
+            f"no pseudonym key: set {KEY_ENV} or privacy.key_file "
+            f"(a file of at least {MIN_KEY_BYTES} random bytes); {_HOW}",
         )
     path = Path(key_file).expanduser()
     path = (project.root / path if not path.is_absolute() else path).resolve()
-    where = f"{project.relative(project.config_path)}: privacy.key_file"
+    where, field = project.relative(project.config_path), "privacy.key_file"
     root = project.root.resolve()
     for folder in {root, _work_tree(root), _work_tree(path.parent)}:
         if folder is not None and _inside(path, folder):
             raise ConfigError(
-                f"{where}: the key file is inside the git work tree or project folder {folder}; "
-                f"move it outside the repository so it can never be committed. Got '{key_file}'."
+                where,
+                None,
+                field,
+                f"the key file is inside the git work tree or project folder {folder}; "
+                "move it outside the repository so it can never be committed",
+                key_file,
             )
     if not path.is_file():
-        raise ConfigError(f"{where}: key file not found. Got '{key_file}'.")
+        raise ConfigError(where, None, field, "key file not found", key_file)
     secret = path.read_bytes().rstrip()
-    _check_length(secret, where)
+    _check_length(secret, where, field)
     return PseudonymKey(secret, str(path))

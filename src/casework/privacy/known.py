@@ -106,8 +106,11 @@ class FieldKinds:
         for name, kind in (extra or {}).items():
             if not KIND_RE.match(kind):
                 raise ConfigError(
-                    f"{where}: privacy.known_fields.{name}: kind must be lower-case letters and "
-                    f"digits starting with a letter. Got '{kind}'."
+                    where,
+                    None,
+                    f"privacy.known_fields.{name}",
+                    "kind must be lower-case letters and digits starting with a letter",
+                    kind,
                 )
             self.fields[_clean(name)] = kind
 

@@ -4,7 +4,15 @@ Entry points: :func:`load_dataset`, :func:`release`, :func:`diff_cases`, :func:`
 :func:`check_dataset`, :func:`migrate_cases`.
 """
 
-from casework.dataset.check import CheckReport, Finding, check_dataset, check_tools, expired_cases
+from casework.dataset.check import (
+    CheckReport,
+    Finding,
+    check_contradictions,
+    check_dataset,
+    check_tools,
+    contradictory_tools,
+    expired_cases,
+)
 from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
 from casework.dataset.jsonl import (
     canonical_line,
@@ -13,6 +21,7 @@ from casework.dataset.jsonl import (
     read_records,
     write_cases,
 )
+from casework.dataset.lock import dataset_lock
 from casework.dataset.migrate import (
     MigrationResult,
     RenameMap,
@@ -28,6 +37,7 @@ from casework.dataset.store import (
     load_dataset,
     parse_ref,
     release,
+    release_working_tree,
     select_cases,
 )
 from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
@@ -43,10 +53,13 @@ __all__ = [
     "RenameMap",
     "ToolDecl",
     "canonical_line",
+    "check_contradictions",
     "check_dataset",
     "check_tools",
     "content_hash",
+    "contradictory_tools",
     "count_cases",
+    "dataset_lock",
     "declared_tools",
     "diff_cases",
     "dump_record",
@@ -63,6 +76,7 @@ __all__ = [
     "read_records",
     "read_versions",
     "release",
+    "release_working_tree",
     "select_cases",
     "write_cases",
 ]

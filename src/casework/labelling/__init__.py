@@ -27,6 +27,7 @@ from casework.labelling.guidelines import (
     list_guidelines,
     read_guideline,
 )
+from casework.labelling.migration import LabellingMigration, migrate_labelling
 from casework.labelling.model import Assignment, parse_labellers
 from casework.labelling.policy import (
     AssignmentPlan,
@@ -69,6 +70,7 @@ __all__ = [
     "ImportReport",
     "LabelRelease",
     "LabellerLoad",
+    "LabellingMigration",
     "LabellingStatus",
     "PlannedAssignment",
     "QueueRow",
@@ -94,6 +96,7 @@ __all__ = [
     "labelling_status",
     "list_disagreements",
     "list_guidelines",
+    "migrate_labelling",
     "parse_labellers",
     "plan_adjudication",
     "plan_labelling",

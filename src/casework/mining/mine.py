@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from casework.dataset import load_dataset, release
+from casework.dataset import dataset_lock, load_dataset, release
 from casework.dataset.versions import CASES_FILE
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.mining.conversation import RawConversation
@@ -223,36 +223,39 @@ def mine(
         if on_progress is not None:
             on_progress(done, len(conversations))
     InputErrors.raise_if_any(problems)
-    existing, labels = _existing(project, dataset)
-    known_ids = {c.id for c in existing}
-    new: list[Case] = []
-    for case in drafts:
-        if case.id not in known_ids:
-            known_ids.add(case.id)
-            new.append(case)
-    today = now.date()
-    expired = {
-        c.id for c in existing if c.provenance.retain_until and c.provenance.retain_until < today
-    }
-    kept = [c for c in existing if c.id not in expired]
-    version = None
-    if new or expired:
-        changes = []
-        if new:
-            changes.append(
-                f"mine: added {len(new)} draft case(s) mined from {len(conversations)} conversation(s)"
+    with dataset_lock(project, dataset):
+        existing, labels = _existing(project, dataset)
+        known_ids = {c.id for c in existing}
+        new: list[Case] = []
+        for case in drafts:
+            if case.id not in known_ids:
+                known_ids.add(case.id)
+                new.append(case)
+        today = now.date()
+        expired = {
+            c.id
+            for c in existing
+            if c.provenance.retain_until and c.provenance.retain_until < today
+        }
+        kept = [c for c in existing if c.id not in expired]
+        version = None
+        if new or expired:
+            changes = []
+            if new:
+                changes.append(
+                    f"mine: added {len(new)} draft case(s) mined from {len(conversations)} conversation(s)"
+                )
+            if expired:
+                changes.append(f"expire: removed {len(expired)} row(s) past their retention date")
+            version = release(
+                project,
+                dataset,
+                [*kept, *new],
+                opts.message or f"mine: {len(new)} new draft(s) for labelling",
+                changes=changes,
+                labels=[rec for rec in labels if rec.case_id not in expired] if expired else None,
+                now=now,
             )
-        if expired:
-            changes.append(f"expire: removed {len(expired)} row(s) past their retention date")
-        version = release(
-            project,
-            dataset,
-            [*kept, *new],
-            opts.message or f"mine: {len(new)} new draft(s) for labelling",
-            changes=changes,
-            labels=[rec for rec in labels if rec.case_id not in expired] if expired else None,
-            now=now,
-        )
     return MineReport(
         dataset=dataset,
         files=[project.relative(p) for p in files],

@@ -13,6 +13,7 @@ from casework.workbench.db import (
     open_workbench,
     status,
     upgrade,
+    workbench_exists,
 )
 
 __all__ = [
@@ -23,4 +24,5 @@ __all__ = [
     "open_workbench",
     "status",
     "upgrade",
+    "workbench_exists",
 ]

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from casework.errors import ConfigError, InputErrors, Problem
+from casework.names import check_name, inside
 
 __all__ = [
     "CONFIG_NAME",
@@ -259,8 +260,14 @@ class Project:
         return self.path(self.config.paths.datasets)
 
     def dataset_dir(self, name: str) -> Path:
-        """Folder of one dataset (it may not exist yet)."""
-        return self.datasets_dir / name
+        """Folder of one dataset (it may not exist yet).
+
+        Raises:
+            UsageError: ``name`` is not a valid name (e.g. ``../x``): no path may leave the
+                datasets folder.
+        """
+        check_name(name, "dataset name")
+        return inside(self.datasets_dir, self.datasets_dir / name, "dataset name")
 
     def dataset_names(self) -> list[str]:
         """Datasets present: sub-folders of the datasets folder holding a `cases.jsonl`."""

@@ -18,6 +18,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from casework.errors import InputError
 from casework.grading.trajectory import Trajectory
 from casework.grading.verdict import Verdict
+from casework.names import Name
 from casework.runner.metrics import CaseTally
 
 __all__ = [
@@ -65,9 +66,9 @@ class RunHeader(_Record):
     """Version of this record format."""
     kind: Literal["run"] = "run"
     """Record kind."""
-    run_id: str
+    run_id: Name
     """Id of the run (also the log's file name)."""
-    dataset: str
+    dataset: Name
     """Dataset name."""
     dataset_ref: str
     """`name@N` of the release run, or `name@working` for unreleased content."""

@@ -11,11 +11,11 @@ from casework.checks import check_project
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.dataset import (
     count_cases,
+    dataset_versions,
     diff_cases,
     dump_record,
     load_dataset,
     parse_ref,
-    read_versions,
     release_working_tree,
     select_cases,
 )
@@ -120,8 +120,7 @@ def release_cmd(project: Project, dataset: str, message: str) -> None:
 def versions_cmd(project: Project, dataset: str, fmt: str) -> None:
     """List the releases of DATASET, oldest first."""
     name, _ = parse_ref(dataset)
-    folder = project.dataset_dir(name)
-    versions = read_versions(folder, f"{project.relative(folder)}/versions.jsonl")
+    versions = dataset_versions(project, name)
     if fmt == "json":
         emit_json([v.model_dump(mode="json") for v in versions])
         return

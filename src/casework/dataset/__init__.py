@@ -32,6 +32,7 @@ from casework.dataset.migrate import (
 from casework.dataset.store import (
     Dataset,
     count_cases,
+    dataset_versions,
     hash_of,
     label_sort_key,
     load_dataset,
@@ -60,6 +61,7 @@ __all__ = [
     "contradictory_tools",
     "count_cases",
     "dataset_lock",
+    "dataset_versions",
     "declared_tools",
     "diff_cases",
     "dump_record",

@@ -42,6 +42,7 @@ from casework.schema import Case, LabelRecord, VersionCounts, VersionRecord
 __all__ = [
     "Dataset",
     "count_cases",
+    "dataset_versions",
     "hash_of",
     "label_sort_key",
     "load_dataset",
@@ -257,6 +258,13 @@ def load_dataset(project: Project, ref: str) -> Dataset:
         content = materialise(folder, project.state_dir, record, name)
     cases, labels = _parse(content, shown_dir)
     return Dataset(name, folder, cases, labels, content.hash, record)
+
+
+def dataset_versions(project: Project, name: str) -> list[VersionRecord]:
+    """The release log of ``name``, oldest first, after completing any interrupted release."""
+    folder = project.dataset_dir(name)
+    settle(project, name)
+    return read_versions(folder, f"{project.relative(folder)}/{VERSIONS_FILE}")
 
 
 def _read_optional(path: Path) -> bytes:

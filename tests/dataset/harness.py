@@ -38,9 +38,12 @@ def _patch_reads(seconds: float) -> None:
     original = store.load_dataset
     slow = _slow(original, seconds)
     for module in list(sys.modules.values()):
-        if module is not None and module.__name__.startswith("casework"):
-            if getattr(module, "load_dataset", None) is original:
-                module.load_dataset = slow  # type: ignore[attr-defined]
+        if (
+            module is not None
+            and module.__name__.startswith("casework")
+            and getattr(module, "load_dataset", None) is original
+        ):
+            setattr(module, "load_dataset", slow)  # noqa: B010
 
 
 def _patch_replace(kill_at: int, count_file: Path | None) -> None:

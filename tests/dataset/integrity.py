@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import casework
 from casework.dataset import load_dataset, release
 from casework.labelling import assign_labels, export_sheets, import_sheets
@@ -30,7 +32,7 @@ def env(root: Path) -> dict[str, str]:
     out = dict(os.environ)
     out["PYTHONPATH"] = os.pathsep.join([str(SRC), str(REPO)])
     out["CASEWORK_PSEUDONYM_KEY"] = KEY
-    out["CASEWORK_DB_URL"] = f"sqlite:///{root / '.casework' / 'workbench.db'}"
+    out.pop("CASEWORK_DB_URL", None)  # the project's own `.casework/workbench.db`
     return out
 
 
@@ -53,12 +55,11 @@ def run(root: Path, *args: str, **harness: Any) -> subprocess.CompletedProcess[s
     )
 
 
-def labelled_project(root: Path, monkeypatch: Any) -> Project:
+def labelled_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     """The labelling test project, released once, with answered sheets imported (labels ready)."""
     make_project(root)
-    for key, value in env(root).items():
-        if key.startswith("CASEWORK_"):
-            monkeypatch.setenv(key, value)
+    monkeypatch.setenv("CASEWORK_PSEUDONYM_KEY", KEY)
+    monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
     monkeypatch.chdir(root)
     project = load_project(root)
     release(project, "refunds", load_dataset(project, "refunds").cases, "drafts")

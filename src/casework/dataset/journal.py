@@ -88,8 +88,13 @@ def _inside(project: Project, stored: str) -> Path:
 
 
 def pending(project: Project, name: str) -> bool:
-    """An interrupted release of ``name`` waits to be completed or dropped."""
-    return _journal_file(project, name).exists() or _staging(project, name).exists()
+    """An interrupted release of ``name`` waits to be completed or dropped (or its temp files)."""
+    temps = tmp_dir(project, name)
+    return (
+        _journal_file(project, name).exists()
+        or _staging(project, name).exists()
+        or (temps.is_dir() and any(temps.iterdir()))
+    )
 
 
 def commit(
@@ -111,7 +116,7 @@ def commit(
         source = staged.get(target)
         if source is None:
             source = staging / f"{i}-{target.name}"
-            atomic_write_bytes(source, data)
+            atomic_write_bytes(source, data, tmp_dir=tmp_dir(project, name))
         entries.append(
             _Entry(
                 path=_stored(project, target),
@@ -121,7 +126,11 @@ def commit(
             )
         )
     journal = _Journal(dataset=name, entries=entries)
-    atomic_write_bytes(_journal_file(project, name), journal.model_dump_json(indent=1).encode())
+    atomic_write_bytes(
+        _journal_file(project, name),
+        journal.model_dump_json(indent=1).encode(),
+        tmp_dir=tmp_dir(project, name),
+    )
     _apply(project, journal)
 
 

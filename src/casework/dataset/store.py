@@ -13,7 +13,7 @@ from pathlib import Path
 
 from casework.dataset.check import contradictory_tools
 from casework.dataset.diff import diff_cases
-from casework.dataset.journal import commit
+from casework.dataset.journal import commit, tmp_dir
 from casework.dataset.jsonl import canonical_bytes, parse_records, read_records
 from casework.dataset.lock import check_unchanged, dataset_lock, note_written, settle
 from casework.dataset.versions import (
@@ -425,7 +425,7 @@ def _release_locked(
             {c.label.guideline_version for c in case_list if c.label and c.label.guideline_version}
         ),
     )
-    cache_content(project.state_dir, content)
+    cache_content(project.state_dir, content, tmp_dir(project, name))
     _commit(project, name, folder, content, canonical_bytes([*versions, record]))
     return record
 

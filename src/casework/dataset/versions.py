@@ -150,11 +150,14 @@ def _cache_dir(state_dir: Path, digest: str) -> Path:
     return state_dir / "versions" / digest
 
 
-def cache_content(state_dir: Path, content: Content) -> None:
-    """Keep a local copy of released content so old versions materialise without git."""
+def cache_content(state_dir: Path, content: Content, tmp_dir: Path | None = None) -> None:
+    """Keep a local copy of released content so old versions materialise without git.
+
+    ``tmp_dir`` holds the temp files meanwhile (one the release lock cleans after a crash).
+    """
     folder = _cache_dir(state_dir, content.hash)
-    atomic_write_bytes(folder / CASES_FILE, content.cases)
-    atomic_write_bytes(folder / LABELS_FILE, content.labels)
+    atomic_write_bytes(folder / CASES_FILE, content.cases, tmp_dir=tmp_dir)
+    atomic_write_bytes(folder / LABELS_FILE, content.labels, tmp_dir=tmp_dir)
 
 
 def cached_files(state_dir: Path, content: Content) -> dict[str, Path]:

@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-from casework.errors import InputError
+from casework.dataset.jsonl import problems_from_validation
+from casework.errors import InputError, InputErrors
 from casework.grading.trajectory import Trajectory
 from casework.grading.verdict import Verdict
 from casework.names import Name
@@ -254,6 +255,8 @@ def read_log(path: Path, shown: str | None = None) -> LoadedRun:
         except (json.JSONDecodeError, UnicodeDecodeError, ValidationError) as exc:
             if last:
                 break  # torn write at a crash: the trial simply runs again on resume
+            if isinstance(exc, ValidationError):
+                raise InputErrors(problems_from_validation(exc, name, number)) from exc
             raise InputError(name, number, None, f"bad run log line: {exc}") from exc
         valid += len(raw) + 1
     if header is None:

@@ -145,6 +145,8 @@ class MigrationResult:
     labels: list[LabelRecord] | None = None
     """Migrated raw labels (``labels.jsonl``), when they were migrated too."""
     labels_changed: int = 0
+    contradictions: list[tuple[str, str]] = field(default_factory=list)
+    """``(case id, tool)`` the renames would make a case require and forbid (left unmigrated)."""
 
     def changelog(self) -> list[str]:
         """Changelog lines counting the rewrites."""
@@ -242,12 +244,18 @@ class _Migrator:
         )
         update: dict[str, Any] = {"situation": new_sit}
         if case.label is not None:
-            update["label"] = case.label.model_copy(
+            label = case.label.model_copy(
                 update={
                     "required_tools": self.requirements(case.label.required_tools),
                     "forbidden_tools": self.requirements(case.label.forbidden_tools),
                 }
             )
+            had = set(contradictory_tools(case.label))
+            made = [t for t in contradictory_tools(label) if t not in had]
+            if made:  # two tools renamed to one that the label both requires and forbids
+                self.result.contradictions.extend((case.id, tool) for tool in made)
+                return case
+            update["label"] = label
         # Round-trip through validation so the migrated case obeys every schema rule.
         return Case.model_validate(case.model_copy(update=update).model_dump(by_alias=True))
 
@@ -275,36 +283,26 @@ def migrate_cases(
 
 
 def _merged_contradictions(
-    before: Sequence[Case],
-    after: Sequence[Case],
-    renames: RenameMap,
-    path: Path,
-    project: Project,
+    result: MigrationResult, renames: RenameMap, path: Path, project: Project
 ) -> list[Problem]:
     """Cases the renames make require and forbid one tool (two tools renamed to one)."""
     shown = project.relative(path)
     text = path.read_text(encoding="utf-8")
     problems = []
-    for old, new in zip(before, after, strict=True):
-        if new.label is None or old.label is None:
-            continue
-        had = set(contradictory_tools(old.label))
-        for tool in contradictory_tools(new.label):
-            if tool in had:
-                continue
-            sources = sorted(k for k, v in renames.tools.items() if v == tool)
-            problems.append(
-                Problem(
-                    shown,
-                    _line_of(text, sources[0], "tools") if sources else None,
-                    f"tools.{sources[0]}" if sources else "tools",
-                    f"case '{new.id}' requires one of {', '.join([*sources, tool])} and forbids "
-                    f"another; renamed to one tool, the case would require and forbid '{tool}' "
-                    "(fix the case's label first)",
-                    tool,
-                    has_got=True,
-                )
+    for case_id, tool in result.contradictions:
+        sources = sorted(k for k, v in renames.tools.items() if v == tool)
+        problems.append(
+            Problem(
+                shown,
+                _line_of(text, sources[0], "tools") if sources else None,
+                f"tools.{sources[0]}" if sources else "tools",
+                f"case '{case_id}' requires one of {', '.join([*sources, tool])} and forbids "
+                f"another; renamed to one tool, the case would require and forbid '{tool}' "
+                "(fix the case's label first)",
+                tool,
+                has_got=True,
             )
+        )
     return problems
 
 
@@ -331,9 +329,7 @@ def migrate_dataset(
     with dataset_lock(project, name):
         dataset = load_dataset(project, name)
         result = migrate_cases(dataset.cases, renames, dataset.labels)
-        InputErrors.raise_if_any(
-            _merged_contradictions(dataset.cases, result.cases, renames, renames_path, project)
-        )
+        InputErrors.raise_if_any(_merged_contradictions(result, renames, renames_path, project))
         if dry_run or (result.cases_changed == 0 and result.labels_changed == 0):
             return result, None
         record = release(

@@ -76,6 +76,8 @@ def _outside(tmp_path: Path, project: Path) -> set[Path]:
     [
         ["mine", "{traces}", "--dataset", "{name}", "--slice", "refunds"],
         ["interop", "import-adk", "{adk}", "--dataset", "{name}", "--slice", "adk"],
+        ["mine", "{traces}", "--dataset", "refunds", "--slice", "{name}"],
+        ["interop", "import-adk", "{adk}", "--dataset", "copy", "--slice", "{name}"],
         ["release", "{name}", "-m", "x"],
         ["check", "{name}"],
         ["versions", "{name}"],

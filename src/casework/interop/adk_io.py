@@ -19,6 +19,7 @@ from casework.dataset.versions import CASES_FILE
 from casework.errors import CaseworkError, InputError, InputErrors, Problem, UsageError
 from casework.interop.adk import ImportOptions, cases_from_adk, eval_set_from_cases
 from casework.interop.adk_format import AdkFile, AdkFormat, read_adk_file
+from casework.names import check_name
 from casework.project import Project
 from casework.schema import Case, Split, VersionRecord
 
@@ -61,6 +62,7 @@ def import_adk(
         raise UsageError("import-adk: give at least one ADK eval file.")
     if not options.slice.strip():
         raise UsageError("--slice: must not be empty.")
+    check_name(options.slice, "slice")
     problems: list[Problem] = []
     files: list[AdkFile] = []
     for path in paths:

@@ -24,6 +24,7 @@ from casework.mining.openinference import conversations_from_openinference
 from casework.mining.otel_genai import conversations_from_genai
 from casework.mining.otlp import read_spans
 from casework.mining.signals import SIGNALS, failure_signals
+from casework.names import check_name
 from casework.privacy.keys import load_key
 from casework.privacy.scrub import scrubber_for
 from casework.project import Project
@@ -195,6 +196,7 @@ def mine(
     opts = options or MineOptions()
     if not opts.slice.strip():
         raise UsageError("--slice: must not be empty.")
+    check_name(opts.slice, "slice")
     key = load_key(project, opts.environ if opts.environ is not None else os.environ)
     scrubber = scrubber_for(project, key)
     files = trace_files(paths)

@@ -55,7 +55,7 @@ def atomic_writer(
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode is not None else 0o666)
     try:
         with os.fdopen(fd, "wb") as handle:
-            if keep is not None:
+            if keep is not None and hasattr(os, "fchmod"):  # fchmod: POSIX only before 3.13
                 os.fchmod(handle.fileno(), keep)
             yield handle
             handle.flush()

@@ -404,9 +404,8 @@ def _release_locked(
     parent = versions[-1] if versions else None
     check_unchanged(project, name)
     if parent is not None and parent.hash == content.hash:
-        _commit(
-            project, name, folder, content, None
-        )  # re-canonicalise a hand-edited but equal file
+        # Re-canonicalise a hand-edited but equal file.
+        _commit(project, name, folder, content, None)
         return None
     old = _parent_content(project, folder, parent, name)
     if old is not None:

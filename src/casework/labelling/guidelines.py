@@ -14,7 +14,7 @@ from pathlib import Path
 
 from casework.atomic import atomic_write_text
 from casework.errors import ConfigError, InputError, InputErrors, Problem, UsageError
-from casework.names import name_problem
+from casework.names import inside, name_problem
 from casework.project import Project
 
 __all__ = [
@@ -80,7 +80,8 @@ def guideline_path(project: Project, slice_name: str) -> Path:
         raise UsageError(
             f"'{slice_name}': a slice name holds letters, digits and ._- and starts with a letter or digit."
         )
-    return project.path(project.config.paths.guidelines) / f"{slice_name}.md"
+    folder = project.path(project.config.paths.guidelines)
+    return inside(folder, folder / f"{slice_name}.md", f"slice '{slice_name}'")
 
 
 def _front_matter(text: str, shown: str) -> tuple[dict[str, tuple[int, str]], int]:

@@ -21,6 +21,7 @@ __all__ = [
     "InputError",
     "InputErrors",
     "Problem",
+    "ReleaseConflict",
     "UsageError",
     "VersionNotFound",
     "WorkbenchError",
@@ -236,6 +237,13 @@ class ConfigError(InputError):
 
 class VersionNotFound(CaseworkError, LookupError):
     """A ``name@version`` reference names no release, or its content cannot be recovered."""
+
+
+class ReleaseConflict(CaseworkError):
+    """Another process holds a dataset's release lock, or changed its files under a release.
+
+    Nothing was written; running the command again (once the other one finishes) is safe.
+    """
 
 
 class WorkbenchError(CaseworkError):

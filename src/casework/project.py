@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from casework.errors import ConfigError, InputErrors, Problem
+from casework.names import check_name, inside
 
 __all__ = [
     "CONFIG_NAME",
@@ -273,8 +274,14 @@ class Project:
         return self.path(self.config.paths.datasets)
 
     def dataset_dir(self, name: str) -> Path:
-        """Folder of one dataset (it may not exist yet)."""
-        return self.datasets_dir / name
+        """Folder of one dataset (it may not exist yet).
+
+        Raises:
+            UsageError: ``name`` is not a valid name (e.g. ``../x``): no path may leave the
+                datasets folder.
+        """
+        check_name(name, "dataset name")
+        return inside(self.datasets_dir, self.datasets_dir / name, "dataset name")
 
     def dataset_names(self) -> list[str]:
         """Datasets present: sub-folders of the datasets folder holding a `cases.jsonl`."""
@@ -376,7 +383,12 @@ def load_project(root: Path | None = None) -> Project:
         raise  # pragma: no cover - raise_if_any always raises for a non-empty list
     InputErrors.raise_if_any(
         Problem(
-            CONFIG_NAME, _toml_line(text, tuple(field.split("."))), field, message, got, has_got=True
+            CONFIG_NAME,
+            _toml_line(text, tuple(field.split("."))),
+            field,
+            message,
+            got,
+            has_got=True,
         )
         for field, message, got in _cross_field_problems(config)
     )

@@ -74,7 +74,7 @@ def init_project(folder: Path, name: str | None = None) -> list[Path]:
         config: CONFIG_TEMPLATE.format(name=name or folder.resolve().name),
         folder / "agent" / "tools.json": "[]\n",
         folder / "agent" / "prompt.md": "# Agent instructions\n",
-        folder / ".gitignore": ".casework/\n",
+        folder / ".gitignore": ".casework/\n.*.tmp\n",
     }
     written = []
     for path, text in files.items():

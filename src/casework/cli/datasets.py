@@ -10,17 +10,17 @@ from rich.table import Table
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.dataset import (
     count_cases,
+    dataset_versions,
     diff_cases,
     dump_record,
     load_dataset,
-    migrate_dataset,
     parse_ref,
-    read_versions,
-    release,
+    release_working_tree,
     select_cases,
 )
 from casework.errors import CaseworkError, UsageError
 from casework.gate import check_project
+from casework.labelling import migrate_labelling
 from casework.project import Project
 from casework.scaffold import init_project
 from casework.schema import LabelRecord, VersionRecord, case_json_schema
@@ -100,8 +100,7 @@ def release_cmd(project: Project, dataset: str, message: str) -> None:
     name, version = parse_ref(dataset)
     if version is not None:
         raise UsageError(f"release {dataset}: release takes a dataset name, not a version.")
-    current = load_dataset(project, name)
-    record = release(project, name, current.cases, message)
+    current, record = release_working_tree(project, name, message)
     if record is None:
         console.print(
             f"{name}: unchanged since release {current.version.number if current.version else '?'} ({current.hash[:12]}); nothing released."
@@ -121,8 +120,7 @@ def release_cmd(project: Project, dataset: str, message: str) -> None:
 def versions_cmd(project: Project, dataset: str, fmt: str) -> None:
     """List the releases of DATASET, oldest first."""
     name, _ = parse_ref(dataset)
-    folder = project.dataset_dir(name)
-    versions = read_versions(folder, f"{project.relative(folder)}/versions.jsonl")
+    versions = dataset_versions(project, name)
     if fmt == "json":
         emit_json([v.model_dump(mode="json") for v in versions])
         return
@@ -295,12 +293,15 @@ def migrate_cmd(
 ) -> None:
     """Apply tool and argument renames to DATASET and release the result."""
     path = renames_path or project.path(project.config.paths.renames)
-    result, record = migrate_dataset(project, dataset, path, message, dry_run=dry_run)
+    migration = migrate_labelling(project, dataset, path, message, dry_run=dry_run)
+    result, record = migration.result, migration.record
     for line in result.changelog():
         console.print(line)
+    if migration.workbench_labels:
+        console.print(f"renamed in {migration.workbench_labels} raw label(s) in the workbench")
     if record is not None:
         console.print(f"{dataset}@{record.number} released: {record.hash[:12]}")
-    elif result.cases_changed == 0:
+    elif result.cases_changed == 0 and result.labels_changed == 0:
         console.print(f"{dataset}: no case names a renamed tool or argument; nothing released.")
     else:
         console.print("dry run: nothing written.")

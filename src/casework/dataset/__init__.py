@@ -4,7 +4,15 @@ Entry points: :func:`load_dataset`, :func:`release`, :func:`diff_cases`, :func:`
 :func:`check_dataset`, :func:`migrate_cases`.
 """
 
-from casework.dataset.check import CheckReport, Finding, check_dataset, check_tools, expired_cases
+from casework.dataset.check import (
+    CheckReport,
+    Finding,
+    check_contradictions,
+    check_dataset,
+    check_tools,
+    contradictory_tools,
+    expired_cases,
+)
 from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
 from casework.dataset.jsonl import (
     canonical_bytes,
@@ -17,6 +25,7 @@ from casework.dataset.jsonl import (
     write_cases,
     write_records,
 )
+from casework.dataset.lock import dataset_lock
 from casework.dataset.migrate import (
     MigrationResult,
     RenameMap,
@@ -27,11 +36,13 @@ from casework.dataset.migrate import (
 from casework.dataset.store import (
     Dataset,
     count_cases,
+    dataset_versions,
     hash_of,
     label_sort_key,
     load_dataset,
     parse_ref,
     release,
+    release_working_tree,
     select_cases,
 )
 from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
@@ -50,10 +61,14 @@ __all__ = [
     "ToolDecl",
     "canonical_bytes",
     "canonical_line",
+    "check_contradictions",
     "check_dataset",
     "check_tools",
     "content_hash",
+    "contradictory_tools",
     "count_cases",
+    "dataset_lock",
+    "dataset_versions",
     "declared_tools",
     "diff_cases",
     "dump_record",
@@ -72,6 +87,7 @@ __all__ = [
     "read_records",
     "read_versions",
     "release",
+    "release_working_tree",
     "select_cases",
     "write_cases",
     "write_records",

@@ -1,4 +1,4 @@
-"""Dataset checks that need no run: undeclared or stale tools, unknown arguments, expired rows.
+"""Dataset checks that need no run: undeclared or stale tools, contradictions, expired rows.
 
 Entry point: :func:`check_dataset`, returning a :class:`CheckReport` the CLI and the gate read.
 """
@@ -11,9 +11,17 @@ from datetime import date
 from typing import Literal
 
 from casework.dataset.tools import ToolDecl
-from casework.schema import Case, ToolRequirement
+from casework.schema import Case, Label, ToolRequirement
 
-__all__ = ["CheckReport", "Finding", "check_dataset", "check_tools", "expired_cases"]
+__all__ = [
+    "CheckReport",
+    "Finding",
+    "check_contradictions",
+    "check_dataset",
+    "check_tools",
+    "contradictory_tools",
+    "expired_cases",
+]
 
 Severity = Literal["error", "warning"]
 
@@ -139,6 +147,41 @@ def check_tools(cases: Sequence[Case], tools: Mapping[str, ToolDecl]) -> list[Fi
     return out
 
 
+def contradictory_tools(label: Label) -> list[str]:
+    """Tools the label both requires and forbids: every call meeting the requirement is forbidden.
+
+    That is the case when a forbidden entry names a required tool with no argument matchers (it
+    forbids every call) or with exactly the required matchers — what a many-to-one rename makes.
+    """
+    out: list[str] = []
+    for forbidden in label.forbidden_tools:
+        for required in label.required_tools:
+            if (
+                required.name == forbidden.name
+                and forbidden.arguments in ({}, required.arguments)
+                and forbidden.name not in out
+            ):
+                out.append(forbidden.name)
+    return out
+
+
+def check_contradictions(cases: Sequence[Case]) -> list[Finding]:
+    """Cases that require and forbid the same tool: no trajectory can pass them."""
+    return [
+        Finding(
+            "contradictory_tools",
+            "error",
+            case.id,
+            tool,
+            "the label requires and forbids this tool, so no trajectory can pass "
+            "(two tools renamed to one? fix the label)",
+        )
+        for case in cases
+        if case.label is not None
+        for tool in contradictory_tools(case.label)
+    ]
+
+
 def expired_cases(cases: Sequence[Case], today: date) -> list[Finding]:
     """Rows whose ``retain_until`` has passed: they must leave in the next change (`casework expire`)."""
     return [
@@ -158,5 +201,11 @@ def check_dataset(
     name: str, cases: Sequence[Case], tools: Mapping[str, ToolDecl], *, today: date
 ) -> CheckReport:
     """Run the dataset checks that need neither a run nor the workbench."""
-    findings = [*check_tools(cases, tools), *expired_cases(cases, today)]
-    return CheckReport(name, len(cases), findings, ["declared_tools", "retention"])
+    findings = [
+        *check_tools(cases, tools),
+        *check_contradictions(cases),
+        *expired_cases(cases, today),
+    ]
+    return CheckReport(
+        name, len(cases), findings, ["declared_tools", "contradictions", "retention"]
+    )

@@ -15,7 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from casework.dataset.check import contradictory_tools
 from casework.dataset.jsonl import problems_from_validation
+from casework.dataset.lock import dataset_lock
 from casework.dataset.store import load_dataset, release
 from casework.dataset.tools import ToolDecl, declared_tools
 from casework.errors import InputError, InputErrors, Problem
@@ -23,6 +25,7 @@ from casework.project import Project
 from casework.schema import (
     Case,
     Injection,
+    LabelRecord,
     ToolCall,
     ToolFixture,
     ToolRequirement,
@@ -140,6 +143,11 @@ class MigrationResult:
     argument_places: Counter[str] = field(default_factory=Counter)
     """Per ``tool.old->new`` argument rename, how many places were rewritten."""
     cases_changed: int = 0
+    labels: list[LabelRecord] | None = None
+    """Migrated raw labels (``labels.jsonl``), when they were migrated too."""
+    labels_changed: int = 0
+    contradictions: list[tuple[str, str]] = field(default_factory=list)
+    """``(case id, tool)`` the renames would make a case require and forbid (left unmigrated)."""
 
     def changelog(self) -> list[str]:
         """Changelog lines counting the rewrites."""
@@ -150,8 +158,14 @@ class MigrationResult:
             f"{k}: {v} place{'s' if v != 1 else ''}"
             for k, v in sorted(self.argument_places.items())
         ]
+        raw = (
+            [f"renamed in {self.labels_changed} raw label{'s' if self.labels_changed != 1 else ''}"]
+            if self.labels_changed
+            else []
+        )
         return [
             f"renamed in {self.cases_changed} case{'s' if self.cases_changed != 1 else ''}",
+            *raw,
             *lines,
         ]
 
@@ -183,6 +197,25 @@ class _Migrator:
             update={"name": name, "arguments": self.args(name, dict(req.arguments))}
         )
 
+    def requirements(self, reqs: Sequence[ToolRequirement]) -> list[ToolRequirement]:
+        # Two tools renamed to one make equal entries: keep one.
+        out: list[ToolRequirement] = []
+        for req in reqs:
+            new = self.requirement(req)
+            if new not in out:
+                out.append(new)
+        return out
+
+    def label_record(self, record: LabelRecord) -> LabelRecord:
+        return LabelRecord.model_validate(
+            record.model_copy(
+                update={
+                    "required_tools": self.requirements(record.required_tools),
+                    "forbidden_tools": self.requirements(record.forbidden_tools),
+                }
+            ).model_dump(by_alias=True)
+        )
+
     def fixture(self, fx: ToolFixture) -> ToolFixture:
         name = self.name(fx.tool)
         return fx.model_copy(update={"tool": name, "match": self.args(name, fx.match)})
@@ -212,18 +245,26 @@ class _Migrator:
         )
         update: dict[str, Any] = {"situation": new_sit}
         if case.label is not None:
-            update["label"] = case.label.model_copy(
+            label = case.label.model_copy(
                 update={
-                    "required_tools": [self.requirement(t) for t in case.label.required_tools],
-                    "forbidden_tools": [self.requirement(t) for t in case.label.forbidden_tools],
+                    "required_tools": self.requirements(case.label.required_tools),
+                    "forbidden_tools": self.requirements(case.label.forbidden_tools),
                 }
             )
+            had = set(contradictory_tools(case.label))
+            made = [t for t in contradictory_tools(label) if t not in had]
+            if made:  # two tools renamed to one that the label both requires and forbids
+                self.result.contradictions.extend((case.id, tool) for tool in made)
+                return case
+            update["label"] = label
         # Round-trip through validation so the migrated case obeys every schema rule.
         return Case.model_validate(case.model_copy(update=update).model_dump(by_alias=True))
 
 
-def migrate_cases(cases: Sequence[Case], renames: RenameMap) -> MigrationResult:
-    """Apply a rename map to every case (renames apply once, not transitively)."""
+def migrate_cases(
+    cases: Sequence[Case], renames: RenameMap, labels: Sequence[LabelRecord] | None = None
+) -> MigrationResult:
+    """Apply a rename map to every case and raw label (renames apply once, not transitively)."""
     m = _Migrator(renames)
     out = []
     for case in cases:
@@ -232,25 +273,65 @@ def migrate_cases(cases: Sequence[Case], renames: RenameMap) -> MigrationResult:
             m.result.cases_changed += 1
         out.append(new)
     m.result.cases = out
+    if labels is not None:
+        records = []
+        for record in labels:
+            new_record = m.label_record(record)
+            m.result.labels_changed += new_record != record
+            records.append(new_record)
+        m.result.labels = records
     return m.result
+
+
+def _merged_contradictions(
+    result: MigrationResult, renames: RenameMap, path: Path, project: Project
+) -> list[Problem]:
+    """Cases the renames make require and forbid one tool (two tools renamed to one)."""
+    shown = project.relative(path)
+    text = path.read_text(encoding="utf-8")
+    problems = []
+    for case_id, tool in result.contradictions:
+        sources = sorted(k for k, v in renames.tools.items() if v == tool)
+        problems.append(
+            Problem(
+                shown,
+                _line_of(text, sources[0], "tools") if sources else None,
+                f"tools.{sources[0]}" if sources else "tools",
+                f"case '{case_id}' requires one of {', '.join([*sources, tool])} and forbids "
+                f"another; renamed to one tool, the case would require and forbid '{tool}' "
+                "(fix the case's label first)",
+                tool,
+                has_got=True,
+            )
+        )
+    return problems
 
 
 def migrate_dataset(
     project: Project, name: str, renames_path: Path, message: str, *, dry_run: bool = False
 ) -> tuple[MigrationResult, VersionRecord | None]:
-    """Apply a rename map to the working tree of ``name`` and release the result.
+    """Apply a rename map to the working tree of ``name`` (cases and raw labels) and release it.
+
+    Labels still in the workbench are renamed by :func:`casework.labelling.migrate_labelling`,
+    which calls this under the same lock.
 
     Returns:
         The migration result and the new release (``None`` when nothing changed or ``dry_run``).
 
     Raises:
-        InputErrors: Bad rename map (including a rename to an undeclared tool); nothing is written.
+        InputErrors: Bad rename map (including a rename to an undeclared tool), or the renamed
+            cases contradict themselves (two tools renamed to one that a case both requires and
+            forbids); nothing is written.
     """
     tools = declared_tools(project)
     renames = load_renames(renames_path, project.relative(renames_path), tools)
-    dataset = load_dataset(project, name)
-    result = migrate_cases(dataset.cases, renames)
-    if dry_run or result.cases_changed == 0:
-        return result, None
-    record = release(project, name, result.cases, message, changes=result.changelog())
+    with dataset_lock(project, name):
+        dataset = load_dataset(project, name)
+        result = migrate_cases(dataset.cases, renames, dataset.labels)
+        InputErrors.raise_if_any(_merged_contradictions(result, renames, renames_path, project))
+        if dry_run or (result.cases_changed == 0 and result.labels_changed == 0):
+            return result, None
+        record = release(
+            project, name, result.cases, message, changes=result.changelog(), labels=result.labels
+        )
     return result, record

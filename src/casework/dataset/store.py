@@ -11,32 +11,44 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from casework.atomic import atomic_write_bytes
+from casework.dataset.check import contradictory_tools
 from casework.dataset.diff import diff_cases
+from casework.dataset.journal import commit, tmp_dir
 from casework.dataset.jsonl import canonical_bytes, parse_records, read_records
+from casework.dataset.lock import check_unchanged, dataset_lock, note_written, settle
 from casework.dataset.versions import (
     CASES_FILE,
     LABELS_FILE,
     VERSIONS_FILE,
     Content,
     cache_content,
+    cached_files,
     content_hash,
     materialise,
     read_versions,
     resolve_version,
 )
-from casework.errors import CaseworkError, InputError, InputErrors, Problem, UsageError
+from casework.errors import (
+    CaseworkError,
+    InputError,
+    InputErrors,
+    Problem,
+    ReleaseConflict,
+    UsageError,
+)
 from casework.project import Project
 from casework.schema import Case, LabelRecord, VersionCounts, VersionRecord
 
 __all__ = [
     "Dataset",
     "count_cases",
+    "dataset_versions",
     "hash_of",
     "label_sort_key",
     "load_dataset",
     "parse_ref",
     "release",
+    "release_working_tree",
     "select_cases",
 ]
 
@@ -103,6 +115,80 @@ def _dangling_labels(
     ]
 
 
+def _label_key(record: LabelRecord) -> tuple[str, str, str]:
+    """Identity of a raw label: one per case, labeller and guideline version."""
+    return (record.case_id, record.labeller, record.guideline_version)
+
+
+def _label_identity(record: LabelRecord) -> str:
+    return record.model_dump_json()
+
+
+def _duplicate_labels(labels: Sequence[LabelRecord], shown_dir: str) -> list[Problem]:
+    """Two raw labels by one labeller of one case under one guideline (agreement needs one)."""
+    seen: Counter[tuple[str, str, str]] = Counter()
+    problems = []
+    for line, rec in enumerate(labels, start=1):
+        key = _label_key(rec)
+        seen[key] += 1
+        if seen[key] == 2:
+            problems.append(
+                Problem(
+                    f"{shown_dir}/{LABELS_FILE}",
+                    line,
+                    "labeller",
+                    f"labelled case '{rec.case_id}' twice under guideline "
+                    f"'{rec.guideline_version}'; agreement needs one label per person",
+                    rec.labeller,
+                    has_got=True,
+                )
+            )
+    return problems
+
+
+def _contradictions(cases: Sequence[Case], shown_dir: str) -> list[Problem]:
+    """Cases whose label requires a call that it also forbids (e.g. after a many-to-one rename)."""
+    return [
+        Problem(
+            f"{shown_dir}/{CASES_FILE}",
+            line,
+            "label.forbidden_tools",
+            "the case requires and forbids the same tool",
+            tool,
+            has_got=True,
+        )
+        for line, case in enumerate(cases, start=1)
+        if case.label is not None
+        for tool in contradictory_tools(case.label)
+    ]
+
+
+def _dropped_labels(
+    old: Sequence[LabelRecord],
+    cases: Sequence[Case],
+    labels: Sequence[LabelRecord],
+    shown_dir: str,
+) -> list[Problem]:
+    """Raw labels of the previous release that vanish although their case stays."""
+    kept = {c.id for c in cases}
+    now = {_label_key(r) for r in labels}
+    gone = [r for r in old if r.case_id in kept and _label_key(r) not in now]
+    if not gone:
+        return []
+    return [
+        Problem(
+            f"{shown_dir}/{LABELS_FILE}",
+            None,
+            None,
+            f"{len(gone)} raw label(s) of the previous release are missing although their cases "
+            "remain (raw labels are kept for agreement); restore the file (e.g. `git checkout`) "
+            "or remove those cases",
+            ", ".join(sorted({r.case_id for r in gone})[:5]),
+            has_got=True,
+        )
+    ]
+
+
 def _duplicate_ids(cases: Sequence[Case], shown_dir: str) -> list[Problem]:
     """Cases sharing an id (located by their line in canonical, id-sorted order)."""
     first: dict[str, int] = {}
@@ -143,6 +229,7 @@ def _parse(content: Content, shown_dir: str) -> tuple[list[Case], list[LabelReco
         problems.extend(exc.problems)
     if cases:
         problems.extend(_dangling_labels(cases, labels, shown_dir))
+    problems.extend(_duplicate_labels(labels, shown_dir))
     InputErrors.raise_if_any(problems)
     return cases, labels
 
@@ -158,6 +245,7 @@ def load_dataset(project: Project, ref: str) -> Dataset:
     name, version = parse_ref(ref)
     folder = project.dataset_dir(name)
     shown_dir = project.relative(folder)
+    settle(project, name)  # complete an interrupted release before reading
     if not (folder / CASES_FILE).exists():
         known = ", ".join(project.dataset_names()) or "none"
         raise UsageError(f"{shown_dir}/{CASES_FILE}: no dataset '{name}' (datasets here: {known}).")
@@ -170,6 +258,13 @@ def load_dataset(project: Project, ref: str) -> Dataset:
         content = materialise(folder, project.state_dir, record, name)
     cases, labels = _parse(content, shown_dir)
     return Dataset(name, folder, cases, labels, content.hash, record)
+
+
+def dataset_versions(project: Project, name: str) -> list[VersionRecord]:
+    """The release log of ``name``, oldest first, after completing any interrupted release."""
+    folder = project.dataset_dir(name)
+    settle(project, name)
+    return read_versions(folder, f"{project.relative(folder)}/{VERSIONS_FILE}")
 
 
 def _read_optional(path: Path) -> bytes:
@@ -202,8 +297,14 @@ def release(
     changes: Sequence[str] | None = None,
     labels: Iterable[LabelRecord] | None = None,
     now: datetime | None = None,
+    base: str | None = None,
 ) -> VersionRecord | None:
     """Write ``cases`` (and ``labels``) canonically and append a release to `versions.jsonl`.
+
+    The release holds the dataset's lock (:func:`casework.dataset.lock.dataset_lock`); callers
+    that read the dataset to compute ``cases`` hold it from that read on, and the release refuses
+    when the files changed since the lock was taken. All files are written through one journal,
+    so a crash leaves the previous release or (completed by the next command) this one.
 
     Args:
         project: The project.
@@ -213,6 +314,9 @@ def release(
         changes: Changelog lines; computed from the diff against the previous release when omitted.
         labels: Raw labels; ``None`` keeps `labels.jsonl` as it is.
         now: Release time (injected by tests).
+        base: Hash of the working tree the caller computed ``cases`` from, when it read the
+            dataset without holding the lock (a long computation): the release refuses when
+            the working tree no longer has it.
 
     Returns:
         The new release record, or ``None`` when the content equals the latest release
@@ -220,10 +324,64 @@ def release(
 
     Raises:
         UsageError: Empty message.
-        InputErrors: Duplicate case ids, or labels naming unknown cases.
+        InputErrors: Duplicate case ids or raw labels, labels naming unknown cases, a case that
+            requires and forbids one tool, raw labels of kept cases dropped, or a broken release log.
+        ReleaseConflict: Another process holds the lock, or the files changed underneath.
     """
     if not message.strip():
         raise UsageError("a message is required: say why this version exists.", param="message")
+    with dataset_lock(project, name):
+        if base is not None:
+            _check_base(project, name, base)
+        return _release_locked(project, name, cases, message, changes, labels, now)
+
+
+def release_working_tree(
+    project: Project, name: str, message: str
+) -> tuple[Dataset, VersionRecord | None]:
+    """Release the working tree of ``name`` as it is (`casework release`).
+
+    The tree is read and validated before the lock is taken (bad input leaves no trace), and
+    read again under the lock only if another command changed it meanwhile.
+
+    Returns:
+        The dataset as released, and the new release (``None`` when unchanged).
+
+    Raises:
+        InputErrors: Bad lines, or contradictions a release refuses (see :func:`release`).
+        UsageError: Unknown dataset or empty message.
+        ReleaseConflict: Another process holds the lock beyond the timeout.
+    """
+    current = load_dataset(project, name)
+    with dataset_lock(project, name):
+        if _working_hash(project, name) != current.hash:
+            current = load_dataset(project, name)
+        return current, release(project, name, current.cases, message)
+
+
+def _working_hash(project: Project, name: str) -> str:
+    folder = project.dataset_dir(name)
+    return content_hash(_read_optional(folder / CASES_FILE), _read_optional(folder / LABELS_FILE))
+
+
+def _check_base(project: Project, name: str, base: str) -> None:
+    folder = project.dataset_dir(name)
+    if _working_hash(project, name) != base:
+        raise ReleaseConflict(
+            f"{project.relative(folder)}: changed since this command read it (another command "
+            "released it meanwhile); nothing was written. Run the command again."
+        )
+
+
+def _release_locked(
+    project: Project,
+    name: str,
+    cases: Iterable[Case],
+    message: str,
+    changes: Sequence[str] | None,
+    labels: Iterable[LabelRecord] | None,
+    now: datetime | None,
+) -> VersionRecord | None:
     folder = project.dataset_dir(name)
     shown_dir = project.relative(folder)
     case_list = sorted(cases, key=lambda c: c.id)
@@ -232,18 +390,28 @@ def release(
     else:
         label_list = sorted(labels, key=label_sort_key)
     # The records are validated models already: refuse what only a whole file can get wrong
-    # (duplicate ids, labels naming no case) before writing anything.
+    # (duplicate ids, labels naming no case, contradictions) before writing anything.
     InputErrors.raise_if_any(
-        [*_duplicate_ids(case_list, shown_dir), *_dangling_labels(case_list, label_list, shown_dir)]
+        [
+            *_duplicate_ids(case_list, shown_dir),
+            *_duplicate_labels(label_list, shown_dir),
+            *_dangling_labels(case_list, label_list, shown_dir),
+            *_contradictions(case_list, shown_dir),
+        ]
     )
     content = Content(canonical_bytes(case_list), canonical_bytes(label_list))
     versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
     parent = versions[-1] if versions else None
+    check_unchanged(project, name)
     if parent is not None and parent.hash == content.hash:
-        _write_content(folder, content)  # re-canonicalise a hand-edited but equal file
+        # Re-canonicalise a hand-edited but equal file.
+        _commit(project, name, folder, content, None)
         return None
+    old = _parent_content(project, folder, parent, name)
+    if old is not None:
+        InputErrors.raise_if_any(_dropped_labels(old[1], case_list, label_list, shown_dir))
     if changes is None:
-        changes = _changes_since(project, folder, parent, case_list, name)
+        changes = _changes_since(parent, old, case_list, label_list)
     record = VersionRecord(
         number=(parent.number + 1) if parent else 1,
         hash=content.hash,
@@ -256,9 +424,8 @@ def release(
             {c.label.guideline_version for c in case_list if c.label and c.label.guideline_version}
         ),
     )
-    cache_content(project.state_dir, content)
-    _write_content(folder, content)
-    atomic_write_bytes(folder / VERSIONS_FILE, canonical_bytes([*versions, record]))
+    cache_content(project.state_dir, content, tmp_dir(project, name))
+    _commit(project, name, folder, content, canonical_bytes([*versions, record]))
     return record
 
 
@@ -271,25 +438,64 @@ def _existing_labels(folder: Path, shown_dir: str) -> list[LabelRecord]:
     )
 
 
-def _write_content(folder: Path, content: Content) -> None:
-    atomic_write_bytes(folder / CASES_FILE, content.cases)
+def _commit(
+    project: Project, name: str, folder: Path, content: Content, versions: bytes | None
+) -> None:
+    """Write the release's files all-or-nothing through the journal."""
+    files = {folder / CASES_FILE: content.cases}
     if content.labels or (folder / LABELS_FILE).exists():
-        atomic_write_bytes(folder / LABELS_FILE, content.labels)
+        files[folder / LABELS_FILE] = content.labels
+    if versions is not None:
+        files[folder / VERSIONS_FILE] = versions
+    cached = cached_files(project.state_dir, content) if versions is not None else {}
+    staged = {t: cached[t.name] for t in files if t.name in cached}
+    commit(project, name, files, staged)
+    note_written(project, name)
+
+
+def _parent_content(
+    project: Project, folder: Path, parent: VersionRecord | None, name: str
+) -> tuple[list[Case], list[LabelRecord]] | None:
+    """The parent release's cases and raw labels (``None``: first release, or not recoverable)."""
+    if parent is None:
+        return None
+    try:
+        return _parse(
+            materialise(folder, project.state_dir, parent, name), project.relative(folder)
+        )
+    except CaseworkError:  # the parent may be unrecoverable; the changelog then says so
+        return None
 
 
 def _changes_since(
-    project: Project, folder: Path, parent: VersionRecord | None, cases: list[Case], name: str
+    parent: VersionRecord | None,
+    old: tuple[list[Case], list[LabelRecord]] | None,
+    cases: list[Case],
+    labels: list[LabelRecord],
 ) -> list[str]:
     if parent is None:
         return [f"first release: {len(cases)} cases"]
-    try:
-        old = materialise(folder, project.state_dir, parent, name)
-        old_cases, _ = _parse(old, project.relative(folder))
-    except CaseworkError:  # the parent may be unrecoverable; the changelog then says so
+    if old is None:
         return [
             "changes against the previous release could not be computed (its content is not recoverable)"
         ]
-    return diff_cases(old_cases, cases).summary_lines()
+    diff = diff_cases(old[0], cases)
+    lines = [] if diff.empty else diff.summary_lines()
+    before, after = (
+        Counter(_label_identity(r) for r in old[1]),
+        Counter(map(_label_identity, labels)),
+    )
+    added, removed = sum((after - before).values()), sum((before - after).values())
+    changed = {_label_key(r) for r in labels if _label_identity(r) not in before} & {
+        _label_key(r) for r in old[1]
+    }
+    if changed:
+        lines.append(f"labels.jsonl: {len(changed)} raw label(s) edited")
+    if added - len(changed) > 0:
+        lines.append(f"labels.jsonl: {added - len(changed)} raw label(s) added")
+    if removed - len(changed) > 0:
+        lines.append(f"labels.jsonl: {removed - len(changed)} raw label(s) removed")
+    return lines or diff.summary_lines()
 
 
 def hash_of(cases: Sequence[Case], labels: Sequence[LabelRecord]) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from casework.atomic import atomic_write_bytes
 from casework.dataset.jsonl import read_records
-from casework.errors import VersionNotFound
+from casework.errors import InputErrors, Problem, VersionNotFound
 from casework.schema import VersionRecord
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "VERSIONS_FILE",
     "Content",
     "cache_content",
+    "cached_files",
     "content_hash",
     "materialise",
     "read_versions",
@@ -59,8 +60,13 @@ def content_hash(cases: bytes, labels: bytes) -> str:
 
 
 def read_versions(dataset_dir: Path, shown: str) -> list[VersionRecord]:
-    """The release log of a dataset, oldest first (empty when never released)."""
-    return read_records(
+    """The release log of a dataset, oldest first (empty when never released).
+
+    Raises:
+        InputErrors: A bad line, or a broken chain: releases must be numbered 1, 2, … in file
+            order, each naming the one before it as its parent (the first naming none).
+    """
+    versions = read_records(
         dataset_dir / VERSIONS_FILE,
         VersionRecord,
         shown=shown,
@@ -68,6 +74,42 @@ def read_versions(dataset_dir: Path, shown: str) -> list[VersionRecord]:
         key_field="number",
         missing_ok=True,
     ).records
+    InputErrors.raise_if_any(_chain_problems(versions, shown))
+    return versions
+
+
+def _chain_problems(versions: list[VersionRecord], shown: str) -> list[Problem]:
+    problems = []
+    previous: VersionRecord | None = None
+    for line, record in enumerate(versions, start=1):
+        want = previous.number + 1 if previous else 1
+        if record.number != want:
+            problems.append(
+                Problem(
+                    shown,
+                    line,
+                    "number",
+                    f"release {want} expected here (releases are numbered in file order; was the "
+                    "file reordered or edited? restore it with `git checkout`)",
+                    record.number,
+                    has_got=True,
+                )
+            )
+        parent = previous.hash if previous else None
+        if record.parent != parent:
+            problems.append(
+                Problem(
+                    shown,
+                    line,
+                    "parent",
+                    "does not name the release on the line before"
+                    + (f" ({parent[:12]})" if parent else " (the first release has no parent)"),
+                    record.parent,
+                    has_got=True,
+                )
+            )
+        previous = record
+    return problems
 
 
 def resolve_version(versions: list[VersionRecord], name: str, ref: str) -> VersionRecord:
@@ -108,11 +150,20 @@ def _cache_dir(state_dir: Path, digest: str) -> Path:
     return state_dir / "versions" / digest
 
 
-def cache_content(state_dir: Path, content: Content) -> None:
-    """Keep a local copy of released content so old versions materialise without git."""
+def cache_content(state_dir: Path, content: Content, tmp_dir: Path | None = None) -> None:
+    """Keep a local copy of released content so old versions materialise without git.
+
+    ``tmp_dir`` holds the temp files meanwhile (one the release lock cleans after a crash).
+    """
     folder = _cache_dir(state_dir, content.hash)
-    atomic_write_bytes(folder / CASES_FILE, content.cases)
-    atomic_write_bytes(folder / LABELS_FILE, content.labels)
+    atomic_write_bytes(folder / CASES_FILE, content.cases, tmp_dir=tmp_dir)
+    atomic_write_bytes(folder / LABELS_FILE, content.labels, tmp_dir=tmp_dir)
+
+
+def cached_files(state_dir: Path, content: Content) -> dict[str, Path]:
+    """The cache's copies of a version's files, by file name (written by :func:`cache_content`)."""
+    folder = _cache_dir(state_dir, content.hash)
+    return {CASES_FILE: folder / CASES_FILE, LABELS_FILE: folder / LABELS_FILE}
 
 
 def _read_or_empty(path: Path) -> bytes:

@@ -14,10 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from casework.atomic import atomic_write_text
-from casework.dataset import CASES_FILE, declared_tools, load_dataset, release, select_cases
+from casework.dataset import (
+    CASES_FILE,
+    dataset_lock,
+    declared_tools,
+    load_dataset,
+    release,
+    select_cases,
+)
 from casework.errors import CaseworkError, InputError, InputErrors, Problem, UsageError
 from casework.interop.adk import ImportOptions, cases_from_adk, eval_set_from_cases
 from casework.interop.adk_format import AdkFile, AdkFormat, read_adk_file
+from casework.names import check_name
 from casework.project import Project
 from casework.schema import Case, Split, VersionRecord
 
@@ -60,6 +68,7 @@ def import_adk(
         raise UsageError("import-adk: give at least one ADK eval file.")
     if not options.slice.strip():
         raise UsageError("must not be empty.", param="slice")
+    check_name(options.slice, "slice")
     problems: list[Problem] = []
     files: list[AdkFile] = []
     for path in paths:
@@ -69,29 +78,30 @@ def import_adk(
             problems.extend(exc.problems)
     InputErrors.raise_if_any(problems)
     imported = cases_from_adk(files, options)
-    existing = _existing(project, dataset)
-    known = {c.id for c in existing}
-    InputErrors.raise_if_any(
-        Problem(
-            item.path,
-            None,
-            item.id_field,
-            f"case id '{item.case.id}' is already in dataset '{dataset}'; "
-            "import beside it under another id prefix",
-            item.case.id,
-            has_got=True,
+    with dataset_lock(project, dataset):
+        existing = _existing(project, dataset)
+        known = {c.id for c in existing}
+        InputErrors.raise_if_any(
+            Problem(
+                item.path,
+                None,
+                item.id_field,
+                f"case id '{item.case.id}' is already in dataset '{dataset}'; "
+                "import beside it under another id prefix",
+                item.case.id,
+                has_got=True,
+            )
+            for item in imported
+            if item.case.id in known
         )
-        for item in imported
-        if item.case.id in known
-    )
-    new = [item.case for item in imported]
-    shown = [f.path for f in files]
-    version = release(
-        project,
-        dataset,
-        [*existing, *new],
-        message or f"import-adk: {len(new)} case(s) from {', '.join(shown)}",
-    )
+        new = [item.case for item in imported]
+        shown = [f.path for f in files]
+        version = release(
+            project,
+            dataset,
+            [*existing, *new],
+            message or f"import-adk: {len(new)} case(s) from {', '.join(shown)}",
+        )
     return ImportReport(
         dataset=dataset,
         files=shown,

@@ -30,6 +30,7 @@ from casework.labelling.guidelines import (
     list_guidelines,
     read_guideline,
 )
+from casework.labelling.migration import LabellingMigration, migrate_labelling
 from casework.labelling.model import Assignment, parse_labellers
 from casework.labelling.policy import (
     AssignmentPlan,
@@ -80,6 +81,7 @@ __all__ = [
     "ImportReport",
     "LabelRelease",
     "LabellerLoad",
+    "LabellingMigration",
     "LabellingStatus",
     "PlannedAssignment",
     "QueueRow",
@@ -111,6 +113,7 @@ __all__ = [
     "list_disagreements",
     "list_guidelines",
     "load_work",
+    "migrate_labelling",
     "parse_labellers",
     "plan_adjudication",
     "plan_labelling",

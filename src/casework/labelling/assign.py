@@ -27,7 +27,7 @@ from casework.labelling.progress import SliceCalibration
 from casework.labelling.state import DatasetState, dataset_name, load_state
 from casework.labelling.store import Work, add_assignments, cancel_assignments, writing
 from casework.project import Project
-from casework.workbench import open_workbench
+from casework.workbench import open_workbench, workbench_exists
 
 __all__ = ["AssignReport", "assign_labels"]
 
@@ -107,26 +107,35 @@ def assign_labels(
     """
     name = dataset_name(dataset, "label assign")
     when = now or datetime.now(UTC)
-    wb = open_workbench(project)
-    try:
-        with writing(wb, "label assign") as session:
-            state = load_state(project, name, session)
-            stale = _stale_open(state.work, dict(state.snapshot.versions))
-            if stale:
-                kept = Work(
-                    tuple(s for s in state.work.assignments if s.id not in set(stale)),
-                    state.work.labels,
-                )
-                state = load_state(project, name, session, work=kept)
-            if relabel_under is not None:
-                _check_relabel(state, relabel_under)
-            calibration = state.calibration(project)
-            plan, relabel = _plan(state, labellers, calibration, project, relabel_under)
-            if not dry_run:
-                cancel_assignments(session, stale)
-                add_assignments(session, name, plan.assignments, state.snapshot.versions, when)
-    finally:
-        wb.close()
+    if dry_run and not workbench_exists(project):
+        # No workbench yet: nothing is assigned, and a dry run must not create the database.
+        state = load_state(project, name, None, work=Work((), ()))
+        stale: list[int] = []
+        if relabel_under is not None:
+            _check_relabel(state, relabel_under)
+        calibration = state.calibration(project)
+        plan, relabel = _plan(state, labellers, calibration, project, relabel_under)
+    else:
+        wb = open_workbench(project)
+        try:
+            with writing(wb, "label assign") as session:
+                state = load_state(project, name, session)
+                stale = _stale_open(state.work, dict(state.snapshot.versions))
+                if stale:
+                    kept = Work(
+                        tuple(s for s in state.work.assignments if s.id not in set(stale)),
+                        state.work.labels,
+                    )
+                    state = load_state(project, name, session, work=kept)
+                if relabel_under is not None:
+                    _check_relabel(state, relabel_under)
+                calibration = state.calibration(project)
+                plan, relabel = _plan(state, labellers, calibration, project, relabel_under)
+                if not dry_run:
+                    cancel_assignments(session, stale)
+                    add_assignments(session, name, plan.assignments, state.snapshot.versions, when)
+        finally:
+            wb.close()
     by_labeller: dict[str, Counter[str]] = defaultdict(Counter)
     for item in plan.assignments:
         by_labeller[item.labeller][item.role] += 1

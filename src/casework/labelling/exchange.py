@@ -27,6 +27,7 @@ from casework.labelling.sheets import (
 )
 from casework.labelling.state import DatasetState, dataset_name, load_state
 from casework.labelling.store import StoredAssignment, add_label, writing
+from casework.names import inside
 from casework.project import Project
 from casework.schema import Outcome
 from casework.workbench import open_workbench
@@ -145,6 +146,7 @@ def export_sheets(
             continue
         stem = sheet_name(name, labeller, kind)
         jsonl, csv_path = out_dir / f"{stem}.jsonl", out_dir / f"{stem}.csv"
+        inside(out_dir, jsonl, f"sheet of labeller '{labeller}'")
         atomic_write_bytes(jsonl, render_jsonl(lines))
         atomic_write_bytes(csv_path, render_csv(lines, kind, list(tools)))
         files.append(SheetFile(labeller, len(lines), jsonl, csv_path))

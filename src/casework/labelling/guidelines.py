@@ -14,6 +14,7 @@ from pathlib import Path
 
 from casework.atomic import atomic_write_text
 from casework.errors import ConfigError, InputError, InputErrors, Problem, UsageError
+from casework.names import inside, name_problem
 from casework.project import Project
 
 __all__ = [
@@ -30,7 +31,6 @@ __all__ = [
 ]
 
 CHANGELOG_HEADING = "## Changelog"
-_SLICE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$")
 _KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*?)\s*$")
 
 
@@ -76,11 +76,12 @@ class Bump:
 
 def guideline_path(project: Project, slice_name: str) -> Path:
     """Where a slice's guideline lives (it may not exist)."""
-    if not _SLICE_RE.match(slice_name):
+    if name_problem(slice_name) is not None:
         raise UsageError(
             f"'{slice_name}': a slice name holds letters, digits and ._- and starts with a letter or digit."
         )
-    return project.path(project.config.paths.guidelines) / f"{slice_name}.md"
+    folder = project.path(project.config.paths.guidelines)
+    return inside(folder, folder / f"{slice_name}.md", f"slice '{slice_name}'")
 
 
 def _front_matter(text: str, shown: str) -> tuple[dict[str, tuple[int, str]], int]:
@@ -178,7 +179,7 @@ def list_guidelines(project: Project) -> list[Guideline]:
     found: list[Guideline] = []
     problems: list[Problem] = []
     for path in sorted(folder.glob("*.md")):
-        if not _SLICE_RE.match(path.stem) or path.name.upper() == "README.MD":
+        if name_problem(path.stem) is not None or path.name.upper() == "README.MD":
             continue
         try:
             found.append(read_guideline(project, path.stem))

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from casework.errors import UsageError
+from casework.names import name_problem
 from casework.schema import LabelRecord
 
 __all__ = [
@@ -37,7 +38,8 @@ OverlapReason = Literal["calibration", "audit", "disagreement"]
 
 ROLE_ORDER: dict[str, int] = {"first": 0, "second": 1, "adjudicator": 2}
 
-_LABELLER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+#: Longest labeller id.
+LABELLER_MAX = 64
 _GUIDELINE_RE = re.compile(r"-g(\d+)$")
 
 
@@ -107,7 +109,7 @@ def parse_labellers(values: Iterable[str], param: str = "labellers") -> tuple[st
             labeller = part.strip()
             if not labeller:
                 continue
-            if not _LABELLER_RE.match(labeller):
+            if name_problem(labeller, max_length=LABELLER_MAX) is not None:
                 raise UsageError(
                     f"a labeller id holds letters, digits and ._- (at most 64). Got '{labeller}'.",
                     param=param,

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from casework.dataset import read_versions, release
+from casework.dataset import dataset_lock, read_versions, release
 from casework.errors import UsageError
 from casework.labelling.model import label_key
 from casework.labelling.state import dataset_name, load_state
@@ -77,64 +77,65 @@ def release_labels(
     name = dataset_name(dataset, "label release")
     if not message.strip():
         raise UsageError("a message is required: say why this version exists.", param="message")
-    wb = open_workbench(project)
-    try:
-        with wb.session() as session:
-            state = load_state(project, name, session)
-    finally:
-        wb.close()
-    data = state.dataset
-    if data.version is None and read_versions(data.path, state.labels_path):
-        raise UsageError(
-            f"{project.relative(data.path)}: the working tree differs from the latest release; "
-            f"release those edits first (release {name} with a message), then release labels."
-        )
-    released_keys = {label_key(r) for r in data.labels}
-    unreleased: dict[str, list[LabelRecord]] = defaultdict(list)
-    for raw in state.snapshot.labels:
-        if label_key(raw) not in released_keys:
-            unreleased[raw.case_id].append(raw)
-    cases: list[Case] = []
-    labels: list[LabelRecord] = list(data.labels)
-    held: list[Held] = []
-    labelled = relabelled = adjudicated = 0
-    for progress in state.snapshot.cases:
-        case = progress.case
-        found = progress.round
-        if progress.status != "ready" or found is None or progress.final is None:
-            cases.append(case)
-            continue
+    with dataset_lock(project, name):
+        wb = open_workbench(project)
         try:
-            new_case = Case.model_validate(
-                {
-                    **case.model_dump(by_alias=True),
-                    "label": progress.final.model_dump(by_alias=True),
-                }
+            with wb.session() as session:
+                state = load_state(project, name, session)
+        finally:
+            wb.close()
+        data = state.dataset
+        if data.version is None and read_versions(data.path, state.labels_path):
+            raise UsageError(
+                f"{project.relative(data.path)}: the working tree differs from the latest release; "
+                f"release those edits first (release {name} with a message), then release labels."
             )
-        except ValidationError as exc:
-            reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
-            held.append(Held(case.id, reason))
-            cases.append(case)
-            continue
-        cases.append(new_case)
-        if new_case.label != case.label:
-            if case.label is None:
-                labelled += 1
-            else:
-                relabelled += 1
-            adjudicated += found.adjudicated
-        labels.extend(unreleased.get(case.id, []))
-    added = len(labels) - len(data.labels)
-    changes = []
-    if labelled:
-        changes.append(f"labelled {_plural(labelled, 'case')}")
-    if relabelled:
-        changes.append(f"relabelled {_plural(relabelled, 'case')}")
-    if adjudicated:
-        changes.append(f"{_plural(adjudicated, 'case')} decided by adjudication")
-    if added:
-        changes.append(f"added {_plural(added, 'raw label')} to labels.jsonl")
-    record = None
-    if changes:
-        record = release(project, name, cases, message, changes=changes, labels=labels, now=now)
+        released_keys = {label_key(r) for r in data.labels}
+        unreleased: dict[str, list[LabelRecord]] = defaultdict(list)
+        for raw in state.snapshot.labels:
+            if label_key(raw) not in released_keys:
+                unreleased[raw.case_id].append(raw)
+        cases: list[Case] = []
+        labels: list[LabelRecord] = list(data.labels)
+        held: list[Held] = []
+        labelled = relabelled = adjudicated = 0
+        for progress in state.snapshot.cases:
+            case = progress.case
+            found = progress.round
+            if progress.status != "ready" or found is None or progress.final is None:
+                cases.append(case)
+                continue
+            try:
+                new_case = Case.model_validate(
+                    {
+                        **case.model_dump(by_alias=True),
+                        "label": progress.final.model_dump(by_alias=True),
+                    }
+                )
+            except ValidationError as exc:
+                reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+                held.append(Held(case.id, reason))
+                cases.append(case)
+                continue
+            cases.append(new_case)
+            if new_case.label != case.label:
+                if case.label is None:
+                    labelled += 1
+                else:
+                    relabelled += 1
+                adjudicated += found.adjudicated
+            labels.extend(unreleased.get(case.id, []))
+        added = len(labels) - len(data.labels)
+        changes = []
+        if labelled:
+            changes.append(f"labelled {_plural(labelled, 'case')}")
+        if relabelled:
+            changes.append(f"relabelled {_plural(relabelled, 'case')}")
+        if adjudicated:
+            changes.append(f"{_plural(adjudicated, 'case')} decided by adjudication")
+        if added:
+            changes.append(f"added {_plural(added, 'raw label')} to labels.jsonl")
+        record = None
+        if changes:
+            record = release(project, name, cases, message, changes=changes, labels=labels, now=now)
     return LabelRelease(name, record, labelled, relabelled, adjudicated, added, tuple(held))

@@ -62,14 +62,14 @@ def dataset_name(ref: str, command: str) -> str:
 
 
 def load_state(
-    project: Project, name: str, session: Session, work: Work | None = None
+    project: Project, name: str, session: Session | None, work: Work | None = None
 ) -> DatasetState:
     """Load ``name``'s working tree, guideline versions and workbench rows.
 
     Args:
         project: The project.
         name: Dataset name.
-        session: Open workbench session.
+        session: Open workbench session (``None`` only when ``work`` is given).
         work: Workbench rows already loaded (e.g. minus assignments about to be cancelled).
 
     Raises:
@@ -78,7 +78,10 @@ def load_state(
     """
     data = load_dataset(project, name)
     versions = current_versions(project, {c.slice for c in data.cases})
-    work = work if work is not None else load_work(session, name)
+    if work is None:
+        if session is None:
+            raise ValueError("load_state: give a workbench session or the work already loaded")
+        work = load_work(session, name)
     labels_path = project.relative(data.path / "labels.jsonl")
     snap = snapshot(
         data.cases,

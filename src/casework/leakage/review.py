@@ -14,7 +14,7 @@ from typing import Literal, get_args
 
 from sqlalchemy import select
 
-from casework.dataset import load_dataset, parse_ref, read_versions, release
+from casework.dataset import dataset_lock, load_dataset, parse_ref, read_versions, release
 from casework.errors import UsageError
 from casework.leakage.scan import Engine, Method, ScanResult, SplitPair, find_split_pairs
 from casework.project import Project
@@ -328,61 +328,64 @@ def resolve(
             new version holds only the review's moves), or nothing is decided.
     """
     name = _dataset_name(dataset)
-    ds = load_dataset(project, name)
-    released = read_versions(ds.path, f"{project.relative(ds.path)}/versions.jsonl")
-    if ds.version is None and released:
-        raise UsageError(
-            f"{project.relative(ds.path)}: the working tree holds unreleased changes; "
-            "release them first, then resolve."
-        )
-    by_id = {c.id: c for c in ds.cases}
-    now = now or datetime.now(UTC)
-    workbench = open_workbench(project)
-    try:
-        with workbench.session() as session:
-            decided = session.scalars(
-                select(LeakageFlag)
-                .where(LeakageFlag.dataset == name, LeakageFlag.status == "decided")
-                .order_by(LeakageFlag.id)
-            ).all()
-            if not decided:
-                raise UsageError(
-                    f"{name}: no decided flags to resolve (see `casework leakage review {name}`)."
-                )
-            moved_from: dict[str, str] = {}
-            for row in decided:
-                if row.decision == "move" and row.move_id is not None:
-                    case = by_id.get(row.move_id)
-                    if case is not None and case.split != "dev":
-                        moved_from.setdefault(case.id, case.split)
-                        by_id[case.id] = case.model_copy(update={"split": "dev"})
-            kept = sum(r.decision == "keep" for r in decided)
-            templates = sum(r.decision == "template" for r in decided)
-            moved = sorted(moved_from)
-            record = None
-            if moved:
-                record = release(
-                    project,
-                    name,
-                    list(by_id.values()),
-                    message
-                    or f"leakage review: {len(moved)} row{'s' if len(moved) != 1 else ''} moved to dev",
-                    changes=([] if released else [f"first release: {len(by_id)} cases"])
-                    + _changes(moved, moved_from, kept, templates),
-                    now=now,
-                )
-            version = record.number if record else (ds.version.number if ds.version else None)
-            for row in decided:
-                row.status = "resolved"
-                row.resolved_version = version
-            superseded = 0
-            for row in session.scalars(
-                select(LeakageFlag).where(LeakageFlag.dataset == name, LeakageFlag.status == "open")
-            ):
-                left, right = by_id.get(row.left_id), by_id.get(row.right_id)
-                if left is None or right is None or left.split == right.split:
-                    row.status = "gone"
-                    superseded += 1
-    finally:
-        workbench.close()
-    return ResolveReport(name, record, moved, kept, templates, superseded)
+    with dataset_lock(project, name):
+        ds = load_dataset(project, name)
+        released = read_versions(ds.path, f"{project.relative(ds.path)}/versions.jsonl")
+        if ds.version is None and released:
+            raise UsageError(
+                f"{project.relative(ds.path)}: the working tree holds unreleased changes; "
+                "release them first, then resolve."
+            )
+        by_id = {c.id: c for c in ds.cases}
+        now = now or datetime.now(UTC)
+        workbench = open_workbench(project)
+        try:
+            with workbench.session() as session:
+                decided = session.scalars(
+                    select(LeakageFlag)
+                    .where(LeakageFlag.dataset == name, LeakageFlag.status == "decided")
+                    .order_by(LeakageFlag.id)
+                ).all()
+                if not decided:
+                    raise UsageError(
+                        f"{name}: no decided flags to resolve (see `casework leakage review {name}`)."
+                    )
+                moved_from: dict[str, str] = {}
+                for row in decided:
+                    if row.decision == "move" and row.move_id is not None:
+                        case = by_id.get(row.move_id)
+                        if case is not None and case.split != "dev":
+                            moved_from.setdefault(case.id, case.split)
+                            by_id[case.id] = case.model_copy(update={"split": "dev"})
+                kept = sum(r.decision == "keep" for r in decided)
+                templates = sum(r.decision == "template" for r in decided)
+                moved = sorted(moved_from)
+                record = None
+                if moved:
+                    record = release(
+                        project,
+                        name,
+                        list(by_id.values()),
+                        message
+                        or f"leakage review: {len(moved)} row{'s' if len(moved) != 1 else ''} moved to dev",
+                        changes=([] if released else [f"first release: {len(by_id)} cases"])
+                        + _changes(moved, moved_from, kept, templates),
+                        now=now,
+                    )
+                version = record.number if record else (ds.version.number if ds.version else None)
+                for row in decided:
+                    row.status = "resolved"
+                    row.resolved_version = version
+                superseded = 0
+                for row in session.scalars(
+                    select(LeakageFlag).where(
+                        LeakageFlag.dataset == name, LeakageFlag.status == "open"
+                    )
+                ):
+                    left, right = by_id.get(row.left_id), by_id.get(row.right_id)
+                    if left is None or right is None or left.split == right.split:
+                        row.status = "gone"
+                        superseded += 1
+        finally:
+            workbench.close()
+        return ResolveReport(name, record, moved, kept, templates, superseded)

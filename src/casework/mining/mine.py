@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from casework.dataset import CASES_FILE, load_dataset, release
+from casework.dataset import CASES_FILE, dataset_lock, load_dataset, release
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.mining.conversation import RawConversation
 from casework.mining.drafts import DraftOptions, draft_case
@@ -23,6 +23,7 @@ from casework.mining.openinference import conversations_from_openinference
 from casework.mining.otel_genai import conversations_from_genai
 from casework.mining.otlp import read_spans
 from casework.mining.signals import SIGNALS, failure_signals
+from casework.names import check_name
 from casework.privacy import load_key, scrubber_for
 from casework.project import Project
 from casework.schema import Case, LabelRecord, Split, VersionRecord
@@ -195,6 +196,7 @@ def mine(
     opts = options or MineOptions()
     if not opts.slice.strip():
         raise UsageError("must not be empty.", param="slice")
+    check_name(opts.slice, "slice")
     key = load_key(project, opts.environ if opts.environ is not None else os.environ)
     scrubber = scrubber_for(project, key)
     files = trace_files(paths)
@@ -223,36 +225,39 @@ def mine(
         if on_progress is not None:
             on_progress(done, len(conversations))
     InputErrors.raise_if_any(problems)
-    existing, labels = _existing(project, dataset)
-    known_ids = {c.id for c in existing}
-    new: list[Case] = []
-    for case in drafts:
-        if case.id not in known_ids:
-            known_ids.add(case.id)
-            new.append(case)
-    today = now.date()
-    expired = {
-        c.id for c in existing if c.provenance.retain_until and c.provenance.retain_until < today
-    }
-    kept = [c for c in existing if c.id not in expired]
-    version = None
-    if new or expired:
-        changes = []
-        if new:
-            changes.append(
-                f"mine: added {len(new)} draft case(s) mined from {len(conversations)} conversation(s)"
+    with dataset_lock(project, dataset):
+        existing, labels = _existing(project, dataset)
+        known_ids = {c.id for c in existing}
+        new: list[Case] = []
+        for case in drafts:
+            if case.id not in known_ids:
+                known_ids.add(case.id)
+                new.append(case)
+        today = now.date()
+        expired = {
+            c.id
+            for c in existing
+            if c.provenance.retain_until and c.provenance.retain_until < today
+        }
+        kept = [c for c in existing if c.id not in expired]
+        version = None
+        if new or expired:
+            changes = []
+            if new:
+                changes.append(
+                    f"mine: added {len(new)} draft case(s) mined from {len(conversations)} conversation(s)"
+                )
+            if expired:
+                changes.append(f"expire: removed {len(expired)} row(s) past their retention date")
+            version = release(
+                project,
+                dataset,
+                [*kept, *new],
+                opts.message or f"mine: {len(new)} new draft(s) for labelling",
+                changes=changes,
+                labels=[rec for rec in labels if rec.case_id not in expired] if expired else None,
+                now=now,
             )
-        if expired:
-            changes.append(f"expire: removed {len(expired)} row(s) past their retention date")
-        version = release(
-            project,
-            dataset,
-            [*kept, *new],
-            opts.message or f"mine: {len(new)} new draft(s) for labelling",
-            changes=changes,
-            labels=[rec for rec in labels if rec.case_id not in expired] if expired else None,
-            now=now,
-        )
     return MineReport(
         dataset=dataset,
         files=[project.relative(p) for p in files],

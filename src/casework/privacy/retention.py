@@ -20,6 +20,7 @@ from casework.dataset import (
     CASES_FILE,
     VERSIONS_FILE,
     canonical_line,
+    dataset_lock,
     load_dataset,
     read_versions,
     release,
@@ -155,30 +156,33 @@ def _remove(
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
     purge_file = project.state_dir / "purge" / f"{reason}-{stamp}.txt"
     for name in _datasets(project, names):
-        ds = load_dataset(project, name)
-        expired = {c.id for c in ds.cases if is_expired(c, today)}
-        chosen = {c.id for c in ds.cases if select(c)} | expired
-        kept = [c for c in ds.cases if c.id not in chosen]
-        folder = project.dataset_dir(name)
-        files = tuple(project.relative(folder / f) for f in (CASES_FILE, "labels.jsonl"))
-        version, purged = None, 0
-        if chosen and not dry_run:
-            changes = []
-            if chosen - expired:
-                changes.append(f"{reason}: removed {len(chosen - expired)} row(s)")
-            if expired:
-                changes.append(f"expire: removed {len(expired)} row(s) past their retention date")
-            version = release(
-                project,
-                name,
-                kept,
-                message,
-                changes=changes,
-                labels=[rec for rec in ds.labels if rec.case_id not in chosen],
-                now=now,
-            )
-            purged = _purge_cache(project, name, chosen)
-            all_removed.extend(chosen)
+        with dataset_lock(project, name):
+            ds = load_dataset(project, name)
+            expired = {c.id for c in ds.cases if is_expired(c, today)}
+            chosen = {c.id for c in ds.cases if select(c)} | expired
+            kept = [c for c in ds.cases if c.id not in chosen]
+            folder = project.dataset_dir(name)
+            files = tuple(project.relative(folder / f) for f in (CASES_FILE, "labels.jsonl"))
+            version, purged = None, 0
+            if chosen and not dry_run:
+                changes = []
+                if chosen - expired:
+                    changes.append(f"{reason}: removed {len(chosen - expired)} row(s)")
+                if expired:
+                    changes.append(
+                        f"expire: removed {len(expired)} row(s) past their retention date"
+                    )
+                version = release(
+                    project,
+                    name,
+                    kept,
+                    message,
+                    changes=changes,
+                    labels=[rec for rec in ds.labels if rec.case_id not in chosen],
+                    now=now,
+                )
+                purged = _purge_cache(project, name, chosen)
+                all_removed.extend(chosen)
         out.append(
             Removal(
                 name,

@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from casework.dataset import load_dataset, release
+from casework.dataset import dataset_lock, load_dataset, release
 from casework.errors import CaseworkError, UsageError
 from casework.project import Project
 from casework.runner.compare import Comparison, Retirement, compare_tallies, retirement
@@ -212,22 +212,23 @@ def compare_runs(
     result = CompareResult(better.label, worse.label, overall, by_slice)
     if not write:
         return result
-    cases = _current_cases(project, better, "compare")
-    separated = {d.case_id for d in overall.discriminating}
-    compared = {d.case_id for d in (*overall.discriminating, *overall.inverted, *overall.tied)}
-    updated = [
-        discriminates_update(c, result.pair, c.id in separated) if c.id in compared else c
-        for c in cases
-    ]
-    record = release(
-        project,
-        better.header.dataset,
-        updated,
-        f"compare: {result.pair} separates {len(separated)} of {overall.cases} cases",
-        changes=[
-            f"provenance.discriminates: '{result.pair}' on {len(separated)} case(s) (runs {better.header.run_id}, {worse.header.run_id})"
-        ],
-    )
+    with dataset_lock(project, better.header.dataset):
+        cases = _current_cases(project, better, "compare")
+        separated = {d.case_id for d in overall.discriminating}
+        compared = {d.case_id for d in (*overall.discriminating, *overall.inverted, *overall.tied)}
+        updated = [
+            discriminates_update(c, result.pair, c.id in separated) if c.id in compared else c
+            for c in cases
+        ]
+        record = release(
+            project,
+            better.header.dataset,
+            updated,
+            f"compare: {result.pair} separates {len(separated)} of {overall.cases} cases",
+            changes=[
+                f"provenance.discriminates: '{result.pair}' on {len(separated)} case(s) (runs {better.header.run_id}, {worse.header.run_id})"
+            ],
+        )
     return CompareResult(result.better, result.worse, overall, by_slice, record)
 
 
@@ -269,30 +270,31 @@ def retire_cases(
         raise UsageError(f"retire: run(s) {', '.join(wrong)} are not of dataset '{dataset}'.")
     _same_dataset(runs)
     found = retirement([tallies(r.trials) for r in runs])
-    cases = _current_cases(project, runs[0], "retire")
-    retire = set(found.retire)
-    moved = sorted(c.id for c in cases if c.id in retire and c.split != SMOKE)
-    if dry_run or not moved:
-        return RetireResult(found, moved, None)
-    updated = [c.model_copy(update={"split": SMOKE}) if c.id in moved else c for c in cases]
-    moved_pass = [cid for cid in moved if cid in set(found.all_pass)]
-    moved_fail = [cid for cid in moved if cid in set(found.all_fail)]
-    changes = []
-    if moved_pass:
-        changes.append(f"split -> smoke: {len(moved_pass)} case(s) every system passed")
-    if moved_fail:
-        changes.append(
-            f"split -> smoke: {len(moved_fail)} case(s) every system failed (possible label errors: "
-            + ", ".join(moved_fail[:20])
-            + (" …" if len(moved_fail) > 20 else "")
-            + ")"
+    with dataset_lock(project, dataset):
+        cases = _current_cases(project, runs[0], "retire")
+        retire = set(found.retire)
+        moved = sorted(c.id for c in cases if c.id in retire and c.split != SMOKE)
+        if dry_run or not moved:
+            return RetireResult(found, moved, None)
+        updated = [c.model_copy(update={"split": SMOKE}) if c.id in moved else c for c in cases]
+        moved_pass = [cid for cid in moved if cid in set(found.all_pass)]
+        moved_fail = [cid for cid in moved if cid in set(found.all_fail)]
+        changes = []
+        if moved_pass:
+            changes.append(f"split -> smoke: {len(moved_pass)} case(s) every system passed")
+        if moved_fail:
+            changes.append(
+                f"split -> smoke: {len(moved_fail)} case(s) every system failed (possible label errors: "
+                + ", ".join(moved_fail[:20])
+                + (" …" if len(moved_fail) > 20 else "")
+                + ")"
+            )
+        systems = " vs ".join(sorted({r.label for r in runs}))
+        record = release(
+            project,
+            dataset,
+            updated,
+            f"retire: {len(moved)} case(s) separate nothing ({systems})",
+            changes=changes,
         )
-    systems = " vs ".join(sorted({r.label for r in runs}))
-    record = release(
-        project,
-        dataset,
-        updated,
-        f"retire: {len(moved)} case(s) separate nothing ({systems})",
-        changes=changes,
-    )
     return RetireResult(found, moved, record)

@@ -15,8 +15,10 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-from casework.errors import InputError
+from casework.dataset import problems_from_validation
+from casework.errors import InputError, InputErrors
 from casework.grading import Verdict
+from casework.names import Name
 from casework.runner.metrics import CaseTally
 from casework.schema import Trajectory
 
@@ -65,9 +67,9 @@ class RunHeader(_Record):
     """Version of this record format."""
     kind: Literal["run"] = "run"
     """Record kind."""
-    run_id: str
+    run_id: Name
     """Id of the run (also the log's file name)."""
-    dataset: str
+    dataset: Name
     """Dataset name."""
     dataset_ref: str
     """`name@N` of the release run, or `name@working` for unreleased content."""
@@ -253,6 +255,8 @@ def read_log(path: Path, shown: str | None = None) -> LoadedRun:
         except (json.JSONDecodeError, UnicodeDecodeError, ValidationError) as exc:
             if last:
                 break  # torn write at a crash: the trial simply runs again on resume
+            if isinstance(exc, ValidationError):
+                raise InputErrors(problems_from_validation(exc, name, number)) from exc
             raise InputError(name, number, None, f"bad run log line: {exc}") from exc
         valid += len(raw) + 1
     if header is None:

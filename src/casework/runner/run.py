@@ -123,7 +123,9 @@ def trial_seed(run_seed: int, case_id: str, trial: int) -> int:
 
 def _slug(text: str) -> str:
     tail = text.rstrip("/").replace("\\", "/").split("/")[-1].split(":")[-1]
-    cleaned = "".join(ch if ch.isalnum() else "-" for ch in tail.lower()).strip("-")
+    cleaned = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in tail.lower()).strip(
+        "-"
+    )
     return cleaned[:24] or "agent"
 
 

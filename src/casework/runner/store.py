@@ -12,6 +12,7 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from casework.errors import UsageError
+from casework.names import check_name, inside
 from casework.project import Project
 from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log
 from casework.workbench import RunRow, TrialRow, Workbench, open_workbench
@@ -26,8 +27,14 @@ __all__ = [
 
 
 def log_path(project: Project, run_id: str) -> Path:
-    """Where a run's log lives: ``<runs folder>/<run-id>.jsonl``."""
-    return project.path(project.config.paths.runs) / f"{run_id}.jsonl"
+    """Where a run's log lives: ``<runs folder>/<run-id>.jsonl``.
+
+    Raises:
+        UsageError: ``run_id`` is not a valid name (a path could leave the runs folder).
+    """
+    runs = project.path(project.config.paths.runs)
+    check_name(run_id, "run id")
+    return inside(runs, runs / f"{run_id}.jsonl", "run id")
 
 
 class RunStore:

@@ -23,6 +23,8 @@ from pydantic import (
     model_validator,
 )
 
+from casework.names import LabellerId, Name
+
 __all__ = [
     "OUTCOMES",
     "SCHEMA_VERSION",
@@ -401,7 +403,7 @@ class Case(_Record):
     """Version of this record format."""
     id: str
     """Stable unique id (letters, digits, `._~:+-`); variants are `<seed>~<transform>[-n]`."""
-    slice: str = Field(min_length=1)
+    slice: Name
     """Named group (an intent, a product area); agreement, caps and quotas are per slice."""
     split: Split
     """`dev`, `holdout` or `smoke` (retired cases that still run cheaply)."""
@@ -456,7 +458,7 @@ class LabelRecord(_Record):
     """Version of this record format."""
     case_id: str
     """Id of the labelled case."""
-    labeller: str
+    labeller: LabellerId
     """Pseudonymous labeller id."""
     role: Literal["first", "second", "adjudicator"]
     """Whether this is the first, the second (overlap) or the adjudicating label."""

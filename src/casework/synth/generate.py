@@ -211,6 +211,7 @@ def synthesize(
             [*ds.cases, *result.created],
             _message(chosen, slice_name),
             changes=_changes(result),
+            base=ds.hash,  # generation may take long; the lock is held only to release
         )
     return result
 

@@ -13,6 +13,7 @@ from casework.workbench.db import (
     open_workbench,
     status,
     upgrade,
+    workbench_exists,
 )
 from casework.workbench.models import Meta
 from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
@@ -36,4 +37,5 @@ __all__ = [
     "open_workbench",
     "status",
     "upgrade",
+    "workbench_exists",
 ]

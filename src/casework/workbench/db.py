@@ -28,6 +28,7 @@ __all__ = [
     "open_workbench",
     "status",
     "upgrade",
+    "workbench_exists",
 ]
 
 _MIGRATIONS = Path(__file__).parent / "migrations"
@@ -39,6 +40,17 @@ def display_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # an unparsable URL is shown as given: it holds no parsed password
         return url
+
+
+def workbench_exists(project: Project) -> bool:
+    """Whether the project's workbench may hold rows: a server database, or a SQLite file present.
+
+    Commands that only read (dry runs) use it to avoid creating a database.
+    """
+    parsed = make_url(project.workbench_url())
+    if parsed.get_backend_name() != "sqlite":
+        return True
+    return parsed.database not in (None, "", ":memory:") and Path(parsed.database).exists()
 
 
 def _alembic_config(url: str) -> AlembicConfig:

@@ -1,0 +1,187 @@
+"""All-or-nothing releases: the files of one release are staged, committed by one journal, applied.
+
+A release writes its new files' content to the staging folder (cases and labels are already in
+the version cache), then the journal ``.casework/journal/<dataset>.json`` naming every target
+with its hash before and after (the commit point), then replaces each target, then deletes the
+journal. The next command that locks the dataset finds an unfinished journal and completes it;
+staging without a journal is an aborted release and is dropped. Entry points: :func:`commit`,
+:func:`recover`, :func:`pending`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from casework.atomic import atomic_write_bytes
+from casework.errors import ReleaseConflict
+from casework.project import Project
+
+__all__ = ["commit", "pending", "recover", "tmp_dir"]
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str
+    """Target, relative to the project root."""
+    before: str | None
+    """sha256 of the target before the release (``None``: it did not exist)."""
+    after: str
+    """sha256 of the new content."""
+    staged: str
+    """Where the new content waits, relative to the project root."""
+
+
+class _Journal(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: Literal[1] = 1
+    dataset: str
+    entries: list[_Entry]
+
+
+def _journal_dir(project: Project) -> Path:
+    return project.state_dir / "journal"
+
+
+def _journal_file(project: Project, name: str) -> Path:
+    return _journal_dir(project) / f"{name}.json"
+
+
+def _staging(project: Project, name: str) -> Path:
+    return _journal_dir(project) / name
+
+
+def tmp_dir(project: Project, name: str) -> Path:
+    """Temp files of one dataset's writes: under `.casework/` (git-ignored), cleaned on lock."""
+    return project.state_dir / "tmp" / name
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def _stored(project: Project, path: Path) -> str:
+    """A path as the journal keeps it: relative to the project root when inside it."""
+    resolved = path.resolve()
+    root = project.root.resolve()
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(resolved)
+
+
+def _inside(project: Project, stored: str) -> Path:
+    """The path a journal entry names, refused unless it is in the project or its datasets."""
+    path = (project.root.resolve() / stored).resolve()
+    roots = (project.root.resolve(), project.datasets_dir.resolve())
+    if not any(path.is_relative_to(r) for r in roots):
+        raise ReleaseConflict(f"release journal names a file outside the project: {stored}")
+    return path
+
+
+def pending(project: Project, name: str) -> bool:
+    """An interrupted release of ``name`` waits to be completed or dropped (or its temp files)."""
+    temps = tmp_dir(project, name)
+    return (
+        _journal_file(project, name).exists()
+        or _staging(project, name).exists()
+        or (temps.is_dir() and any(temps.iterdir()))
+    )
+
+
+def commit(
+    project: Project, name: str, files: Mapping[Path, bytes], staged: Mapping[Path, Path]
+) -> None:
+    """Write every file of one release so that a crash leaves all old or (after recovery) all new.
+
+    Args:
+        project: The project (the caller holds the dataset's lock).
+        name: Dataset name.
+        files: Target path -> new content.
+        staged: Targets whose content is already written elsewhere under the project (the
+            version cache) -> that file; the others are staged here first.
+    """
+    staging = _staging(project, name)
+    shutil.rmtree(staging, ignore_errors=True)
+    entries = []
+    for i, (target, data) in enumerate(files.items()):
+        source = staged.get(target)
+        if source is None:
+            source = staging / f"{i}-{target.name}"
+            atomic_write_bytes(source, data, tmp_dir=tmp_dir(project, name))
+        entries.append(
+            _Entry(
+                path=_stored(project, target),
+                before=_digest(target),
+                after=hashlib.sha256(data).hexdigest(),
+                staged=_stored(project, source),
+            )
+        )
+    journal = _Journal(dataset=name, entries=entries)
+    atomic_write_bytes(
+        _journal_file(project, name),
+        journal.model_dump_json(indent=1).encode(),
+        tmp_dir=tmp_dir(project, name),
+    )
+    _apply(project, journal)
+
+
+def _apply(project: Project, journal: _Journal) -> None:
+    shown = project.relative(_journal_file(project, journal.dataset))
+    for entry in journal.entries:
+        target = _inside(project, entry.path)
+        current = _digest(target)
+        if current == entry.after:
+            continue
+        if current != entry.before:
+            raise ReleaseConflict(
+                f"{project.relative(target)}: changed after a release was interrupted; {shown} "
+                "holds that release. Put the file back as it was (e.g. `git checkout`) and run the "
+                "command again to complete it, or delete the journal to abandon it."
+            )
+        source = _inside(project, entry.staged)
+        data = source.read_bytes() if source.exists() else b""
+        if hashlib.sha256(data).hexdigest() != entry.after:
+            raise ReleaseConflict(
+                f"{shown}: the staged content of {entry.path} ({entry.staged}) is missing or "
+                "damaged, so the interrupted release cannot be completed; delete the journal to "
+                "abandon it."
+            )
+        atomic_write_bytes(target, data, tmp_dir=tmp_dir(project, journal.dataset))
+    _journal_file(project, journal.dataset).unlink()
+    shutil.rmtree(_staging(project, journal.dataset), ignore_errors=True)
+
+
+def recover(project: Project, name: str) -> None:
+    """Complete an interrupted release of ``name`` (or drop an uncommitted one); remove temp files.
+
+    The caller holds the dataset's lock, so no temp file found here belongs to a live writer.
+
+    Raises:
+        ReleaseConflict: The journal cannot be applied (a target was edited since, or damaged).
+    """
+    journal_file = _journal_file(project, name)
+    if journal_file.exists():
+        try:
+            journal = _Journal.model_validate_json(journal_file.read_bytes())
+        except ValidationError as exc:
+            raise ReleaseConflict(
+                f"{project.relative(journal_file)}: not a release journal ({exc.error_count()} "
+                "problems); delete it to abandon the interrupted release."
+            ) from exc
+        _apply(project, journal)
+    shutil.rmtree(_staging(project, name), ignore_errors=True)
+    shutil.rmtree(tmp_dir(project, name), ignore_errors=True)
+    folder = project.dataset_dir(name)
+    if folder.is_dir():
+        for leftover in folder.glob(".*.jsonl.*.tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()

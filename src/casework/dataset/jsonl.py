@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from casework.atomic import atomic_write_bytes
+from casework.decoding import BadJSON, parse_json
 from casework.errors import MAX_REPORTED, InputErrors, Problem
 from casework.schema import Case
 
@@ -105,7 +106,7 @@ def json_objects(
     """Yield ``(line number, object)`` for each JSON-object line of JSONL bytes.
 
     Every line that is not one (a BOM, invalid UTF-8, an empty line unless ``blank_lines_ok``,
-    invalid JSON, a non-object) is appended to ``problems`` instead, located by line; reading stops
+    invalid JSON, JSON nested too deeply, an over-long integer, `NaN` or `Infinity`, a non-object) is appended to ``problems`` instead, located by line; reading stops
     once far more problems than can be reported have been found.
     """
     if data.startswith(b"\xef\xbb\xbf"):
@@ -141,18 +142,9 @@ def json_objects(
                 )
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(
-                    shown,
-                    number,
-                    None,
-                    f"invalid JSON: {exc.msg} at column {exc.colno}",
-                    text,
-                    has_got=True,
-                )
-            )
+            obj = parse_json(text)
+        except BadJSON as exc:
+            problems.append(Problem(shown, number, None, exc.message, text, has_got=True))
             continue
         if not isinstance(obj, dict):
             problems.append(

@@ -29,11 +29,13 @@ __all__ = [
     "SheetAnswer",
     "SheetEntry",
     "SheetKind",
+    "escape_cell",
     "read_sheet",
     "render_csv",
     "render_jsonl",
     "sheet_line",
     "sheet_name",
+    "unescape_cell",
 ]
 
 SheetKind = Literal["label", "adjudication"]
@@ -250,6 +252,27 @@ def _label_text(shown: Mapping[str, Any]) -> str:
     )
 
 
+#: First characters a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def escape_cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: formula starts get a leading apostrophe.
+
+    Text that already begins with an apostrophe gets one more, so :func:`unescape_cell` gives
+    back exactly what was escaped.
+
+    >>> escape_cell("=1+1"), escape_cell("'quoted"), escape_cell("plain")
+    ("'=1+1", "''quoted", 'plain')
+    """
+    return "'" + text if text.startswith((*_FORMULA_START, "'")) else text
+
+
+def unescape_cell(text: str) -> str:
+    """The text :func:`escape_cell` escaped: one leading apostrophe removed, if there is one."""
+    return text[1:] if text.startswith("'") else text
+
+
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True) if value else ""
 
@@ -258,7 +281,9 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
     """A CSV sheet for spreadsheet users: the same content as the JSONL sheet, flattened.
 
     Answer columns: ``outcome``, ``required:<tool>`` and ``forbidden:<tool>`` (yes / no, empty
-    means no) and ``answer_facts`` (one fact per line inside the cell).
+    means no) and ``answer_facts`` (one fact per line inside the cell). A cell whose text a
+    spreadsheet would run as a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return) starts with an apostrophe instead (:func:`escape_cell`); import removes it.
     """
     header = list(CSV_FIXED)
     if kind == "adjudication":
@@ -267,6 +292,9 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
     header += [*(f"forbidden:{t}" for t in tools), "answer_facts"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
+    # A lone carriage return in a cell ends the row for a reader unless the cell is quoted,
+    # which the minimal quoting of a "\n"-terminated writer does not do.
+    quoting = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(header)
     for line in lines:
         situation = line["situation"]
@@ -286,7 +314,8 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
         if kind == "adjudication":
             row += ["\n".join(_label_text(s) for s in line["labels"]), ", ".join(line["differs"])]
         row += ["", *("" for _ in tools), *("" for _ in tools), ""]
-        writer.writerow(row)
+        cells = [escape_cell(str(cell)) for cell in row]
+        (quoting if any("\r" in c for c in cells) else writer).writerow(cells)
     return buffer.getvalue().encode("utf-8")
 
 
@@ -368,7 +397,8 @@ def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]
             )
             continue
         obj: dict[str, Any] = {"required": {}, "forbidden": {}}
-        for name, cell in zip(header, row, strict=True):
+        for name, raw in zip(header, row, strict=True):
+            cell = unescape_cell(raw)
             if name.startswith(("required:", "forbidden:")):
                 group, _, tool = name.partition(":")
                 obj[group][tool] = cell

@@ -66,6 +66,7 @@ def test_blind_line_holds_the_situation_and_nothing_else() -> None:
         "required",
         "forbidden",
         "answer_facts",
+        "signature",
     ]
     assert set(line["situation"]) == {"goal", "turns", "fixtures", "injected"}
     text = json.dumps(line)
@@ -107,6 +108,7 @@ def test_csv_sheet_is_blind_and_readable(tmp_path: Path) -> None:
         "forbidden:get_order",
         "forbidden:issue_refund",
         "answer_facts",
+        "signature",
     ]
     assert 'assistant:\n  -> get_order({""order_id"": ""1""}) => {""ok"": true}' in data
     for secret in ("refunds-g6", "outside_policy", "rev-9", "SECRET-RUBRIC"):
@@ -131,7 +133,7 @@ def test_read_back_jsonl_and_csv(tmp_path: Path) -> None:
     head, row = text.split("\n", 1)
     cells = row.rstrip("\n")
     csv_path.write_text(
-        head + "\n" + cells[: -len(",,,,,")] + 'refuse,,,,yes,"Cannot refund\nafter 30 days"\n'
+        head + "\n" + cells[: -len(",,,,,,")] + 'refuse,,,,yes,"Cannot refund\nafter 30 days",\n'
     )
     entries, problems = read_sheet(csv_path, "s.csv")
     assert problems == []

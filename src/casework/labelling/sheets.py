@@ -110,6 +110,8 @@ class SheetAnswer(BaseModel):
     """Per declared tool: must the agent not call it? yes / no (empty: no)."""
     answer_facts: list[str] = Field(default_factory=list)
     """Short statements a correct final reply must contain."""
+    signature: str | None = None
+    """Set by export: binds the line to its labeller (checked on import; do not edit)."""
 
     def answered(self) -> bool:
         """Whether the line holds an answer (an outcome, a tool marked yes, or a fact)."""
@@ -173,11 +175,13 @@ def sheet_line(
     *,
     labels: Sequence[LabelRecord] = (),
     differs: Sequence[str] = (),
+    signature: str = "",
 ) -> dict[str, Any]:
     """One sheet line: the blind view of a case, with empty answer fields.
 
     Only ``case.situation`` and ``case.slice`` are read from the case. Adjudication lines add the
-    disagreeing ``labels``, anonymised as A, B, … (no labeller ids, no timestamps).
+    disagreeing ``labels``, anonymised as A, B, … (no labeller ids, no timestamps). ``signature``
+    (see :func:`casework.labelling.signing.line_signature`) comes last.
     """
     situation = Situation.model_validate(case.situation.model_dump())
     line: dict[str, Any] = {
@@ -202,6 +206,7 @@ def sheet_line(
             "required": dict.fromkeys(tools),
             "forbidden": dict.fromkeys(tools),
             "answer_facts": [],
+            "signature": signature,
         }
     )
     return line
@@ -281,7 +286,8 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
     """A CSV sheet for spreadsheet users: the same content as the JSONL sheet, flattened.
 
     Answer columns: ``outcome``, ``required:<tool>`` and ``forbidden:<tool>`` (yes / no, empty
-    means no) and ``answer_facts`` (one fact per line inside the cell). A cell whose text a
+    means no) and ``answer_facts`` (one fact per line inside the cell); ``signature`` comes
+    last, as on the JSONL sheet. A cell whose text a
     spreadsheet would run as a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a
     carriage return) starts with an apostrophe instead (:func:`escape_cell`); import removes it.
     """
@@ -289,7 +295,7 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
     if kind == "adjudication":
         header += ["labels", "differs"]
     header += ["outcome", *(f"required:{t}" for t in tools)]
-    header += [*(f"forbidden:{t}" for t in tools), "answer_facts"]
+    header += [*(f"forbidden:{t}" for t in tools), "answer_facts", "signature"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     # A lone carriage return in a cell ends the row for a reader unless the cell is quoted,
@@ -313,7 +319,7 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
         ]
         if kind == "adjudication":
             row += ["\n".join(_label_text(s) for s in line["labels"]), ", ".join(line["differs"])]
-        row += ["", *("" for _ in tools), *("" for _ in tools), ""]
+        row += ["", *("" for _ in tools), *("" for _ in tools), "", line.get("signature", "")]
         cells = [escape_cell(str(cell)) for cell in row]
         (quoting if any("\r" in c for c in cells) else writer).writerow(cells)
     return buffer.getvalue().encode("utf-8")
@@ -357,7 +363,7 @@ def _read_jsonl(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem
     return entries, problems
 
 
-_CSV_ANSWERS = ("outcome", "answer_facts")
+_CSV_ANSWERS = ("outcome", "answer_facts", "signature")
 _CSV_SHOWN = ("labels", "differs")
 
 

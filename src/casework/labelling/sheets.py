@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -369,12 +369,39 @@ _CSV_SHOWN = ("labels", "differs")
 
 def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
     text = data.decode("utf-8").removeprefix("\ufeff")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # A cell may be as long as the file (a case with a large state): lift the csv module's
+    # 131,072-character default for this read only.
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))
     try:
-        header = next(reader)
-    except StopIteration:
-        return [], []
+        return _parse_csv(text, shown)
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _rows(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple[int, list[str]]]:
+    """``(line the record starts on, cells)`` per CSV record; a syntax error ends the reading."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    start = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            problems.append(Problem(shown, start, None, f"not readable as CSV: {exc}"))
+            return
+        yield start, row
+        start = reader.line_num + 1
+
+
+def _parse_csv(text: str, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
     problems: list[Problem] = []
+    rows = _rows(text, shown, problems)
+    first = next(rows, None)
+    if first is None:
+        return [], problems
+    header = first[1]
     known = set(CSV_FIXED) | set(_CSV_ANSWERS) | set(_CSV_SHOWN)
     for name in header:
         if name not in known and not name.startswith(("required:", "forbidden:")):
@@ -389,10 +416,7 @@ def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]
     if problems:
         return [], problems
     entries: list[SheetEntry] = []
-    start = reader.line_num + 1
-    for row in reader:
-        line = start
-        start = reader.line_num + 1
+    for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
@@ -402,22 +426,27 @@ def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]
                 )
             )
             continue
-        obj: dict[str, Any] = {"required": {}, "forbidden": {}}
-        for name, raw in zip(header, row, strict=True):
-            cell = unescape_cell(raw)
-            if name.startswith(("required:", "forbidden:")):
-                group, _, tool = name.partition(":")
-                obj[group][tool] = cell
-            elif name == "answer_facts":
-                obj[name] = [f for f in cell.replace("\r\n", "\n").split("\n") if f.strip()]
-            else:
-                obj[name] = cell
-        result = _entry(obj, shown, line, csv_mode=True)
+        result = _entry(_csv_object(header, row), shown, line, csv_mode=True)
         if isinstance(result, list):
             problems.extend(result)
         else:
             entries.append(result)
     return entries, problems
+
+
+def _csv_object(header: Sequence[str], row: Sequence[str]) -> dict[str, Any]:
+    """One CSV record as the JSON object of a sheet line (cells unescaped)."""
+    obj: dict[str, Any] = {"required": {}, "forbidden": {}}
+    for name, raw in zip(header, row, strict=True):
+        cell = unescape_cell(raw)
+        if name.startswith(("required:", "forbidden:")):
+            group, _, tool = name.partition(":")
+            obj[group][tool] = cell
+        elif name == "answer_facts":
+            obj[name] = [f for f in cell.replace("\r\n", "\n").split("\n") if f.strip()]
+        else:
+            obj[name] = cell
+    return obj
 
 
 def read_sheet(path: Path, shown: str) -> tuple[list[SheetEntry], list[Problem]]:

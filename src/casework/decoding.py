@@ -34,6 +34,8 @@ MAX_DEPTH = 100
 #: Most digits an integer may have (Python's int/str conversion limit).
 MAX_INT_DIGITS = sys.int_info.default_max_str_digits
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _TOML_WHERE = re.compile(r"\(at line (\d+), column (\d+)\)\s*$")
 
 
@@ -84,7 +86,8 @@ def parse_json(text: str | bytes) -> Any:
 
     Raises:
         BadJSON: The text is not JSON, nests more than :data:`MAX_DEPTH` levels, holds an
-            integer longer than :data:`MAX_INT_DIGITS` digits or a non-finite constant.
+            integer longer than :data:`MAX_INT_DIGITS` digits, a non-finite constant or a lone
+            UTF-16 surrogate (which no UTF-8 file can hold).
     """
     try:
         value = json.loads(text, parse_constant=_constant)
@@ -102,7 +105,31 @@ def parse_json(text: str | bytes) -> Any:
     problem = json_depth_problem(value)
     if problem is not None:
         raise BadJSON(problem)
+    if _SURROGATE_ESCAPE.search(text if isinstance(text, str) else text.decode("utf-8", "replace")):
+        # Valid pairs decode to one character; a lone half cannot be written back as UTF-8.
+        problem = _lone_surrogate(value)
+        if problem is not None:
+            raise BadJSON(problem)
     return value
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            found = _SURROGATE.search(node)
+            if found:
+                return (
+                    f"holds a lone UTF-16 surrogate (\\u{ord(found.group()):04x}); "
+                    "text must be valid Unicode"
+                )
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
 
 
 def decode_utf8(data: bytes, shown: str, *, bom_ok: bool = True) -> str:

@@ -178,3 +178,39 @@ def test_an_empty_trace_file_is_not_an_error(root: Path, tmp_path: Path) -> None
     traces.write_text("\n", encoding="utf-8")
     result = run(root, "mine", str(traces), "--dataset", "d", "--format", "jsonl")
     assert result.exit_code == 0, result.output
+
+
+def test_mine_never_prints_the_customer_data_of_a_malformed_trace(
+    root: Path, tmp_path: Path
+) -> None:
+    email, phone = "dana.customer@example.org", "+1 (429) 623-5934"
+    said = f"I'm {email}, call {phone}"
+    lines = [
+        json.dumps({"session_id": "s1", "messages": [{"role": "user", "content": said}]})[:-3],
+        json.dumps({"session_id": "s2", "messages": said}),
+        json.dumps({"session_id": "s3", "messages": [{"role": email, "content": phone}]}),
+        json.dumps(
+            {
+                "session_id": "s4",
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "tool_calls": [{"name": email, "arguments": {}}]},
+                    {"role": "user", "content": "and?"},
+                ],
+            }
+        ),
+    ]
+    traces = tmp_path / "t.jsonl"
+    traces.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run(root, "mine", str(traces), "--dataset", "d")
+    assert result.exit_code == 1
+    assert len(result.stderr.splitlines()) >= 3
+    for secret in (email, "dana.customer", "4296235934", "623-5934"):
+        assert secret not in result.stderr
+        assert secret not in result.stdout
+    # A record that reads but cannot make a case fails at drafting: quoted scrubbed too.
+    traces.write_text(lines[3] + "\n", encoding="utf-8")
+    drafted = run(root, "mine", str(traces), "--dataset", "d")
+    assert drafted.exit_code == 1
+    assert "name: must be a tool name" in drafted.stderr
+    assert email not in drafted.stderr and "dana.customer" not in drafted.stderr

@@ -36,7 +36,7 @@ MAX_INT_DIGITS = sys.int_info.default_max_str_digits
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_TOML_WHERE = re.compile(r"\(at line (\d+), column (\d+)\)\s*$")
+_TOML_WHERE = re.compile(r"\((?:at line (\d+), column (\d+)|at end of document)\)\s*$")
 
 
 class BadJSON(ValueError):
@@ -58,19 +58,23 @@ def _constant(name: str) -> Any:
 
 
 def _too_deep(value: Any, limit: int) -> bool:
-    """Whether ``value`` nests objects/lists more than ``limit`` levels deep (iterative walk)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Any = node.values()
-        elif isinstance(node, list | tuple):
-            children = node
-        else:
-            continue
+    """Whether decoded JSON/TOML ``value`` nests objects/lists more than ``limit`` levels deep.
+
+    Level by level, without recursion (the value may be nested deeper than the stack allows).
+    Decoders build plain ``dict`` and ``list`` values only, hence the exact type tests (fast).
+    """
+    level = [value] if type(value) is dict or type(value) is list else []
+    depth = 0
+    while level:
+        depth += 1
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+        deeper: list[Any] = []
+        for node in level:
+            for child in node.values() if type(node) is dict else node:
+                if type(child) is dict or type(child) is list:
+                    deeper.append(child)
+        level = deeper
     return False
 
 
@@ -179,10 +183,15 @@ def load_toml(data: bytes, shown: str) -> dict[str, Any]:
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        where = _TOML_WHERE.search(str(exc))
-        message = str(exc)[: where.start()].rstrip() if where else str(exc)
-        line = int(where.group(1)) if where else None
-        column = f" at column {where.group(2)}" if where else ""
+        text_of = str(exc)
+        where = _TOML_WHERE.search(text_of)
+        line: int | None = None
+        column = ""
+        if where and where.group(1):
+            line, column = int(where.group(1)), f" at column {where.group(2)}"
+        elif where:  # "(at end of document)"
+            line, column = text.count("\n") + (not text.endswith("\n")), " at the end of the file"
+        message = text_of[: where.start()].rstrip() if where else text_of
         raise InputError(shown, line, None, f"invalid TOML: {message}{column}") from None
     except RecursionError:
         raise InputError(shown, None, None, f"nested more than {MAX_DEPTH} levels deep") from None

@@ -107,3 +107,19 @@ def test_case_ids_differing_by_a_trailing_newline_are_refused(tmp_path: Path) ->
     p = tmp_path / "c.jsonl"
     write_lines(p, [case_dict("x"), case_dict("x\n")])
     assert _errors(p).startswith("cases.jsonl:2: id: must start with a letter or digit")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_case_holding_nan_is_not_written_as_null(tmp_path: Path, value: float) -> None:
+    from casework.schema import Case
+
+    data = case_dict("a")
+    data["situation"]["state"] = {"orders": [{"total": value}]}
+    case = Case.model_validate(data)
+    path = tmp_path / "cases.jsonl"
+    with pytest.raises(InputError) as info:
+        write_cases(path, [case])
+    assert str(info.value) == (
+        "Case a: situation.state.orders.0.total: NaN and Infinity are not JSON numbers; not written."
+    )
+    assert not path.exists()

@@ -295,13 +295,21 @@ def _holder_problems(
     elif not signature_matches(
         signing_key, answer.signature, kind, answer.dataset, answer.labeller, answer.case_id
     ):
-        problems.append(_signature_problem(entry))
+        problems.append(_signature_problem(entry, signing_key is not None))
     return problems, stored, True
 
 
-def _signature_problem(entry: SheetEntry) -> Problem:
+def _signature_problem(entry: SheetEntry, has_key: bool) -> Problem:
     """The line's signature is missing, or was made for another labeller (or case)."""
     answer = entry.answer
+    if answer.signature and not has_key:
+        return Problem(
+            entry.path,
+            entry.line,
+            SIGNATURE_FIELD,
+            "this workbench never exported a sheet; import into the workbench the sheet was "
+            "exported from (the same CASEWORK_DB_URL)",
+        )
     if not answer.signature:
         return Problem(
             entry.path,

@@ -320,7 +320,7 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
         if kind == "adjudication":
             row += ["\n".join(_label_text(s) for s in line["labels"]), ", ".join(line["differs"])]
         row += ["", *("" for _ in tools), *("" for _ in tools), "", line.get("signature", "")]
-        cells = [escape_cell(str(cell)) for cell in row]
+        cells = [escape_cell("" if cell is None else str(cell)) for cell in row]
         (quoting if any("\r" in c for c in cells) else writer).writerow(cells)
     return buffer.getvalue().encode("utf-8")
 

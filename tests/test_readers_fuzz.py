@@ -10,6 +10,7 @@ lone surrogates, invalid UTF-8, byte-order marks, over-long CSV cells), plus pla
 from __future__ import annotations
 
 import csv
+import gzip
 import hashlib
 import io
 import json
@@ -245,6 +246,13 @@ def _build(root: Path) -> None:
         _jsonl([{"messages": [{"role": "user", "content": "hi"}]}, {"text": "a document"}])
     )
     (root / "corpus" / "notes.txt").write_text("one document\nanother one\n", encoding="utf-8")
+    (root / "corpus" / "notes.txt.gz").write_bytes(gzip.compress(b"one document\nanother\n"))
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(
+        pa.table({"text": ["one document", "another"]}), root / "corpus" / "docs.parquet"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -375,6 +383,8 @@ READERS = [
     Reader("run-log", "runs/r-1.jsonl", "jsonl", lambda r: read_log(r / "runs" / "r-1.jsonl")),
     Reader("corpus-jsonl", "corpus/ft.jsonl", "jsonl", _corpus("ft.jsonl")),
     Reader("corpus-text", "corpus/notes.txt", "text", _corpus("notes.txt")),
+    Reader("corpus-gzip", "corpus/notes.txt.gz", "binary", _corpus("notes.txt.gz")),
+    Reader("corpus-parquet", "corpus/docs.parquet", "binary", _corpus("docs.parquet")),
     Reader("prompt-file", "agent/prompt.md", "text", lambda r: check_prompts(load_project(r))),
 ]
 
@@ -567,8 +577,10 @@ def hostile_bytes(kind: str, sample: bytes) -> st.SearchStrategy[bytes]:
         structured = mutated_toml(sample)
     elif kind == "csv":
         structured = mutated_csv(sample)
-    else:
+    elif kind == "text":
         structured = mutated_text(sample)
+    else:  # binary formats: damage the bytes
+        structured = byte_damage(sample)
     return st.one_of(structured, structured, byte_damage(sample), st.binary(max_size=300))
 
 

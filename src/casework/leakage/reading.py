@@ -6,12 +6,13 @@ JSONL, Parquet and plain text, compressed or not. Entry points: :func:`corpus_fi
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from casework.decoding import BadJSON, parse_json
-from casework.errors import MAX_REPORTED, InputError, InputErrors, Problem
+from casework.errors import MAX_REPORTED, CaseworkError, InputError, InputErrors, Problem
 
 __all__ = ["DOCS_PER_BATCH", "Reading", "corpus_files", "file_kind", "iter_documents"]
 
@@ -117,30 +118,12 @@ def iter_documents(
     refs: list[tuple[str, int]] = []
     texts: list[str] = []
     if kind == "parquet":
-        import pyarrow.parquet as pq
-
-        with fsspec.open(path, "rb") as handle:
-            parquet = pq.ParquetFile(handle)
-            if text_field not in parquet.schema_arrow.names:
-                raise InputErrors(
-                    [
-                        Problem(
-                            path,
-                            None,
-                            text_field,
-                            "column not found",
-                            parquet.schema_arrow.names,
-                            has_got=True,
-                        )
-                    ]
-                )
-            row = 0
-            for record_batch in parquet.iter_batches(batch_size=batch, columns=[text_field]):
-                column = record_batch.column(0).to_pylist()
-                refs = [(path, row + i + 1) for i in range(len(column))]
-                row += len(column)
-                reading.documents += len(column)
-                yield refs, [v if isinstance(v, str) else "" for v in column]
+        try:
+            yield from _parquet_documents(path, text_field, batch, reading)
+        except CaseworkError:
+            raise
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise InputError(path, None, None, f"not a readable Parquet file: {exc}") from None
         return
     number = 0
     try:
@@ -159,6 +142,8 @@ def iter_documents(
         raise InputError(
             path, number + 1, None, "invalid UTF-8 on this line or soon after; save it as UTF-8"
         ) from None
+    except (OSError, EOFError, zlib.error) as exc:  # a damaged compressed corpus
+        raise InputError(path, number + 1, None, f"cannot read on from here: {exc}") from None
     if texts:
         yield refs, texts
 
@@ -185,3 +170,34 @@ def _line_document(
             Problem(path, number, text_field, "no text field, messages, or prompt/completion")
         )
     return found
+
+
+def _parquet_documents(
+    path: str, text_field: str, batch: int, reading: Reading
+) -> Iterator[tuple[list[tuple[str, int]], list[str]]]:
+    """Batches of the ``text_field`` column of a Parquet corpus."""
+    import fsspec
+    import pyarrow.parquet as pq
+
+    with fsspec.open(path, "rb") as handle:
+        parquet = pq.ParquetFile(handle)
+        if text_field not in parquet.schema_arrow.names:
+            raise InputErrors(
+                [
+                    Problem(
+                        path,
+                        None,
+                        text_field,
+                        "column not found",
+                        parquet.schema_arrow.names,
+                        has_got=True,
+                    )
+                ]
+            )
+        row = 0
+        for record_batch in parquet.iter_batches(batch_size=batch, columns=[text_field]):
+            column = record_batch.column(0).to_pylist()
+            refs = [(path, row + i + 1) for i in range(len(column))]
+            row += len(column)
+            reading.documents += len(column)
+            yield refs, [v if isinstance(v, str) else "" for v in column]

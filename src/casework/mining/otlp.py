@@ -132,10 +132,10 @@ def attribute_value(value: Any) -> Any:
         return bool(value["boolValue"])
     if "intValue" in value:
         raw = value["intValue"]
-        if isinstance(raw, int | str) and not isinstance(raw, bool):
+        if isinstance(raw, int | str | float) and not isinstance(raw, bool):
             try:
                 return int(raw)
-            except ValueError:
+            except (ValueError, OverflowError):  # not a number, NaN, infinity
                 return raw
         return raw
     if "doubleValue" in value:

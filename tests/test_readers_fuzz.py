@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from casework.dataset import declared_tools, load_dataset, load_renames, read_versions, release
+from casework.dataset.jsonl import canonical_bytes, parse_records
 from casework.errors import CaseworkError
 from casework.interop.adk import ImportOptions, cases_from_adk
 from casework.interop.adk_format import read_adk_file
@@ -287,8 +288,8 @@ def _traces(name: str, fmt: TraceFormat | None) -> Callable[[Path], None]:
         options = DraftOptions("refunds", "dev", NOW, 30)
         for conv in conversations:
             case = draft_case(conv, scrubber, options, failure_signals(conv))
-            if case is not None:  # what the release would write must be writable
-                Case.model_validate_json(case.model_dump_json())
+            if case is not None:  # what the release would write must be writable, and read back
+                parse_records(canonical_bytes([case]), Case, shown="cases.jsonl")
 
     return read
 

@@ -138,3 +138,16 @@ def test_canonical_form_round_trips(content: str, goal: str, state: dict[str, An
     again = Case.model_validate(json.loads(line))
     assert again == case
     assert canonical_line(again) == line
+
+
+@pytest.mark.parametrize("field", ["id", "tool"])
+@pytest.mark.parametrize("ending", ["\n", "\r\n", " ", "\t"])
+def test_ids_and_tool_names_refuse_trailing_whitespace(field: str, ending: str) -> None:
+    # `$` also matches before a final newline, so `x` and `x\n` could coexist as two cases.
+    data = case_dict("c-1")
+    if field == "id":
+        data["id"] = "c-1" + ending
+    else:
+        data["label"]["required_tools"] = ["get_order" + ending]
+    with pytest.raises(ValidationError):
+        Case.model_validate(data)

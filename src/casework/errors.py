@@ -17,6 +17,7 @@ __all__ = [
     "MAX_REPORTED",
     "CaseworkError",
     "ConfigError",
+    "Described",
     "GateFailed",
     "InputError",
     "InputErrors",
@@ -32,11 +33,23 @@ __all__ = [
 MAX_REPORTED = 50
 
 
+class Described(str):
+    """A description of an offending value (`a JSON list of 3 items`), shown after ``Got`` unquoted.
+
+    Readers of files that hold customer data quote this instead of the value itself.
+    """
+
+    __slots__ = ()
+
+
 def format_got(value: Any, limit: int = 80) -> str:
     """Render an offending value for ``Got …``: strings quoted as they are, other values as JSON.
 
-    Bytes that are not UTF-8 are shown with backslash escapes; long values are shortened.
+    Bytes that are not UTF-8 are shown with backslash escapes; long values are shortened; a
+    :class:`Described` value is shown as it is.
     """
+    if isinstance(value, Described):
+        return str(value)
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="backslashreplace")
     if isinstance(value, str):

@@ -7,14 +7,13 @@ Entry points: :func:`find_project` walks up from a folder to the nearest ``casew
 from __future__ import annotations
 
 import os
-import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from casework.decoding import decode_utf8, load_toml
 from casework.errors import ConfigError, InputErrors, Problem
 from casework.names import check_name, inside
 
@@ -353,21 +352,16 @@ def load_project(root: Path | None = None) -> Project:
     """Load and validate the project at ``root`` (default: found from the current folder).
 
     Raises:
-        ConfigError: The file is missing or is not valid TOML.
+        ConfigError: The file is missing.
+        InputError: The file is not UTF-8 or not valid TOML (located by line).
         InputErrors: Keys are unknown or values invalid (one problem per key).
     """
     folder = find_project(root)
     path = folder / CONFIG_NAME
-    text = path.read_text(encoding="utf-8")
     shown = str(path)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        # tomllib (3.11) puts the position in the message: "... (at line 3, column 5)".
-        where = re.search(r"\(at line (\d+), column \d+\)$", str(exc))
-        raise ConfigError(
-            shown, int(where.group(1)) if where else None, None, f"invalid TOML: {exc}"
-        ) from exc
+    raw = path.read_bytes()
+    data = load_toml(raw, shown)
+    text = decode_utf8(raw, shown)
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:

@@ -79,3 +79,47 @@ def test_write_is_canonical_sorted_and_stable(tmp_path: Path) -> None:
     assert text.splitlines()[0].startswith('{"schema_version": 1, "id": "a", "slice": "refunds"')
     write_cases(out, read_cases(out))
     assert out.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("where", ["state", "fixture", "argument"])
+def test_nan_and_infinity_are_refused_not_rewritten(
+    tmp_path: Path, constant: str, where: str
+) -> None:
+    # json accepts these constants; written back they silently became null.
+    case = case_dict("b")
+    if where == "state":
+        case["situation"]["state"] = {"balance": "@"}
+    elif where == "fixture":
+        case["situation"]["fixtures"] = [{"tool": "get_order", "response": {"total": "@"}}]
+    else:
+        case["situation"]["turns"].append(
+            {"role": "assistant", "tool_calls": [{"name": "get_order", "arguments": {"n": "@"}}]}
+        )
+    p = tmp_path / "c.jsonl"
+    write_lines(p, [case_dict("a"), json.dumps(case).replace('"@"', constant)])
+    message = _errors(p)
+    assert message.startswith(f"cases.jsonl:2: {constant} is not a JSON number")
+    assert "Got '" in message
+
+
+def test_case_ids_differing_by_a_trailing_newline_are_refused(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    write_lines(p, [case_dict("x"), case_dict("x\n")])
+    assert _errors(p).startswith("cases.jsonl:2: id: must start with a letter or digit")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_case_holding_nan_is_not_written_as_null(tmp_path: Path, value: float) -> None:
+    from casework.schema import Case
+
+    data = case_dict("a")
+    data["situation"]["state"] = {"orders": [{"total": value}]}
+    case = Case.model_validate(data)
+    path = tmp_path / "cases.jsonl"
+    with pytest.raises(InputError) as info:
+        write_cases(path, [case])
+    assert str(info.value) == (
+        "Case a: situation.state.orders.0.total: NaN and Infinity are not JSON numbers; not written."
+    )
+    assert not path.exists()

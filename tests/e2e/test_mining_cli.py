@@ -138,3 +138,82 @@ def test_bad_traces_exit_1_with_every_line(root: Path, tmp_path: Path) -> None:
         "bot, agent, model, developer, function). Got 'nobody'.",
     ]
     assert not (root / "datasets").exists()
+
+
+def _one_span(key: str, value: str) -> str:
+    span = {
+        "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+        "spanId": "00f067aa0ba902b7",
+        "name": "chat",
+        "attributes": [
+            {"key": key, "value": {"stringValue": value}},
+            {"key": "llm.input_messages.0.message.role", "value": {"stringValue": "user"}},
+            {"key": "llm.input_messages.0.message.content", "value": {"stringValue": "hi"}},
+        ],
+    }
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+
+
+@pytest.mark.parametrize(
+    ("fmt", "content"),
+    [
+        # OpenInference spans read as GenAI spans, and GenAI spans as OpenInference ones.
+        ("otel", _one_span("openinference.span.kind", "LLM")),
+        ("openinference", _one_span("gen_ai.operation.name", "chat")),
+    ],
+)
+def test_a_format_that_reads_no_conversation_says_so(
+    root: Path, tmp_path: Path, fmt: str, content: str
+) -> None:
+    traces = tmp_path / "t.json"
+    traces.write_text(content, encoding="utf-8")
+    result = run(root, "mine", str(traces), "--dataset", "d", "--format", fmt)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{traces}: no conversation read from this file as format '{fmt}'; check the trace "
+        "format (or let it be detected)."
+    ]
+    assert not (root / "datasets").exists()
+
+
+def test_an_empty_trace_file_is_not_an_error(root: Path, tmp_path: Path) -> None:
+    traces = tmp_path / "t.jsonl"
+    traces.write_text("\n", encoding="utf-8")
+    result = run(root, "mine", str(traces), "--dataset", "d", "--format", "jsonl")
+    assert result.exit_code == 0, result.output
+
+
+def test_mine_never_prints_the_customer_data_of_a_malformed_trace(
+    root: Path, tmp_path: Path
+) -> None:
+    email, phone = "dana.customer@example.org", "+1 (429) 623-5934"
+    said = f"I'm {email}, call {phone}"
+    lines = [
+        json.dumps({"session_id": "s1", "messages": [{"role": "user", "content": said}]})[:-3],
+        json.dumps({"session_id": "s2", "messages": said}),
+        json.dumps({"session_id": "s3", "messages": [{"role": email, "content": phone}]}),
+        json.dumps(
+            {
+                "session_id": "s4",
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "assistant", "tool_calls": [{"name": email, "arguments": {}}]},
+                    {"role": "user", "content": "and?"},
+                ],
+            }
+        ),
+    ]
+    traces = tmp_path / "t.jsonl"
+    traces.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run(root, "mine", str(traces), "--dataset", "d")
+    assert result.exit_code == 1
+    assert len(result.stderr.splitlines()) >= 3
+    for secret in (email, "dana.customer", "4296235934", "623-5934"):
+        assert secret not in result.stderr
+        assert secret not in result.stdout
+    # A record that reads but cannot make a case fails at drafting: quoted scrubbed too.
+    traces.write_text(lines[3] + "\n", encoding="utf-8")
+    drafted = run(root, "mine", str(traces), "--dataset", "d")
+    assert drafted.exit_code == 1
+    assert "name: must be a tool name" in drafted.stderr
+    assert email not in drafted.stderr and "dana.customer" not in drafted.stderr

@@ -19,7 +19,7 @@ from tests.grading.fakes import FakeLLM
 from tests.runner.builders import make_project, refund_case, refuse_case
 
 #: Sheet fields that are bookkeeping, not information about the case.
-BOOKKEEPING = {"schema_version", "sheet", "dataset", "labeller", "case_id"}
+BOOKKEEPING = {"schema_version", "sheet", "dataset", "labeller", "case_id", "signature"}
 #: Sheet fields the labeller fills in (empty on an exported sheet).
 ANSWERS = {"outcome", "required", "forbidden", "answer_facts"}
 

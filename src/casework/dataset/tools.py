@@ -9,12 +9,12 @@ a ``name`` attribute, as agent frameworks' tool objects have.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from casework.decoding import load_json
 from casework.errors import InputError, InputErrors, Problem
 from casework.plugins import load_object
 from casework.project import Project
@@ -134,8 +134,5 @@ def declared_tools(project: Project) -> dict[str, ToolDecl]:
         raise project.config_error(
             "agent.tools", f"declared tools file {shown} not found", agent.tools
         )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(shown, exc.lineno, None, f"invalid JSON: {exc.msg}") from exc
+    data = load_json(path.read_bytes(), shown)
     return parse_tool_declarations(data, shown)

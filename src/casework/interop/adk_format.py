@@ -7,7 +7,6 @@ expected_tool_use, reference} and the older list of {name, data}. Entry points:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
 from casework.dataset import problems_from_validation
+from casework.decoding import load_json
 from casework.errors import InputError, InputErrors, Problem
 from casework.schema import ToolRequirement
 
@@ -206,17 +206,10 @@ def read_adk_file(path: Path, shown: str | None = None) -> AdkFile:
     """
     name = shown or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise InputError(name, None, None, "file not found") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(name, None, None, f"invalid UTF-8 at byte {exc.start + 1}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            name, exc.lineno, None, f"invalid JSON: {exc.msg} at column {exc.colno}"
-        ) from None
+    data = load_json(raw, name)
     return parse_adk(data, shown=name, file_name=path.name)
 
 

@@ -53,7 +53,16 @@ from casework.labelling.rounds import (
     final_label,
     latest_round,
 )
-from casework.labelling.sheets import read_sheet, render_csv, render_jsonl, sheet_line
+from casework.labelling.sheets import (
+    SheetKind,
+    escape_cell,
+    read_sheet,
+    render_csv,
+    render_jsonl,
+    sheet_line,
+    unescape_cell,
+)
+from casework.labelling.signing import sheet_key
 from casework.labelling.status import (
     Disagreement,
     LabellerLoad,
@@ -87,6 +96,7 @@ __all__ = [
     "QueueRow",
     "Round",
     "SheetFile",
+    "SheetKind",
     "Skipped",
     "SliceAgreement",
     "SliceCalibration",
@@ -102,6 +112,7 @@ __all__ = [
     "dataset_agreement",
     "decide_round",
     "differing_fields",
+    "escape_cell",
     "export_sheets",
     "final_label",
     "guideline_path",
@@ -122,5 +133,7 @@ __all__ = [
     "release_labels",
     "render_csv",
     "render_jsonl",
+    "sheet_key",
     "sheet_line",
+    "unescape_cell",
 ]

@@ -25,6 +25,12 @@ from casework.labelling.sheets import (
     sheet_line,
     sheet_name,
 )
+from casework.labelling.signing import (
+    SIGNATURE_FIELD,
+    line_signature,
+    sheet_key,
+    signature_matches,
+)
 from casework.labelling.state import DatasetState, dataset_name, load_state
 from casework.labelling.store import StoredAssignment, add_label, writing
 from casework.names import inside
@@ -124,8 +130,10 @@ def export_sheets(
     try:
         with wb.session() as session:
             state = load_state(project, name, session)
+            key = sheet_key(session)
     finally:
         wb.close()
+    assert key is not None  # created on first use
     versions = state.snapshot.versions
     open_work: dict[str, list[StoredAssignment]] = {}
     outdated = 0
@@ -141,7 +149,7 @@ def export_sheets(
         open_work.setdefault(a.labeller, []).append(stored)
     files = []
     for labeller in sorted(open_work):
-        lines = _lines(state, kind, labeller, open_work[labeller], tools)
+        lines = _lines(state, kind, labeller, open_work[labeller], tools, key)
         if not lines:
             continue
         stem = sheet_name(name, labeller, kind)
@@ -160,6 +168,7 @@ def _lines(
     labeller: str,
     work: Sequence[StoredAssignment],
     tools: Mapping[str, ToolDecl],
+    key: bytes,
 ) -> list[dict[str, object]]:
     by_id = {p.case.id: p for p in state.snapshot.cases}
     lines = []
@@ -179,6 +188,9 @@ def _lines(
                 tools,
                 labels=blind if kind == "adjudication" else (),
                 differs=found.differs if (found and kind == "adjudication") else (),
+                signature=line_signature(
+                    key, kind, state.dataset.name, labeller, stored.assignment.case_id
+                ),
             )
         )
     return lines
@@ -232,6 +244,7 @@ def _holder_problems(
     kind: SheetKind,
     seen: dict[tuple[str, str, str], str],
     held: Mapping[tuple[str, str, str], StoredAssignment],
+    signing_key: bytes | None,
 ) -> tuple[list[Problem], StoredAssignment | None, bool]:
     """Problems of who answers what: sheet kind, case, duplicates, guideline, assignment.
 
@@ -281,7 +294,41 @@ def _holder_problems(
             f"{answer.labeller} holds this case as {stored.assignment.role}, not on a {kind} sheet"
         )
         problems.append(problem("sheet", message, answer.sheet))
+    elif not signature_matches(
+        signing_key, answer.signature, kind, answer.dataset, answer.labeller, answer.case_id
+    ):
+        problems.append(_signature_problem(entry, signing_key is not None))
     return problems, stored, True
+
+
+def _signature_problem(entry: SheetEntry, has_key: bool) -> Problem:
+    """The line's signature is missing, or was made for another labeller (or case)."""
+    answer = entry.answer
+    if answer.signature and not has_key:
+        return Problem(
+            entry.path,
+            entry.line,
+            SIGNATURE_FIELD,
+            "this workbench never exported a sheet; import into the workbench the sheet was "
+            "exported from (the same CASEWORK_DB_URL)",
+        )
+    if not answer.signature:
+        return Problem(
+            entry.path,
+            entry.line,
+            SIGNATURE_FIELD,
+            "missing; casework signs every line of a sheet for the person it was exported for "
+            "(export a fresh sheet and answer on it)",
+        )
+    return Problem(
+        entry.path,
+        entry.line,
+        "labeller",
+        f"this line was not exported for {answer.labeller} (its signature does not match); "
+        "everyone returns the sheet exported for them",
+        answer.labeller,
+        has_got=True,
+    )
 
 
 def _check_entry(
@@ -291,8 +338,9 @@ def _check_entry(
     tools: Mapping[str, ToolDecl],
     seen: dict[tuple[str, str, str], str],
     held: Mapping[tuple[str, str, str], StoredAssignment],
+    key: bytes | None,
 ) -> tuple[list[Problem], tuple[StoredAssignment, Outcome] | None]:
-    problems, stored, go_on = _holder_problems(entry, state, kind, seen, held)
+    problems, stored, go_on = _holder_problems(entry, state, kind, seen, held, key)
     if go_on:
         problems += _answer_problems(entry, tools)
     outcome = entry.answer.outcome
@@ -313,7 +361,8 @@ def import_sheets(
     Every bad line of every sheet is reported as ``path:line: field: problem. Got …``: unknown
     datasets and case ids, unknown tools, a guideline version other than the slice's current one,
     duplicate submissions (in these sheets or already stored), lines of people not assigned the
-    case. When any line is bad nothing is stored.
+    case, and lines whose signature does not bind them to the ``labeller`` they name (a sheet
+    edited to answer under someone else's name). When any line is bad nothing is stored.
 
     Raises:
         UsageError: No sheet given.
@@ -335,6 +384,7 @@ def import_sheets(
     wb = open_workbench(project)
     try:
         with writing(wb, f"{kind} import") as session:
+            key = sheet_key(session, create=False)
             states: dict[str, DatasetState | None] = {}
             held: dict[str, dict[tuple[str, str, str], StoredAssignment]] = {}
             seen: dict[tuple[str, str, str], str] = {}
@@ -370,7 +420,7 @@ def import_sheets(
                         ): s
                         for s in state.work.assignments
                     }
-                bad, ok = _check_entry(entry, state, kind, tools, seen, held[name])
+                bad, ok = _check_entry(entry, state, kind, tools, seen, held[name], key)
                 problems.extend(bad)
                 if ok is not None:
                     accepted.append((entry, state, *ok))

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from casework.atomic import atomic_write_text
+from casework.decoding import decode_utf8
 from casework.errors import ConfigError, InputError, InputErrors, Problem, UsageError
 from casework.names import inside, name_problem
 from casework.project import Project
@@ -162,9 +163,8 @@ def read_guideline(project: Project, slice_name: str) -> Guideline:
     if not path.is_file():
         p = _missing(project, slice_name, path)
         raise ConfigError(p.path, p.line, p.field, p.message, p.got, has_got=p.has_got)
-    return parse_guideline(
-        path.read_text(encoding="utf-8"), slice_name, path, project.relative(path)
-    )
+    shown = project.relative(path)
+    return parse_guideline(decode_utf8(path.read_bytes(), shown), slice_name, path, shown)
 
 
 def list_guidelines(project: Project) -> list[Guideline]:

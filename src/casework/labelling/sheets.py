@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -28,11 +28,13 @@ __all__ = [
     "SheetAnswer",
     "SheetEntry",
     "SheetKind",
+    "escape_cell",
     "read_sheet",
     "render_csv",
     "render_jsonl",
     "sheet_line",
     "sheet_name",
+    "unescape_cell",
 ]
 
 SheetKind = Literal["label", "adjudication"]
@@ -107,6 +109,8 @@ class SheetAnswer(BaseModel):
     """Per declared tool: must the agent not call it? yes / no (empty: no)."""
     answer_facts: list[str] = Field(default_factory=list)
     """Short statements a correct final reply must contain."""
+    signature: str | None = None
+    """Set by export: binds the line to its labeller (checked on import; do not edit)."""
 
     def answered(self) -> bool:
         """Whether the line holds an answer (an outcome, a tool marked yes, or a fact)."""
@@ -170,11 +174,13 @@ def sheet_line(
     *,
     labels: Sequence[LabelRecord] = (),
     differs: Sequence[str] = (),
+    signature: str = "",
 ) -> dict[str, Any]:
     """One sheet line: the blind view of a case, with empty answer fields.
 
     Only ``case.situation`` and ``case.slice`` are read from the case. Adjudication lines add the
-    disagreeing ``labels``, anonymised as A, B, … (no labeller ids, no timestamps).
+    disagreeing ``labels``, anonymised as A, B, … (no labeller ids, no timestamps). ``signature``
+    (see :func:`casework.labelling.signing.line_signature`) comes last.
     """
     situation = Situation.model_validate(case.situation.model_dump())
     line: dict[str, Any] = {
@@ -199,6 +205,7 @@ def sheet_line(
             "required": dict.fromkeys(tools),
             "forbidden": dict.fromkeys(tools),
             "answer_facts": [],
+            "signature": signature,
         }
     )
     return line
@@ -249,6 +256,27 @@ def _label_text(shown: Mapping[str, Any]) -> str:
     )
 
 
+#: First characters a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def escape_cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: formula starts get a leading apostrophe.
+
+    Text that already begins with an apostrophe gets one more, so :func:`unescape_cell` gives
+    back exactly what was escaped.
+
+    >>> escape_cell("=1+1"), escape_cell("'quoted"), escape_cell("plain")
+    ("'=1+1", "''quoted", 'plain')
+    """
+    return "'" + text if text.startswith((*_FORMULA_START, "'")) else text
+
+
+def unescape_cell(text: str) -> str:
+    """The text :func:`escape_cell` escaped: one leading apostrophe removed, if there is one."""
+    return text[1:] if text.startswith("'") else text
+
+
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True) if value else ""
 
@@ -257,15 +285,21 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
     """A CSV sheet for spreadsheet users: the same content as the JSONL sheet, flattened.
 
     Answer columns: ``outcome``, ``required:<tool>`` and ``forbidden:<tool>`` (yes / no, empty
-    means no) and ``answer_facts`` (one fact per line inside the cell).
+    means no) and ``answer_facts`` (one fact per line inside the cell); ``signature`` comes
+    last, as on the JSONL sheet. A cell whose text a
+    spreadsheet would run as a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a
+    carriage return) starts with an apostrophe instead (:func:`escape_cell`); import removes it.
     """
     header = list(CSV_FIXED)
     if kind == "adjudication":
         header += ["labels", "differs"]
     header += ["outcome", *(f"required:{t}" for t in tools)]
-    header += [*(f"forbidden:{t}" for t in tools), "answer_facts"]
+    header += [*(f"forbidden:{t}" for t in tools), "answer_facts", "signature"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
+    # A lone carriage return in a cell ends the row for a reader unless the cell is quoted,
+    # which the minimal quoting of a "\n"-terminated writer does not do.
+    quoting = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_ALL)
     writer.writerow(header)
     for line in lines:
         situation = line["situation"]
@@ -284,8 +318,9 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
         ]
         if kind == "adjudication":
             row += ["\n".join(_label_text(s) for s in line["labels"]), ", ".join(line["differs"])]
-        row += ["", *("" for _ in tools), *("" for _ in tools), ""]
-        writer.writerow(row)
+        row += ["", *("" for _ in tools), *("" for _ in tools), "", line.get("signature", "")]
+        cells = [escape_cell("" if cell is None else str(cell)) for cell in row]
+        (quoting if any("\r" in c for c in cells) else writer).writerow(cells)
     return buffer.getvalue().encode("utf-8")
 
 
@@ -327,18 +362,45 @@ def _read_jsonl(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem
     return entries, problems
 
 
-_CSV_ANSWERS = ("outcome", "answer_facts")
+_CSV_ANSWERS = ("outcome", "answer_facts", "signature")
 _CSV_SHOWN = ("labels", "differs")
 
 
 def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
     text = data.decode("utf-8").removeprefix("\ufeff")
-    reader = csv.reader(io.StringIO(text, newline=""))
+    # A cell may be as long as the file (a case with a large state): lift the csv module's
+    # 131,072-character default for this read only.
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))
     try:
-        header = next(reader)
-    except StopIteration:
-        return [], []
+        return _parse_csv(text, shown)
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _rows(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple[int, list[str]]]:
+    """``(line the record starts on, cells)`` per CSV record; a syntax error ends the reading."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    start = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            problems.append(Problem(shown, start, None, f"not readable as CSV: {exc}"))
+            return
+        yield start, row
+        start = reader.line_num + 1
+
+
+def _parse_csv(text: str, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
     problems: list[Problem] = []
+    rows = _rows(text, shown, problems)
+    first = next(rows, None)
+    if first is None:
+        return [], problems
+    header = first[1]
     known = set(CSV_FIXED) | set(_CSV_ANSWERS) | set(_CSV_SHOWN)
     for name in header:
         if name not in known and not name.startswith(("required:", "forbidden:")):
@@ -353,10 +415,7 @@ def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]
     if problems:
         return [], problems
     entries: list[SheetEntry] = []
-    start = reader.line_num + 1
-    for row in reader:
-        line = start
-        start = reader.line_num + 1
+    for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
@@ -366,21 +425,27 @@ def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]
                 )
             )
             continue
-        obj: dict[str, Any] = {"required": {}, "forbidden": {}}
-        for name, cell in zip(header, row, strict=True):
-            if name.startswith(("required:", "forbidden:")):
-                group, _, tool = name.partition(":")
-                obj[group][tool] = cell
-            elif name == "answer_facts":
-                obj[name] = [f for f in cell.replace("\r\n", "\n").split("\n") if f.strip()]
-            else:
-                obj[name] = cell
-        result = _entry(obj, shown, line, csv_mode=True)
+        result = _entry(_csv_object(header, row), shown, line, csv_mode=True)
         if isinstance(result, list):
             problems.extend(result)
         else:
             entries.append(result)
     return entries, problems
+
+
+def _csv_object(header: Sequence[str], row: Sequence[str]) -> dict[str, Any]:
+    """One CSV record as the JSON object of a sheet line (cells unescaped)."""
+    obj: dict[str, Any] = {"required": {}, "forbidden": {}}
+    for name, raw in zip(header, row, strict=True):
+        cell = unescape_cell(raw)
+        if name.startswith(("required:", "forbidden:")):
+            group, _, tool = name.partition(":")
+            obj[group][tool] = cell
+        elif name == "answer_facts":
+            obj[name] = [f for f in cell.replace("\r\n", "\n").split("\n") if f.strip()]
+        else:
+            obj[name] = cell
+    return obj
 
 
 def read_sheet(path: Path, shown: str) -> tuple[list[SheetEntry], list[Problem]]:

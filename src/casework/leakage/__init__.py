@@ -28,7 +28,7 @@ from casework.leakage.minhash import EMPTY, MinHasher, estimate_jaccard
 from casework.leakage.pairs import Pairs, dedupe_pairs, intersection_sizes, pairs_within_groups
 from casework.leakage.prompt import PromptHit, PromptReport, check_prompts, prompt_scores
 from casework.leakage.ray_engine import ray_sketch
-from casework.leakage.reading import corpus_files
+from casework.leakage.reading import corpus_files, iter_documents
 from casework.leakage.review import (
     Decision,
     Flag,
@@ -95,6 +95,7 @@ __all__ = [
     "exact_join",
     "find_split_pairs",
     "intersection_sizes",
+    "iter_documents",
     "jaccard",
     "list_flags",
     "lsh_join",

@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from casework.dataset import load_dataset, read_cases
+from casework.decoding import decode_utf8
 from casework.errors import InputErrors, Problem, UsageError
 from casework.project import Project
 from casework.schema import Case
@@ -161,7 +162,7 @@ def _prompt_texts(project: Project) -> list[tuple[str, str]]:
                 )
             )
             continue
-        texts.append((name, path.read_text(encoding="utf-8")))
+        texts.append((name, decode_utf8(path.read_bytes(), project.relative(path))))
     InputErrors.raise_if_any(problems)
     return texts
 

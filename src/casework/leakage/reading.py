@@ -6,12 +6,13 @@ JSONL, Parquet and plain text, compressed or not. Entry points: :func:`corpus_fi
 
 from __future__ import annotations
 
-import json
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from casework.errors import MAX_REPORTED, InputErrors, Problem
+from casework.decoding import BadJSON, parse_json
+from casework.errors import MAX_REPORTED, CaseworkError, InputError, InputErrors, Problem
 
 __all__ = ["DOCS_PER_BATCH", "Reading", "corpus_files", "file_kind", "iter_documents"]
 
@@ -117,72 +118,86 @@ def iter_documents(
     refs: list[tuple[str, int]] = []
     texts: list[str] = []
     if kind == "parquet":
-        import pyarrow.parquet as pq
-
-        with fsspec.open(path, "rb") as handle:
-            parquet = pq.ParquetFile(handle)
-            if text_field not in parquet.schema_arrow.names:
-                raise InputErrors(
-                    [
-                        Problem(
-                            path,
-                            None,
-                            text_field,
-                            "column not found",
-                            parquet.schema_arrow.names,
-                            has_got=True,
-                        )
-                    ]
-                )
-            row = 0
-            for record_batch in parquet.iter_batches(batch_size=batch, columns=[text_field]):
-                column = record_batch.column(0).to_pylist()
-                refs = [(path, row + i + 1) for i in range(len(column))]
-                row += len(column)
-                reading.documents += len(column)
-                yield refs, [v if isinstance(v, str) else "" for v in column]
+        try:
+            yield from _parquet_documents(path, text_field, batch, reading)
+        except CaseworkError:
+            raise
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise InputError(path, None, None, f"not a readable Parquet file: {exc}") from None
         return
-    with fsspec.open(path, "rt", encoding="utf-8", compression="infer") as handle:
-        for number, line in enumerate(handle, start=1):
-            if kind == "jsonl":
-                if not line.strip():
-                    continue
-                try:
-                    text = _text_of(json.loads(line), text_field)
-                except json.JSONDecodeError as exc:
-                    text = None
-                    if len(reading.problems) < MAX_REPORTED:
-                        reading.problems.append(
-                            Problem(
-                                path,
-                                number,
-                                None,
-                                f"invalid JSON: {exc.msg}",
-                                line.strip(),
-                                has_got=True,
-                            )
-                        )
-                    continue
+    number = 0
+    try:
+        with fsspec.open(path, "rt", encoding="utf-8", compression="infer") as handle:
+            for number, line in enumerate(handle, start=1):
+                text = _line_document(path, kind, number, line, text_field, reading)
                 if text is None:
-                    if len(reading.problems) < MAX_REPORTED:
-                        reading.problems.append(
-                            Problem(
-                                path,
-                                number,
-                                text_field,
-                                "no text field, messages, or prompt/completion",
-                            )
-                        )
                     continue
-            else:
-                text = line.rstrip("\n")
-                if not text.strip():
-                    continue
-            refs.append((path, number))
-            texts.append(text)
-            reading.documents += 1
-            if len(texts) >= batch:
-                yield refs, texts
-                refs, texts = [], []
+                refs.append((path, number))
+                texts.append(text)
+                reading.documents += 1
+                if len(texts) >= batch:
+                    yield refs, texts
+                    refs, texts = [], []
+    except UnicodeDecodeError:
+        raise InputError(
+            path, number + 1, None, "invalid UTF-8 on this line or soon after; save it as UTF-8"
+        ) from None
+    except (OSError, EOFError, zlib.error) as exc:  # a damaged compressed corpus
+        raise InputError(path, number + 1, None, f"cannot read on from here: {exc}") from None
     if texts:
         yield refs, texts
+
+
+def _line_document(
+    path: str, kind: str, number: int, line: str, text_field: str, reading: Reading
+) -> str | None:
+    """The document text of one line of a JSONL or text corpus (``None``: skip the line)."""
+    if kind != "jsonl":
+        text = line.rstrip("\n")
+        return text if text.strip() else None
+    if not line.strip():
+        return None
+    try:
+        found = _text_of(parse_json(line), text_field)
+    except BadJSON as exc:
+        if len(reading.problems) < MAX_REPORTED:
+            reading.problems.append(
+                Problem(path, number, None, exc.message, line.strip(), has_got=True)
+            )
+        return None
+    if found is None and len(reading.problems) < MAX_REPORTED:
+        reading.problems.append(
+            Problem(path, number, text_field, "no text field, messages, or prompt/completion")
+        )
+    return found
+
+
+def _parquet_documents(
+    path: str, text_field: str, batch: int, reading: Reading
+) -> Iterator[tuple[list[tuple[str, int]], list[str]]]:
+    """Batches of the ``text_field`` column of a Parquet corpus."""
+    import fsspec
+    import pyarrow.parquet as pq
+
+    with fsspec.open(path, "rb") as handle:
+        parquet = pq.ParquetFile(handle)
+        if text_field not in parquet.schema_arrow.names:
+            raise InputErrors(
+                [
+                    Problem(
+                        path,
+                        None,
+                        text_field,
+                        "column not found",
+                        parquet.schema_arrow.names,
+                        has_got=True,
+                    )
+                ]
+            )
+        row = 0
+        for record_batch in parquet.iter_batches(batch_size=batch, columns=[text_field]):
+            column = record_batch.column(0).to_pylist()
+            refs = [(path, row + i + 1) for i in range(len(column))]
+            row += len(column)
+            reading.documents += len(column)
+            yield refs, [v if isinstance(v, str) else "" for v in column]

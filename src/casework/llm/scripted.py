@@ -55,6 +55,10 @@ class ScriptRule(BaseModel):
                 re.compile(value)
             except re.error as exc:
                 raise ValueError(f"invalid regular expression: {exc}") from exc
+            except (RecursionError, OverflowError):
+                raise ValueError(
+                    "invalid regular expression: nested too deeply or a repeat count too large"
+                ) from None
         return value
 
     def matches(self, prompt: str) -> bool:

@@ -7,11 +7,12 @@ Nothing here is ever written to disk.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
+
+from casework.decoding import BadJSON, parse_json
 
 __all__ = [
     "RawConversation",
@@ -57,8 +58,8 @@ def maybe_json(value: Any) -> Any:
         text = value.strip()
         if text[:1] in ("{", "[") and text[-1:] in ("}", "]"):
             try:
-                return json.loads(text)
-            except ValueError:
+                return parse_json(text)
+            except BadJSON:
                 return value
     return value
 

@@ -23,6 +23,7 @@ from casework.mining.conversation import (
     as_arguments,
     fold_tool_messages,
 )
+from casework.mining.quoting import quoted
 from casework.privacy import SCRUB_VERSION, Scrubber, ScrubContext
 from casework.schema import (
     Case,
@@ -222,7 +223,13 @@ def draft_case(
             ),
         )
     except ValidationError as exc:
-        raise InputErrors(problems_from_validation(exc, conv.origin, None)) from exc
+        # The offending value came from the trace: quote it scrubbed (it may be a customer's).
+        raise InputErrors(
+            [
+                Problem(p.path, p.line, p.field, p.message, quoted(p.got), p.has_got)
+                for p in problems_from_validation(exc, conv.origin, None)
+            ]
+        ) from exc
     leaked = ctx.leaked_kinds(situation.model_dump_json())
     if leaked:
         raise ScrubLeak(

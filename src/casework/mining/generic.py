@@ -6,14 +6,14 @@ turns each conversation record into a :class:`RawConversation`, reporting every 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from casework.errors import InputErrors, Problem, UsageError
+from casework.decoding import BadJSON, decode_utf8, parse_json
+from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.mining.conversation import (
     RawConversation,
     RawMessage,
@@ -22,6 +22,7 @@ from casework.mining.conversation import (
     maybe_json,
     normalise_role,
 )
+from casework.mining.quoting import quoted
 
 __all__ = ["DESTINATIONS", "FieldMap", "parse_mapping", "read_generic", "resolve_path"]
 
@@ -279,22 +280,25 @@ class _Record:
 
 
 def _records(path: Path, shown: str) -> Iterator[_Record]:
-    """Every conversation record of a file (or a record carrying the reason it is unreadable)."""
-    text = path.read_text(encoding="utf-8-sig")
+    """Every conversation record of a file (or a record carrying the reason it is unreadable).
+
+    Raises:
+        InputError: The file is not UTF-8 text.
+    """
+    text = decode_utf8(path.read_bytes(), shown)
     if path.suffix in (".jsonl", ".ndjson"):
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                yield _Record(json.loads(line), f"{shown}:{number}", number, "")
-            except json.JSONDecodeError as exc:
-                msg = f"invalid JSON: {exc.msg} at column {exc.colno}"
-                yield _Record(line, f"{shown}:{number}", number, "", msg)
+                yield _Record(parse_json(line), f"{shown}:{number}", number, "")
+            except BadJSON as exc:
+                yield _Record(line, f"{shown}:{number}", number, "", exc.message)
         return
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        yield _Record(None, shown, exc.lineno, "", f"invalid JSON: {exc.msg} at column {exc.colno}")
+        data = parse_json(text)
+    except BadJSON as exc:
+        yield _Record(None, shown, exc.lineno, "", exc.message)
         return
     if isinstance(data, Mapping) and isinstance(data.get("conversations"), list):
         items, prefix = data["conversations"], "conversations."
@@ -314,6 +318,8 @@ def read_generic(
 
     A JSON file holds one conversation, a list of them, or ``{"conversations": [...]}``.
 
+    Values quoted in messages are scrubbed of PII (a malformed record still holds customer data).
+
     Raises:
         InputErrors: Every bad record, located (``traces.jsonl:3: messages.2.role: ...``).
     """
@@ -323,12 +329,12 @@ def read_generic(
         name = (shown or {}).get(path, str(path))
         try:
             records = list(_records(path, name))
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(name, None, None, f"not UTF-8 text (byte {exc.start + 1})"))
+        except InputError as exc:
+            problems.append(exc.problem)
             continue
         for rec in records:
             if rec.error is not None:
-                got = rec.value if isinstance(rec.value, str) else None
+                got = quoted(rec.value) if isinstance(rec.value, str) else None
                 problems.append(
                     Problem(name, rec.line, None, rec.error, got, has_got=got is not None)
                 )
@@ -337,7 +343,7 @@ def read_generic(
                 out.append(conversation_from_record(rec.value, fields, rec.origin))
             except _Bad as bad:
                 field = ".".join(p for p in (rec.prefix, bad.field) if p) or None
-                got = None if bad.got is _MISSING else bad.got
+                got = None if bad.got is _MISSING else quoted(bad.got)
                 problems.append(
                     Problem(
                         name, rec.line, field, bad.message, got, has_got=bad.got is not _MISSING

@@ -144,7 +144,8 @@ def read_conversations(
 
     Raises:
         UsageError: ``--map`` given for a span format, or malformed.
-        InputErrors: Every bad record of every file.
+        InputErrors: Every bad record of every file, and every non-empty file of a format from
+            whose files no conversation was read.
     """
     fields = parse_mapping(mapping)
     shown = {p: project.relative(p) for p in files}
@@ -160,19 +161,39 @@ def read_conversations(
     for fmt, paths in by_format.items():
         try:
             if fmt == "jsonl":
-                out.extend(read_generic(paths, fields, shown))
+                found = read_generic(paths, fields, shown)
             else:
                 spans = read_spans(paths, shown)
                 reader = (
                     conversations_from_genai if fmt == "otel" else conversations_from_openinference
                 )
-                out.extend(reader(spans))
+                found = reader(spans)
         except InputErrors as exc:
             problems.extend(exc.problems)
         except InputError as exc:
             problems.append(exc.problem)
+        else:
+            problems.extend(_nothing_read(fmt, paths, shown) if not found else ())
+            out.extend(found)
     InputErrors.raise_if_any(problems)
     return out, {k: len(v) for k, v in by_format.items()}
+
+
+def _nothing_read(
+    fmt: TraceFormat, paths: Sequence[Path], shown: Mapping[Path, str]
+) -> list[Problem]:
+    """A problem for each non-empty file of a format group that yielded no conversation."""
+    return [
+        Problem(
+            shown[p],
+            None,
+            None,
+            f"no conversation read from this file as format '{fmt}'; check the trace format "
+            "(or let it be detected)",
+        )
+        for p in paths
+        if p.stat().st_size and p.read_bytes().strip()
+    ]
 
 
 def mine(

@@ -37,9 +37,9 @@ __all__ = ["SPAN_KIND", "conversations_from_openinference", "openinference_messa
 #: The attribute naming an OpenInference span's kind.
 SPAN_KIND = "openinference.span.kind"
 
-_INDEXED = re.compile(r"^(\d+)\.(.+)$")
+_INDEXED = re.compile(r"^(\d{1,9})\.(.+)\Z", re.DOTALL)
 _ANNOTATION = re.compile(
-    r"^(?:(?:session|trace)\.)?(?:annotations|evaluations)\.(\d+)\.(?:annotation|evaluation)\.(\w+)$"
+    r"^(?:(?:session|trace)\.)?(?:annotations|evaluations)\.(\d{1,9})\.(?:annotation|evaluation)\.(\w+)\Z"
 )
 
 

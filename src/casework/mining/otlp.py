@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
+import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from casework.errors import InputErrors, Problem
+from casework.decoding import BadJSON, decode_utf8, parse_json
+from casework.errors import InputError, InputErrors, Problem
+from casework.mining.quoting import quoted
 
 __all__ = ["Span", "SpanEvent", "attribute_value", "normalise_id", "read_spans"]
 
-_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_HEX = re.compile(r"^[0-9a-fA-F]+\Z")
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,9 @@ class Span:
 def normalise_id(value: Any, size: int) -> str | None:
     """A trace (16 bytes) or span (8 bytes) id as lower-case hex, from hex or base64.
 
-    ``None`` when it is neither, has the wrong length, or is the invalid all-zero id.
+    ``None`` when it is neither, has the wrong length, or is the invalid all-zero id. A ``0x``
+    prefix is read as hex only when what follows is hex of the right length: a base64 id may
+    itself begin with the characters ``0x``.
 
     >>> normalise_id("S/kvNXezTaajzpKdDg5HNg==", 16)
     '4bf92f3577b34da6a3ce929d0e0e4736'
@@ -76,25 +80,50 @@ def normalise_id(value: Any, size: int) -> str | None:
     if not isinstance(value, str) or not value:
         return None
     text = value.strip()
-    if text.startswith("0x"):
-        text = text[2:]
-    if len(text) == size * 2 and _HEX.match(text):
-        return None if set(text) == {"0"} else text.lower()
-    try:
-        raw = base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        try:
-            raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-        except (binascii.Error, ValueError):
-            return None
-    if len(raw) != size:
+    for candidate in (text[2:], text) if text[:2] in ("0x", "0X") else (text,):
+        if len(candidate) == size * 2 and _HEX.match(candidate):
+            return None if set(candidate) == {"0"} else candidate.lower()
+    raw = _base64(text)
+    if raw is None or len(raw) != size:
         return None
     hexed = raw.hex()
     return None if set(hexed) == {"0"} else hexed
 
 
+_URLSAFE = str.maketrans("-_", "+/")
+
+
+def _base64(text: str) -> bytes | None:
+    padded = text + "=" * (-len(text) % 4)
+    try:
+        return base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        pass
+    try:
+        return base64.b64decode(padded.translate(_URLSAFE), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _double(value: Any) -> Any:
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return value
+    # Non-finite doubles have no JSON form: keep what the trace wrote ("NaN", "Infinity").
+    return number if math.isfinite(number) else str(value)
+
+
+def _values(container: Any) -> list[Any]:
+    values = container.get("values") if isinstance(container, Mapping) else None
+    return values if isinstance(values, list) else []
+
+
 def attribute_value(value: Any) -> Any:
-    """Decode an OTLP `AnyValue` (`stringValue`, `intValue`, `arrayValue`, `kvlistValue`...)."""
+    """Decode an OTLP `AnyValue` (`stringValue`, `intValue`, `arrayValue`, `kvlistValue`...).
+
+    A value of the wrong JSON type is kept as it is rather than failing the whole file.
+    """
     if not isinstance(value, Mapping):
         return value
     if "stringValue" in value:
@@ -102,16 +131,19 @@ def attribute_value(value: Any) -> Any:
     if "boolValue" in value:
         return bool(value["boolValue"])
     if "intValue" in value:
-        try:
-            return int(value["intValue"])
-        except (TypeError, ValueError):
-            return value["intValue"]
+        raw = value["intValue"]
+        if isinstance(raw, int | str | float) and not isinstance(raw, bool):
+            try:
+                return int(raw)
+            except (ValueError, OverflowError):  # not a number, NaN, infinity
+                return raw
+        return raw
     if "doubleValue" in value:
-        return float(value["doubleValue"])
+        return _double(value["doubleValue"])
     if "arrayValue" in value:
-        return [attribute_value(v) for v in (value["arrayValue"] or {}).get("values", [])]
+        return [attribute_value(v) for v in _values(value["arrayValue"])]
     if "kvlistValue" in value:
-        return attributes((value["kvlistValue"] or {}).get("values", []))
+        return attributes(_values(value["kvlistValue"]))
     if "bytesValue" in value:
         return value["bytesValue"]
     return None
@@ -122,26 +154,131 @@ def attributes(items: Any) -> dict[str, Any]:
     if isinstance(items, Mapping):
         return dict(items)
     out: dict[str, Any] = {}
-    for kv in items or []:
+    for kv in items if isinstance(items, list) else []:
         if isinstance(kv, Mapping) and isinstance(kv.get("key"), str):
             out[kv["key"]] = attribute_value(kv.get("value"))
     return out
 
 
-def _int(value: Any) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
+#: Latest timestamp accepted, ns since the epoch (the int64 range OTLP uses).
+_MAX_NS = 2**63 - 1
+
+
+class _Where:
+    """Collects the type problems of one batch, located by field path; values quoted scrubbed."""
+
+    def __init__(self, problems: list[Problem], shown: str, line: int | None) -> None:
+        self.problems = problems
+        self.shown = shown
+        self.line = line
+
+    def bad(self, field: str, message: str, got: Any) -> None:
+        self.problems.append(Problem(self.shown, self.line, field, message, quoted(got), True))
+
+    def obj(self, value: Any, field: str, *, optional: bool = True) -> Mapping[str, Any] | None:
+        """``value`` if it is a JSON object (``{}`` when absent and ``optional``), else a problem."""
+        if value is None and optional:
+            return {}
+        if isinstance(value, Mapping):
+            return value
+        self.bad(field, "must be a JSON object", value)
+        return None
+
+    def items(self, value: Any, field: str) -> list[Any] | None:
+        """``value`` if it is a JSON list (``[]`` when absent), else a problem."""
+        if value is None:
+            return []
+        if isinstance(value, list):
+            return value
+        self.bad(field, "must be a JSON list", value)
+        return None
+
+    def attrs(self, value: Any, field: str) -> dict[str, Any] | None:
+        """Decoded attributes (a list of key/value objects, or an object), else a problem."""
+        if value is None or isinstance(value, list | Mapping):
+            return attributes(value)
+        self.bad(field, "must be a JSON list of attributes", value)
+        return None
+
+    def time(self, value: Any, field: str) -> int:
+        """Nanoseconds since the epoch (0 when absent or unreadable, as before)."""
+        if isinstance(value, bool) or not isinstance(value, int | str | float):
+            return 0
+        try:
+            number = int(value)
+        except (ValueError, OverflowError):
+            return 0
+        if not 0 <= number <= _MAX_NS:
+            self.bad(field, "must be nanoseconds since the epoch (0 to 2^63-1)", value)
+            return 0
+        return number
+
+
+def _key(mapping: Mapping[str, Any], camel: str, snake: str) -> Any:
+    return mapping.get(camel, mapping.get(snake))
+
+
+def _events(w: _Where, sp: Mapping[str, Any], where: str) -> tuple[SpanEvent, ...] | None:
+    events = w.items(sp.get("events"), f"{where}.events")
+    if events is None:
+        return None
+    out = []
+    for i, e in enumerate(events):
+        ev = w.obj(e, f"{where}.events.{i}", optional=False)
+        attrs = (
+            None if ev is None else w.attrs(ev.get("attributes"), f"{where}.events.{i}.attributes")
+        )
+        if ev is None or attrs is None:
+            return None
+        name = ev.get("name")
+        out.append(
+            SpanEvent(
+                name if isinstance(name, str) else "",
+                w.time(ev.get("timeUnixNano"), f"{where}.events.{i}.timeUnixNano"),
+                attrs,
+            )
+        )
+    return tuple(out)
+
+
+def _span(
+    w: _Where, sp: Mapping[str, Any], where: str, resource: dict[str, Any], origin: str
+) -> Span | None:
+    trace_id = normalise_id(_key(sp, "traceId", "trace_id"), 16)
+    span_id = normalise_id(_key(sp, "spanId", "span_id"), 8)
+    if trace_id is None or span_id is None:
+        bad = "traceId" if trace_id is None else "spanId"
+        w.bad(f"{where}.{bad}", "must be a hex or base64 id of the right length", sp.get(bad))
+        return None
+    status = w.obj(sp.get("status"), f"{where}.status")
+    attrs = w.attrs(sp.get("attributes"), f"{where}.attributes")
+    events = _events(w, sp, where)
+    if status is None or attrs is None or events is None:
+        return None
+    name = sp.get("name")
+    message = status.get("message")
+    return Span(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_id=normalise_id(_key(sp, "parentSpanId", "parent_span_id"), 8),
+        name=name if isinstance(name, str) else "",
+        start_ns=w.time(sp.get("startTimeUnixNano"), f"{where}.startTimeUnixNano"),
+        end_ns=w.time(sp.get("endTimeUnixNano"), f"{where}.endTimeUnixNano"),
+        attributes=attrs,
+        resource=resource,
+        events=events,
+        error=status.get("code") in (2, "2", "STATUS_CODE_ERROR", "ERROR"),
+        status_message=message if isinstance(message, str) else "",
+        origin=origin,
+    )
 
 
 def _spans_of(
     batch: Any, origin: str, problems: list[Problem], shown: str, line: int | None
 ) -> Iterator[Span]:
+    w = _Where(problems, shown, line)
     resource_spans = (
-        batch.get("resourceSpans", batch.get("resource_spans"))
-        if isinstance(batch, Mapping)
-        else None
+        _key(batch, "resourceSpans", "resource_spans") if isinstance(batch, Mapping) else None
     )
     if not isinstance(resource_spans, list):
         problems.append(
@@ -153,92 +290,71 @@ def _spans_of(
             )
         )
         return
-    for r, rs in enumerate(resource_spans):
-        resource = attributes(((rs or {}).get("resource") or {}).get("attributes", []))
-        scopes = (rs or {}).get("scopeSpans", (rs or {}).get("scope_spans", []))
-        for s, ss in enumerate(scopes or []):
-            for k, sp in enumerate((ss or {}).get("spans", []) or []):
+    for r, item in enumerate(resource_spans):
+        rs = w.obj(item, f"resourceSpans.{r}", optional=False)
+        res = None if rs is None else w.obj(rs.get("resource"), f"resourceSpans.{r}.resource")
+        if rs is None or res is None:
+            continue
+        resource = w.attrs(res.get("attributes"), f"resourceSpans.{r}.resource.attributes")
+        scopes = w.items(_key(rs, "scopeSpans", "scope_spans"), f"resourceSpans.{r}.scopeSpans")
+        if resource is None or scopes is None:
+            continue
+        for s, scope in enumerate(scopes):
+            ss = w.obj(scope, f"resourceSpans.{r}.scopeSpans.{s}", optional=False)
+            spans = (
+                None
+                if ss is None
+                else w.items(ss.get("spans"), f"resourceSpans.{r}.scopeSpans.{s}.spans")
+            )
+            for k, raw in enumerate(spans or []):
                 where = f"resourceSpans.{r}.scopeSpans.{s}.spans.{k}"
-                trace_id = normalise_id(sp.get("traceId", sp.get("trace_id")), 16)
-                span_id = normalise_id(sp.get("spanId", sp.get("span_id")), 8)
-                if trace_id is None or span_id is None:
-                    bad = "traceId" if trace_id is None else "spanId"
-                    problems.append(
-                        Problem(
-                            shown,
-                            line,
-                            f"{where}.{bad}",
-                            "must be a hex or base64 id of the right length",
-                            sp.get(bad),
-                            has_got=True,
-                        )
-                    )
-                    continue
-                status = sp.get("status") or {}
-                code = status.get("code")
-                yield Span(
-                    trace_id=trace_id,
-                    span_id=span_id,
-                    parent_id=normalise_id(sp.get("parentSpanId", sp.get("parent_span_id")), 8),
-                    name=str(sp.get("name", "")),
-                    start_ns=_int(sp.get("startTimeUnixNano")),
-                    end_ns=_int(sp.get("endTimeUnixNano")),
-                    attributes=attributes(sp.get("attributes", [])),
-                    resource=resource,
-                    events=tuple(
-                        SpanEvent(
-                            str(e.get("name", "")),
-                            _int(e.get("timeUnixNano")),
-                            attributes(e.get("attributes", [])),
-                        )
-                        for e in sp.get("events", []) or []
-                        if isinstance(e, Mapping)
-                    ),
-                    error=code in (2, "2", "STATUS_CODE_ERROR", "ERROR"),
-                    status_message=str(status.get("message", "") or ""),
-                    origin=origin,
-                )
+                sp = w.obj(raw, where, optional=False)
+                span = None if sp is None else _span(w, sp, where, resource, origin)
+                if span is not None:
+                    yield span
 
 
 def read_spans(paths: Sequence[Path], shown: Mapping[Path, str] | None = None) -> list[Span]:
     """Every span of the OTLP JSON files, in file order (a trace may span several batches).
 
+    Values quoted in messages are scrubbed of PII (a malformed line still holds customer data).
+
     Raises:
-        InputErrors: A file or batch is not OTLP JSON, or an id is malformed (all reported).
+        InputErrors: A file or batch is not OTLP JSON, a field has the wrong JSON type, or an id
+            is malformed (all reported).
     """
     problems: list[Problem] = []
     spans: list[Span] = []
     for path in paths:
         name = (shown or {}).get(path, str(path))
         try:
-            text = path.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(name, None, None, f"not UTF-8 text (byte {exc.start + 1})"))
+            text = decode_utf8(path.read_bytes(), name)
+        except InputError as exc:
+            problems.append(exc.problem)
             continue
-        batches: list[tuple[Any, int | None]] = []
-        try:
-            data = json.loads(text)
-            items = data if isinstance(data, list) else [data]
-            batches = [(b, None) for b in items]
-        except json.JSONDecodeError:
-            for lineno, line in enumerate(text.splitlines(), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    batches.append((json.loads(line), lineno))
-                except json.JSONDecodeError as exc:
-                    problems.append(
-                        Problem(
-                            name,
-                            lineno,
-                            None,
-                            f"invalid JSON: {exc.msg} at column {exc.colno}",
-                            line,
-                            has_got=True,
-                        )
-                    )
-        for batch, number in batches:
+        for batch, number in _batches(text, name, problems):
             origin = f"{name}:{number}" if number else name
             spans.extend(_spans_of(batch, origin, problems, name, number))
     InputErrors.raise_if_any(problems)
     return spans
+
+
+def _batches(text: str, name: str, problems: list[Problem]) -> list[tuple[Any, int | None]]:
+    """The export requests of a file: one JSON value (a list means several), or one per line."""
+    try:
+        data = parse_json(text)
+    except BadJSON as whole:
+        if not whole.message.startswith("invalid JSON"):
+            problems.append(Problem(name, whole.lineno, None, whole.message))
+            return []
+    else:
+        return [(b, None) for b in (data if isinstance(data, list) else [data])]
+    batches: list[tuple[Any, int | None]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            batches.append((parse_json(line), lineno))
+        except BadJSON as exc:
+            problems.append(Problem(name, lineno, None, exc.message, quoted(line), has_got=True))
+    return batches

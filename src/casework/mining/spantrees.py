@@ -113,6 +113,9 @@ _CONTENT_KEYS = (
 )
 
 
+_MAX_KEY_PARTS = 16
+
+
 def span_metadata(spans: Iterable[Span]) -> dict[str, Any]:
     """Session metadata from span and resource attributes, dotted keys nested (`user.email`).
 
@@ -128,7 +131,8 @@ def span_metadata(spans: Iterable[Span]) -> dict[str, Any]:
                 ):
                     continue
                 node = out
-                parts = key.split(".")
+                # Bounded: a hostile key of thousands of dots must not nest as deep.
+                parts = key.split(".", _MAX_KEY_PARTS - 1)
                 for part in parts[:-1]:
                     child = node.get(part)
                     if not isinstance(child, dict):

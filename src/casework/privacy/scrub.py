@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from casework.decoding import parse_json
 from casework.privacy.detectors import (
     BUILTIN_KINDS,
     Detection,
@@ -284,7 +285,7 @@ class ScrubContext:
         stripped = value.strip()
         if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
             try:
-                parsed = json.loads(stripped)
+                parsed = parse_json(stripped)
             except ValueError:
                 return self.text(value)
             return json.dumps(self.json(parsed, key, context), ensure_ascii=False)

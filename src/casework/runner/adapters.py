@@ -22,6 +22,7 @@ from typing import Any, Protocol
 import httpx
 from pydantic import ValidationError
 
+from casework.decoding import parse_json
 from casework.errors import CaseworkError, UsageError
 from casework.plugins import load_object
 from casework.runner.fixtures import Tools, ToolSession
@@ -236,8 +237,8 @@ def _parse_stdout(text: str) -> Trajectory:
     error = "no output"
     for candidate in candidates:
         try:
-            return coerce_trajectory(json.loads(candidate))
-        except (json.JSONDecodeError, ValueError) as exc:
+            return coerce_trajectory(parse_json(candidate))
+        except ValueError as exc:  # BadJSON, or a JSON value that is not a trajectory
             error = str(exc)
     return _failed(f"agent printed something that is not a trajectory: {error}")
 

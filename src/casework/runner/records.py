@@ -7,7 +7,6 @@ Entry points: :class:`RunHeader`, :class:`TrialRecord`, :class:`RunEnd`, :func:`
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from casework.dataset import problems_from_validation
+from casework.decoding import BadJSON, parse_json
 from casework.errors import InputError, InputErrors
 from casework.grading import Verdict
 from casework.names import Name
@@ -241,7 +241,7 @@ def read_log(path: Path, shown: str | None = None) -> LoadedRun:
     for number, raw in enumerate(lines, start=1):
         last = number == len(lines)
         try:
-            obj = json.loads(raw)
+            obj = parse_json(raw)
             kind = obj.get("kind") if isinstance(obj, dict) else None
             if kind == "run":
                 header = RunHeader.model_validate(obj)
@@ -252,7 +252,7 @@ def read_log(path: Path, shown: str | None = None) -> LoadedRun:
                 end = RunEnd.model_validate(obj)
             else:
                 raise InputError(name, number, "kind", "expected 'run', 'trial' or 'end'", kind)
-        except (json.JSONDecodeError, UnicodeDecodeError, ValidationError) as exc:
+        except (BadJSON, ValidationError) as exc:
             if last:
                 break  # torn write at a crash: the trial simply runs again on resume
             if isinstance(exc, ValidationError):

@@ -15,6 +15,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from casework.decoding import BadJSON, parse_json
 from casework.runner.fixtures import ToolSession
 
 __all__ = ["ToolServer"]
@@ -67,8 +68,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": "unknown trial or path; use POST {tool_server}/tools/{name}"})
             return
         try:
-            arguments = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            arguments = parse_json(raw.decode("utf-8")) if raw.strip() else {}
+        except (UnicodeDecodeError, BadJSON) as exc:
             self._send(400, {"error": f"request body is not JSON: {exc}"})
             return
         if not isinstance(arguments, dict):

@@ -68,8 +68,8 @@ UnsatisfiableKind = Literal[
     "permission_absent", "referent_absent", "contradictory", "outside_policy", "underdetermined"
 ]
 
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~:+-]{0,199}$")
-_TOOL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$")
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~:+-]{0,199}\Z")
+_TOOL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}\Z")
 
 
 def _sort_deep(value: Any) -> Any:

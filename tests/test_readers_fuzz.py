@@ -1,0 +1,797 @@
+"""Every reader of a user file, fed random and hostile bytes (issue 11 item 6).
+
+Each reader must either succeed or raise a :class:`CaseworkError` (a located ``InputError`` for a
+bad file), never another exception, and must write nothing into the project. Inputs are the
+reader's real sample file mutated by structured hostile strategies (JSON nested hundreds of levels
+deep, integers of thousands of digits, every field replaced by every JSON type, NaN and Infinity,
+lone surrogates, invalid UTF-8, byte-order marks, over-long CSV cells), plus plain random bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from casework.dataset import (
+    canonical_bytes,
+    declared_tools,
+    load_dataset,
+    load_renames,
+    parse_records,
+    read_versions,
+    release,
+)
+from casework.errors import CaseworkError
+from casework.interop import ImportOptions, cases_from_adk, read_adk_file
+from casework.labelling import (
+    SheetKind,
+    assign_labels,
+    export_sheets,
+    import_sheets,
+    list_guidelines,
+    read_guideline,
+    read_sheet,
+)
+from casework.leakage import check_prompts, iter_documents
+from casework.llm import load_script
+from casework.mining import (
+    DraftOptions,
+    TraceFormat,
+    draft_case,
+    failure_signals,
+    read_conversations,
+)
+from casework.privacy import load_key, scrubber_for
+from casework.project import load_project
+from casework.runner import read_log
+from casework.schema import Case, LabelRecord
+from tests.factories import TOOLS, case_dict, write_lines
+from tests.mining.otlp_examples import envelope, simple_chat, span
+
+KEY = "fuzz-readers-key-not-secret-0123456789abcdef"
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "refunds"
+
+CONFIG = """name = "fuzz"
+
+[agent]
+tools = "agent/tools.json"
+prompt_files = ["agent/prompt.md"]
+
+[paths]
+renames = "renames.toml"
+
+[labelling]
+calibration_min_rows = 4
+salt = "fuzz-salt"
+
+[privacy]
+retention_days = 30
+
+[privacy.id_patterns]
+order = '\\bORD-\\d{6}\\b'
+"""
+
+RENAMES = """[tools]
+lookup_order = "get_order"
+
+[arguments.issue_refund]
+value = "amount"
+"""
+
+GUIDELINE = """---
+version: refunds-g7
+owner: support-ops
+---
+# Refunds
+
+Refund a damaged item when the order is within 30 days.
+
+## Changelog
+
+- refunds-g7: first version
+"""
+
+OPENINFERENCE = envelope(
+    [
+        span(
+            "5b8efff798038103d269b633813fc60c",
+            "eee19b7ec3c1b174",
+            "llm",
+            0,
+            {
+                "openinference.span.kind": "LLM",
+                "session.id": "sess-1",
+                "llm.input_messages.0.message.role": "user",
+                "llm.input_messages.0.message.content": "Where is ORD-123456? mail me at a@b.example",
+                "llm.output_messages.0.message.role": "assistant",
+                "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "get_order",
+                "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": '{"order_id": "ORD-123456"}',
+            },
+        ),
+        span(
+            "5b8efff798038103d269b633813fc60c",
+            "aaa19b7ec3c1b174",
+            "tool",
+            10,
+            {
+                "openinference.span.kind": "TOOL",
+                "tool.name": "get_order",
+                "input.value": '{"order_id": "ORD-123456"}',
+                "output.value": '{"status": "shipped"}',
+            },
+            parent="eee19b7ec3c1b174",
+            events=[{"name": "feedback", "timeUnixNano": "1", "attributes": []}],
+        ),
+    ]
+)
+
+RUN_LOG = [
+    {
+        "kind": "run",
+        "run_id": "r-1",
+        "dataset": "refunds",
+        "dataset_ref": "refunds@1",
+        "dataset_hash": "0" * 64,
+        "agent_spec": "python:a:b",
+        "k": 1,
+        "seed": 1,
+        "concurrency": 1,
+        "case_ids": ["r-1"],
+        "timeout_s": 5.0,
+        "started_at": "2026-11-30T12:00:00Z",
+        "casework_version": "0.1.0",
+    },
+    {
+        "kind": "end",
+        "run_id": "r-1",
+        "finished_at": "2026-11-30T12:01:00Z",
+        "trials": 0,
+        "passed": 0,
+        "failed": 0,
+        "undetermined": 0,
+        "errors": 0,
+        "cost_usd": 0.0,
+        "wall_s": 1.0,
+    },
+]
+
+ADK_EVAL_SET = {
+    "eval_set_id": "home",
+    "name": "home",
+    "eval_cases": [
+        {
+            "eval_id": "case-1",
+            "conversation": [
+                {
+                    "invocation_id": "i-1",
+                    "user_content": {"role": "user", "parts": [{"text": "Turn on the lamp"}]},
+                    "final_response": {"role": "model", "parts": [{"text": "Done."}]},
+                    "intermediate_data": {
+                        "tool_uses": [{"name": "set_device", "args": {"id": "lamp", "on": True}}]
+                    },
+                }
+            ],
+            "session_input": {"app_name": "home", "user_id": "u-1", "state": {"rooms": 2}},
+        }
+    ],
+}
+
+# ---------------------------------------------------------------------------------------------
+# The project every reader runs in.
+
+
+def _jsonl(items: list[Any]) -> bytes:
+    return "".join(json.dumps(i) + "\n" for i in items).encode("utf-8")
+
+
+def _build(root: Path) -> None:
+    (root / "agent").mkdir(parents=True)
+    (root / "guidelines").mkdir()
+    (root / "casework.toml").write_text(CONFIG, encoding="utf-8")
+    (root / "agent" / "tools.json").write_text(json.dumps(TOOLS, indent=2), encoding="utf-8")
+    (root / "agent" / "prompt.md").write_text("You are a refunds agent.\n", encoding="utf-8")
+    (root / "renames.toml").write_text(RENAMES, encoding="utf-8")
+    (root / "guidelines" / "refunds.md").write_text(GUIDELINE, encoding="utf-8")
+    drafts = []
+    for i in range(3):
+        d = case_dict(f"d-{i}")
+        d.pop("label")
+        d["situation"]["state"] = {"orders": {f"ORD-00000{i}": {"age_days": 12, "total": 9.5}}}
+        drafts.append(d)
+    write_lines(root / "datasets" / "refunds" / "cases.jsonl", [case_dict("r-1"), *drafts])
+    project = load_project(root)
+    cases = load_dataset(project, "refunds").cases
+    label = LabelRecord.model_validate(
+        {
+            "case_id": "r-1",
+            "labeller": "lab-1",
+            "role": "first",
+            "outcome": "resolve",
+            "required_tools": ["get_order"],
+            "guideline_version": "refunds-g7",
+            "labelled_at": "2026-11-01T10:00:00Z",
+        }
+    )
+    release(project, "refunds", cases, "first", labels=[label], now=NOW)
+    assign_labels(project, "refunds", ("lab-14", "lab-22"), now=NOW)
+    export_sheets(project, "refunds", root / "sheets")
+    traces = root / "traces"
+    traces.mkdir()
+    (traces / "generic.jsonl").write_bytes(
+        b"".join((EXAMPLE / "traces" / "conversations.jsonl").read_bytes().splitlines(True)[:2])
+    )
+    (traces / "generic.json").write_text(
+        json.dumps(
+            {
+                "conversations": [
+                    json.loads(line) for line in (traces / "generic.jsonl").read_text().splitlines()
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    (traces / "otel.jsonl").write_bytes(
+        (EXAMPLE / "traces" / "otel-genai.jsonl").read_bytes().splitlines(True)[0]
+        + _jsonl([simple_chat()])
+    )
+    (traces / "oi.json").write_text(json.dumps(OPENINFERENCE), encoding="utf-8")
+    (root / "adk").mkdir()
+    (root / "adk" / "home.test.json").write_text(json.dumps(ADK_EVAL_SET), encoding="utf-8")
+    (root / "llm").mkdir()
+    (root / "llm" / "responses.jsonl").write_bytes(
+        b"".join((EXAMPLE / "llm" / "responses.jsonl").read_bytes().splitlines(True)[:3])
+    )
+    (root / "runs").mkdir()
+    (root / "runs" / "r-1.jsonl").write_bytes(_jsonl(RUN_LOG))
+    (root / "corpus").mkdir()
+    (root / "corpus" / "ft.jsonl").write_bytes(
+        _jsonl([{"messages": [{"role": "user", "content": "hi"}]}, {"text": "a document"}])
+    )
+    (root / "corpus" / "notes.txt").write_text("one document\nanother one\n", encoding="utf-8")
+    (root / "corpus" / "notes.txt.gz").write_bytes(gzip.compress(b"one document\nanother\n"))
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(
+        pa.table({"text": ["one document", "another"]}), root / "corpus" / "docs.parquet"
+    )
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    base = tmp_path_factory.mktemp("fuzz")
+    with pytest.MonkeyPatch.context() as patch:
+        # The workbench lives outside the project, so "nothing written" covers every project file.
+        patch.setenv("CASEWORK_DB_URL", f"sqlite:///{base / 'workbench.db'}")
+        patch.setenv("CASEWORK_PSEUDONYM_KEY", KEY)
+        folder = base / "proj"
+        folder.mkdir()
+        _build(folder)
+        yield folder
+
+
+# ---------------------------------------------------------------------------------------------
+# Readers: what each one reads and how casework calls it.
+
+
+def _dataset(root: Path) -> None:
+    project = load_project(root)
+    load_dataset(project, "refunds")
+    load_dataset(project, "refunds@1")
+    read_versions(project.dataset_dir("refunds"), "versions.jsonl")
+
+
+def _traces(name: str, fmt: TraceFormat | None) -> Callable[[Path], None]:
+    def read(root: Path) -> None:
+        project = load_project(root)
+        conversations, _ = read_conversations(project, [root / "traces" / name], fmt, ())
+        scrubber = scrubber_for(project, load_key(project))
+        options = DraftOptions("refunds", "dev", NOW, 30)
+        for conv in conversations:
+            case = draft_case(conv, scrubber, options, failure_signals(conv))
+            if case is not None:  # what the release would write must be writable, and read back
+                parse_records(canonical_bytes([case]), Case, shown="cases.jsonl")
+
+    return read
+
+
+def _sheet(name: str, kind: SheetKind) -> Callable[[Path], None]:
+    def read(root: Path) -> None:
+        path = root / "sheets" / name
+        read_sheet(path, name)
+        import_sheets(load_project(root), [path], kind=kind, now=NOW)
+
+    return read
+
+
+def _renames(root: Path) -> None:
+    project = load_project(root)
+    load_renames(root / "renames.toml", "renames.toml", declared_tools(project))
+
+
+def _guidelines(root: Path) -> None:
+    project = load_project(root)
+    read_guideline(project, "refunds")
+    list_guidelines(project)
+
+
+def _adk(root: Path) -> None:
+    adk = read_adk_file(root / "adk" / "home.test.json", "home.test.json")
+    cases_from_adk([adk], ImportOptions(slice="adk"))
+
+
+def _corpus(name: str) -> Callable[[Path], None]:
+    def read(root: Path) -> None:
+        for _ in iter_documents(str(root / "corpus" / name)):
+            pass
+
+    return read
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One reader: the project file it reads, how to mutate it, and the call that reads it."""
+
+    name: str
+    target: str
+    kind: str  # json, jsonl, toml, csv or text
+    read: Callable[[Path], object]
+
+
+READERS = [
+    Reader("cases", "datasets/refunds/cases.jsonl", "jsonl", _dataset),
+    Reader("labels", "datasets/refunds/labels.jsonl", "jsonl", _dataset),
+    Reader("versions", "datasets/refunds/versions.jsonl", "jsonl", _dataset),
+    Reader("config", "casework.toml", "toml", load_project),
+    Reader("tools", "agent/tools.json", "json", lambda r: declared_tools(load_project(r))),
+    Reader("renames", "renames.toml", "toml", _renames),
+    Reader("guideline", "guidelines/refunds.md", "text", _guidelines),
+    Reader("generic-jsonl", "traces/generic.jsonl", "jsonl", _traces("generic.jsonl", "jsonl")),
+    Reader("generic-json", "traces/generic.json", "json", _traces("generic.json", None)),
+    Reader("otel", "traces/otel.jsonl", "jsonl", _traces("otel.jsonl", "otel")),
+    Reader("otel-detected", "traces/otel.jsonl", "jsonl", _traces("otel.jsonl", None)),
+    Reader("openinference", "traces/oi.json", "json", _traces("oi.json", "openinference")),
+    Reader(
+        "label-sheet-jsonl",
+        "sheets/refunds.lab-14.labels.jsonl",
+        "jsonl",
+        _sheet("refunds.lab-14.labels.jsonl", "label"),
+    ),
+    Reader(
+        "label-sheet-csv",
+        "sheets/refunds.lab-22.labels.csv",
+        "csv",
+        _sheet("refunds.lab-22.labels.csv", "label"),
+    ),
+    Reader(
+        "adjudication-sheet-jsonl",
+        "sheets/refunds.lab-22.labels.jsonl",
+        "jsonl",
+        _sheet("refunds.lab-22.labels.jsonl", "adjudication"),
+    ),
+    Reader(
+        "adjudication-sheet-csv",
+        "sheets/refunds.lab-14.labels.csv",
+        "csv",
+        _sheet("refunds.lab-14.labels.csv", "adjudication"),
+    ),
+    Reader("adk", "adk/home.test.json", "json", _adk),
+    Reader(
+        "scripted-llm",
+        "llm/responses.jsonl",
+        "jsonl",
+        lambda r: load_script(r / "llm" / "responses.jsonl"),
+    ),
+    Reader("run-log", "runs/r-1.jsonl", "jsonl", lambda r: read_log(r / "runs" / "r-1.jsonl")),
+    Reader("corpus-jsonl", "corpus/ft.jsonl", "jsonl", _corpus("ft.jsonl")),
+    Reader("corpus-text", "corpus/notes.txt", "text", _corpus("notes.txt")),
+    Reader("corpus-gzip", "corpus/notes.txt.gz", "binary", _corpus("notes.txt.gz")),
+    Reader("corpus-parquet", "corpus/docs.parquet", "binary", _corpus("docs.parquet")),
+    Reader("prompt-file", "agent/prompt.md", "text", lambda r: check_prompts(load_project(r))),
+]
+
+# ---------------------------------------------------------------------------------------------
+# Hostile strategies.
+
+# JSON texts no Python value serialises to, spliced in where a placeholder string was dumped.
+_SPLICES: dict[str, Callable[[int], str]] = {
+    "deep-list": lambda n: "[" * n + "]" * n,
+    "deep-object": lambda n: '{"a":' * n + "1" + "}" * n,
+    "deep-mixed": lambda n: '[{"a":' * n + "0" + "}]" * n,
+    "huge-int": lambda n: "9" * (n * 10),
+    "huge-negative": lambda n: "-" + "1" * (n * 10),
+    "huge-exponent": lambda n: "1e" + "9" * n,
+    "lone-surrogate": lambda n: '"\\ud800 text"',
+    "nan": lambda n: "NaN",
+    "infinity": lambda n: "-Infinity",
+}
+_DEPTHS = st.sampled_from([99, 101, 150, 430, 700, 1200, 20000])
+_PLACEHOLDER = re.compile(r'"@@(\w[\w-]*):(\d+)@@"')
+
+
+@st.composite
+def spliced(draw: st.DrawFn) -> str:
+    return f"@@{draw(st.sampled_from(sorted(_SPLICES)))}:{draw(_DEPTHS)}@@"
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(["", "0x", "=1+1", "\x00", "x" * 140_000, "\u202e", "2026-13-45T99:00:00Z"]),
+)
+HOSTILE_VALUES = st.one_of(
+    spliced(),
+    _SCALARS,
+    st.lists(_SCALARS, max_size=3),
+    st.dictionaries(st.text(max_size=6), _SCALARS, max_size=3),
+)
+
+
+def _dump(value: Any) -> str:
+    text = json.dumps(value, allow_nan=True)
+    return _PLACEHOLDER.sub(lambda m: _SPLICES[m.group(1)](int(m.group(2))), text)
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*prefix, i))
+
+
+def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    head, *rest = path
+    copy: Any = dict(value) if isinstance(value, dict) else list(value)
+    copy[head] = _replace(copy[head], tuple(rest), new)
+    return copy
+
+
+@st.composite
+def mutated_json(draw: st.DrawFn, doc: Any) -> str:
+    """``doc`` with one field (any depth, the root too) replaced by a hostile value or removed."""
+    # Pick a depth first, then a field at that depth: the structure (a list of spans, a table of
+    # messages) is hit as often as the leaves, which far outnumber it.
+    by_depth: dict[int, list[tuple[Any, ...]]] = {}
+    for found in _paths(doc):
+        by_depth.setdefault(len(found), []).append(found)
+    at_depth = by_depth[draw(st.sampled_from(sorted(by_depth)))]
+    path = at_depth[draw(st.integers(0, len(at_depth) - 1))]
+    if path and draw(st.integers(0, 5)) == 0:
+        parent = doc
+        for part in path[:-1]:
+            parent = parent[part]
+        trimmed = (
+            {k: v for k, v in parent.items() if k != path[-1]}
+            if isinstance(parent, dict)
+            else [v for i, v in enumerate(parent) if i != path[-1]]
+        )
+        return _dump(_replace(doc, path[:-1], trimmed))
+    return _dump(_replace(doc, path, draw(HOSTILE_VALUES)))
+
+
+@st.composite
+def mutated_jsonl(draw: st.DrawFn, sample: bytes) -> bytes:
+    lines = sample.decode("utf-8").splitlines()
+    index = draw(st.integers(0, len(lines) - 1))
+    lines[index] = draw(mutated_json(json.loads(lines[index])))
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+
+
+_TOML_VALUES = st.one_of(
+    st.sampled_from(
+        [
+            "[" * 600 + "]" * 600,
+            "9" * 5000,
+            "-" + "1" * 4400,
+            "nan",
+            "-inf",
+            '"\\ud800"',
+            "{a = {b = {c = 1}}}",
+            "{" + "a = {" * 400 + "}" * 401,
+            '[1, "a", {b = 2}]',
+            "true",
+            '"x"',
+            "1979-05-27T07:32:00Z",
+            '"' + "x" * 200_000 + '"',
+            "",
+            "'''unterminated",
+        ]
+    ),
+    st.text(max_size=20),
+)
+
+
+@st.composite
+def mutated_toml(draw: st.DrawFn, sample: bytes) -> bytes:
+    lines = sample.decode("utf-8").splitlines()
+    candidates = [i for i, line in enumerate(lines) if "=" in line] or [0]
+    index = draw(st.sampled_from(candidates))
+    key = lines[index].split("=", 1)[0]
+    lines[index] = f"{key}= {draw(_TOML_VALUES)}"
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+
+
+_CELLS = st.one_of(
+    st.sampled_from(
+        ["x" * 140_000, "=1+1", "'", '"', "\r", "\x00", "yes", "maybe", "", "resolve", "get_order"]
+    ),
+    st.text(max_size=20),
+)
+
+
+@st.composite
+def mutated_csv(draw: st.DrawFn, sample: bytes) -> bytes:
+    rows = list(csv.reader(io.StringIO(sample.decode("utf-8"), newline="")))
+    r = draw(st.integers(0, len(rows) - 1))
+    c = draw(st.integers(0, len(rows[r]) - 1))
+    rows[r][c] = draw(_CELLS)
+    if draw(st.booleans()):
+        rows[r] = rows[r][: draw(st.integers(0, len(rows[r])))]
+    out = io.StringIO()
+    csv.writer(out).writerows(rows)
+    return out.getvalue().encode("utf-8")
+
+
+@st.composite
+def mutated_text(draw: st.DrawFn, sample: bytes) -> bytes:
+    lines = sample.decode("utf-8").splitlines()
+    index = draw(st.integers(0, len(lines) - 1))
+    lines[index] = draw(
+        st.one_of(st.text(max_size=30), st.sampled_from(["---", "version:", "x" * 200_000]))
+    )
+    return "\n".join(lines).encode("utf-8", "surrogatepass")
+
+
+_BAD_BYTES = st.sampled_from(
+    [b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x00", b"\xef\xbb\xbf", b"\r"]
+)
+
+
+@st.composite
+def byte_damage(draw: st.DrawFn, sample: bytes) -> bytes:
+    """Invalid UTF-8, a NUL, a BOM or a CR at a random offset; a BOM in front; or a cut."""
+    at = draw(st.integers(0, len(sample)))
+    how = draw(st.sampled_from(["insert", "bom", "cut"]))
+    if how == "bom":
+        return b"\xef\xbb\xbf" + sample
+    if how == "cut":
+        return sample[:at]
+    return sample[:at] + draw(_BAD_BYTES) + sample[at:]
+
+
+def hostile_bytes(kind: str, sample: bytes) -> st.SearchStrategy[bytes]:
+    structured: st.SearchStrategy[bytes]
+    if kind == "json":
+        structured = mutated_json(json.loads(sample)).map(
+            lambda t: t.encode("utf-8", "surrogatepass")
+        )
+    elif kind == "jsonl":
+        structured = mutated_jsonl(sample)
+    elif kind == "toml":
+        structured = mutated_toml(sample)
+    elif kind == "csv":
+        structured = mutated_csv(sample)
+    elif kind == "text":
+        structured = mutated_text(sample)
+    else:  # binary formats: damage the bytes
+        structured = byte_damage(sample)
+    return st.one_of(structured, structured, byte_damage(sample), st.binary(max_size=300))
+
+
+# ---------------------------------------------------------------------------------------------
+# The property.
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
+
+
+@pytest.mark.parametrize("reader", READERS, ids=[r.name for r in READERS])
+def test_reader_survives_hostile_bytes(root: Path, reader: Reader) -> None:
+    target = root / reader.target
+    sample = target.read_bytes()
+
+    @settings(
+        max_examples=int(os.environ.get("CASEWORK_FUZZ_EXAMPLES", "25")),
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(data=hostile_bytes(reader.kind, sample))
+    def check(data: bytes) -> None:
+        target.write_bytes(data)
+        before = _snapshot(root)
+        try:
+            reader.read(root)
+        except CaseworkError as exc:
+            str(exc)  # the message itself must render
+        assert _snapshot(root) == before, "a reader wrote into the project"
+
+    try:
+        check()
+    finally:
+        target.write_bytes(sample)
+
+
+# ---------------------------------------------------------------------------------------------
+# The inputs issue 11 found, each one pinned.
+
+_GOOD_SPAN = {
+    "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+    "spanId": "00f067aa0ba902b7",
+    "name": "chat",
+    "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}],
+}
+
+
+def _otlp(rs: Any) -> bytes:
+    return json.dumps({"resourceSpans": rs}).encode()
+
+
+def _in_scope(**span: Any) -> bytes:
+    return _otlp([{"scopeSpans": [{"spans": [{**_GOOD_SPAN, **span}]}]}])
+
+
+# Inputs a reader may accept (a corpus skips a bad line and says so; a deep JSON string stays text).
+ACCEPTED = {
+    "corpus: nested 5,000 deep",
+    "generic: content holds JSON nested 900 deep",
+    "sheet csv: cell of 200,000 characters",
+}
+
+PINNED = {
+    "cases: nested 1,200 deep": (
+        "cases",
+        b'{"id": "a", "situation": ' + b"[" * 1200 + b"]" * 1200 + b"}\n",
+    ),
+    "cases: 5,000-digit integer": ("cases", b'{"id": "a", "n": ' + b"9" * 5000 + b"}\n"),
+    "labels: nested 20,000 deep": ("labels", b"[" * 20000 + b"]" * 20000 + b"\n"),
+    "config: invalid UTF-8": ("config", b'name = "caf\xe9"\n'),
+    "config: nested arrays": ("config", b"name = " + b"[" * 2000 + b"]" * 2000 + b"\n"),
+    "config: 5,000-digit integer": (
+        "config",
+        b'name = "x"\n[labelling]\ncalibration_min_rows = ' + b"9" * 5000 + b"\n",
+    ),
+    "tools: invalid UTF-8": ("tools", b'[{"name": "get_order", "description": "\xff"}]'),
+    "tools: nested 5,000 deep": ("tools", b"[" * 5000 + b"]" * 5000),
+    "renames: invalid UTF-8": ("renames", b'[tools]\nlookup_order = "get_\xc3\x28order"\n'),
+    "guideline: invalid UTF-8": ("guideline", b"---\nversion: refunds-g7\n---\n\xff\xfe\n"),
+    "otlp: resourceSpans item is a string": ("otel", _otlp(["x"])),
+    "otlp: resource is a list": ("otel", _otlp([{"resource": [], "scopeSpans": []}])),
+    "otlp: scopeSpans is an object": ("otel", _otlp([{"scopeSpans": {"spans": []}}])),
+    "otlp: scope is a number": ("otel", _otlp([{"scopeSpans": [7]}])),
+    "otlp: span is a list": ("otel", _otlp([{"scopeSpans": [{"spans": [[1]]}]}])),
+    "otlp: status is a string": ("otel", _in_scope(status="ERROR")),
+    "otlp: attributes is a string": ("otel", _in_scope(attributes="a=b")),
+    "otlp: arrayValue is a list": (
+        "otel",
+        _in_scope(attributes=[{"key": "k", "value": {"arrayValue": [1, 2]}}]),
+    ),
+    "otlp: doubleValue is text": (
+        "otel",
+        _in_scope(attributes=[{"key": "k", "value": {"doubleValue": "abc"}}]),
+    ),
+    "otlp: start time of 4,000 digits": ("otel", _in_scope(startTimeUnixNano="9" * 4000)),
+    "openinference: index of 5,000 digits": (
+        "openinference",
+        _in_scope(
+            attributes=[
+                {"key": "openinference.span.kind", "value": {"stringValue": "LLM"}},
+                {
+                    "key": "llm.input_messages." + "9" * 5000 + ".message.role",
+                    "value": {"stringValue": "user"},
+                },
+            ]
+        ),
+    ),
+    "generic: nested 1,200 deep": (
+        "generic-jsonl",
+        b'{"session_id": "s", "messages": ' + b"[" * 1200 + b"]" * 1200 + b"}\n",
+    ),
+    "generic: content holds JSON nested 900 deep": (
+        "generic-jsonl",
+        json.dumps(
+            {
+                "session_id": "s",
+                "messages": [
+                    {"role": "user", "content": "hi"},
+                    {"role": "tool", "name": "get_order", "content": "[" * 900 + "]" * 900},
+                ],
+            }
+        ).encode(),
+    ),
+    "generic: lone surrogate": (
+        "generic-jsonl",
+        b'{"session_id": "s", "messages": [{"role": "user", "content": "\\ud800"}]}\n',
+    ),
+    "sheet csv: cell of 200,000 characters": (
+        "label-sheet-csv",
+        b"sheet,dataset,labeller,case_id,guideline_version,outcome,state\nlabel,refunds,lab-22,d-1,refunds-g7,,"
+        + b"x" * 200_000
+        + b"\n",
+    ),
+    "sheet csv: NUL and a stray quote": (
+        "label-sheet-csv",
+        b'sheet,outcome\n"label\x00,"re"solve\n',
+    ),
+    "adk: nested 3,000 deep": ("adk", b"[" * 3000 + b"]" * 3000),
+    "scripted: regex nested 1,000 deep": (
+        "scripted-llm",
+        json.dumps({"regex": "(" * 1000 + ")" * 1000, "reply": "x"}).encode() + b"\n",
+    ),
+    "scripted: regex repeat count too large": (
+        "scripted-llm",
+        b'{"regex": "a{99999999999}", "reply": "x"}\n',
+    ),
+    "run log: nested 3,000 deep": ("run-log", b"[" * 3000 + b"]" * 3000 + b"\n" + _jsonl(RUN_LOG)),
+    "corpus: invalid UTF-8": ("corpus-text", b"fine\n\xff\xfe bad\n"),
+    "corpus: nested 5,000 deep": ("corpus-jsonl", b"[" * 5000 + b"]" * 5000 + b"\n"),
+    "prompt: invalid UTF-8": ("prompt-file", b"You are \xff an agent\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_known_hostile_input_gets_a_located_error(root: Path, name: str) -> None:
+    reader_name, data = PINNED[name]
+    reader = next(r for r in READERS if r.name == reader_name)
+    target = root / reader.target
+    sample = target.read_bytes()
+    target.write_bytes(data)
+    try:
+        before = _snapshot(root)
+        if name in ACCEPTED:
+            reader.read(root)
+        else:
+            with pytest.raises(CaseworkError) as info:
+                reader.read(root)
+            # Located: the message starts with the file it is about.
+            assert str(info.value).split(":")[0].endswith(Path(reader.target).name)
+        assert _snapshot(root) == before
+    finally:
+        target.write_bytes(sample)
+
+
+def test_own_csv_export_of_a_large_state_reads_back(root: Path) -> None:
+    # A case whose state is larger than the csv module's 131,072-character cell limit.
+    from casework.labelling import render_csv, sheet_line
+
+    data = case_dict("big")
+    data["situation"]["state"] = {"history": ["x" * 1000] * 200}
+    case = Case.model_validate(data)
+    project = load_project(root)
+    line = sheet_line("label", "refunds", "lab-14", case, "refunds-g7", declared_tools(project))
+    path = root / "big.csv"
+    try:
+        path.write_bytes(render_csv([line], "label", list(declared_tools(project))))
+        entries, problems = read_sheet(path, "big.csv")
+    finally:
+        path.unlink()
+    assert problems == []
+    assert json.loads(entries[0].answer.state) == case.situation.state

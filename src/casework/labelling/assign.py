@@ -116,26 +116,22 @@ def assign_labels(
         calibration = state.calibration(project)
         plan, relabel = _plan(state, labellers, calibration, project, relabel_under)
     else:
-        wb = open_workbench(project)
-        try:
-            with writing(wb, "label assign") as session:
-                state = load_state(project, name, session)
-                stale = _stale_open(state.work, dict(state.snapshot.versions))
-                if stale:
-                    kept = Work(
-                        tuple(s for s in state.work.assignments if s.id not in set(stale)),
-                        state.work.labels,
-                    )
-                    state = load_state(project, name, session, work=kept)
-                if relabel_under is not None:
-                    _check_relabel(state, relabel_under)
-                calibration = state.calibration(project)
-                plan, relabel = _plan(state, labellers, calibration, project, relabel_under)
-                if not dry_run:
-                    cancel_assignments(session, stale)
-                    add_assignments(session, name, plan.assignments, state.snapshot.versions, when)
-        finally:
-            wb.close()
+        with open_workbench(project) as wb, writing(wb, "label assign") as session:
+            state = load_state(project, name, session)
+            stale = _stale_open(state.work, dict(state.snapshot.versions))
+            if stale:
+                kept = Work(
+                    tuple(s for s in state.work.assignments if s.id not in set(stale)),
+                    state.work.labels,
+                )
+                state = load_state(project, name, session, work=kept)
+            if relabel_under is not None:
+                _check_relabel(state, relabel_under)
+            calibration = state.calibration(project)
+            plan, relabel = _plan(state, labellers, calibration, project, relabel_under)
+            if not dry_run:
+                cancel_assignments(session, stale)
+                add_assignments(session, name, plan.assignments, state.snapshot.versions, when)
     by_labeller: dict[str, Counter[str]] = defaultdict(Counter)
     for item in plan.assignments:
         by_labeller[item.labeller][item.role] += 1

@@ -126,13 +126,9 @@ def export_sheets(
     """
     name = dataset_name(dataset, "export")
     tools = declared_tools(project)
-    wb = open_workbench(project)
-    try:
-        with wb.session() as session:
-            state = load_state(project, name, session)
-            key = sheet_key(session)
-    finally:
-        wb.close()
+    with open_workbench(project) as wb, wb.session() as session:
+        state = load_state(project, name, session)
+        key = sheet_key(session)
     assert key is not None  # created on first use
     versions = state.snapshot.versions
     open_work: dict[str, list[StoredAssignment]] = {}
@@ -381,65 +377,59 @@ def import_sheets(
     unanswered = len(entries) - len(answered)
     tools = declared_tools(project) if answered else {}
     stored: Counter[str] = Counter()
-    wb = open_workbench(project)
-    try:
-        with writing(wb, f"{kind} import") as session:
-            key = sheet_key(session, create=False)
-            states: dict[str, DatasetState | None] = {}
-            held: dict[str, dict[tuple[str, str, str], StoredAssignment]] = {}
-            seen: dict[tuple[str, str, str], str] = {}
-            accepted: list[tuple[SheetEntry, DatasetState, StoredAssignment, Outcome]] = []
-            for entry in answered:
-                name = entry.answer.dataset
-                if name not in states:
-                    states[name] = (
-                        load_state(project, name, session)
-                        if name in project.dataset_names()
-                        else None
-                    )
-                state = states[name]
-                if state is None:
-                    known = ", ".join(project.dataset_names()) or "none"
-                    problems.append(
-                        Problem(
-                            entry.path,
-                            entry.line,
-                            "dataset",
-                            f"no such dataset (datasets: {known})",
-                            name,
-                            has_got=True,
-                        )
-                    )
-                    continue
-                if name not in held:
-                    held[name] = {
-                        (
-                            s.assignment.case_id,
-                            s.assignment.labeller,
-                            s.assignment.guideline_version,
-                        ): s
-                        for s in state.work.assignments
-                    }
-                bad, ok = _check_entry(entry, state, kind, tools, seen, held[name], key)
-                problems.extend(bad)
-                if ok is not None:
-                    accepted.append((entry, state, *ok))
-            InputErrors.raise_if_any(problems)
-            for entry, state, assignment, outcome in accepted:
-                answer = entry.answer
-                add_label(
-                    session,
-                    state.dataset.name,
-                    state.snapshot.by_id[answer.case_id].case.slice,
-                    assignment,
-                    outcome=outcome,
-                    required={t: bool(answer.required.get(t)) for t in tools},
-                    forbidden={t: bool(answer.forbidden.get(t)) for t in tools},
-                    answer_facts=answer.facts(),
-                    labelled_at=when,
-                    source=Path(entry.path).name,
+    with open_workbench(project) as wb, writing(wb, f"{kind} import") as session:
+        key = sheet_key(session, create=False)
+        states: dict[str, DatasetState | None] = {}
+        held: dict[str, dict[tuple[str, str, str], StoredAssignment]] = {}
+        seen: dict[tuple[str, str, str], str] = {}
+        accepted: list[tuple[SheetEntry, DatasetState, StoredAssignment, Outcome]] = []
+        for entry in answered:
+            name = entry.answer.dataset
+            if name not in states:
+                states[name] = (
+                    load_state(project, name, session) if name in project.dataset_names() else None
                 )
-                stored[answer.labeller] += 1
-    finally:
-        wb.close()
+            state = states[name]
+            if state is None:
+                known = ", ".join(project.dataset_names()) or "none"
+                problems.append(
+                    Problem(
+                        entry.path,
+                        entry.line,
+                        "dataset",
+                        f"no such dataset (datasets: {known})",
+                        name,
+                        has_got=True,
+                    )
+                )
+                continue
+            if name not in held:
+                held[name] = {
+                    (
+                        s.assignment.case_id,
+                        s.assignment.labeller,
+                        s.assignment.guideline_version,
+                    ): s
+                    for s in state.work.assignments
+                }
+            bad, ok = _check_entry(entry, state, kind, tools, seen, held[name], key)
+            problems.extend(bad)
+            if ok is not None:
+                accepted.append((entry, state, *ok))
+        InputErrors.raise_if_any(problems)
+        for entry, state, assignment, outcome in accepted:
+            answer = entry.answer
+            add_label(
+                session,
+                state.dataset.name,
+                state.snapshot.by_id[answer.case_id].case.slice,
+                assignment,
+                outcome=outcome,
+                required={t: bool(answer.required.get(t)) for t in tools},
+                forbidden={t: bool(answer.forbidden.get(t)) for t in tools},
+                answer_facts=answer.facts(),
+                labelled_at=when,
+                source=Path(entry.path).name,
+            )
+            stored[answer.labeller] += 1
     return ImportReport(len(paths), dict(sorted(stored.items())), unanswered)

@@ -82,11 +82,7 @@ def migrate_labelling(
                 project, dataset, renames_path, message, dry_run=dry_run
             )
             return LabellingMigration(result, record, 0)
-        wb = open_workbench(project)
-        try:
-            with writing(wb, "migrate") as session:
-                result, record = migrate_dataset(project, dataset, renames_path, message)
-                renamed = rename_workbench_labels(session, dataset, renames)
-        finally:
-            wb.close()
+        with open_workbench(project) as wb, writing(wb, "migrate") as session:
+            result, record = migrate_dataset(project, dataset, renames_path, message)
+            renamed = rename_workbench_labels(session, dataset, renames)
     return LabellingMigration(result, record, renamed)

@@ -78,12 +78,8 @@ def release_labels(
     if not message.strip():
         raise UsageError("a message is required: say why this version exists.", param="message")
     with dataset_lock(project, name):
-        wb = open_workbench(project)
-        try:
-            with wb.session() as session:
-                state = load_state(project, name, session)
-        finally:
-            wb.close()
+        with open_workbench(project) as wb, wb.session() as session:
+            state = load_state(project, name, session)
         data = state.dataset
         if data.version is None and read_versions(data.path, state.labels_path):
             raise UsageError(

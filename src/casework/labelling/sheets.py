@@ -434,10 +434,15 @@ def _parse_csv(text: str, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
 
 
 def _csv_object(header: Sequence[str], row: Sequence[str]) -> dict[str, Any]:
-    """One CSV record as the JSON object of a sheet line (cells unescaped)."""
+    """One CSV record as the JSON object of a sheet line.
+
+    Cells casework wrote are unescaped; answer cells, which casework exports empty, are the
+    labeller's own text and are read as they are (a fact may begin with an apostrophe).
+    """
     obj: dict[str, Any] = {"required": {}, "forbidden": {}}
     for name, raw in zip(header, row, strict=True):
-        cell = unescape_cell(raw)
+        answer = name in _CSV_ANSWERS or name.startswith(("required:", "forbidden:"))
+        cell = raw if answer else unescape_cell(raw)
         if name.startswith(("required:", "forbidden:")):
             group, _, tool = name.partition(":")
             obj[group][tool] = cell

@@ -151,69 +151,61 @@ def scan_dataset(
     new = reopened = gone = 0
     flags: list[Flag] = []
     suppressed: list[Flag] = []
-    workbench = open_workbench(project)
-    try:
-        with workbench.session() as session:
-            existing = {
-                (r.left_id, r.right_id): r
-                for r in session.scalars(select(LeakageFlag).where(LeakageFlag.dataset == name))
-            }
-            found = set()
-            for pair in result.pairs:
-                key = (pair.left_id, pair.right_id)
-                found.add(key)
-                pair_hashes = (hashes[pair.left_id], hashes[pair.right_id])
-                row = existing.get(key)
-                if row is None:
-                    row = LeakageFlag(
-                        dataset=name, left_id=key[0], right_id=key[1], status="open", first_seen=now
+    with open_workbench(project) as workbench, workbench.session() as session:
+        existing = {
+            (r.left_id, r.right_id): r
+            for r in session.scalars(select(LeakageFlag).where(LeakageFlag.dataset == name))
+        }
+        found = set()
+        for pair in result.pairs:
+            key = (pair.left_id, pair.right_id)
+            found.add(key)
+            pair_hashes = (hashes[pair.left_id], hashes[pair.right_id])
+            row = existing.get(key)
+            if row is None:
+                row = LeakageFlag(
+                    dataset=name, left_id=key[0], right_id=key[1], status="open", first_seen=now
+                )
+                _apply_pair(row, pair, pair_hashes, now)
+                session.add(row)
+                new += 1
+            else:
+                unchanged = (row.left_hash, row.right_hash) == pair_hashes
+                if row.status == "resolved" and row.decision in _SUPPRESSING and unchanged:
+                    _apply_pair(row, pair, pair_hashes, now)
+                    session.flush()
+                    suppressed.append(Flag.of(row))
+                    continue
+                if row.status in ("resolved", "gone") or (
+                    row.status == "decided" and not unchanged
+                ):
+                    row.status, row.decision, row.move_id = "open", None, None
+                    row.reviewer, row.note, row.decided_at, row.resolved_version = (
+                        None,
+                        None,
+                        None,
+                        None,
                     )
-                    _apply_pair(row, pair, pair_hashes, now)
-                    session.add(row)
-                    new += 1
-                else:
-                    unchanged = (row.left_hash, row.right_hash) == pair_hashes
-                    if row.status == "resolved" and row.decision in _SUPPRESSING and unchanged:
-                        _apply_pair(row, pair, pair_hashes, now)
-                        session.flush()
-                        suppressed.append(Flag.of(row))
-                        continue
-                    if row.status in ("resolved", "gone") or (
-                        row.status == "decided" and not unchanged
-                    ):
-                        row.status, row.decision, row.move_id = "open", None, None
-                        row.reviewer, row.note, row.decided_at, row.resolved_version = (
-                            None,
-                            None,
-                            None,
-                            None,
-                        )
-                        reopened += 1
-                    _apply_pair(row, pair, pair_hashes, now)
-                session.flush()
-                flags.append(Flag.of(row))
-            for key, row in existing.items():
-                if key not in found and row.status in _UNRESOLVED:
-                    row.status = "gone"
-                    gone += 1
-    finally:
-        workbench.close()
+                    reopened += 1
+                _apply_pair(row, pair, pair_hashes, now)
+            session.flush()
+            flags.append(Flag.of(row))
+        for key, row in existing.items():
+            if key not in found and row.status in _UNRESOLVED:
+                row.status = "gone"
+                gone += 1
     flags.sort(key=lambda f: (-f.jaccard, f.left_id, f.right_id))
     return ScanReport(name, result, flags, suppressed, new, reopened, gone)
 
 
 def list_flags(project: Project, dataset: str, *, everything: bool = False) -> list[Flag]:
     """Flags of ``dataset``: unresolved ones (open, decided), or all with ``everything``."""
-    workbench = open_workbench(project)
-    try:
-        with workbench.session() as session:
-            query = select(LeakageFlag).where(LeakageFlag.dataset == _dataset_name(dataset))
-            if not everything:
-                query = query.where(LeakageFlag.status.in_(_UNRESOLVED))
-            rows = session.scalars(query.order_by(LeakageFlag.jaccard.desc(), LeakageFlag.id)).all()
-            return [Flag.of(r) for r in rows]
-    finally:
-        workbench.close()
+    with open_workbench(project) as workbench, workbench.session() as session:
+        query = select(LeakageFlag).where(LeakageFlag.dataset == _dataset_name(dataset))
+        if not everything:
+            query = query.where(LeakageFlag.status.in_(_UNRESOLVED))
+        rows = session.scalars(query.order_by(LeakageFlag.jaccard.desc(), LeakageFlag.id)).all()
+        return [Flag.of(r) for r in rows]
 
 
 def unresolved_flags(project: Project, dataset: str) -> list[Flag]:
@@ -241,40 +233,36 @@ def decide(
     if decision not in get_args(Decision):
         raise UsageError(f"decision: must be one of move, keep, template. Got '{decision}'.")
     name = _dataset_name(dataset)
-    workbench = open_workbench(project)
-    try:
-        with workbench.session() as session:
-            row = session.get(LeakageFlag, flag_id)
-            if row is None or row.dataset != name:
+    with open_workbench(project) as workbench, workbench.session() as session:
+        row = session.get(LeakageFlag, flag_id)
+        if row is None or row.dataset != name:
+            raise UsageError(
+                f"flag {flag_id}: no such flag in dataset '{name}' (see `casework leakage review {name}`)."
+            )
+        if row.status not in _UNRESOLVED:
+            raise UsageError(f"flag {flag_id}: already {row.status}; nothing to decide.")
+        if decision == "move":
+            splits = {row.left_id: row.left_split, row.right_id: row.right_split}
+            if move_id not in splits:
                 raise UsageError(
-                    f"flag {flag_id}: no such flag in dataset '{name}' (see `casework leakage review {name}`)."
+                    f"flag {flag_id}: `move` must name one row of the pair "
+                    f"({row.left_id} or {row.right_id}). Got '{move_id}'.",
+                    mentions=("move",),
                 )
-            if row.status not in _UNRESOLVED:
-                raise UsageError(f"flag {flag_id}: already {row.status}; nothing to decide.")
-            if decision == "move":
-                splits = {row.left_id: row.left_split, row.right_id: row.right_split}
-                if move_id not in splits:
-                    raise UsageError(
-                        f"flag {flag_id}: `move` must name one row of the pair "
-                        f"({row.left_id} or {row.right_id}). Got '{move_id}'.",
-                        mentions=("move",),
-                    )
-                if splits[move_id] == "dev":
-                    raise UsageError(
-                        f"flag {flag_id}: {move_id} is already in dev; move the other row."
-                    )
-            elif move_id is not None:
-                raise UsageError(f"flag {flag_id}: only a move names a row. Got '{move_id}'.")
-            row.decision = decision
-            row.move_id = move_id
-            row.reviewer = reviewer
-            row.note = note
-            row.decided_at = now or datetime.now(UTC)
-            row.status = "decided"
-            session.flush()
-            return Flag.of(row)
-    finally:
-        workbench.close()
+            if splits[move_id] == "dev":
+                raise UsageError(
+                    f"flag {flag_id}: {move_id} is already in dev; move the other row."
+                )
+        elif move_id is not None:
+            raise UsageError(f"flag {flag_id}: only a move names a row. Got '{move_id}'.")
+        row.decision = decision
+        row.move_id = move_id
+        row.reviewer = reviewer
+        row.note = note
+        row.decided_at = now or datetime.now(UTC)
+        row.status = "decided"
+        session.flush()
+        return Flag.of(row)
 
 
 @dataclass(frozen=True)
@@ -338,54 +326,48 @@ def resolve(
             )
         by_id = {c.id: c for c in ds.cases}
         now = now or datetime.now(UTC)
-        workbench = open_workbench(project)
-        try:
-            with workbench.session() as session:
-                decided = session.scalars(
-                    select(LeakageFlag)
-                    .where(LeakageFlag.dataset == name, LeakageFlag.status == "decided")
-                    .order_by(LeakageFlag.id)
-                ).all()
-                if not decided:
-                    raise UsageError(
-                        f"{name}: no decided flags to resolve (see `casework leakage review {name}`)."
-                    )
-                moved_from: dict[str, str] = {}
-                for row in decided:
-                    if row.decision == "move" and row.move_id is not None:
-                        case = by_id.get(row.move_id)
-                        if case is not None and case.split != "dev":
-                            moved_from.setdefault(case.id, case.split)
-                            by_id[case.id] = case.model_copy(update={"split": "dev"})
-                kept = sum(r.decision == "keep" for r in decided)
-                templates = sum(r.decision == "template" for r in decided)
-                moved = sorted(moved_from)
-                record = None
-                if moved:
-                    record = release(
-                        project,
-                        name,
-                        list(by_id.values()),
-                        message
-                        or f"leakage review: {len(moved)} row{'s' if len(moved) != 1 else ''} moved to dev",
-                        changes=([] if released else [f"first release: {len(by_id)} cases"])
-                        + _changes(moved, moved_from, kept, templates),
-                        now=now,
-                    )
-                version = record.number if record else (ds.version.number if ds.version else None)
-                for row in decided:
-                    row.status = "resolved"
-                    row.resolved_version = version
-                superseded = 0
-                for row in session.scalars(
-                    select(LeakageFlag).where(
-                        LeakageFlag.dataset == name, LeakageFlag.status == "open"
-                    )
-                ):
-                    left, right = by_id.get(row.left_id), by_id.get(row.right_id)
-                    if left is None or right is None or left.split == right.split:
-                        row.status = "gone"
-                        superseded += 1
-        finally:
-            workbench.close()
+        with open_workbench(project) as workbench, workbench.session() as session:
+            decided = session.scalars(
+                select(LeakageFlag)
+                .where(LeakageFlag.dataset == name, LeakageFlag.status == "decided")
+                .order_by(LeakageFlag.id)
+            ).all()
+            if not decided:
+                raise UsageError(
+                    f"{name}: no decided flags to resolve (see `casework leakage review {name}`)."
+                )
+            moved_from: dict[str, str] = {}
+            for row in decided:
+                if row.decision == "move" and row.move_id is not None:
+                    case = by_id.get(row.move_id)
+                    if case is not None and case.split != "dev":
+                        moved_from.setdefault(case.id, case.split)
+                        by_id[case.id] = case.model_copy(update={"split": "dev"})
+            kept = sum(r.decision == "keep" for r in decided)
+            templates = sum(r.decision == "template" for r in decided)
+            moved = sorted(moved_from)
+            record = None
+            if moved:
+                record = release(
+                    project,
+                    name,
+                    list(by_id.values()),
+                    message
+                    or f"leakage review: {len(moved)} row{'s' if len(moved) != 1 else ''} moved to dev",
+                    changes=([] if released else [f"first release: {len(by_id)} cases"])
+                    + _changes(moved, moved_from, kept, templates),
+                    now=now,
+                )
+            version = record.number if record else (ds.version.number if ds.version else None)
+            for row in decided:
+                row.status = "resolved"
+                row.resolved_version = version
+            superseded = 0
+            for row in session.scalars(
+                select(LeakageFlag).where(LeakageFlag.dataset == name, LeakageFlag.status == "open")
+            ):
+                left, right = by_id.get(row.left_id), by_id.get(row.right_id)
+                if left is None or right is None or left.split == right.split:
+                    row.status = "gone"
+                    superseded += 1
         return ResolveReport(name, record, moved, kept, templates, superseded)

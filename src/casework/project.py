@@ -161,6 +161,9 @@ class ModelConfig(_Section):
     """Price of a million completion tokens, for the cost line."""
     dimensions: int | None = Field(default=None, ge=1)
     """Embedding size (embedder role): SVD components for `tfidf`, `dimensions` for `openai`."""
+    private: bool = False
+    """The endpoint keeps what it is sent in-house (a local server, your own deployment). Only a
+    private judge reads frozen cases; with any other, their judged checks are left to people."""
 
 
 class ModelsConfig(_Section):

@@ -159,3 +159,20 @@ def test_a_guideline_without_a_version_is_reported(project: Project) -> None:
         "guidelines/refunds.md:1: version: a guideline starts with front matter: a '---' line, "
         "'version: <slice>-g1', a '---' line. Got '# Refunds'."
     )
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_frozen_cases_reach_only_a_private_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private: bool
+) -> None:
+    monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
+    frozen = refund_case("r-9", "o99", 9.0, frozen=True)
+    config = "[models.judge]\nprivate = true\n" if private else ""
+    root = make_project(
+        tmp_path / "f", cases=[refund_case("r-1", "o1", 12.0), frozen], config=config
+    )
+    monkeypatch.chdir(root)
+    judge, llm = _judge()
+    report = calibrate_judge(load_project(root), "refunds", "refunds", judge=judge, save=False)
+    assert report.calibration.n == (2 if private else 1)
+    assert any("o99" in p for p in llm.prompts) is private

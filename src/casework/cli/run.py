@@ -494,11 +494,21 @@ def gate_cmd(
     default=None,
     help="Output file (default: runs/<run>.html).",
 )
+@click.option(
+    "--show-frozen",
+    is_flag=True,
+    help="Name failing frozen cases by id (never their content), for a local reviewer.",
+)
 @pass_project
-def report_cmd(project: Project, run: str, vs: str | None, out: Path | None) -> None:
-    """Write one self-contained HTML report of RUN (charts, failing cases with evidence)."""
+def report_cmd(
+    project: Project, run: str, vs: str | None, out: Path | None, show_frozen: bool
+) -> None:
+    """Write one self-contained HTML report of RUN (charts, failing cases with evidence).
+
+    Frozen cases are counted, never shown.
+    """
     target = out or log_path(project, load_run(project, run).header.run_id).with_suffix(".html")
-    path = write_report(project, run, target, vs_ref=vs)
+    path = write_report(project, run, target, vs_ref=vs, show_frozen=show_frozen)
     console.print(f"wrote {project.relative(path)}")
 
 

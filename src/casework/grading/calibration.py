@@ -169,12 +169,14 @@ def calibrate_judge(
         )
     dataset = load_dataset(project, dataset_ref)
     labelled_ids = {r.case_id for r in dataset.labels}
+    private = project.config.models.judge.private
     cases = [
         c
         for c in dataset.cases
         if c.slice == slice_name
         and (not splits or c.split in splits)
         and _human_labelled(c, labelled_ids)
+        and (private or not c.frozen)  # frozen content reaches only a private judge
     ]
     if not cases:
         raise UsageError(

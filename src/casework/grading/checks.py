@@ -61,6 +61,8 @@ class GradeContext:
     trajectory: Trajectory
     initial_state: Mapping[str, Any] = field(default_factory=dict)
     judge: Judge | None = None
+    no_judge: str | None = None
+    """Why there is no judge, when it was withheld on purpose (a frozen case, a public endpoint)."""
 
     @property
     def calls(self) -> list[TrajectoryToolCall]:
@@ -263,7 +265,8 @@ def observed_outcome(ctx: GradeContext, *, use_judge: bool = True) -> ObservedOu
     if traj.outcome is not None:
         return ObservedOutcome(traj.outcome, "structured outcome field")
     if not use_judge or ctx.judge is None:
-        return ObservedOutcome(None, "not reported by the agent and no judge configured")
+        why = ctx.no_judge or "no judge configured"
+        return ObservedOutcome(None, f"not reported by the agent and {why}")
     answer = ctx.judge.classify_outcome(
         ctx.case.situation.turns, traj.reply(), ctx.calls, ctx.case.oracle.rubric
     )
@@ -312,9 +315,8 @@ def answer_facts(ctx: GradeContext) -> Check | None:
             "they need a human label before a judge may grade against them",
         )
     if ctx.judge is None:
-        return Check(
-            name="answer_facts", status="undetermined", evidence="needs a judge; none configured"
-        )
+        why = ctx.no_judge or "none configured"
+        return Check(name="answer_facts", status="undetermined", evidence=f"needs a judge; {why}")
     try:
         answer = ctx.judge.check_facts(
             ctx.trajectory.reply(), label.answer_facts, ctx.case.oracle.rubric

@@ -25,6 +25,7 @@ def grade(
     *,
     initial_state: Mapping[str, Any] | None = None,
     judge: Judge | None = None,
+    no_judge: str | None = None,
 ) -> Verdict:
     """Grade one trajectory through a case.
 
@@ -33,12 +34,14 @@ def grade(
         trajectory: What the agent did, with ``tool_calls`` and ``final_state`` from the runner.
         initial_state: The case's initial state (default: ``case.situation.state``).
         judge: LLM judge for what the record cannot decide; ``None`` leaves such checks undetermined.
+        no_judge: Why ``judge`` is withheld, shown as those checks' evidence (a frozen case).
     """
     ctx = GradeContext(
         case=case,
         trajectory=trajectory,
         initial_state=case.situation.state if initial_state is None else initial_state,
         judge=judge,
+        no_judge=no_judge,
     )
     if trajectory.error:
         return combine(

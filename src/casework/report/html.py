@@ -1,20 +1,27 @@
 """The HTML report: one self-contained file (inline CSS and SVG, no CDN, no script).
 
-:func:`render_report` turns computed results into HTML (pure); :func:`write_report` loads the
-runs, the agreement per slice and the comparison, then writes the file atomically.
+:func:`report_context` turns computed results into a :class:`ReportContext` (pure; what tests
+assert on), the Jinja2 template ``templates/report.html.j2`` renders it (autoescaped, no logic
+beyond loops), :func:`render_report` does both, and :func:`write_report` loads the runs, the
+agreement per slice and the comparison, then writes the file atomically.
+
+Frozen cases never show their content: the report counts them, and names their ids only when a
+local reviewer asks for it (``show_frozen``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from html import escape
-from importlib import resources
 from pathlib import Path
-from string import Template
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from casework import __version__
 from casework.atomic import atomic_write_text
+from casework.dataset import load_dataset
+from casework.errors import CaseworkError
 from casework.gate import slice_kappas
 from casework.project import Project
 from casework.report.charts import Series, bar_chart, line_chart, stacked_bars
@@ -28,15 +35,29 @@ from casework.runner import (
     run_results,
 )
 
-__all__ = ["ReportData", "render_report", "write_report"]
+__all__ = [
+    "MAX_FAILING",
+    "Card",
+    "ComparisonView",
+    "FailingCase",
+    "MetricsRow",
+    "ReportContext",
+    "ReportData",
+    "render_report",
+    "report_context",
+    "write_report",
+]
 
 #: Failing cases listed at most (the rest are counted).
 MAX_FAILING = 300
 
+#: Characters of a failing trial's reply shown.
+REPLY_CHARS = 240
+
 
 @dataclass(frozen=True)
 class ReportData:
-    """Everything the report shows.
+    """Everything the report is computed from.
 
     Attributes:
         results: Metrics of the run.
@@ -44,6 +65,9 @@ class ReportData:
         vs_results: Metrics of the ``--vs`` run, if any.
         labeller_kappa: Labeller agreement (outcome kappa) per slice.
         kappa_gate: The kappa a slice needs to gate.
+        show_frozen: Name frozen cases by id (never their content), for a local reviewer.
+        frozen_ids: Cases known to be frozen besides those the run log marks (runs logged
+            before trial records carried the flag).
     """
 
     results: RunResults
@@ -51,6 +75,129 @@ class ReportData:
     vs_results: RunResults | None = None
     labeller_kappa: Mapping[str, float | None] = field(default_factory=dict)
     kappa_gate: float = 0.6
+    show_frozen: bool = False
+    frozen_ids: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Card:
+    """One headline figure."""
+
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class MetricsRow:
+    """One row of the metrics table (numbers already formatted)."""
+
+    group: str
+    cases: int
+    trials: int
+    pass1: str
+    ci: str
+    pass_hat: list[str]
+    pass_at: list[str]
+    stability: str
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One failing check of a failing case."""
+
+    check: str
+    text: str
+    inadmissible: bool
+
+
+@dataclass(frozen=True)
+class FailingCase:
+    """A failing case: its first failing trial's evidence and reply (never for a frozen case)."""
+
+    case_id: str
+    slice: str
+    split: str
+    passed: str
+    evidence: list[Evidence]
+    reply: str
+
+
+@dataclass(frozen=True)
+class InvertedCase:
+    """A case the known-worse system passes more often than the known-better one."""
+
+    case_id: str
+    slice: str
+    better: str
+    worse: str
+
+
+@dataclass(frozen=True)
+class ComparisonView:
+    """The discrimination section."""
+
+    better: str
+    worse: str
+    cases: int
+    discriminating: int
+    discrimination_rate: str
+    inverted_count: int
+    tied: int
+    mean_delta: str
+    ci: str
+    p_value: str
+    chart: Markup
+    inverted: list[InvertedCase]
+    inverted_frozen: int
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    """What the template shows, computed and formatted; the template holds no logic.
+
+    Attributes:
+        title: Page title.
+        version: casework version.
+        run_id: The run.
+        meta: Dataset, agent, k, seed, time, status, cost (one line of text).
+        finished: Whether the run finished.
+        judge: Which judge graded, and its calibration per slice.
+        cards: Headline figures.
+        notes: Sentences worth knowing (inadmissible verdicts, undetermined trials, skips, frozen).
+        ks: The k of the pass^k / pass@k columns (2…k).
+        metrics: The metrics table.
+        charts: SVG charts (pass^k, stability, real vs synthetic, agreement).
+        kappa_note: Slices whose labeller agreement was not measured, if any.
+        comparison: The discrimination section, with a ``--vs`` run.
+        failing: Failing non-frozen cases, worst first (at most :data:`MAX_FAILING`).
+        failing_total: Failing cases in all, frozen ones included.
+        failing_hidden: Failing non-frozen cases beyond :data:`MAX_FAILING`.
+        frozen_failing: Failing frozen cases (shown only as this count).
+        frozen_failing_ids: Their ids, only when ``show_frozen``.
+        flaky: Flaky non-frozen case ids (at most 50).
+        flaky_frozen: Flaky frozen cases (a count).
+    """
+
+    title: str
+    version: str
+    run_id: str
+    meta: str
+    finished: bool
+    judge: str
+    cards: list[Card]
+    notes: list[str]
+    ks: list[int]
+    metrics: list[MetricsRow]
+    charts: list[Markup]
+    kappa_note: str | None
+    comparison: ComparisonView | None
+    failing: list[FailingCase]
+    failing_total: int
+    failing_hidden: int
+    frozen_failing: int
+    frozen_failing_ids: list[str]
+    flaky: list[str]
+    flaky_frozen: int
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -58,52 +205,35 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 
 def _ci(ci: tuple[float, float] | None) -> str:
-    return "" if ci is None else f" <span class=note>[{ci[0]:.2f}, {ci[1]:.2f}]</span>"
+    return "" if ci is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
 def _group_name(g: GroupMetrics) -> str:
     return g.group.split(":", 1)[-1] if ":" in g.group else g.group
 
 
-def _metrics_table(groups: Sequence[GroupMetrics], k: int) -> str:
-    ks = list(range(2, k + 1))
-    head = "".join(f"<th class=num>pass^{i}</th>" for i in ks) + "".join(
-        f"<th class=num>pass@{i}</th>" for i in ks
-    )
-    rows = []
-    for g in groups:
-        cells = "".join(f"<td class=num>{_fmt(g.pass_hat.get(i))}</td>" for i in ks)
-        cells += "".join(f"<td class=num>{_fmt(g.pass_at.get(i))}</td>" for i in ks)
-        rows.append(
-            f"<tr><td>{escape(g.group)}</td><td class=num>{g.cases}</td><td class=num>{g.trials}</td>"
-            f"<td class=num>{_fmt(g.pass1)}{_ci(g.ci_pass1)}</td>{cells}"
-            f"<td class=num>{_fmt(g.stability)}</td></tr>"
+def _metrics(groups: Sequence[GroupMetrics], ks: Sequence[int]) -> list[MetricsRow]:
+    return [
+        MetricsRow(
+            g.group,
+            g.cases,
+            g.trials,
+            _fmt(g.pass1),
+            _ci(g.ci_pass1),
+            [_fmt(g.pass_hat.get(i)) for i in ks],
+            [_fmt(g.pass_at.get(i)) for i in ks],
+            _fmt(g.stability),
         )
-    return (
-        "<table class=metrics><thead><tr><th>group</th><th class=num>cases</th><th class=num>trials</th>"
-        f"<th class=num>pass@1 [95% CI]</th>{head}<th class=num>stability</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
-
-
-def _pass_k_chart(res: RunResults) -> str:
-    k = res.k
-    series = [
-        Series(f"{_group_name(g)} pass^k", [g.pass_hat.get(i) for i in range(1, k + 1)])
-        for g in [res.overall, *res.by_slice]
+        for g in groups
     ]
-    series.append(
-        Series("all pass@k", [res.overall.pass_at.get(i) for i in range(1, k + 1)], dashed=True)
-    )
-    return line_chart(
-        "pass^k (solid) and pass@k (dashed) by k",
-        [str(i) for i in range(1, k + 1)],
-        series,
-        x_title="k",
-    )
 
 
-def _failing_rows(trials: Sequence[TrialRecord]) -> tuple[str, int]:
+def _frozen_ids(trials: Sequence[TrialRecord]) -> set[str]:
+    return {t.case_id for t in trials if t.frozen}
+
+
+def _failing(trials: Sequence[TrialRecord], frozen: set[str]) -> tuple[list[FailingCase], int]:
+    """Failing non-frozen cases, worst first, and how many cases failed in all."""
     by_case: dict[str, list[TrialRecord]] = {}
     for t in trials:
         by_case.setdefault(t.case_id, []).append(t)
@@ -113,191 +243,209 @@ def _failing_rows(trials: Sequence[TrialRecord]) -> tuple[str, int]:
         if fails:
             failing.append((len(fails) / len(ts), cid, ts, fails[0]))
     failing.sort(key=lambda x: (-x[0], x[1]))
-    rows = []
-    for _, cid, ts, first in failing[:MAX_FAILING]:
-        passes = sum(t.verdict.passed is True for t in ts)
-        evidence = "<br>".join(
-            f"<b>{escape(c.name)}</b>: {escape(c.evidence)}"
-            + (
-                " <span class=warn>(inadmissible judge)</span>"
-                if c.judged and not c.admissible
-                else ""
-            )
-            for c in first.verdict.failures()
-        )
+    shown = []
+    for _, cid, ts, first in failing:
+        if cid in frozen:
+            continue
         reply = first.trajectory.reply().strip()
-        reply_html = (
-            f"<div class=reply>“{escape(reply[:240])}{'…' if len(reply) > 240 else ''}”</div>"
-            if reply
-            else ""
+        shown.append(
+            FailingCase(
+                cid,
+                first.slice,
+                first.split,
+                f"{sum(t.verdict.passed is True for t in ts)}/{len(ts)}",
+                [
+                    Evidence(c.name, c.evidence, c.judged and not c.admissible)
+                    for c in first.verdict.failures()
+                ],
+                reply[:REPLY_CHARS] + ("…" if len(reply) > REPLY_CHARS else ""),
+            )
         )
-        rows.append(
-            f"<tr><td><code>{escape(cid)}</code></td><td>{escape(first.slice)}</td><td>{escape(first.split)}</td>"
-            f"<td class=num>{passes}/{len(ts)}</td><td class=evidence>{evidence}{reply_html}</td></tr>"
-        )
-    table = (
-        "<table class=failing><thead><tr><th>case</th><th>slice</th><th>split</th><th class=num>passed</th>"
-        f"<th>evidence (first failing trial)</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return shown, len(failing)
+
+
+def _charts(data: ReportData) -> list[Markup]:
+    res, top = data.results, data.results.k
+    judge = res.run.header.judge
+    series = [
+        Series(f"{_group_name(g)} pass^k", [g.pass_hat.get(i) for i in range(1, top + 1)])
+        for g in [res.overall, *res.by_slice]
+    ]
+    series.append(
+        Series("all pass@k", [res.overall.pass_at.get(i) for i in range(1, top + 1)], dashed=True)
     )
-    return table, len(failing)
+    slice_names = [_group_name(g) for g in res.by_slice]
+    judge_kappa = [
+        judge.calibration[s].kappa if judge and s in judge.calibration else None
+        for s in slice_names
+    ]
+    kappas = [data.labeller_kappa.get(s) for s in slice_names]
+    charts = [
+        line_chart(
+            "pass^k (solid) and pass@k (dashed) by k",
+            [str(i) for i in range(1, top + 1)],
+            series,
+            x_title="k",
+        ),
+        bar_chart(
+            "Verdict stability per slice (share of cases with one verdict in every trial)",
+            slice_names,
+            [Series("stability", [g.stability for g in res.by_slice])],
+        ),
+        bar_chart(
+            "Real vs synthetic cases",
+            [_group_name(g) for g in res.by_source],
+            [
+                Series("pass@1", [g.pass1 for g in res.by_source]),
+                Series(f"pass^{top}", [g.pass_hat.get(top) for g in res.by_source]),
+            ],
+        ),
+        bar_chart(
+            "Agreement per slice (Cohen's κ)",
+            slice_names,
+            [Series("labellers", kappas), Series("judge vs humans", judge_kappa)],
+            y_min=min([0.0, *[v for v in kappas + judge_kappa if v is not None]]),
+            threshold=data.kappa_gate,
+            threshold_label=f"gate {data.kappa_gate:g}",
+        ),
+    ]
+    # The chart functions escape every label and value they place in the SVG.
+    return [Markup(c) for c in charts]
 
 
-def _comparison_section(data: ReportData) -> str:
+def _comparison(data: ReportData, frozen: set[str]) -> ComparisonView | None:
     cmp = data.comparison
     if cmp is None:
-        return ""
+        return None
     c = cmp.comparison
     slices = sorted(cmp.by_slice)
-    cats = ["all", *slices]
     comps = [c, *(cmp.by_slice[s] for s in slices)]
     chart = stacked_bars(
         f"Discrimination: {cmp.better} vs {cmp.worse}",
-        cats,
+        ["all", *slices],
         [
             Series("separates", [x.discrimination_rate for x in comps]),
             Series("tied", [len(x.tied) / x.cases if x.cases else 0 for x in comps]),
             Series("inverted", [x.inversion_rate for x in comps]),
         ],
     )
-    inverted = "".join(
-        f"<tr><td><code>{escape(d.case_id)}</code></td><td>{escape(d.slice)}</td><td class=num>{d.better:.2f}</td><td class=num>{d.worse:.2f}</td></tr>"
-        for d in c.inverted
-    )
-    inv_table = (
-        "<table><thead><tr><th>inverted case</th><th>slice</th><th class=num>better pass rate</th>"
-        f"<th class=num>worse pass rate</th></tr></thead><tbody>{inverted}</tbody></table>"
-        if c.inverted
-        else "<p class=note>No inverted cases.</p>"
-    )
-    return (
-        f"<h2>Discrimination: {escape(cmp.better)} vs {escape(cmp.worse)}</h2>"
-        f"<p>{len(c.discriminating)} of {c.cases} cases separate the systems "
-        f"(<b>discrimination rate {c.discrimination_rate:.3f}</b>), {len(c.inverted)} are inverted, "
-        f"{len(c.tied)} tied. Mean per-case difference in pass rate {c.mean_delta:+.3f}{_ci(c.ci_delta)}; "
-        f"exact sign test p = {c.p_value:.3g}.</p>"
-        f"<div class='charts one'>{chart}</div>{inv_table}"
-    )
-
-
-def render_report(data: ReportData) -> str:
-    """The whole report as one HTML document."""
-    res = data.results
-    h = res.run.header
-    end = res.run.end
-    judge = h.judge
-    judge_text = (
-        "none"
-        if judge is None
-        else escape(judge.model)
-        + (
-            " — calibrated on "
-            + ", ".join(
-                f"{escape(s)} (κ={_fmt(c.kappa, 2)}, {'admissible' if c.admissible else 'inadmissible'})"
-                for s, c in judge.calibration.items()
-            )
-            if judge.calibration
-            else " — not calibrated on any slice"
-        )
-    )
-    status = "finished" if end is not None else "<span class=warn>unfinished</span>"
-    meta = (
-        f"<p class=meta>Dataset <code>{escape(h.dataset_ref)}</code> (hash <code>{h.dataset_hash[:16]}</code>) · "
-        f"agent <code>{escape(h.agent_spec)}</code> version <b>{escape(h.agent_version or 'unknown')}</b> · "
-        f"k = {h.k} · seed {h.seed} · started {h.started_at.isoformat(timespec='seconds')} · {status}"
-        + (f" · cost ${end.cost_usd:.4f} · wall {end.wall_s:.1f} s" if end else "")
-        + f"<br>Judge: {judge_text}</p>"
-    )
-    ov = res.overall
-    top = res.k
-    cards = (
-        "<div class=cards>"
-        f"<div class=card><div class=v>{_fmt(ov.pass1)}</div><div class=l>pass@1</div></div>"
-        f"<div class=card><div class=v>{_fmt(ov.pass_hat.get(top))}</div><div class=l>pass^{top}</div></div>"
-        f"<div class=card><div class=v>{_fmt(ov.pass_at.get(top))}</div><div class=l>pass@{top}</div></div>"
-        f"<div class=card><div class=v>{_fmt(ov.stability)}</div><div class=l>verdict stability</div></div>"
-        f"<div class=card><div class=v>{ov.cases}</div><div class=l>cases · {ov.trials} trials</div></div>"
-        f"<div class=card><div class=v>{len(res.flaky)}</div><div class=l>flaky cases</div></div>"
-        "</div>"
-    )
-    slice_names = [_group_name(g) for g in res.by_slice]
-    stability = bar_chart(
-        "Verdict stability per slice (share of cases with one verdict in every trial)",
-        slice_names,
-        [Series("stability", [g.stability for g in res.by_slice])],
-    )
-    real_syn = bar_chart(
-        "Real vs synthetic cases",
-        [_group_name(g) for g in res.by_source],
-        [
-            Series("pass@1", [g.pass1 for g in res.by_source]),
-            Series(f"pass^{top}", [g.pass_hat.get(top) for g in res.by_source]),
+    return ComparisonView(
+        better=cmp.better,
+        worse=cmp.worse,
+        cases=c.cases,
+        discriminating=len(c.discriminating),
+        discrimination_rate=f"{c.discrimination_rate:.3f}",
+        inverted_count=len(c.inverted),
+        tied=len(c.tied),
+        mean_delta=f"{c.mean_delta:+.3f}",
+        ci=_ci(c.ci_delta),
+        p_value=f"{c.p_value:.3g}",
+        chart=Markup(chart),
+        inverted=[
+            InvertedCase(d.case_id, d.slice, f"{d.better:.2f}", f"{d.worse:.2f}")
+            for d in c.inverted
+            if d.case_id not in frozen
         ],
+        inverted_frozen=sum(d.case_id in frozen for d in c.inverted),
     )
-    judge_kappa = [
-        judge.calibration[s].kappa if judge and s in judge.calibration else None
-        for s in slice_names
-    ]
-    kappa_values = [data.labeller_kappa.get(s) for s in slice_names]
-    kappa_chart = bar_chart(
-        "Agreement per slice (Cohen's κ)",
-        slice_names,
-        [Series("labellers", kappa_values), Series("judge vs humans", judge_kappa)],
-        y_min=min([0.0, *[v for v in kappa_values + judge_kappa if v is not None]]),
-        threshold=data.kappa_gate,
-        threshold_label=f"gate {data.kappa_gate:g}",
+
+
+def _judge_text(res: RunResults) -> str:
+    judge = res.run.header.judge
+    if judge is None:
+        return "none"
+    if not judge.calibration:
+        return f"{judge.model} — not calibrated on any slice"
+    per_slice = ", ".join(
+        f"{s} (κ={_fmt(c.kappa, 2)}, {'admissible' if c.admissible else 'inadmissible'})"
+        for s, c in judge.calibration.items()
     )
-    unmeasured = [s for s, v in zip(slice_names, kappa_values, strict=True) if v is None]
-    kappa_note = (
-        f"<p class=note>Labeller agreement not measured for: {escape(', '.join(unmeasured))}.</p>"
-        if unmeasured
-        else ""
-    )
-    failing, n_failing = _failing_rows(res.run.trials)
-    more = (
-        f"<p class=note>{n_failing - MAX_FAILING} more failing cases not shown.</p>"
-        if n_failing > MAX_FAILING
-        else ""
+    return f"{judge.model} — calibrated on {per_slice}"
+
+
+def report_context(data: ReportData) -> ReportContext:
+    """Compute and format everything the report shows (pure)."""
+    res = data.results
+    h, end, ov, top = res.run.header, res.run.end, res.overall, res.k
+    frozen = _frozen_ids(res.run.trials) | data.frozen_ids
+    meta = (
+        f"Dataset {h.dataset_ref} (hash {h.dataset_hash[:16]}) · agent {h.agent_spec} version "
+        f"{h.agent_version or 'unknown'} · k = {h.k} · seed {h.seed} · started "
+        f"{h.started_at.isoformat(timespec='seconds')}"
+        + (f" · cost ${end.cost_usd:.4f} · wall {end.wall_s:.1f} s" if end else "")
     )
     notes = []
     if res.inadmissible:
         notes.append(
-            f"{res.inadmissible} trial verdict(s) rest on a judge not calibrated for the slice: shown, never gating."
+            f"{res.inadmissible} trial verdict(s) rest on a judge not calibrated for the slice: "
+            "shown, never gating."
         )
-    undetermined = ov.undetermined
-    if undetermined:
+    if ov.undetermined:
         notes.append(
-            f"{undetermined} trial(s) could not be graded (undetermined) and are left out of the metrics."
+            f"{ov.undetermined} trial(s) could not be graded (undetermined) and are left out of "
+            "the metrics."
         )
     if h.skipped:
         notes.append(f"{len(h.skipped)} case(s) skipped: no label and no state assertions.")
-    notes_html = "".join(f"<p class=note>{escape(n)}</p>" for n in notes)
-    body = (
-        f"<h1>casework run {escape(h.run_id)}</h1>{meta}{cards}{notes_html}"
-        "<h2>Metrics</h2>"
-        "<p class=note>pass^k: chance that all k independent trials pass (unbiased estimator, mean over "
-        "cases of C(c,k)/C(n,k)); pass@k: chance that at least one does. CIs bootstrap over cases.</p>"
-        + _metrics_table(res.groups(), res.k)
-        + "<h2>Charts</h2><div class=charts>"
-        + _pass_k_chart(res)
-        + stability
-        + real_syn
-        + kappa_chart
-        + "</div>"
-        + kappa_note
-        + _comparison_section(data)
-        + f"<h2>Failing cases ({n_failing})</h2>"
-        + failing
-        + more
-        + f"<p class=note>Generated by casework {__version__}. Flaky cases: {escape(', '.join(res.flaky[:50])) or 'none'}.</p>"
+    if frozen:
+        notes.append(
+            f"{len(frozen)} frozen case(s) are counted in the metrics; their content is never "
+            "shown here."
+        )
+    failing, failing_total = _failing(res.run.trials, frozen)
+    frozen_failing = sorted(
+        {t.case_id for t in res.run.trials if t.case_id in frozen and t.passed is False}
     )
-    template = Template(
-        resources.files("casework.report")
-        .joinpath("templates/report.html")
-        .read_text(encoding="utf-8")
+    unmeasured = [
+        s for s in (_group_name(g) for g in res.by_slice) if data.labeller_kappa.get(s) is None
+    ]
+    flaky = [c for c in res.flaky if c not in frozen]
+    ks = list(range(2, top + 1))
+    return ReportContext(
+        title=f"casework report — {h.run_id}",
+        version=__version__,
+        run_id=h.run_id,
+        meta=meta,
+        finished=end is not None,
+        judge=_judge_text(res),
+        cards=[
+            Card(_fmt(ov.pass1), "pass@1"),
+            Card(_fmt(ov.pass_hat.get(top)), f"pass^{top}"),
+            Card(_fmt(ov.pass_at.get(top)), f"pass@{top}"),
+            Card(_fmt(ov.stability), "verdict stability"),
+            Card(str(ov.cases), f"cases · {ov.trials} trials"),
+            Card(str(len(res.flaky)), "flaky cases"),
+        ],
+        notes=notes,
+        ks=ks,
+        metrics=_metrics(res.groups(), ks),
+        charts=_charts(data),
+        kappa_note=(
+            f"Labeller agreement not measured for: {', '.join(unmeasured)}." if unmeasured else None
+        ),
+        comparison=_comparison(data, frozen),
+        failing=failing[:MAX_FAILING],
+        failing_total=failing_total,
+        failing_hidden=max(0, len(failing) - MAX_FAILING),
+        frozen_failing=len(frozen_failing),
+        frozen_failing_ids=frozen_failing if data.show_frozen else [],
+        flaky=flaky[:50],
+        flaky_frozen=len(res.flaky) - len(flaky),
     )
-    return template.substitute(
-        title=escape(f"casework report — {h.run_id}"), body=body, version=__version__
-    )
+
+
+_ENV = Environment(
+    loader=PackageLoader("casework.report", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def render_report(data: ReportData) -> str:
+    """The whole report as one HTML document."""
+    return _ENV.get_template("report.html.j2").render(r=report_context(data))
 
 
 def write_report(
@@ -307,8 +455,18 @@ def write_report(
     *,
     vs_ref: str | None = None,
     labeller_kappa: Mapping[str, float | None] | None = None,
+    show_frozen: bool = False,
 ) -> Path:
-    """Load the run (and the ``--vs`` run), compute everything, write one HTML file atomically."""
+    """Load the run (and the ``vs_ref`` run), compute everything, write one HTML file atomically.
+
+    Args:
+        project: The project.
+        run_ref: The run.
+        out: The HTML file to write.
+        vs_ref: A run of another system, for the discrimination section.
+        labeller_kappa: Labeller agreement per slice (default: measured on the run's dataset).
+        show_frozen: Name failing frozen cases by id (never their content), for a local reviewer.
+    """
     run = load_run(project, run_ref)
     results = run_results(run)
     comparison = vs_results = None
@@ -317,8 +475,29 @@ def write_report(
         vs_results = run_results(vs)
         comparison = compare_runs(project, run, vs, write=False)
     kappas = labeller_kappa if labeller_kappa is not None else slice_kappas(project, run)
-    html = render_report(
-        ReportData(results, comparison, vs_results, kappas, project.config.thresholds.kappa_gate)
+    data = ReportData(
+        results,
+        comparison,
+        vs_results,
+        kappas,
+        project.config.thresholds.kappa_gate,
+        show_frozen=show_frozen,
+        frozen_ids=_dataset_frozen(project, run.header.dataset, run.header.dataset_hash),
     )
-    atomic_write_text(out, html)
+    atomic_write_text(out, render_report(data))
     return out
+
+
+def _dataset_frozen(project: Project, dataset: str, content_hash: str) -> frozenset[str]:
+    """Frozen case ids of the run's dataset version and of the working tree, where they load.
+
+    Both, because a run logged before trial records carried the flag may be on a version that
+    can no longer be rebuilt, and a case frozen since the run is frozen now.
+    """
+    out: set[str] = set()
+    for ref in (f"{dataset}@{content_hash}", dataset):
+        try:
+            out.update(c.id for c in load_dataset(project, ref).cases if c.frozen)
+        except CaseworkError:
+            continue
+    return frozenset(out)

@@ -124,6 +124,8 @@ class TrialRecord(_Record):
     """The case's source."""
     satisfiable: bool = True
     """Whether the case's task can be completed."""
+    frozen: bool = False
+    """Whether the case is frozen: reports show it only as a count, never its content."""
     seed: int
     """Seed the agent got."""
     started_at: AwareDatetime

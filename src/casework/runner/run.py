@@ -111,6 +111,12 @@ class RunObserver(Protocol):
         """One trial finished and was recorded."""
 
 
+#: Evidence of a judged check on a frozen case when the judge's endpoint is not private.
+FROZEN_NO_JUDGE = (
+    "frozen case: the judge is not marked private ([models.judge] private = true), so it never "
+    "reads this case; a person decides this check"
+)
+
 #: Seconds between flushes of the run log while trials stream in.
 LOG_FLUSH_S = 0.5
 
@@ -317,6 +323,7 @@ class _Trials:
         catalogue: Sequence[AgentTool],
         agent: Agent,
         judge: Judge | None,
+        judge_private: bool,
         server: ToolServer | None,
         log: IO[str],
         db: _DbWriter | None,
@@ -328,6 +335,7 @@ class _Trials:
         self.catalogue = list(catalogue)
         self.agent = agent
         self.judge = judge
+        self.judge_private = judge_private
         self.server = server
         self.log = log
         self.db = db
@@ -367,6 +375,7 @@ class _Trials:
             split=case.split,
             source=case.source,
             satisfiable=case.satisfiable,
+            frozen=case.frozen,
             seed=request.seed,
             started_at=started,
             duration_s=round(duration, 6),
@@ -377,6 +386,11 @@ class _Trials:
     async def _grade(self, case: Case, trajectory: Trajectory, session: ToolSession) -> Verdict:
         if self.judge is None:
             return grade(case, trajectory, initial_state=session.initial_state)
+        if case.frozen and not self.judge_private:
+            # Frozen content never leaves casework: only a private endpoint may read it.
+            return grade(
+                case, trajectory, initial_state=session.initial_state, no_judge=FROZEN_NO_JUDGE
+            )
         return await asyncio.to_thread(
             grade, case, trajectory, initial_state=session.initial_state, judge=self.judge
         )
@@ -498,6 +512,7 @@ async def _run(
                 catalogue=_catalogue(project, dataset),
                 agent=agent,
                 judge=judge,
+                judge_private=project.config.models.judge.private,
                 server=server,
                 log=log,
                 db=db,

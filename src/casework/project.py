@@ -163,7 +163,13 @@ class ModelConfig(_Section):
     """Embedding size (embedder role): SVD components for `tfidf`, `dimensions` for `openai`."""
     private: bool = False
     """The endpoint keeps what it is sent in-house (a local server, your own deployment). Only a
-    private judge reads frozen cases; with any other, their judged checks are left to people."""
+    private judge reads frozen cases; with any other, their judged checks are left to people.
+    The scripted offline client sends nothing anywhere and counts as private."""
+
+    @property
+    def keeps_data_local(self) -> bool:
+        """Whether frozen content may be sent to this model (``private``, or scripted)."""
+        return self.private or self.provider == "scripted"
 
 
 class ModelsConfig(_Section):

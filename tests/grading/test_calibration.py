@@ -167,7 +167,8 @@ def test_frozen_cases_reach_only_a_private_judge(
 ) -> None:
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
     frozen = refund_case("r-9", "o99", 9.0, frozen=True)
-    config = "[models.judge]\nprivate = true\n" if private else ""
+    public = '[models.judge]\nprovider = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9"\n'
+    config = public + ("private = true\n" if private else "")
     root = make_project(
         tmp_path / "f", cases=[refund_case("r-1", "o1", 12.0), frozen], config=config
     )

@@ -88,7 +88,8 @@ def _judge() -> tuple[Judge, FakeLLM]:
 def test_a_judge_reads_frozen_cases_only_when_it_is_private(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private: bool
 ) -> None:
-    config = "[models.judge]\nprivate = true\n" if private else ""
+    public = '[models.judge]\nprovider = "openai"\nmodel = "m"\nbase_url = "http://127.0.0.1:9"\n'
+    config = public + ("private = true\n" if private else "")
     project = _project(tmp_path, monkeypatch, config)
     judge, llm = _judge()
     run_agent(

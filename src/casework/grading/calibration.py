@@ -169,7 +169,7 @@ def calibrate_judge(
         )
     dataset = load_dataset(project, dataset_ref)
     labelled_ids = {r.case_id for r in dataset.labels}
-    private = project.config.models.judge.private
+    private = project.config.models.judge.keeps_data_local
     cases = [
         c
         for c in dataset.cases

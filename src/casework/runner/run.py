@@ -512,7 +512,7 @@ async def _run(
                 catalogue=_catalogue(project, dataset),
                 agent=agent,
                 judge=judge,
-                judge_private=project.config.models.judge.private,
+                judge_private=project.config.models.judge.keeps_data_local,
                 server=server,
                 log=log,
                 db=db,

@@ -25,7 +25,8 @@ from pathlib import Path
 from docs_section import write_bench_section
 
 from casework.project import load_project
-from casework.runner import AgentInput, RunRequest, Tools, Trajectory, TrialRecord, run_agent
+from casework.runner import RunRequest, Tools, TrialRecord, run_agent
+from casework.schema import AgentInput, Trajectory
 
 SLEEP_S = 0.05
 TURNS = 2

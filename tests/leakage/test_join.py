@@ -8,15 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casework.leakage import (
-    ShingleSets,
     dedupe_pairs,
     exact_join,
     intersection_sizes,
     pairs_within_groups,
     prefix_length,
     required_overlap,
-    shingle_sets,
 )
+from casework.shingling import ShingleSets, shingle_sets
 from tests.leakage.corpora import planted
 
 

@@ -16,8 +16,8 @@ from casework.leakage import (
     exact_join,
     lsh_join,
     prefilter_cutoff,
-    shingle_sets,
 )
+from casework.shingling import shingle_sets
 from tests.leakage.corpora import planted
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.leakage import (
+from casework.shingling import (
     ShingleSets,
     containment,
     jaccard,

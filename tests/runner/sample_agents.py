@@ -7,7 +7,8 @@ import random
 import re
 from typing import Any
 
-from casework.runner import AgentInput, ToolError, Tools, Trajectory
+from casework.runner import ToolError, Tools
+from casework.schema import AgentInput, Trajectory
 
 #: Every AgentInput the spy agents received, as JSON.
 RECEIVED: list[dict[str, Any]] = []

@@ -20,8 +20,8 @@ from click.testing import CliRunner
 from casework.cli import cli
 from casework.dataset import load_dataset
 from casework.project import load_project
-from casework.runner import LoadedRun, Usage, load_run, trial_seed
-from casework.schema import Case
+from casework.runner import LoadedRun, load_run, trial_seed
+from casework.schema import Case, Usage
 from tests.llm.stub_server import Action, StubServer, running_stub
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "refunds"

@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from casework.runner import AgentInput, Message, Tools, Trajectory, Usage
+from casework.runner import Tools
+from casework.schema import AgentInput, Message, Trajectory, Usage
 
 MAX_STEPS = 12
 PROMPT = Path(__file__).resolve().parent.parent / "agent" / "prompt.md"

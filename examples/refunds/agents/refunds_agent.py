@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from casework.runner import AgentInput, ToolError, Tools, Trajectory
-from casework.schema import Outcome
+from casework.runner import ToolError, Tools
+from casework.schema import AgentInput, Outcome, Trajectory
 
 ORDER = re.compile(r"\b(ORD-\d{6}|order_[0-9a-f]{12})\b")
 EMAIL = re.compile(r"\b([\w.+-]+@[\w-]+\.[\w.]+|email_[0-9a-f]{12})\b")

@@ -14,8 +14,6 @@ from casework.privacy import presidio_second_opinion, residual_pii
 from casework.project import Project
 from casework.synth import synthetic_cap_violations
 
-__all__ = ["check_project"]
-
 
 def check_project(
     project: Project,

@@ -14,27 +14,6 @@ from typing import Literal, NamedTuple
 from casework.project import GateConfig, ThresholdsConfig
 from casework.runner import CaseTally
 
-__all__ = [
-    "RULES",
-    "GateContext",
-    "GateFinding",
-    "GateInputs",
-    "GateReason",
-    "GateReport",
-    "GateRule",
-    "Ruling",
-    "evaluate_gate",
-    "pass_rate",
-    "rule_dataset_findings",
-    "rule_gating_slices_present",
-    "rule_judge_admissible",
-    "rule_labeller_agreement",
-    "rule_pass_rate",
-    "rule_regression",
-    "rule_released_version",
-    "rule_run_finished",
-]
-
 Severity = Literal["error", "warning"]
 
 

@@ -20,15 +20,6 @@ from casework.leakage import unresolved_flags
 from casework.project import Project
 from casework.runner import LoadedRun, load_run, measures_same, tallies
 
-__all__ = [
-    "dataset_findings",
-    "gate_inputs",
-    "gate_run",
-    "leakage_findings",
-    "releases_of",
-    "slice_kappas",
-]
-
 
 def releases_of(project: Project, run: LoadedRun) -> tuple[int | None, int | None]:
     """The release number whose content the run was on, and the latest release number.

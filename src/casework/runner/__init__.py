@@ -47,20 +47,10 @@ from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, r
 from casework.runner.run import RunObserver, RunRequest, RunSummary, run_agent, trial_seed
 from casework.runner.store import RunStore, list_runs, load_run, log_path
 from casework.runner.toolserver import ToolServer
-from casework.schema import (
-    AgentInput,
-    AgentTool,
-    Message,
-    Trajectory,
-    TrajectoryToolCall,
-    Usage,
-)
 
 __all__ = [
     "TOOL_SERVER_ENV",
     "Agent",
-    "AgentInput",
-    "AgentTool",
     "AgentUnavailable",
     "CaseDelta",
     "CaseTally",
@@ -70,7 +60,6 @@ __all__ = [
     "GroupMetrics",
     "HttpAgent",
     "LoadedRun",
-    "Message",
     "PythonAgent",
     "RetireResult",
     "Retirement",
@@ -86,10 +75,7 @@ __all__ = [
     "ToolServer",
     "ToolSession",
     "Tools",
-    "Trajectory",
-    "TrajectoryToolCall",
     "TrialRecord",
-    "Usage",
     "bootstrap_ci",
     "compare_runs",
     "compare_tallies",

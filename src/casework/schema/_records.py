@@ -25,35 +25,6 @@ from pydantic import (
 
 from casework.names import LabellerId, Name
 
-__all__ = [
-    "OUTCOMES",
-    "SCHEMA_VERSION",
-    "ArgMatcher",
-    "Case",
-    "Generator",
-    "Injection",
-    "JsonPatchOp",
-    "Label",
-    "LabelRecord",
-    "Oracle",
-    "OracleClass",
-    "Outcome",
-    "Provenance",
-    "ScrubInfo",
-    "Situation",
-    "Source",
-    "Split",
-    "StateAssertion",
-    "ToolCall",
-    "ToolFixture",
-    "ToolRequirement",
-    "Turn",
-    "UnsatisfiableKind",
-    "VersionCounts",
-    "VersionRecord",
-    "case_json_schema",
-]
-
 #: Current version of every record format in this module.
 SCHEMA_VERSION: Literal[1] = 1
 

@@ -11,16 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from casework.schema._records import Outcome, Turn
 
-__all__ = [
-    "TRAJECTORY_SCHEMA_VERSION",
-    "AgentInput",
-    "AgentTool",
-    "Message",
-    "Trajectory",
-    "TrajectoryToolCall",
-    "Usage",
-]
-
 #: Version of the :class:`AgentInput` and :class:`Trajectory` formats.
 TRAJECTORY_SCHEMA_VERSION: Literal[1] = 1
 

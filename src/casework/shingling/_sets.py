@@ -12,15 +12,6 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = [
-    "I64",
-    "U64",
-    "ShingleSets",
-    "gather_segments",
-    "segment_ids",
-    "sort_unique_segments",
-]
-
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
 

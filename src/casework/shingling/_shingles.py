@@ -20,20 +20,6 @@ import xxhash
 
 from casework.shingling._sets import ShingleSets, sort_unique_segments
 
-__all__ = [
-    "DEFAULT_K",
-    "DEFAULT_SEED",
-    "Tokens",
-    "containment",
-    "jaccard",
-    "shingle_hash",
-    "shingle_hashes",
-    "shingle_sets",
-    "shingles",
-    "tokenize",
-    "tokenize_batch",
-]
-
 DEFAULT_K = 3
 """Words per shingle."""
 DEFAULT_SEED = 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from casework.mining.conversation import (
@@ -22,15 +21,7 @@ from casework.mining.conversation import (
     normalise_role,
 )
 from casework.mining.otlp import Span
-from casework.mining.spantrees import (
-    SpanGroup,
-    any_true,
-    feedback_values,
-    flag_values,
-    group_spans,
-    merge_histories,
-    span_metadata,
-)
+from casework.mining.spantrees import SpanGroup, conversation_of, group_spans
 
 __all__ = ["SPAN_KIND", "conversations_from_openinference", "openinference_messages"]
 
@@ -150,28 +141,6 @@ def _annotation_feedback(spans: Sequence[Span]) -> list[Any]:
     return out
 
 
-def _fill(messages: list[RawMessage], tools: list[RawToolCall]) -> list[RawMessage]:
-    by_id = {t.id: t for t in tools if t.id}
-    out = []
-    for m in messages:
-        calls = tuple(
-            RawToolCall(
-                c.name,
-                c.arguments or by_id[c.id].arguments,
-                c.id,
-                by_id[c.id].result,
-                by_id[c.id].error,
-            )
-            if c.id in by_id
-            else c
-            for c in m.tool_calls
-        )
-        out.append(
-            RawMessage(m.role, m.content, calls, m.tool_call_id, m.name, m.error, m.feedback)
-        )
-    return out
-
-
 def conversation_from_group(group: SpanGroup) -> RawConversation | None:
     """One span group as a conversation (``None`` when no span carries messages)."""
     spans = list(group.spans)
@@ -195,24 +164,7 @@ def conversation_from_group(group: SpanGroup) -> RawConversation | None:
     if not histories:
         return None
     tools = [t for t in (_tool(s) for s in spans) if t is not None]
-    messages = _fill(merge_histories(histories), tools)
-    start = min(s.start_ns for s in spans)
-    return RawConversation(
-        session_id=group.session_id,
-        messages=tuple(messages),
-        origin=group.origin,
-        trace_id=group.trace_id,
-        feedback=tuple([*feedback_values(spans), *_annotation_feedback(spans)]),
-        escalated=any_true(flag_values(spans, "escalated")),
-        abandoned=any_true(flag_values(spans, "abandoned")),
-        fixtures=tuple(
-            {"tool": t.name, "match": t.arguments, "response": t.result, "error": t.error}
-            for t in tools
-            if t.result is not None or t.error
-        ),
-        metadata=span_metadata(spans),
-        started_at=datetime.fromtimestamp(start / 1e9, UTC) if start else None,
-    )
+    return conversation_of(group, histories, tools, _annotation_feedback(spans))
 
 
 def conversations_from_openinference(spans: Sequence[Span]) -> list[RawConversation]:

@@ -10,7 +10,6 @@ Entry point: :func:`conversations_from_genai`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from casework.mining.conversation import (
@@ -22,15 +21,7 @@ from casework.mining.conversation import (
     normalise_role,
 )
 from casework.mining.otlp import Span
-from casework.mining.spantrees import (
-    SpanGroup,
-    any_true,
-    feedback_values,
-    flag_values,
-    group_spans,
-    merge_histories,
-    span_metadata,
-)
+from casework.mining.spantrees import SpanGroup, conversation_of, group_spans
 
 __all__ = ["CHAT_OPERATIONS", "conversations_from_genai", "genai_messages"]
 
@@ -156,28 +147,6 @@ def _tool_span(span: Span) -> RawToolCall | None:
     )
 
 
-def _fill_calls(messages: list[RawMessage], tools: list[RawToolCall]) -> list[RawMessage]:
-    """Fill calls the chat spans recorded with the arguments, result and error of tool spans."""
-    by_id = {t.id: t for t in tools if t.id}
-    out = []
-    for m in messages:
-        if not m.tool_calls:
-            out.append(m)
-            continue
-        calls = []
-        for c in m.tool_calls:
-            t = by_id.get(c.id) if c.id else None
-            calls.append(
-                c
-                if t is None
-                else RawToolCall(c.name, c.arguments or t.arguments, c.id, t.result, t.error)
-            )
-        out.append(
-            RawMessage(m.role, m.content, tuple(calls), m.tool_call_id, m.name, m.error, m.feedback)
-        )
-    return out
-
-
 def conversation_from_group(group: SpanGroup) -> RawConversation | None:
     """One span group as a conversation (``None`` when no span carries messages)."""
     spans = list(group.spans)
@@ -185,25 +154,7 @@ def conversation_from_group(group: SpanGroup) -> RawConversation | None:
     if not histories:
         return None
     tools = [t for t in (_tool_span(s) for s in spans) if t is not None]
-    messages = _fill_calls(merge_histories(histories), tools)
-    fixtures = tuple(
-        {"tool": t.name, "match": t.arguments, "response": t.result, "error": t.error}
-        for t in tools
-        if t.result is not None or t.error
-    )
-    start = min(s.start_ns for s in spans)
-    return RawConversation(
-        session_id=group.session_id,
-        messages=tuple(messages),
-        origin=group.origin,
-        trace_id=group.trace_id,
-        feedback=tuple(feedback_values(spans)),
-        escalated=any_true(flag_values(spans, "escalated")),
-        abandoned=any_true(flag_values(spans, "abandoned")),
-        fixtures=fixtures,
-        metadata=span_metadata(spans),
-        started_at=datetime.fromtimestamp(start / 1e9, UTC) if start else None,
-    )
+    return conversation_of(group, histories, tools)
 
 
 def conversations_from_genai(spans: Sequence[Span]) -> list[RawConversation]:

@@ -10,15 +10,18 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from casework.mining.conversation import RawMessage, maybe_json
+from casework.mining.conversation import RawConversation, RawMessage, RawToolCall, maybe_json
 from casework.mining.otlp import Span
 
 __all__ = [
     "SpanGroup",
     "any_true",
+    "conversation_of",
     "feedback_values",
+    "fill_tool_calls",
     "flag_values",
     "group_spans",
     "merge_histories",
@@ -177,3 +180,64 @@ def feedback_values(spans: Iterable[Span]) -> list[Any]:
                 score = attrs.get("gen_ai.evaluation.score.value", attrs.get("score"))
                 out.extend(v for v in (label, score) if v is not None)
     return out
+
+
+def fill_tool_calls(
+    messages: Sequence[RawMessage], tools: Sequence[RawToolCall]
+) -> list[RawMessage]:
+    """Complete the calls chat spans recorded with the arguments, result and error of tool spans.
+
+    A call is matched to a tool span by its call id; a call without one is kept as it is.
+    """
+    by_id = {t.id: t for t in tools if t.id}
+    out = []
+    for m in messages:
+        if not m.tool_calls:
+            out.append(m)
+            continue
+        calls = []
+        for c in m.tool_calls:
+            t = by_id.get(c.id) if c.id else None
+            calls.append(
+                c
+                if t is None
+                else RawToolCall(c.name, c.arguments or t.arguments, c.id, t.result, t.error)
+            )
+        out.append(
+            RawMessage(m.role, m.content, tuple(calls), m.tool_call_id, m.name, m.error, m.feedback)
+        )
+    return out
+
+
+def conversation_of(
+    group: SpanGroup,
+    histories: Sequence[Sequence[RawMessage]],
+    tools: Sequence[RawToolCall],
+    extra_feedback: Sequence[Any] = (),
+) -> RawConversation:
+    """One span group's conversation: merged histories, filled calls, fixtures, signals, time.
+
+    Args:
+        group: The spans of one session (or trace).
+        histories: The message histories the format's chat spans carry (at least one).
+        tools: The tool calls the format's tool spans recorded.
+        extra_feedback: Feedback the format keeps outside span attributes (annotations).
+    """
+    spans = list(group.spans)
+    start = min(s.start_ns for s in spans)
+    return RawConversation(
+        session_id=group.session_id,
+        messages=tuple(fill_tool_calls(merge_histories(histories), tools)),
+        origin=group.origin,
+        trace_id=group.trace_id,
+        feedback=tuple([*feedback_values(spans), *extra_feedback]),
+        escalated=any_true(flag_values(spans, "escalated")),
+        abandoned=any_true(flag_values(spans, "abandoned")),
+        fixtures=tuple(
+            {"tool": t.name, "match": t.arguments, "response": t.result, "error": t.error}
+            for t in tools
+            if t.result is not None or t.error
+        ),
+        metadata=span_metadata(spans),
+        started_at=datetime.fromtimestamp(start / 1e9, UTC) if start else None,
+    )

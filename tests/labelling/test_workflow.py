@@ -392,7 +392,7 @@ def test_a_concurrent_writer_is_reported_and_nothing_is_written(
     import_sheets(project, [sheet], now=NOW)
     stored = work(project)
     # Another importer read the workbench before this one stored its labels.
-    import casework.labelling.state as state_module
+    import casework.labelling.dataset_state as state_module
 
     before = Work(
         tuple(s for s in stored.assignments if not s.assignment.done)

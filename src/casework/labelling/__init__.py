@@ -44,7 +44,6 @@ from casework.labelling.policy import (
     plan_adjudication,
     plan_labelling,
 )
-from casework.labelling.progress import CaseProgress, CaseStatus, SliceCalibration, Snapshot
 from casework.labelling.release import Held, LabelRelease, release_labels
 from casework.labelling.rounds import (
     Round,
@@ -63,6 +62,7 @@ from casework.labelling.sheets import (
     unescape_cell,
 )
 from casework.labelling.signing import sheet_key
+from casework.labelling.snapshot import CaseProgress, CaseStatus, SliceCalibration, Snapshot
 from casework.labelling.status import (
     Disagreement,
     LabellerLoad,

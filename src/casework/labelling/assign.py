@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from casework.errors import UsageError
+from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.model import ROLE_ORDER
 from casework.labelling.policy import (
     AssignmentPlan,
@@ -23,8 +24,7 @@ from casework.labelling.policy import (
     plan_adjudication,
     plan_labelling,
 )
-from casework.labelling.progress import SliceCalibration
-from casework.labelling.state import DatasetState, dataset_name, load_state
+from casework.labelling.snapshot import SliceCalibration
 from casework.labelling.store import Work, add_assignments, cancel_assignments, writing
 from casework.project import Project
 from casework.workbench import open_workbench, workbench_exists

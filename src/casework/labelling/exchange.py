@@ -16,6 +16,7 @@ from pathlib import Path
 from casework.atomic import atomic_write_bytes
 from casework.dataset import ToolDecl, declared_tools
 from casework.errors import InputErrors, Problem, UsageError
+from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.sheets import (
     SheetEntry,
     SheetKind,
@@ -31,7 +32,6 @@ from casework.labelling.signing import (
     sheet_key,
     signature_matches,
 )
-from casework.labelling.state import DatasetState, dataset_name, load_state
 from casework.labelling.store import StoredAssignment, add_label, writing
 from casework.names import inside
 from casework.project import Project

@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from casework.dataset import dataset_lock, read_versions, release
 from casework.errors import UsageError
+from casework.labelling.dataset_state import dataset_name, load_state
 from casework.labelling.model import label_key
-from casework.labelling.state import dataset_name, load_state
 from casework.project import Project
 from casework.schema import Case, LabelRecord, VersionRecord
 from casework.workbench import open_workbench

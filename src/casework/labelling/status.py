@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from casework.labelling.dataset_state import dataset_name, load_state
 from casework.labelling.model import labels_in_role_order
-from casework.labelling.progress import CASE_STATUSES, CaseStatus, SliceCalibration
-from casework.labelling.state import dataset_name, load_state
+from casework.labelling.snapshot import CASE_STATUSES, CaseStatus, SliceCalibration
 from casework.project import Project
 from casework.schema import LabelRecord
 from casework.workbench import open_workbench
@@ -33,7 +33,7 @@ class SliceStatus:
         slice: The slice.
         guideline_version: Its current guideline version.
         cases: Cases in the slice.
-        counts: Cases per status (see :data:`casework.labelling.progress.CaseStatus`).
+        counts: Cases per status (see :data:`casework.labelling.snapshot.CaseStatus`).
         calibration: Kappa under the current guideline and whether the slice left full overlap.
     """
 

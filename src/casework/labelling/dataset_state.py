@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from casework.dataset import Dataset, load_dataset, parse_ref
 from casework.errors import UsageError
 from casework.labelling.guidelines import current_versions
-from casework.labelling.progress import SliceCalibration, Snapshot, slice_calibration, snapshot
+from casework.labelling.snapshot import SliceCalibration, Snapshot, slice_calibration, snapshot
 from casework.labelling.store import Work, load_work
 from casework.project import Project
 

@@ -1,4 +1,4 @@
-"""Where a dataset stands in labelling: every case's round and status, and each slice's calibration.
+"""A dataset's labelling snapshot: every case's round and status, and each slice's calibration.
 
 Raw labels come from both places they live: `labels.jsonl` (released) and the workbench (not yet
 released); assignments from the workbench. Entry points: :func:`snapshot` (no I/O beyond what it

@@ -206,7 +206,7 @@ def agreement_cmd(
         project, dataset, slice=slice_name, guideline=guideline, bootstrap=bootstrap, seed=seed
     )
     if fmt == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     else:
         _render(report)
 

@@ -39,6 +39,7 @@ from casework.runner import (
     run_agent,
     run_results,
 )
+from casework.schema import SPLITS
 
 __all__ = ["COMMANDS"]
 
@@ -88,7 +89,7 @@ class _Bar:
     "--split",
     "splits",
     multiple=True,
-    type=click.Choice(["dev", "holdout", "smoke"]),
+    type=click.Choice(SPLITS),
     help="Only this split (repeatable).",
 )
 @click.option(
@@ -519,7 +520,7 @@ def judge_group() -> None:
     "--split",
     "splits",
     multiple=True,
-    type=click.Choice(["dev", "holdout", "smoke"]),
+    type=click.Choice(SPLITS),
     help="Only cases of this split.",
 )
 @FORMAT

@@ -204,6 +204,11 @@ def test_usage_errors_exit_2(project: Path, run: Run) -> None:
         2,
         "label status refunds@1: labelling works on the working tree; name the dataset without @VERSION.\n",
     )
+    adjudicate_version = run("adjudicate", "list", "refunds@1")
+    assert (adjudicate_version.exit_code, adjudicate_version.stderr) == (
+        2,
+        "adjudicate list refunds@1: labelling works on the working tree; name the dataset without @VERSION.\n",
+    )
     missing = run("guideline", "show", "returns")
     assert missing.exit_code == 1
     assert missing.stderr.startswith("guidelines/returns.md: no guideline for slice 'returns'.")

@@ -199,6 +199,10 @@ def test_usage_errors_exit_2(project: Path, run: Run) -> None:
     bad_id = run("label", "assign", "refunds", "--labellers", "lab 14")
     assert bad_id.exit_code == 2
     assert "Got 'lab 14'." in bad_id.stderr
+    bad_adjudicator = run("adjudicate", "export", "refunds", "--out", "x", "--adjudicator", "lab 9")
+    assert bad_adjudicator.exit_code == 2
+    assert bad_adjudicator.stderr.startswith("--adjudicator: ")
+    assert "Got 'lab 9'." in bad_adjudicator.stderr
     version = run("label", "status", "refunds@1")
     assert (version.exit_code, version.stderr) == (
         2,

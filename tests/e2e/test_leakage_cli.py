@@ -52,6 +52,10 @@ def test_scan_review_resolve_flow(root: Path) -> None:
 
     listed = run(root, "leakage", "review", "support", "--format", "json")
     assert [f["status"] for f in json.loads(listed.stdout)] == ["open"] * 4
+    listed_text = run(root, "leakage", "review", "support")
+    assert listed_text.stdout.splitlines()[-1] == (
+        "decide: casework leakage decide support FLAG --move ROW | --keep | --template"
+    )
 
     ids = {pair: f["id"] for pair, f in flags.items()}
     moved = run(

@@ -228,3 +228,20 @@ def test_judge_calibration_makes_the_judge_admissible(root: Path, invoke: Invoke
     assert next(g for g in results["groups"] if g["group"] == "all")["pass1"] == 1.0
     gate2 = invoke("gate", "--run", after)
     assert gate2.exit_code == 0, gate2.stderr
+
+
+def test_the_text_run_names_the_command_that_shows_it(invoke: Invoke) -> None:
+    assert invoke("release", "refunds", "-m", "first").exit_code == 0
+    ran = invoke("run", "refunds", "--agent", GOOD, "-k", "1", "--concurrency", "2")
+    assert ran.exit_code == 0, ran.stderr
+    [summary] = [line for line in ran.stdout.splitlines() if line.startswith("run ")]
+    run_id = summary.split()[1].rstrip(":")
+    assert ran.stdout.splitlines()[-1] == f"next: casework results show {run_id}"
+    shown = invoke(*ran.stdout.splitlines()[-1].split()[2:])
+    assert shown.exit_code == 0, shown.stderr
+    assert shown.stdout.startswith(f"run {run_id} · refunds@1 (")
+    listed = invoke("results", "list")
+    assert listed.exit_code == 0, listed.stderr
+    header = [cell.strip() for cell in listed.stdout.splitlines()[1].split("┃")[1:-1]]
+    assert header == ["run", "dataset", "agent", "version", "k", "finished"]
+    assert "refunds" in listed.stdout and "yes" in listed.stdout

@@ -7,11 +7,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
+from casework.cli.reference import walk_commands
+from casework.schema import SPLITS, Split
 
 
 def run(*args: str, project: Path | None = None) -> Result:
@@ -98,3 +102,20 @@ def test_bad_usage_exits_2(command: list[str], error: str, tmp_path: Path) -> No
     result = run(*command, project=tmp_path)
     assert result.exit_code == 2, result.output
     assert result.stderr.splitlines()[-1] == error
+
+
+def test_split_choices_come_from_the_schema() -> None:
+    assert get_args(Split) == SPLITS == ("dev", "holdout", "smoke")
+    found: dict[str, tuple[object, ...]] = {}
+    for name, command in walk_commands(cli):
+        for param in command.params:
+            if param.name in ("split", "splits"):
+                assert isinstance(param.type, click.Choice)
+                found[name] = tuple(param.type.choices)
+    expected: dict[str, tuple[object, ...]] = {
+        name: SPLITS
+        for name in ("casework cases", "casework mine", "casework run", "casework judge calibrate")
+    }
+    expected["casework interop export-adk"] = SPLITS
+    expected["casework interop import-adk"] = ("dev", "holdout")  # nothing is imported retired
+    assert found == expected

@@ -51,11 +51,11 @@ step "Assign the queue (drafts) and the open disagreements" \
   casework label assign refunds --labellers lab-03,lab-07,lab-02
 rm -rf sheets adjudication
 step "Blind sheets: the situation and the declared tools, nothing else" casework label export refunds --out sheets
-step "Adjudication sheets: the disagreeing labels, anonymised" casework adjudicate refunds --export adjudication
+step "Adjudication sheets: the disagreeing labels, anonymised" casework adjudicate export refunds --out adjudication
 step "(stand-in for the people who fill the sheets in)" python3 demo/simulated_labellers.py sheets
 python3 demo/simulated_labellers.py adjudication >/dev/null
 step "Import the labels (validated; all or nothing)" casework label import sheets/*.labels.jsonl
-step "Import the adjudications" bash -c 'for f in adjudication/*.adjudication.jsonl; do casework adjudicate refunds --import "$f"; done'
+step "Import the adjudications" casework adjudicate import adjudication/*.adjudication.jsonl
 step "Release the decided labels as a new version" casework label release refunds -m "November labels and adjudications"
 commit "labels"
 step "The guideline gap gets a rule: bump the guideline" \
@@ -84,7 +84,7 @@ for flag in flags:
     else:  # two rows mined from one incident: the holdout copy moves to dev
         holdout = flag["left_id"] if flag["left_split"] == "holdout" else flag["right_id"]
         args = ["--move", holdout]
-    subprocess.run(["casework", "leakage", "review", "refunds", "--flag", str(flag["id"]), *args,
+    subprocess.run(["casework", "leakage", "decide", "refunds", str(flag["id"]), *args,
                     "--by", "rev-01"], check=True)
 PY
 step "Apply the decisions as a new version" casework leakage resolve refunds
@@ -120,7 +120,7 @@ run_id() { sed -n 's/^run \([^:]*\):.*/\1/p' | head -n 1; }
 step "Run the good agent, k=3 trials per case" bash -c 'casework run refunds --agent python:agents.refunds_agent:good -k 3 --seed 7 | tee run-good.txt'
 step "Run the deliberately degraded agent" bash -c 'casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 7 | tee run-bad.txt'
 good=$(run_id < run-good.txt); bad=$(run_id < run-bad.txt)
-step "pass@1 and pass^k per slice, real vs synthetic, stability" casework results "$good"
+step "pass@1 and pass^k per slice, real vs synthetic, stability" casework results show "$good"
 step "Does the dataset separate a known-better agent from a known-worse one?" casework compare "$good" "$bad"
 step "The release gate (fails closed: latest release only, a floor, every gating slice run)" casework gate --run "$good" --baseline "$bad"
 step "The report" casework report "$good" --vs "$bad" --out report.html

@@ -83,7 +83,7 @@ def _outside(tmp_path: Path, project: Path) -> set[Path]:
         ["versions", "{name}"],
         ["label", "assign", "{name}", "--labellers", "lab-1,lab-2"],
         ["label", "assign", "refunds", "--labellers", "{name}"],
-        ["results", "{name}"],
+        ["results", "show", "{name}"],
     ],
     ids=lambda c: " ".join(c[:2]) if isinstance(c, list) else c,
 )

@@ -192,8 +192,8 @@ def test_case_features() -> None:
 
 def test_report_is_json_ready_and_reproducible() -> None:
     cases, labels = seed_dataset()
-    one = agreement_report(cases, labels, settings=FAST).to_dict()
-    two = agreement_report(cases, labels, settings=FAST).to_dict()
+    one = agreement_report(cases, labels, settings=FAST).as_json()
+    two = agreement_report(cases, labels, settings=FAST).as_json()
     assert json.dumps(one) == json.dumps(two)
     assert one["gate_eligibility"] == {"refunds": True, "status": False}
     assert one["slices"][0]["verdict"]["band"] == "ambiguous"

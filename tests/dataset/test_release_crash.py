@@ -90,10 +90,7 @@ def _leakage_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, 
     flags = {(f["left_id"], f["right_id"]): f["id"] for f in json.loads(scan.stdout)["flags"]}
     for (left, right), flag in flags.items():
         decision = ["--move", right] if (left, right) == ("d-near", "h-near") else ["--keep"]
-        assert (
-            invoke(root, "leakage", "review", "support", "--flag", str(flag), *decision).exit_code
-            == 0
-        )
+        assert invoke(root, "leakage", "decide", "support", str(flag), *decision).exit_code == 0
     return "support", ["leakage", "resolve", "support"]
 
 

@@ -84,7 +84,7 @@ def test_the_labelling_workflow(project: Path, run: Run, tmp_path: Path) -> None
     imported = ok(run("label", "import", *sheets))
     assert imported.stdout.startswith("stored 12 labels from 3 sheets")
 
-    listed = ok(run("adjudicate", "refunds", "--format", "json"))
+    listed = ok(run("adjudicate", "list", "refunds", "--format", "json"))
     [contested] = json.loads(listed.stdout)
     assert (contested["case_id"], contested["differs"], contested["adjudicator"]) == (
         "d-2",
@@ -93,15 +93,15 @@ def test_the_labelling_workflow(project: Path, run: Run, tmp_path: Path) -> None
     )
     ok(run("label", "assign", "refunds", "--labellers", LABELLERS))
     adj_dir = tmp_path / "adjudication"
-    ok(run("adjudicate", "refunds", "--export", str(adj_dir)))
+    ok(run("adjudicate", "export", "refunds", "--out", str(adj_dir)))
     [adj_sheet] = sorted(adj_dir.glob("*.adjudication.jsonl"))
     adjudicator = adj_sheet.name.split(".")[1]
     assert adjudicator not in {label["labeller"] for label in contested["labels"]}
     answer_jsonl(
         adj_sheet, {"d-2": {"outcome": "escalate", "required": ["get_order", "escalate_to_human"]}}
     )
-    assert "stored 1 labels" in ok(run("adjudicate", "refunds", "--import", str(adj_sheet))).stdout
-    applied = ok(run("adjudicate", "refunds", "--apply", "-m", "first labels"))
+    assert "stored 1 labels" in ok(run("adjudicate", "import", str(adj_sheet))).stdout
+    applied = ok(run("adjudicate", "apply", "refunds", "-m", "first labels"))
     assert applied.stdout.splitlines() == [
         f"refunds@2 released: {applied.stdout.split()[2]} (8 cases)",
         "  - labelled 6 cases",
@@ -182,11 +182,6 @@ def test_bad_sheet_lines_exit_1_with_every_line_and_store_nothing(
 
 
 def test_usage_errors_exit_2(project: Path, run: Run) -> None:
-    both = run("adjudicate", "refunds", "--export", "x", "--apply")
-    assert (both.exit_code, both.stderr) == (
-        2,
-        "adjudicate: use one of --export, --apply at a time.\n",
-    )
     current = run(
         "label", "assign", "refunds", "--labellers", LABELLERS, "--relabel-under", "refunds-g7"
     )
@@ -195,18 +190,28 @@ def test_usage_errors_exit_2(project: Path, run: Run) -> None:
         "--relabel-under: refunds-g7 is the current guideline of slice 'refunds'. "
         "Bump the guideline first.\n"
     )
-    no_message = run("adjudicate", "refunds", "--apply")
-    assert (no_message.exit_code, no_message.stderr) == (
-        2,
-        "adjudicate --apply: a message is required (-m MSG).\n",
-    )
+    no_message = run("adjudicate", "apply", "refunds")
+    assert no_message.exit_code == 2
+    assert "Missing option '-m' / '--message'." in no_message.stderr
+    no_folder = run("adjudicate", "export", "refunds")
+    assert no_folder.exit_code == 2
+    assert "Missing option '--out'." in no_folder.stderr
     bad_id = run("label", "assign", "refunds", "--labellers", "lab 14")
     assert bad_id.exit_code == 2
     assert "Got 'lab 14'." in bad_id.stderr
+    bad_adjudicator = run("adjudicate", "export", "refunds", "--out", "x", "--adjudicator", "lab 9")
+    assert bad_adjudicator.exit_code == 2
+    assert bad_adjudicator.stderr.startswith("--adjudicator: ")
+    assert "Got 'lab 9'." in bad_adjudicator.stderr
     version = run("label", "status", "refunds@1")
     assert (version.exit_code, version.stderr) == (
         2,
         "label status refunds@1: labelling works on the working tree; name the dataset without @VERSION.\n",
+    )
+    adjudicate_version = run("adjudicate", "list", "refunds@1")
+    assert (adjudicate_version.exit_code, adjudicate_version.stderr) == (
+        2,
+        "adjudicate list refunds@1: labelling works on the working tree; name the dataset without @VERSION.\n",
     )
     missing = run("guideline", "show", "returns")
     assert missing.exit_code == 1
@@ -248,4 +253,4 @@ def test_guideline_show_and_text_outputs(project: Path, run: Run) -> None:
     status = ok(run("label", "status", "refunds"))
     assert "calibrated = kappa >= 0.6 over >= 4 double-labelled rows" in status.stdout
     assert "queued 5" in status.stdout
-    assert ok(run("adjudicate", "refunds")).stdout == "refunds: no open disagreements.\n"
+    assert ok(run("adjudicate", "list", "refunds")).stdout == "refunds: no open disagreements.\n"

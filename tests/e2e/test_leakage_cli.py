@@ -52,14 +52,17 @@ def test_scan_review_resolve_flow(root: Path) -> None:
 
     listed = run(root, "leakage", "review", "support", "--format", "json")
     assert [f["status"] for f in json.loads(listed.stdout)] == ["open"] * 4
+    listed_text = run(root, "leakage", "review", "support")
+    assert listed_text.stdout.splitlines()[-1] == (
+        "decide: casework leakage decide support FLAG --move ROW | --keep | --template"
+    )
 
     ids = {pair: f["id"] for pair, f in flags.items()}
     moved = run(
         root,
         "leakage",
-        "review",
+        "decide",
         "support",
-        "--flag",
         str(ids[("d-near", "h-near")]),
         "--move",
         "h-near",
@@ -71,10 +74,7 @@ def test_scan_review_resolve_flow(root: Path) -> None:
         (("h-base", "s-near"), "--keep"),
         (("d-short", "h-short"), "--template"),
     ):
-        assert (
-            run(root, "leakage", "review", "support", "--flag", str(ids[pair]), option).exit_code
-            == 0
-        )
+        assert run(root, "leakage", "decide", "support", str(ids[pair]), option).exit_code == 0
 
     resolved = run(root, "leakage", "resolve", "support")
     assert resolved.exit_code == 0, resolved.output
@@ -95,15 +95,22 @@ def test_scan_review_resolve_flow(root: Path) -> None:
 def test_review_usage_errors(root: Path) -> None:
     run(root, "release", "support", "-m", "first")
     run(root, "leakage", "scan", "support")
-    both = run(root, "leakage", "review", "support", "--flag", "1", "--keep", "--template")
+    both = run(root, "leakage", "decide", "support", "1", "--keep", "--template")
     assert both.exit_code == 2
+    assert both.stderr == "leakage decide: give exactly one of --move ROW, --keep or --template.\n"
+    undecided = run(root, "leakage", "decide", "support", "1")
+    assert undecided.exit_code == 2
     assert (
-        both.stderr == "review: give exactly one of --move ROW, --keep, --template with --flag.\n"
+        undecided.stderr
+        == "leakage decide: give exactly one of --move ROW, --keep or --template.\n"
     )
-    loose = run(root, "leakage", "review", "support", "--keep")
+    loose = run(root, "leakage", "decide", "support", "--keep")
     assert loose.exit_code == 2
-    assert loose.stderr == "review: a decision needs --flag N.\n"
-    unknown = run(root, "leakage", "review", "support", "--flag", "77", "--keep")
+    assert "Missing argument 'FLAG'." in loose.stderr
+    listing_takes_no_decision = run(root, "leakage", "review", "support", "--flag", "1", "--keep")
+    assert listing_takes_no_decision.exit_code == 2
+    assert "No such option '--flag'." in listing_takes_no_decision.stderr
+    unknown = run(root, "leakage", "decide", "support", "77", "--keep")
     assert unknown.exit_code == 2
     assert (
         unknown.stderr

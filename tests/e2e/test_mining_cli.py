@@ -64,7 +64,7 @@ def test_mine_forget_expire(root: Path) -> None:
     ]
     now = run(root, "expire")
     assert now.stdout.splitlines() == ["refunds: removed 0 row(s), 6 left"]
-    expired = run(root, "expire", "--as-of", "2099-01-01", "--output", "json")
+    expired = run(root, "expire", "--as-of", "2099-01-01", "--format", "json")
     data = json.loads(expired.stdout)
     assert data["datasets"][0]["removed"] == 6 and data["datasets"][0]["version"]["number"] == 3
     assert data["history_recipe"].startswith("Git history still holds the removed rows")
@@ -78,7 +78,7 @@ def test_mine_json_output(root: Path) -> None:
         "--dataset",
         "d",
         "--failing-only",
-        "--output",
+        "--format",
         "json",
     )
     data = json.loads(result.stdout)
@@ -119,9 +119,13 @@ def test_usage_errors_exit_2(root: Path) -> None:
     nothing = run(root, "forget")
     assert nothing.exit_code == 2
     assert nothing.stderr == "forget: name at least one --email, --account or --session.\n"
-    bad_format = run(root, "mine", str(TRACES), "--dataset", "d", "--format", "csv")
+    bad_format = run(root, "mine", str(TRACES), "--dataset", "d", "--trace-format", "csv")
     assert bad_format.exit_code == 2
     assert "'csv' is not one of 'jsonl', 'otel', 'openinference'" in bad_format.stderr
+    # --format is the output format, as in every other command; trace formats have their option.
+    trace_as_output = run(root, "mine", str(TRACES), "--dataset", "d", "--format", "otel")
+    assert trace_as_output.exit_code == 2
+    assert "'otel' is not one of 'text', 'json'" in trace_as_output.stderr
 
 
 def test_bad_traces_exit_1_with_every_line(root: Path, tmp_path: Path) -> None:
@@ -167,7 +171,7 @@ def test_a_format_that_reads_no_conversation_says_so(
 ) -> None:
     traces = tmp_path / "t.json"
     traces.write_text(content, encoding="utf-8")
-    result = run(root, "mine", str(traces), "--dataset", "d", "--format", fmt)
+    result = run(root, "mine", str(traces), "--dataset", "d", "--trace-format", fmt)
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         f"{traces}: no conversation read from this file as format '{fmt}'; check the trace "
@@ -179,7 +183,7 @@ def test_a_format_that_reads_no_conversation_says_so(
 def test_an_empty_trace_file_is_not_an_error(root: Path, tmp_path: Path) -> None:
     traces = tmp_path / "t.jsonl"
     traces.write_text("\n", encoding="utf-8")
-    result = run(root, "mine", str(traces), "--dataset", "d", "--format", "jsonl")
+    result = run(root, "mine", str(traces), "--dataset", "d", "--trace-format", "jsonl")
     assert result.exit_code == 0, result.output
 
 

@@ -66,7 +66,7 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
     good = _run(invoke, GOOD, "-good-", "--agent-version", "v2")
     sloppy = _run(invoke, SLOPPY, "-sloppy-", "--agent-version", "v1")
 
-    text = invoke("results", good)
+    text = invoke("results", "show", good)
     assert text.exit_code == 0
     lines = text.stdout.splitlines()
     assert lines[0].endswith("· v2 · k=2")
@@ -82,10 +82,10 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
         "stable",
     ]
     assert lines[2].split() == ["all", "4", "8", "1.000", "[1.00,1.00]", "1.000", "1.000", "1.000"]
-    data = json.loads(invoke("results", good, "--format", "json").stdout)
+    data = json.loads(invoke("results", "show", good, "--format", "json").stdout)
     overall = next(g for g in data["groups"] if g["group"] == "all")
     assert overall["pass1"] == 1.0 and overall["cases"] == 4 and data["agent_version"] == "v2"
-    listing = json.loads(invoke("results", "--list", "--format", "json").stdout)
+    listing = json.loads(invoke("results", "list", "--format", "json").stdout)
     assert {r["run_id"] for r in listing} == {good, sloppy}
 
     cmp = invoke("compare", good, sloppy, "--format", "json")
@@ -175,7 +175,7 @@ def test_bad_input_exits_with_clear_messages(invoke: Invoke) -> None:
         bad_slice.stderr
         == "--slice: no slice nope in refunds@working (slices: SECRET-SLICE, refunds).\n"
     )
-    no_run = invoke("results", "zzz")
+    no_run = invoke("results", "show", "zzz")
     assert no_run.exit_code == 2
     assert (
         no_run.stderr
@@ -223,8 +223,25 @@ def test_judge_calibration_makes_the_judge_admissible(root: Path, invoke: Invoke
     assert data["n"] == 4 and data["kappa"] == 1.0 and data["admissible"] is True
     assert data["confusion"][0] == [3, 0, 0, 0] and data["confusion"][2] == [0, 0, 1, 0]
     after = _run(invoke, GOOD, "-good-")
-    results = json.loads(invoke("results", after, "--format", "json").stdout)
+    results = json.loads(invoke("results", "show", after, "--format", "json").stdout)
     assert results["inadmissible"] == 0
     assert next(g for g in results["groups"] if g["group"] == "all")["pass1"] == 1.0
     gate2 = invoke("gate", "--run", after)
     assert gate2.exit_code == 0, gate2.stderr
+
+
+def test_the_text_run_names_the_command_that_shows_it(invoke: Invoke) -> None:
+    assert invoke("release", "refunds", "-m", "first").exit_code == 0
+    ran = invoke("run", "refunds", "--agent", GOOD, "-k", "1", "--concurrency", "2")
+    assert ran.exit_code == 0, ran.stderr
+    [summary] = [line for line in ran.stdout.splitlines() if line.startswith("run ")]
+    run_id = summary.split()[1].rstrip(":")
+    assert ran.stdout.splitlines()[-1] == f"next: casework results show {run_id}"
+    shown = invoke(*ran.stdout.splitlines()[-1].split()[2:])
+    assert shown.exit_code == 0, shown.stderr
+    assert shown.stdout.startswith(f"run {run_id} · refunds@1 (")
+    listed = invoke("results", "list")
+    assert listed.exit_code == 0, listed.stderr
+    header = [cell.strip() for cell in listed.stdout.splitlines()[1].split("┃")[1:-1]]
+    assert header == ["run", "dataset", "agent", "version", "k", "finished"]
+    assert "refunds" in listed.stdout and "yes" in listed.stdout

@@ -318,7 +318,7 @@ def test_calibration_on_the_example_then_a_run_graded_by_the_judge(scratch: Path
 
     run = invoke("run", "refunds", "--agent", "python:agents.refunds_agent:good", "-k", "1")
     assert run["undetermined"] == 0  # the 77 runnable rubric cases are all decided now
-    results = invoke("results", str(run["run_id"]))
+    results = invoke("results", "show", str(run["run_id"]))
     # Verdicts of a judge that is not admissible: refunds' 10 rubric and 2 human-oracle cases (their
     # answer facts). order_status's 38 rubric cases now gate.
     assert results["inadmissible"] == 12

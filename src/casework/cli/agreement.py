@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 from rich.table import Table
 
-from casework.cli.context import console, pass_project
+from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.labelling import AgreementReport, SliceAgreement, dataset_agreement
 from casework.project import Project
 
@@ -168,14 +166,7 @@ def _render(report: AgreementReport) -> None:
 @click.argument("dataset")
 @click.option("--slice", "slice_name", help="Only this slice.")
 @click.option("--guideline", help="Only labels under this guideline version (e.g. refunds-g7).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format.",
-)
+@FORMAT
 @click.option(
     "--bootstrap",
     type=click.IntRange(min=0),
@@ -206,7 +197,7 @@ def agreement_cmd(
         project, dataset, slice=slice_name, guideline=guideline, bootstrap=bootstrap, seed=seed
     )
     if fmt == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        emit_json(report.as_json())
     else:
         _render(report)
 

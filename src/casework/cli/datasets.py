@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import click
 from rich.table import Table
@@ -23,7 +24,14 @@ from casework.gate import check_project
 from casework.labelling import migrate_labelling
 from casework.project import Project
 from casework.scaffold import init_project
-from casework.schema import LabelRecord, VersionRecord, case_json_schema
+from casework.schema import (
+    SPLITS,
+    LabelRecord,
+    OracleClass,
+    Source,
+    VersionRecord,
+    case_json_schema,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -210,21 +218,21 @@ def show_cmd(project: Project, dataset: str, case_id: str) -> None:
     "--split",
     "splits",
     multiple=True,
-    type=click.Choice(["dev", "holdout", "smoke"]),
+    type=click.Choice(SPLITS),
     help="Only this split (repeatable).",
 )
 @click.option(
     "--source",
     "sources",
     multiple=True,
-    type=click.Choice(["mined", "hand", "synthetic"]),
+    type=click.Choice(get_args(Source)),
     help="Only this source (repeatable).",
 )
 @click.option("--labelled-under", help="Only cases labelled under this guideline version.")
 @click.option("--unlabelled", is_flag=True, help="Only cases waiting for a label.")
 @click.option(
     "--oracle",
-    type=click.Choice(["state_assertion", "rubric_judge", "human"]),
+    type=click.Choice(get_args(OracleClass)),
     help="Only cases with this oracle class.",
 )
 @FORMAT

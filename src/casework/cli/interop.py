@@ -11,6 +11,7 @@ import click
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.interop import ImportOptions, export_adk, import_adk
 from casework.project import Project
+from casework.schema import SPLITS
 
 __all__ = ["COMMANDS"]
 
@@ -32,7 +33,8 @@ def interop_group() -> None:
 @click.option("--slice", "slice_", required=True, help="Slice of the imported cases.")
 @click.option(
     "--split",
-    type=click.Choice(["dev", "holdout"]),
+    # Not smoke: that split holds retired cases, and nothing is imported retired.
+    type=click.Choice([s for s in SPLITS if s != "smoke"]),
     default="dev",
     show_default=True,
     help="Split of the imported cases.",
@@ -105,7 +107,7 @@ def import_adk_cmd(
     "--split",
     "splits",
     multiple=True,
-    type=click.Choice(["dev", "holdout", "smoke"]),
+    type=click.Choice(SPLITS),
     help="Export only this split (repeatable).",
 )
 @FORMAT

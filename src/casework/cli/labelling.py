@@ -1,4 +1,4 @@
-"""Labelling commands: `label` (assign, export, import, status, release), `adjudicate`, `guideline`."""
+"""Labelling commands: `label`, `adjudicate` and `guideline`, each a group of sub-commands."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import click
 from rich.table import Table
 
 from casework.cli.context import FORMAT, console, emit_json, pass_project
-from casework.errors import UsageError
 from casework.labelling import (
     AssignReport,
     ExportReport,
@@ -227,75 +226,63 @@ def release_cmd(project: Project, dataset: str, message: str) -> None:
     _render_release(release_labels(project, dataset, message))
 
 
-@click.command("adjudicate")
-@click.argument("dataset")
-@click.option(
-    "--export",
-    "export_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Write adjudication sheets (JSONL and CSV) for adjudicators to this folder.",
-)
-@click.option(
-    "--adjudicator",
-    "adjudicators",
-    multiple=True,
-    help="With --export: only this adjudicator's sheet (repeatable).",
-)
-@click.option(
-    "--import",
-    "import_sheets_",
-    multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Store the decisions of a returned adjudication sheet (repeatable).",
-)
-@click.option(
-    "--apply",
-    "apply",
-    is_flag=True,
-    help="Write decided labels onto the cases as a new version (same as `label release`).",
-)
-@click.option("-m", "--message", help="With --apply: why this version exists.")
-@FORMAT
-@pass_project
-def adjudicate_cmd(
-    project: Project,
-    dataset: str,
-    export_dir: Path | None,
-    adjudicators: tuple[str, ...],
-    import_sheets_: tuple[Path, ...],
-    apply: bool,
-    message: str | None,
-    fmt: str,
-) -> None:
-    """List DATASET's disagreements, or export / import adjudication sheets, or apply decisions.
+@click.group("adjudicate")
+def adjudicate_group() -> None:
+    """Settle disagreements: list them, export and import adjudication sheets, apply decisions.
 
     Adjudicators are assigned by `casework label assign` (someone who labelled neither side).
     Adjudication sheets show the situation and the disagreeing labels, anonymised as A and B.
     """
-    modes = [
-        m
-        for m, on in (("--export", export_dir), ("--import", import_sheets_), ("--apply", apply))
-        if on
-    ]
-    if len(modes) > 1:
-        raise UsageError(f"adjudicate: use one of {', '.join(modes)} at a time.")
-    if adjudicators and export_dir is None:
-        raise UsageError("adjudicate: --adjudicator goes with --export.")
-    if message is not None and not apply:
-        raise UsageError("adjudicate: -m goes with --apply.")
-    if export_dir is not None:
-        chosen = parse_labellers(adjudicators, "adjudicator") if adjudicators else ()
-        _render_export(
-            export_sheets(project, dataset, export_dir, kind="adjudication", labellers=chosen)
-        )
-    elif import_sheets_:
-        _render_import(import_sheets(project, list(import_sheets_), kind="adjudication"))
-    elif apply:
-        if not message:
-            raise UsageError("adjudicate --apply: a message is required (-m MSG).")
-        _render_release(release_labels(project, dataset, message))
-    else:
-        _render_disagreements(project, dataset, fmt)
+
+
+@adjudicate_group.command("list")
+@click.argument("dataset")
+@FORMAT
+@pass_project
+def adjudicate_list_cmd(project: Project, dataset: str, fmt: str) -> None:
+    """List DATASET's open disagreements and who is assigned to adjudicate each."""
+    _render_disagreements(project, dataset, fmt)
+
+
+@adjudicate_group.command("export")
+@click.argument("dataset")
+@click.option(
+    "--adjudicator",
+    "adjudicators",
+    multiple=True,
+    help="Only this adjudicator's sheet (repeatable, or comma-separated; default: everyone).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write the sheets to.",
+)
+@pass_project
+def adjudicate_export_cmd(
+    project: Project, dataset: str, adjudicators: tuple[str, ...], out_dir: Path
+) -> None:
+    """Write adjudication sheets (JSONL and CSV) for adjudicators with open assignments."""
+    chosen = parse_labellers(adjudicators, "adjudicator") if adjudicators else ()
+    _render_export(export_sheets(project, dataset, out_dir, kind="adjudication", labellers=chosen))
+
+
+@adjudicate_group.command("import")
+@click.argument("sheets", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@pass_project
+def adjudicate_import_cmd(project: Project, sheets: tuple[Path, ...]) -> None:
+    """Validate returned adjudication sheets and store their decisions (all or nothing)."""
+    _render_import(import_sheets(project, list(sheets), kind="adjudication"))
+
+
+@adjudicate_group.command("apply")
+@click.argument("dataset")
+@click.option("-m", "--message", required=True, help="Why this version exists.")
+@pass_project
+def adjudicate_apply_cmd(project: Project, dataset: str, message: str) -> None:
+    """Write decided labels onto DATASET's cases as a new version (same as `label release`)."""
+    _render_release(release_labels(project, dataset, message))
 
 
 def _render_disagreements(project: Project, dataset: str, fmt: str) -> None:
@@ -391,4 +378,4 @@ def list_cmd(project: Project, fmt: str) -> None:
     console.print(table)
 
 
-COMMANDS: list[click.Command] = [label_group, adjudicate_cmd, guideline_group]
+COMMANDS: list[click.Command] = [label_group, adjudicate_group, guideline_group]

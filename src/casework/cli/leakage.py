@@ -1,9 +1,9 @@
-"""Leakage commands: scan across splits, review and resolve flags, prompt and corpus checks."""
+"""Leakage commands: scan across splits; review, decide and resolve flags; prompt and corpus checks."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, cast
+from typing import Any, cast, get_args
 
 import click
 from rich.table import Table
@@ -31,7 +31,7 @@ __all__ = ["COMMANDS"]
 
 ENGINE = click.option(
     "--engine",
-    type=click.Choice(["local", "ray"]),
+    type=click.Choice(get_args(Engine)),
     default="local",
     show_default=True,
     help="Where shingling and MinHash run: local threads, or Ray Data (extra casework[ray]).",
@@ -143,7 +143,7 @@ def leakage_group() -> None:
 )
 @click.option(
     "--method",
-    type=click.Choice(["auto", "exact", "lsh"]),
+    type=click.Choice(get_args(Method)),
     default="auto",
     show_default=True,
     help="Exact join, MinHash-LSH, or auto (exact below leakage.exact_below rows).",
@@ -176,53 +176,58 @@ def scan_cmd(
 
 @leakage_group.command("review")
 @click.argument("dataset")
-@click.option("--flag", "flag_id", type=int, default=None, help="Flag to decide (see the list).")
-@click.option("--move", "move_id", default=None, help="Decision: move this row of the pair to dev.")
-@click.option("--keep", is_flag=True, help="Decision: keep both rows as they are.")
-@click.option(
-    "--template",
-    is_flag=True,
-    help="Decision: the pair is template-like (suppressed until a row changes).",
-)
-@click.option("--by", "reviewer", default=None, help="Who decides (pseudonymous id).")
-@click.option("--note", default=None, help="Why.")
 @click.option("--all", "everything", is_flag=True, help="List resolved and gone flags too.")
 @FORMAT
 @pass_project
-def review_cmd(
+def review_cmd(project: Project, dataset: str, everything: bool, fmt: str) -> None:
+    """List the leakage flags of DATASET waiting for a decision (`leakage decide`)."""
+    flags = list_flags(project, dataset, everything=everything)
+    if fmt == "json":
+        emit_json([_flag_json(f) for f in flags])
+    elif flags:
+        console.print(_flag_table(flags, f"{dataset}: leakage flags"))
+        console.print(
+            f"decide: casework leakage decide {dataset} FLAG --move ROW | --keep | --template"
+        )
+    else:
+        console.print(f"{dataset}: no {'' if everything else 'unresolved '}leakage flags")
+
+
+@leakage_group.command("decide")
+@click.argument("dataset")
+@click.argument("flag_id", metavar="FLAG", type=int)
+@click.option(
+    "--move", "move_id", default=None, metavar="ROW", help="Move this row of the pair to dev."
+)
+@click.option("--keep", is_flag=True, help="Keep both rows as they are.")
+@click.option(
+    "--template",
+    is_flag=True,
+    help="The pair is template-like (suppressed until a row changes).",
+)
+@click.option("--by", "reviewer", default=None, help="Who decides (pseudonymous id).")
+@click.option("--note", default=None, help="Why.")
+@FORMAT
+@pass_project
+def decide_cmd(
     project: Project,
     dataset: str,
-    flag_id: int | None,
+    flag_id: int,
     move_id: str | None,
     keep: bool,
     template: bool,
     reviewer: str | None,
     note: str | None,
-    everything: bool,
     fmt: str,
 ) -> None:
-    """List the flags of DATASET, or decide one: --flag N with --move ROW, --keep or --template."""
+    """Decide flag FLAG of DATASET: --move ROW, --keep or --template (applied by `leakage resolve`)."""
     chosen = [
         name
         for name, on in (("move", move_id is not None), ("keep", keep), ("template", template))
         if on
     ]
-    if flag_id is None:
-        if chosen:
-            raise UsageError("review: a decision needs --flag N.")
-        flags = list_flags(project, dataset, everything=everything)
-        if fmt == "json":
-            emit_json([_flag_json(f) for f in flags])
-        elif flags:
-            console.print(_flag_table(flags, f"{dataset}: leakage flags"))
-            console.print(
-                f"decide: casework leakage review {dataset} --flag N --move ROW | --keep | --template"
-            )
-        else:
-            console.print(f"{dataset}: no {'' if everything else 'unresolved '}leakage flags")
-        return
     if len(chosen) != 1:
-        raise UsageError("review: give exactly one of --move ROW, --keep, --template with --flag.")
+        raise UsageError("leakage decide: give exactly one of --move ROW, --keep or --template.")
     decision = cast(Decision, chosen[0])
     flag = decide(
         project, dataset, flag_id, decision, move_id=move_id, reviewer=reviewer, note=note

@@ -10,21 +10,13 @@ from typing import Any
 import click
 from rich.progress import Progress
 
-from casework.cli.context import console, emit_json, err_console, pass_project
+from casework.cli.context import FORMAT, console, emit_json, err_console, pass_project
 from casework.mining import FORMATS, MineOptions, MineReport, mine
 from casework.privacy import Removal, expire, forget, history_recipe
 from casework.project import Project
+from casework.schema import SPLITS
 
 __all__ = ["COMMANDS"]
-
-OUTPUT = click.option(
-    "--output",
-    "output",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format of the summary.",
-)
 
 
 def _mine_json(report: MineReport) -> dict[str, Any]:
@@ -48,7 +40,7 @@ def _mine_json(report: MineReport) -> dict[str, Any]:
 @click.argument("traces", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--dataset", required=True, help="Dataset the drafts are added to (created if new).")
 @click.option(
-    "--format",
+    "--trace-format",
     "trace_format",
     type=click.Choice(FORMATS),
     default=None,
@@ -69,13 +61,13 @@ def _mine_json(report: MineReport) -> dict[str, Any]:
 )
 @click.option(
     "--split",
-    type=click.Choice(["dev", "holdout", "smoke"]),
+    type=click.Choice(SPLITS),
     default="dev",
     show_default=True,
     help="Split of the drafts.",
 )
 @click.option("-m", "--message", default=None, help="Release message.")
-@OUTPUT
+@FORMAT
 @pass_project
 def mine_cmd(
     project: Project,
@@ -87,7 +79,7 @@ def mine_cmd(
     slice_: str,
     split: Any,
     message: str | None,
-    output: str,
+    fmt: str,
 ) -> None:
     """Mine production TRACES (files or folders) into scrubbed draft cases of a dataset.
 
@@ -103,7 +95,7 @@ def mine_cmd(
         split=split,
         message=message,
     )
-    quiet = output == "json" or not err_console.is_terminal
+    quiet = fmt == "json" or not err_console.is_terminal
     with Progress(console=err_console, transient=True, disable=quiet) as progress:
         task = progress.add_task("scrubbing conversations", total=None)
         report = mine(
@@ -113,7 +105,7 @@ def mine_cmd(
             options,
             on_progress=lambda done, total: progress.update(task, completed=done, total=total),
         )
-    if output == "json":
+    if fmt == "json":
         emit_json(_mine_json(report))
         return
     formats = ", ".join(f"{n} {fmt}" for fmt, n in sorted(report.formats.items()))
@@ -165,8 +157,8 @@ def _removal_json(removals: Sequence[Removal], dry_run: bool) -> dict[str, Any]:
     }
 
 
-def _render_removals(removals: Sequence[Removal], dry_run: bool, output: str) -> None:
-    if output == "json":
+def _render_removals(removals: Sequence[Removal], dry_run: bool, fmt: str) -> None:
+    if fmt == "json":
         emit_json(_removal_json(removals, dry_run))
         return
     for r in removals:
@@ -194,7 +186,7 @@ def _render_removals(removals: Sequence[Removal], dry_run: bool, output: str) ->
     "--dataset", "datasets", multiple=True, help="Only this dataset (repeatable; default: all)."
 )
 @click.option("--dry-run", is_flag=True, help="Count the rows that would go; change nothing.")
-@OUTPUT
+@FORMAT
 @pass_project
 def forget_cmd(
     project: Project,
@@ -203,7 +195,7 @@ def forget_cmd(
     sessions: tuple[str, ...],
     datasets: tuple[str, ...],
     dry_run: bool,
-    output: str,
+    fmt: str,
 ) -> None:
     """Remove every row naming a customer (a deletion request) and release new versions.
 
@@ -218,7 +210,7 @@ def forget_cmd(
         datasets=datasets,
         dry_run=dry_run,
     )
-    _render_removals(removals, dry_run, output)
+    _render_removals(removals, dry_run, fmt)
 
 
 @click.command("expire")
@@ -233,14 +225,14 @@ def forget_cmd(
     help="Judge expiry as of this UTC date (default: today), e.g. with --dry-run to look ahead.",
 )
 @click.option("--dry-run", is_flag=True, help="Count the rows that would go; change nothing.")
-@OUTPUT
+@FORMAT
 @pass_project
 def expire_cmd(
     project: Project,
     datasets: tuple[str, ...],
     as_of: datetime | None,
     dry_run: bool,
-    output: str,
+    fmt: str,
 ) -> None:
     """Remove rows past their retain_until date and release new versions.
 
@@ -250,7 +242,7 @@ def expire_cmd(
     removals = expire(
         project, datasets=datasets, today=as_of.date() if as_of else None, dry_run=dry_run
     )
-    _render_removals(removals, dry_run, output)
+    _render_removals(removals, dry_run, fmt)
 
 
 COMMANDS: list[click.Command] = [mine_cmd, forget_cmd, expire_cmd]

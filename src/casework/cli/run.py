@@ -1,8 +1,7 @@
-"""Run commands: `run`, `results`, `compare`, `retire`, `gate`, `report`, `judge calibrate`."""
+"""Run commands: `run`, `results show|list`, `compare`, `retire`, `gate`, `report`, `judge calibrate`."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from casework.runner import (
     run_agent,
     run_results,
 )
+from casework.schema import SPLITS
 
 __all__ = ["COMMANDS"]
 
@@ -88,7 +88,7 @@ class _Bar:
     "--split",
     "splits",
     multiple=True,
-    type=click.Choice(["dev", "holdout", "smoke"]),
+    type=click.Choice(SPLITS),
     help="Only this split (repeatable).",
 )
 @click.option(
@@ -160,19 +160,14 @@ def run_cmd(
         summary = run_agent(project, request, observer=_Bar(progress))
     end, header = summary.end, summary.header
     if fmt == "json":
-        click.echo(
-            json.dumps(
-                {"run_id": header.run_id, "log": str(summary.log), **end.model_dump(mode="json")},
-                indent=2,
-            )
-        )
+        emit_json({"run_id": header.run_id, "log": str(summary.log), **end.model_dump(mode="json")})
         return
     console.print(
         f"run [bold]{header.run_id}[/]: {end.trials} trials on {header.dataset_ref} — "
         f"{end.passed} passed, {end.failed} failed, {end.undetermined} undetermined, {end.errors} agent errors; "
         f"log {project.relative(summary.log)}"
     )
-    console.print(f"next: casework results {header.run_id}")
+    console.print(f"next: casework results show {header.run_id}")
 
 
 def _group_row(g: GroupMetrics, k: int) -> list[str]:
@@ -235,48 +230,52 @@ def _results_json(res: RunResults) -> dict[str, Any]:
     }
 
 
-@click.command("results")
-@click.argument("run", required=False)
-@click.option("--list", "list_all", is_flag=True, help="List the runs in the workbench.")
+@click.group("results")
+def results_group() -> None:
+    """The results of runs: one run's metrics, or the list of runs."""
+
+
+@results_group.command("list")
 @FORMAT
 @pass_project
-def results_cmd(project: Project, run: str | None, list_all: bool, fmt: str) -> None:
-    """Show pass@1, pass^k, pass@k and stability of RUN per slice, split and source."""
-    if list_all or run is None:
-        if run is None and not list_all:
-            raise UsageError("results: name a RUN (or pass --list to see the runs).")
-        rows = list_runs(project)
-        if fmt == "json":
-            click.echo(
-                json.dumps(
-                    [
-                        {
-                            "run_id": r.id,
-                            "dataset": r.dataset,
-                            "agent": r.agent_spec,
-                            "agent_version": r.agent_version,
-                            "k": r.k,
-                            "started_at": r.started_at.isoformat(),
-                            "finished": r.finished_at is not None,
-                        }
-                        for r in rows
-                    ],
-                    indent=2,
-                )
-            )
-            return
-        table = Table("run", "dataset", "agent", "version", "k", "finished")
-        for r in rows:
-            table.add_row(
-                r.id,
-                r.dataset,
-                r.agent_spec,
-                r.agent_version or "",
-                str(r.k),
-                "yes" if r.finished_at else "no",
-            )
-        console.print(table)
+def results_list_cmd(project: Project, fmt: str) -> None:
+    """List the runs in the workbench."""
+    rows = list_runs(project)
+    if fmt == "json":
+        emit_json(
+            [
+                {
+                    "run_id": r.id,
+                    "dataset": r.dataset,
+                    "agent": r.agent_spec,
+                    "agent_version": r.agent_version,
+                    "k": r.k,
+                    "started_at": r.started_at.isoformat(),
+                    "finished": r.finished_at is not None,
+                }
+                for r in rows
+            ]
+        )
         return
+    table = Table("run", "dataset", "agent", "version", "k", "finished")
+    for r in rows:
+        table.add_row(
+            r.id,
+            r.dataset,
+            r.agent_spec,
+            r.agent_version or "",
+            str(r.k),
+            "yes" if r.finished_at else "no",
+        )
+    console.print(table)
+
+
+@results_group.command("show")
+@click.argument("run")
+@FORMAT
+@pass_project
+def results_show_cmd(project: Project, run: str, fmt: str) -> None:
+    """Show pass@1, pass^k, pass@k and stability of RUN per slice, split and source."""
     res = run_results(load_run(project, run))
     if fmt == "json":
         emit_json(_results_json(res))
@@ -529,7 +528,7 @@ def judge_group() -> None:
     "--split",
     "splits",
     multiple=True,
-    type=click.Choice(["dev", "holdout", "smoke"]),
+    type=click.Choice(SPLITS),
     help="Only cases of this split.",
 )
 @FORMAT
@@ -570,7 +569,7 @@ def calibrate_cmd(
 
 COMMANDS: list[click.Command] = [
     run_cmd,
-    results_cmd,
+    results_group,
     compare_cmd,
     retire_cmd,
     gate_cmd,

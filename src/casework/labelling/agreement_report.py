@@ -214,7 +214,7 @@ class AgreementReport:
         """Whether each slice may gate a release, judged on its current guideline version."""
         return {s.slice: s.verdict.gate_eligible for s in self.slices if s.current}
 
-    def to_dict(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Any]:
         """The report as plain JSON-ready data."""
         data = asdict(self)
         data["gate_eligibility"] = self.gate_eligibility()

@@ -1,4 +1,4 @@
-"""Sheets out and answers in: `label export`, `label import`, `adjudicate --export/--import`.
+"""Sheets out and answers in: `label export`, `label import`, `adjudicate export|import`.
 
 Export writes one JSONL and one CSV sheet per person with open assignments under the current
 guideline. Import validates every line of every sheet and stores all of them in one transaction,
@@ -35,10 +35,12 @@ from casework.labelling.signing import (
 from casework.labelling.store import StoredAssignment, add_label, writing
 from casework.names import inside
 from casework.project import Project
-from casework.schema import Outcome
+from casework.schema import OUTCOMES, Outcome
 from casework.workbench import open_workbench
 
 __all__ = ["ExportReport", "ImportReport", "SheetFile", "export_sheets", "import_sheets"]
+
+_OUTCOME_LIST = f"{', '.join(OUTCOMES[:-1])} or {OUTCOMES[-1]}"
 
 
 @dataclass(frozen=True)
@@ -228,7 +230,7 @@ def _answer_problems(entry: SheetEntry, tools: Mapping[str, ToolDecl]) -> list[P
                 entry.path,
                 entry.line,
                 "outcome",
-                "field required on an answered line (resolve, clarify, refuse or escalate)",
+                f"field required on an answered line ({_OUTCOME_LIST})",
             )
         )
     return problems

@@ -1,4 +1,4 @@
-"""`casework label status` and `casework adjudicate`: where labelling stands, and what is contested.
+"""`casework label status` and `casework adjudicate list`: where labelling stands, and what is contested.
 
 Entry points: :func:`labelling_status` (per slice and per labeller) and :func:`list_disagreements`.
 """
@@ -154,7 +154,7 @@ def list_disagreements(project: Project, dataset: str) -> list[Disagreement]:
         UsageError: Unknown dataset.
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
-    name = dataset_name(dataset, "adjudicate")
+    name = dataset_name(dataset, "adjudicate list")
     with open_workbench(project) as wb, wb.session() as session:
         state = load_state(project, name, session)
     out = []

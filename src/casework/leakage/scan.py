@@ -19,7 +19,7 @@ from casework.leakage.batches import Sketch, sets_of
 from casework.leakage.join import exact_join
 from casework.leakage.lsh import LshParams, choose_params, lsh_join
 from casework.leakage.pairs import Pairs
-from casework.schema import Case
+from casework.schema import SPLITS, Case
 from casework.shingling import shingles, tokenize
 
 __all__ = ["Engine", "Method", "ScanResult", "SplitPair", "find_split_pairs", "shared_shingles"]
@@ -27,8 +27,6 @@ __all__ = ["Engine", "Method", "ScanResult", "SplitPair", "find_split_pairs", "s
 Engine = Literal["local", "ray"]
 Method = Literal["auto", "exact", "lsh"]
 
-#: Split codes for the cross-group filter of the joins.
-_SPLITS = ("dev", "holdout", "smoke")
 #: Shared shingles kept per pair for review.
 SHARED_SHOWN = 50
 
@@ -136,7 +134,7 @@ def find_split_pairs(
         method if method != "auto" else ("exact" if len(cases) < exact_below else "lsh")
     )
     texts = [c.situation.user_text() for c in cases]
-    groups = np.array([_SPLITS.index(c.split) for c in cases], dtype=np.int64)
+    groups = np.array([SPLITS.index(c.split) for c in cases], dtype=np.int64)
     params: LshParams | None = None
     if chosen == "exact":
         sketch = _sketch(texts, k, 0, engine)

@@ -64,7 +64,7 @@ class Message:
     role: Role
     content: str
 
-    def as_dict(self) -> dict[str, str]:
+    def as_json(self) -> dict[str, str]:
         """The message as the OpenAI chat format spells it."""
         return {"role": self.role, "content": self.content}
 
@@ -77,7 +77,7 @@ class Params:
     max_tokens: int | None = None
     seed: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, Any]:
         """Only the parameters that are set, in a fixed order (part of the cache key)."""
         out: dict[str, Any] = {}
         if self.temperature is not None:
@@ -118,7 +118,7 @@ class Completion:
 
 def prompt_hash(messages: Sequence[Message]) -> str:
     """sha256 of the canonical JSON of the messages: the prompt part of the cache key."""
-    body = json.dumps([m.as_dict() for m in messages], ensure_ascii=False, separators=(",", ":"))
+    body = json.dumps([m.as_json() for m in messages], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 

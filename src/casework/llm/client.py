@@ -125,7 +125,7 @@ class Client:
         params = Params(temperature=temperature, max_tokens=max_tokens, seed=seed)
         model_key = f"{self.provider_name}:{self.model}"
         phash = prompt_hash(messages)
-        key = cache_key("completion", model_key, phash, params.as_dict())
+        key = cache_key("completion", model_key, phash, params.as_json())
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -154,7 +154,7 @@ class Client:
                     kind="completion",
                     model=model_key,
                     prompt_hash=phash,
-                    params=params_json(params.as_dict()),
+                    params=params_json(params.as_json()),
                     text=reply.text,
                     prompt_tokens=reply.usage.prompt_tokens if reply.usage else None,
                     completion_tokens=reply.usage.completion_tokens if reply.usage else None,

@@ -89,10 +89,10 @@ class LiteLLMProvider:
         """
         kwargs: dict[str, Any] = {
             "model": self._model,
-            "messages": [m.as_dict() for m in messages],
+            "messages": [m.as_json() for m in messages],
             "timeout": self._timeout_s,
             "num_retries": 0,
-            **params.as_dict(),
+            **params.as_json(),
         }
         if self._api_key is not None:
             kwargs["api_key"] = self._api_key

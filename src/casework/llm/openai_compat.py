@@ -173,8 +173,8 @@ class OpenAIProvider:
         try:
             response = self._sdk.chat.completions.create(
                 model=self._model,
-                messages=[m.as_dict() for m in messages],  # type: ignore[misc]
-                **params.as_dict(),
+                messages=[m.as_json() for m in messages],  # type: ignore[misc]
+                **params.as_json(),
             )
         except openai.OpenAIError as exc:
             raise map_openai_error(exc, timeout_s=self._timeout_s, hint_key=self._hint) from exc

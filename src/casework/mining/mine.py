@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 TraceFormat = Literal["jsonl", "otel", "openinference"]
-#: Trace formats `casework mine --format` accepts (`jsonl` is the generic format, JSON too).
+#: Trace formats `casework mine --trace-format` accepts (`jsonl` is the generic format, JSON too).
 FORMATS: tuple[TraceFormat, ...] = ("jsonl", "otel", "openinference")
 _SUFFIXES = (".jsonl", ".ndjson", ".json")
 

@@ -1,6 +1,6 @@
 """What runs say: metrics per slice, split and source; paired comparison; retiring dead cases.
 
-Entry points: :func:`run_results` (`casework results`), :func:`compare_runs` (`casework compare`,
+Entry points: :func:`run_results` (`casework results show`), :func:`compare_runs` (`casework compare`,
 writes `discriminates` into provenance via a release), :func:`retire_cases` (`casework retire`).
 """
 

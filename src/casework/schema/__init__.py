@@ -11,6 +11,7 @@ is its reference documentation (``casework schema`` prints the JSON Schema built
 from casework.schema._records import (
     OUTCOMES,
     SCHEMA_VERSION,
+    SPLITS,
     ArgMatcher,
     Case,
     Generator,
@@ -49,6 +50,7 @@ from casework.schema._wire import (
 __all__ = [
     "OUTCOMES",
     "SCHEMA_VERSION",
+    "SPLITS",
     "TRAJECTORY_SCHEMA_VERSION",
     "AgentInput",
     "AgentTool",

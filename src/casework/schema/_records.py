@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -30,9 +30,12 @@ SCHEMA_VERSION: Literal[1] = 1
 
 Outcome = Literal["resolve", "clarify", "refuse", "escalate"]
 """What the agent should do: complete the task, ask, decline, or hand to a person."""
-OUTCOMES: tuple[Outcome, ...] = ("resolve", "clarify", "refuse", "escalate")
+#: The outcome classes in the order of agreement tables; derived from :data:`Outcome`.
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 Split = Literal["dev", "holdout", "smoke"]
+#: The splits, derived from :data:`Split` (the CLI's choices).
+SPLITS: tuple[Split, ...] = get_args(Split)
 Source = Literal["mined", "hand", "synthetic"]
 OracleClass = Literal["state_assertion", "rubric_judge", "human"]
 UnsatisfiableKind = Literal[

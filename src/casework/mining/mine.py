@@ -24,7 +24,7 @@ from casework.mining.openinference import conversations_from_openinference
 from casework.mining.otel_genai import conversations_from_genai
 from casework.mining.otlp import read_spans
 from casework.mining.signals import SIGNALS, failure_signals
-from casework.privacy.keys import load_key
+from casework.privacy.keys import check_fingerprints, load_key
 from casework.privacy.scrub import scrubber_for
 from casework.project import Project
 from casework.schema import Case, LabelRecord, Split, VersionRecord
@@ -188,7 +188,8 @@ def mine(
     rows past their ``retain_until`` leave in the same release.
 
     Raises:
-        ConfigError: No usable pseudonym key, or bad privacy config.
+        ConfigError: No usable pseudonym key, a key other than the one the dataset's rows were
+            mined with, or bad privacy config.
         UsageError: Bad paths or ``--map``.
         InputErrors: Bad trace records (all reported; nothing is written).
     """
@@ -196,6 +197,14 @@ def mine(
     if not opts.slice.strip():
         raise UsageError("--slice: must not be empty.")
     key = load_key(project, opts.environ if opts.environ is not None else os.environ)
+    existing, labels = _existing(project, dataset)
+    check_fingerprints(
+        key,
+        (c.provenance.scrub.key_fingerprint for c in existing if c.provenance.scrub),
+        f"dataset '{dataset}'",
+        "drafts mined under it would not match those rows (the same session drafted again, "
+        "pseudonyms of one customer that never join)",
+    )
     scrubber = scrubber_for(project, key)
     files = trace_files(paths)
     conversations, formats = read_conversations(project, files, opts.trace_format, opts.mapping)
@@ -223,7 +232,6 @@ def mine(
         if on_progress is not None:
             on_progress(done, len(conversations))
     InputErrors.raise_if_any(problems)
-    existing, labels = _existing(project, dataset)
     known_ids = {c.id for c in existing}
     new: list[Case] = []
     for case in drafts:

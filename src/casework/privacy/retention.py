@@ -16,11 +16,11 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from casework.atomic import atomic_write_text
-from casework.dataset import load_dataset, read_versions, release
+from casework.dataset import Dataset, load_dataset, read_versions, release
 from casework.dataset.jsonl import canonical_line
 from casework.dataset.versions import CASES_FILE, VERSIONS_FILE
 from casework.errors import UsageError
-from casework.privacy.keys import load_key
+from casework.privacy.keys import PseudonymKey, check_fingerprints, load_key
 from casework.privacy.pseudonyms import normalise, pseudonym
 from casework.project import Project
 from casework.schema import Case, VersionRecord
@@ -81,6 +81,16 @@ def subject_pseudonyms(
         ConfigError: No usable pseudonym key.
     """
     key = load_key(project, environ if environ is not None else os.environ)
+    return _request_pseudonyms(project, key, emails, accounts, sessions)
+
+
+def _request_pseudonyms(
+    project: Project,
+    key: PseudonymKey,
+    emails: Sequence[str],
+    accounts: Sequence[str],
+    sessions: Sequence[str],
+) -> set[str]:
     regions = project.config.privacy.phone_regions
     out = set()
     requests = (("email", emails), ("account", accounts), ("customer", accounts))
@@ -143,14 +153,19 @@ def _remove(
     message: str,
     reason: str,
     dry_run: bool,
+    precheck: Callable[[Dataset], None] | None = None,
 ) -> list[Removal]:
     today = today or now.date()
     out = []
     all_removed: list[str] = []
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
     purge_file = project.state_dir / "purge" / f"{reason}-{stamp}.txt"
-    for name in _datasets(project, names):
-        ds = load_dataset(project, name)
+    loaded = [load_dataset(project, name) for name in _datasets(project, names)]
+    for ds in loaded:  # every dataset passes before any changes
+        if precheck is not None:
+            precheck(ds)
+    for ds in loaded:
+        name = ds.name
         expired = {c.id for c in ds.cases if is_expired(c, today)}
         chosen = {c.id for c in ds.cases if select(c)} | expired
         kept = [c for c in ds.cases if c.id not in chosen]
@@ -210,13 +225,23 @@ def forget(
 
     Raises:
         UsageError: No identifier given, or a named dataset does not exist.
-        ConfigError: No usable pseudonym key (pseudonyms cannot be computed without it).
+        ConfigError: No usable pseudonym key (pseudonyms cannot be computed without it), or
+            a dataset holds rows mined under another key (checked before anything changes).
     """
     if not any(v.strip() for v in (*emails, *accounts, *sessions)):
         raise UsageError("forget: name at least one --email, --account or --session.")
-    wanted = subject_pseudonyms(
-        project, emails=emails, accounts=accounts, sessions=sessions, environ=environ
-    )
+    key = load_key(project, environ if environ is not None else os.environ)
+    wanted = _request_pseudonyms(project, key, emails, accounts, sessions)
+
+    def same_key(ds: Dataset) -> None:
+        check_fingerprints(
+            key,
+            (c.provenance.scrub.key_fingerprint for c in ds.cases if c.provenance.scrub),
+            f"dataset '{ds.name}'",
+            "the pseudonyms of the identifiers cannot match those rows, so nothing of that "
+            "customer would be removed",
+        )
+
     return _remove(
         project,
         datasets,
@@ -226,6 +251,7 @@ def forget(
         message="forget: deletion request",
         reason="forget",
         dry_run=dry_run,
+        precheck=same_key,
     )
 
 

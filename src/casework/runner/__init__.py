@@ -13,12 +13,14 @@ from casework.grading.trajectory import (
     Usage,
 )
 from casework.runner.adapters import (
+    AGENT_ENV_ALLOWED,
     TOOL_SERVER_ENV,
     Agent,
     AgentUnavailable,
     CmdAgent,
     HttpAgent,
     PythonAgent,
+    agent_environment,
     load_agent,
 )
 from casework.runner.compare import (
@@ -45,6 +47,7 @@ from casework.runner.store import RunStore, list_runs, load_run, log_path
 from casework.runner.toolserver import ToolServer
 
 __all__ = [
+    "AGENT_ENV_ALLOWED",
     "TOOL_SERVER_ENV",
     "Agent",
     "AgentInput",
@@ -75,6 +78,7 @@ __all__ = [
     "TrajectoryToolCall",
     "TrialRecord",
     "Usage",
+    "agent_environment",
     "bootstrap_ci",
     "compare_tallies",
     "list_runs",

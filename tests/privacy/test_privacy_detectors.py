@@ -116,6 +116,32 @@ def test_id_patterns_from_config() -> None:
     assert str(exc.value).endswith(r"Got 'ORD-(\d'.")
 
 
+def test_url_encoded_emails() -> None:
+    d = EmailDetector()
+    [found] = d.find("track?ref=Dana.Petrova%40Example.com&x=1")
+    assert found.value == "dana.petrova@example.com"
+    assert _found(d, "a%40b and 100%40 off") == []
+    scrubber = Scrubber(PseudonymKey(b"url-tests-key-0123456789abcdefghij", "t"))
+    assert scrubber.text("mail dana%40example.com") == scrubber.text("mail dana@example.com")
+
+
+def test_a_known_email_inside_a_personal_url_takes_the_whole_url_with_it() -> None:
+    scrubber = Scrubber(PseudonymKey(b"url-tests-key-0123456789abcdefghij", "t"))
+    ctx = scrubber.conversation()
+    ctx.add_known("email", "dana.petrova@example.com")
+    out = ctx.text(
+        "see https://portal.example.com/users/dana.petrova?email=dana.petrova@example.com"
+    )
+    assert out == "see " + scrubber.pseudonym(
+        "url", "https://portal.example.com/users/dana.petrova?email=dana.petrova@example.com"
+    )
+    assert "dana" not in out
+    # a known value still beats a detector span of the same length, and stands alone elsewhere
+    assert ctx.text("mail dana.petrova@example.com") == "mail " + scrubber.pseudonym(
+        "email", "dana.petrova@example.com"
+    )
+
+
 def test_overlaps_prefer_the_longer_span_and_never_touch_pseudonyms() -> None:
     scrubber = Scrubber(PseudonymKey(b"k" * 32, "t"))
     ctx = scrubber.conversation()

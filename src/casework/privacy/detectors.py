@@ -74,22 +74,25 @@ class Detector(Protocol):
 
 
 class EmailDetector:
-    """Email addresses (case-folded)."""
+    """Email addresses, also URL-encoded (`dana%40example.com`); normalised decoded, case-folded."""
 
     kind = "email"
-    _re = re.compile(r"[\w.%+'-]+@(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_]{2,24}(?![\w-])")
+    _re = re.compile(
+        r"[\w.%+'-]+(?:@|%40)(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_]{2,24}(?![\w-])",
+        re.IGNORECASE,
+    )
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every email address in ``text``."""
-        if "@" not in text:
+        if "@" not in text and "%40" not in text:
             return
         for m in self._re.finditer(text):
             start, raw = m.start(), m.group()
             stripped = raw.lstrip("'.")
             start += len(raw) - len(stripped)
-            if stripped.startswith("@"):
+            if stripped.startswith(("@", "%40")):
                 continue
-            yield Detection(start, m.end(), self.kind, stripped.casefold())
+            yield Detection(start, m.end(), self.kind, normalise(self.kind, stripped))
 
 
 class PhoneDetector:

@@ -12,7 +12,7 @@ import ipaddress
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import phonenumbers
 
@@ -100,13 +100,14 @@ def _normalise_ip(value: str) -> str:
 def normalise(kind: str, value: str, *, phone_regions: Sequence[str] = ("US", "GB")) -> str:
     """Normalise ``value`` so that equal identifiers written differently become one string.
 
-    Rules: `email` case-folded; `phone` E.164 (digits only if it does not parse); `card` digits
+    Rules: `email` URL-decoded (`%40` is `@`) and case-folded; `phone` E.164 (digits only if it does not parse); `card` digits
     only; `iban` upper-case without separators; `ip` canonical (compressed IPv6); `url` host
     (lower-case, without `www.`) + path without trailing `/` + query; any other kind: whitespace
     collapsed and case-folded.
     """
     if kind == "email":
-        return value.strip().casefold()
+        text = value.strip()
+        return (unquote(text) if "%" in text else text).casefold()
     if kind == "phone":
         e164 = normalise_phone(value, tuple(phone_regions))
         if e164 is not None:

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
+from casework.erasure import OUT_OF_REACH
 from casework.privacy import PseudonymKey
 
 TRACES = Path(__file__).resolve().parents[2] / "examples" / "refunds" / "traces"
@@ -60,7 +61,11 @@ def test_mine_forget_expire(root: Path) -> None:
 
     ahead = run(root, "expire", "--as-of", "2099-01-01", "--dry-run")
     assert ahead.stdout.splitlines() == [
-        "refunds: would remove 6 row(s) (6 past their retention date), 0 left"
+        "refunds: would remove 6 row(s) (6 past their retention date), 0 left",
+        "workbench: would remove 0 raw label(s), 0 assignment(s), 0 leakage flag(s), 0 trial(s) "
+        "of 0 run(s), 0 cached LLM answer(s); would redact 0 judge calibration(s)",
+        "casework cannot reach these copies: delete or redact them yourself",
+        *(f"  {what}" for what in OUT_OF_REACH),
     ]
     now = run(root, "expire")
     assert now.stdout.splitlines() == ["refunds: removed 0 row(s), 6 left"]

@@ -9,6 +9,7 @@ writes the expressions :func:`history_recipe` hands to `git filter-repo` to purg
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,10 @@ class Removal:
         cache_purged: Cached old versions (under `.casework/versions`) deleted because they held
             removed rows.
         files: The dataset's files, relative to the project, for the history recipe.
+        removed_ids: Ids of the removed rows (also on a dry run), for removing their other
+            copies (workbench, run logs, reports); never printed.
+        needles: Strings only those rows' copies hold: their ids, the pseudonyms of their
+            subjects, session and trace (and those a deletion request named); never printed.
     """
 
     dataset: str
@@ -53,6 +58,8 @@ class Removal:
     purge_file: Path | None
     cache_purged: int
     files: tuple[str, ...]
+    removed_ids: tuple[str, ...] = ()
+    needles: tuple[str, ...] = ()
 
 
 def is_expired(case: Case, today: date) -> bool:
@@ -110,6 +117,17 @@ def _names(case: Case, pseudonyms: set[str]) -> bool:
     return any(p in line for p in pseudonyms)
 
 
+def _needles(removed: Sequence[Case], extra: frozenset[str]) -> set[str]:
+    """What marks a copy of one of ``removed``: ids and pseudonyms of what names the customer."""
+    out = set(extra)
+    for case in removed:
+        prov = case.provenance
+        out.add(case.id)
+        out.update(prov.subjects)
+        out.update(p for p in (prov.source_session, prov.source_trace) if p)
+    return out
+
+
 def _datasets(project: Project, names: Sequence[str]) -> list[str]:
     if names:
         return list(dict.fromkeys(names))
@@ -135,11 +153,26 @@ def _purge_cache(project: Project, name: str, removed_ids: set[str]) -> int:
 
 
 def _purge_expressions(removed_ids: Sequence[str]) -> str:
-    """`git filter-repo --replace-text` lines deleting each removed row and its raw labels."""
+    """`git filter-repo --replace-text` lines deleting each removed row everywhere it is committed.
+
+    Per row: its line of `cases.jsonl` (canonical JSON, `": "` separators), every line holding
+    its `case_id` with or without spaces (raw labels, run-log trials in compact JSON), then its id
+    in the run-log headers' `case_ids` list and `skipped` object, keeping the JSON valid.
+    """
     lines = []
     for case_id in sorted(removed_ids):
-        lines.append(f'regex:(?m)^\\{{"schema_version": 1, "id": "{case_id}",[^\\n]*\\n==>')
-        lines.append(f'regex:(?m)^[^\\n]*"case_id": "{case_id}",[^\\n]*\\n==>')
+        q = re.escape(f'"{case_id}"')
+        lines += [
+            f'regex:(?m)^\\{{"schema_version":\\s*1,\\s*"id":\\s*{q},[^\\n]*\\n==>',
+            f'regex:(?m)^[^\\n]*"case_id":\\s*{q}[^\\n]*\\n==>',
+            # the id as an element of a list, or a key of an object (run-log headers)
+            f"regex:\\[\\s*{q}\\s*\\]==>[]",
+            f"regex:(?<=\\[)\\s*{q}\\s*,\\s*==>",
+            f"regex:,\\s*{q}(?=\\s*[,\\]])==>",
+            f'regex:\\{{\\s*{q}:\\s*"[^"\\n]*"\\s*\\}}==>{{}}',
+            f'regex:(?<=\\{{)\\s*{q}:\\s*"[^"\\n]*"\\s*,\\s*==>',
+            f'regex:,\\s*{q}:\\s*"[^"\\n]*"(?=\\s*[,}}])==>',
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -154,6 +187,7 @@ def _remove(
     reason: str,
     dry_run: bool,
     precheck: Callable[[Dataset], None] | None = None,
+    extra: frozenset[str] = frozenset(),
 ) -> list[Removal]:
     today = today or now.date()
     out = []
@@ -199,6 +233,8 @@ def _remove(
                 purge_file if chosen and not dry_run else None,
                 purged,
                 files,
+                tuple(sorted(chosen)),
+                tuple(sorted(_needles([c for c in ds.cases if c.id in chosen], extra))),
             )
         )
     if all_removed:
@@ -252,6 +288,7 @@ def forget(
         reason="forget",
         dry_run=dry_run,
         precheck=same_key,
+        extra=frozenset(wanted),
     )
 
 

@@ -193,11 +193,14 @@ def _reports(
 
 
 def _leftovers(project: Project, needles: Sequence[bytes], handled: set[Path]) -> list[Path]:
-    """Files under the project root, other than casework's own, that hold any of ``needles``."""
+    """Files under the project root that still hold any of ``needles``.
+
+    Not the datasets (released anew) nor what casework rewrote (``handled``): an exported sheet,
+    an ADK eval set, a run log it could not read, a log of a dataset not named by `--dataset`.
+    """
     if not needles:
         return []
     out = []
-    runs = project.path(project.config.paths.runs).resolve()
     datasets = project.datasets_dir.resolve()
     for folder, dirs, files in os.walk(project.root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
@@ -207,10 +210,8 @@ def _leftovers(project: Project, needles: Sequence[bytes], handled: set[Path]) -
             resolved = path.resolve()
             if resolved in handled:
                 continue
-            if resolved.is_relative_to(datasets) or (
-                resolved.is_relative_to(runs) and resolved.suffix in (".jsonl", ".html")
-            ):
-                continue  # released data and run artefacts: casework rewrote them
+            if resolved.is_relative_to(datasets):
+                continue  # released data: the new versions no longer hold the rows
             try:
                 if path.stat().st_size > _MAX_SCANNED:
                     continue

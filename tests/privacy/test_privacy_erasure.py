@@ -245,3 +245,19 @@ def test_cli_lists_what_casework_cannot_reach(project: Project) -> None:
         "  labelling sheets sent to labellers (`casework label export`) and their replies" in lines
     )
     assert "ada" not in result.stdout.lower()
+
+
+def test_a_run_log_that_cannot_be_read_is_left_and_listed(project: Project) -> None:
+    ids, _ = _ada_rows(project)
+    broken = log_path(project, "run-2")
+    some = sorted(ids)[0]
+    broken.write_text(
+        '{"kind": "run", "dataset": "refunds"}\n'
+        + json.dumps({"kind": "trial", "case_id": some})
+        + "\n",
+        encoding="utf-8",
+    )
+    erasure = forget_everywhere(project, emails=[ADA], now=MINED)
+    assert [log.path.name for log in erasure.run_logs] == ["run-1.jsonl"]
+    assert erasure.leftovers == [broken]
+    assert some in broken.read_text(encoding="utf-8")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from sqlalchemy import delete, select
 
 from casework.atomic import atomic_write_bytes
@@ -65,7 +66,20 @@ def _header_without(header: RunHeader, removed: set[str]) -> RunHeader:
 def _redact_log(
     data: bytes, dataset: str, removed: set[str], needles: Sequence[bytes]
 ) -> tuple[bytes, str, int] | None:
-    """The log without the removed cases, its run id and the trials dropped; ``None`` if untouched."""
+    """The log without the removed cases, its run id and the trials dropped.
+
+    ``None`` when the log is of another dataset or cannot be read (a record that is not what its
+    kind says): it is left as it is, and the caller reports it as not reached.
+    """
+    try:
+        return _redact_records(data, dataset, removed, needles)
+    except ValidationError:
+        return None
+
+
+def _redact_records(
+    data: bytes, dataset: str, removed: set[str], needles: Sequence[bytes]
+) -> tuple[bytes, str, int] | None:
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -87,7 +101,7 @@ def _redact_log(
             if header.dataset != dataset:
                 return None
             out.append(_header_without(header, removed).model_dump_json().encode())
-        elif kind == "trial" and obj.get("case_id") in removed:
+        elif kind == "trial" and str(obj.get("case_id")) in removed:
             dropped += 1
         elif kind == "trial":
             rec = TrialRecord.model_validate(obj)

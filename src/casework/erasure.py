@@ -11,9 +11,9 @@ and list the files in the project that casework did not write but that still hol
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,10 +70,6 @@ class WorkbenchErasure:
     runs: int = 0
     calibrations: int = 0
     llm_responses: int = 0
-
-    def total(self) -> int:
-        """Rows touched in all."""
-        return sum(vars(self).values())
 
 
 @dataclass(frozen=True)
@@ -153,9 +149,7 @@ def _calibration_without(report: dict[str, Any], ids: set[str]) -> dict[str, Any
     """A stored calibration report without the removed cases' disagreements (statistics stay)."""
     disagreements = [d for d in report.get("disagreements", []) if d.get("case_id") not in ids]
     failed = [c for c in report.get("failed", []) if c not in ids]
-    if len(disagreements) == len(report.get("disagreements", [])) and len(failed) == len(
-        report.get("failed", [])
-    ):
+    if disagreements == report.get("disagreements", []) and failed == report.get("failed", []):
         return report
     return {**report, "disagreements": disagreements, "failed": failed}
 
@@ -258,23 +252,30 @@ def forget_everywhere(
     dry_run: bool = False,
     environ: Mapping[str, str] | None = None,
 ) -> Erasure:
-    """:func:`casework.privacy.forget`, then every other copy of the removed rows goes too.
+    """:func:`casework.privacy.forget`, and every other copy of the removed rows goes too.
+
+    The copies go first, then the rows leave the datasets: if anything fails half-way, running
+    the command again still finds the rows, and so their copies.
 
     Raises:
         UsageError: No identifier given, or a named dataset does not exist.
         ConfigError: No usable pseudonym key, or one the dataset's rows were not mined with.
     """
-    removals = forget(
-        project,
-        emails=emails,
-        accounts=accounts,
-        sessions=sessions,
-        datasets=datasets,
-        now=now,
-        dry_run=dry_run,
-        environ=environ,
-    )
-    return _erase(project, removals, dry_run)
+    when = now or datetime.now(UTC)
+
+    def run(dry: bool) -> list[Removal]:
+        return forget(
+            project,
+            emails=emails,
+            accounts=accounts,
+            sessions=sessions,
+            datasets=datasets,
+            now=when,
+            dry_run=dry,
+            environ=environ,
+        )
+
+    return _copies_then_rows(project, run, dry_run)
 
 
 def expire_everywhere(
@@ -285,10 +286,24 @@ def expire_everywhere(
     today: date | None = None,
     dry_run: bool = False,
 ) -> Erasure:
-    """:func:`casework.privacy.expire`, then every other copy of the expired rows goes too.
+    """:func:`casework.privacy.expire`, and every other copy of the expired rows goes too.
 
     Raises:
         UsageError: A named dataset does not exist.
     """
-    removals = expire(project, datasets=datasets, now=now, today=today, dry_run=dry_run)
-    return _erase(project, removals, dry_run)
+    when = now or datetime.now(UTC)
+
+    def run(dry: bool) -> list[Removal]:
+        return expire(project, datasets=datasets, now=when, today=today, dry_run=dry)
+
+    return _copies_then_rows(project, run, dry_run)
+
+
+def _copies_then_rows(
+    project: Project, remove: Callable[[bool], list[Removal]], dry_run: bool
+) -> Erasure:
+    planned = remove(True)
+    erasure = _erase(project, planned, dry_run)
+    if dry_run or not any(r.removed for r in planned):
+        return erasure
+    return replace(erasure, removals=remove(False))

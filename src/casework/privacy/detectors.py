@@ -120,7 +120,7 @@ def _date_blank(m: re.Match[str]) -> str:
 #: A money amount (`49.99`, `1,234.56`: two decimals, no further `.digit`), or a version or
 #: decimal (`2.3.1`, `v10.0.19045`, `0.75`: two to four parts, the first of one or two digits,
 #: one part a single digit).
-_AMOUNT = re.compile(
+_AMOUNT_OR_VERSION = re.compile(
     r"(?<![\d.,])\d{1,3}(?:,\d{3})*\.\d{2}(?!\d)(?!\.\d)"
     r"|(?<![\d.])(?=[\d.]*(?<![\d])\d(?![\d]))\d{1,2}(?:\.\d{1,5}){1,3}(?!\d)(?!\.\d)"
 )
@@ -135,7 +135,7 @@ def _without_figures(text: str) -> str:
     """
     if "-" not in text and "/" not in text and "." not in text:
         return text
-    return _AMOUNT.sub(lambda m: "x" * len(m.group()), _DATE.sub(_date_blank, text))
+    return _AMOUNT_OR_VERSION.sub(lambda m: "x" * len(m.group()), _DATE.sub(_date_blank, text))
 
 
 class PhoneDetector:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from casework.decoding import decode_utf8, load_toml
 from casework.errors import ConfigError, InputErrors, Problem
@@ -19,6 +19,7 @@ from casework.names import check_name, inside
 
 __all__ = [
     "CONFIG_NAME",
+    "NEVER_PASSED",
     "AgentConfig",
     "Config",
     "GateConfig",
@@ -38,6 +39,10 @@ __all__ = [
 
 CONFIG_NAME = "casework.toml"
 
+#: Environment variables never handed to an agent, even when `[agent] pass_env` names them: the
+#: pseudonym key and the workbench URL (which may carry a database password).
+NEVER_PASSED = frozenset({"CASEWORK_PSEUDONYM_KEY", "CASEWORK_DB_URL"})
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
@@ -56,6 +61,20 @@ class AgentConfig(_Section):
     """Model family of the agent (`gpt-4o`, `claude`, `llama`), to warn when a generator matches."""
     spec: str | None = None
     """Default agent adapter spec for `casework run` (`python:pkg.mod:fn`, `http:URL`, `cmd:...`)."""
+    pass_env: list[str] = Field(default_factory=list)
+    """Environment variables a `cmd:` agent inherits besides the allow-list (`PATH`, `HOME`,
+    `LANG`, `LC_*`, `TMPDIR`…), e.g. `["OPENAI_API_KEY"]`; never `CASEWORK_PSEUDONYM_KEY`."""
+
+    @field_validator("pass_env")
+    @classmethod
+    def _no_secrets(cls, names: list[str]) -> list[str]:
+        refused = sorted(set(names) & NEVER_PASSED)
+        if refused:
+            raise ValueError(
+                f"{', '.join(refused)} is never passed to an agent (it would hand the agent "
+                "what protects the customers' data)"
+            )
+        return names
 
 
 class PathsConfig(_Section):

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
+from casework.erasure import OUT_OF_REACH
 from casework.privacy import PseudonymKey
 
 TRACES = Path(__file__).resolve().parents[2] / "examples" / "refunds" / "traces"
@@ -60,7 +61,11 @@ def test_mine_forget_expire(root: Path) -> None:
 
     ahead = run(root, "expire", "--as-of", "2099-01-01", "--dry-run")
     assert ahead.stdout.splitlines() == [
-        "refunds: would remove 6 row(s) (6 past their retention date), 0 left"
+        "refunds: would remove 6 row(s) (6 past their retention date), 0 left",
+        "workbench: would remove 0 raw label(s), 0 assignment(s), 0 leakage flag(s), 0 trial(s) "
+        "of 0 run(s), 0 cached LLM answer(s); would redact 0 judge calibration(s)",
+        "casework cannot reach these copies: delete or redact them yourself",
+        *(f"  {what}" for what in OUT_OF_REACH),
     ]
     now = run(root, "expire")
     assert now.stdout.splitlines() == ["refunds: removed 0 row(s), 6 left"]
@@ -106,6 +111,58 @@ def test_short_key(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.stderr.startswith(
         "CASEWORK_PSEUDONYM_KEY: the pseudonym key is too short (9 bytes; at least 32 are needed)"
     )
+
+
+OTHER_KEY = "a-second-key-for-the-same-project-9876543210"
+
+
+def test_forget_under_another_key_refuses_naming_both_fingerprints(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert run(root, "mine", str(TRACES), "--dataset", "refunds").exit_code == 0
+    before = (root / "datasets" / "refunds" / "versions.jsonl").read_bytes()
+    monkeypatch.setenv("CASEWORK_PSEUDONYM_KEY", OTHER_KEY)
+    result = run(root, "forget", "--email", "ada.fakename@example.com")
+    assert result.exit_code == 1
+    mined = PseudonymKey(KEY.encode(), "env").fingerprint
+    current = PseudonymKey(OTHER_KEY.encode(), "env").fingerprint
+    assert result.stderr == (
+        f"dataset 'refunds': rows were mined with pseudonym key {mined} (8 row(s)), but the key "
+        f"from CASEWORK_PSEUDONYM_KEY has fingerprint {current}: the pseudonyms of the identifiers "
+        "cannot match those rows, so nothing of that customer would be removed. Use the key the "
+        "rows were mined with.\n"
+    )
+    assert "removed 0 row(s)" not in result.output
+    assert (root / "datasets" / "refunds" / "versions.jsonl").read_bytes() == before
+
+
+def test_mine_under_another_key_refuses(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run(root, "mine", str(TRACES), "--dataset", "refunds").exit_code == 0
+    before = (root / "datasets" / "refunds" / "cases.jsonl").read_bytes()
+    monkeypatch.setenv("CASEWORK_PSEUDONYM_KEY", OTHER_KEY)
+    result = run(root, "mine", str(TRACES), "--dataset", "refunds")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "dataset 'refunds': rows were mined with pseudonym key "
+        f"{PseudonymKey(KEY.encode(), 'env').fingerprint} (8 row(s)), but the key from "
+        f"CASEWORK_PSEUDONYM_KEY has fingerprint {PseudonymKey(OTHER_KEY.encode(), 'env').fingerprint}: "
+        "drafts mined under it would not match those rows"
+    )
+    assert (root / "datasets" / "refunds" / "cases.jsonl").read_bytes() == before
+    # a new dataset under the second key is fine: nothing there to mismatch
+    assert run(root, "mine", str(TRACES), "--dataset", "other").exit_code == 0
+
+
+def test_low_entropy_key(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CASEWORK_PSEUDONYM_KEY", "k" * 32)
+    result = run(root, "mine", str(TRACES), "--dataset", "refunds")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "CASEWORK_PSEUDONYM_KEY: the pseudonym key has too little entropy (it repeats a 1-byte "
+        "block): a guessable key lets anyone recompute pseudonyms from identifiers;"
+    )
+    assert "k" * 32 not in result.stderr
+    assert not (root / "datasets").exists()
 
 
 def test_usage_errors_exit_2(root: Path) -> None:

@@ -42,7 +42,10 @@ def test_iban_on_the_iso_13616_examples() -> None:
 
 def test_cards_grouped_or_not_and_next_to_other_figures() -> None:
     d = CardDetector()
-    assert _found(d, "card 4111 1111 1111 1111 2 times") == ["4111 1111 1111 1111"]
+    # the detector proposes a window per group start; the scrubber keeps the longest
+    text = "card 4111 1111 1111 1111 2 times"
+    ctx = Scrubber(PseudonymKey(b"card-tests-key-0123456789abcdefghij", "t")).conversation()
+    assert [text[x.start : x.end] for x in ctx.detections(text)] == ["4111 1111 1111 1111"]
     assert _found(d, "amex 3782-822463-10005.") == ["3782-822463-10005"]
     assert _found(d, "id 1234567890123") == []  # Luhn-invalid
     assert _found(d, "+4111111111111111") == []  # an international phone, not a card
@@ -117,6 +120,32 @@ def test_id_patterns_from_config() -> None:
         "casework.toml: privacy.id_patterns.order: invalid regular expression: "
     )
     assert str(exc.value).endswith(r"Got 'ORD-(\d'.")
+
+
+def test_url_encoded_emails() -> None:
+    d = EmailDetector()
+    [found] = d.find("track?ref=Dana.Petrova%40Example.com&x=1")
+    assert found.value == "dana.petrova@example.com"
+    assert _found(d, "a%40b and 100%40 off") == []
+    scrubber = Scrubber(PseudonymKey(b"url-tests-key-0123456789abcdefghij", "t"))
+    assert scrubber.text("mail dana%40example.com") == scrubber.text("mail dana@example.com")
+
+
+def test_a_known_email_inside_a_personal_url_takes_the_whole_url_with_it() -> None:
+    scrubber = Scrubber(PseudonymKey(b"url-tests-key-0123456789abcdefghij", "t"))
+    ctx = scrubber.conversation()
+    ctx.add_known("email", "dana.petrova@example.com")
+    out = ctx.text(
+        "see https://portal.example.com/users/dana.petrova?email=dana.petrova@example.com"
+    )
+    assert out == "see " + scrubber.pseudonym(
+        "url", "https://portal.example.com/users/dana.petrova?email=dana.petrova@example.com"
+    )
+    assert "dana" not in out
+    # a known value still beats a detector span of the same length, and stands alone elsewhere
+    assert ctx.text("mail dana.petrova@example.com") == "mail " + scrubber.pseudonym(
+        "email", "dana.petrova@example.com"
+    )
 
 
 def test_overlaps_prefer_the_longer_span_and_never_touch_pseudonyms() -> None:

@@ -11,7 +11,7 @@ from casework.errors import ConfigError
 from casework.privacy import KEY_ENV, PseudonymKey, load_key
 from casework.project import load_project
 
-GOOD = "0123456789abcdef0123456789abcdef"
+GOOD = "9f2c71d04be8a6357e1b0c94d28f6a3e"
 
 
 def _project(root: Path, privacy: str = "") -> Path:
@@ -47,6 +47,46 @@ def test_short_key_is_refused_without_showing_it(tmp_path: Path) -> None:
         "CASEWORK_PSEUDONYM_KEY: the pseudonym key is too short (31 bytes; at least 32 are needed)"
     )
     assert "short-secret" not in message
+
+
+@pytest.mark.parametrize(
+    ("key", "why"),
+    [
+        ("x" * 32, "it repeats a 1-byte block"),
+        ("0123456789abcdef" * 2, "it repeats a 16-byte block"),
+        ("ab" * 20, "it repeats a 2-byte block"),
+        (
+            "a" * 31 + "b",
+            "2 distinct byte value(s), about 6 bits by its byte frequencies; at least 8 distinct "
+            "values and 80 bits are needed",
+        ),
+    ],
+)
+def test_low_entropy_keys_are_refused(tmp_path: Path, key: str, why: str) -> None:
+    project = load_project(_project(tmp_path / "p"))
+    with pytest.raises(ConfigError) as exc:
+        load_key(project, {KEY_ENV: key})
+    assert str(exc.value).startswith(
+        f"CASEWORK_PSEUDONYM_KEY: the pseudonym key has too little entropy ({why}): "
+    )
+    assert key not in str(exc.value)
+
+
+def test_random_keys_are_accepted(tmp_path: Path) -> None:
+    import secrets
+
+    project = load_project(_project(tmp_path / "p"))
+    load_key(project, {KEY_ENV: "aaaabbbbccccddddeeeeffffgggghhhhz"})  # 9 values, about 99 bits
+    for _ in range(2000):
+        for key in (secrets.token_hex(16), secrets.token_hex(32), secrets.token_urlsafe(32)):
+            load_key(project, {KEY_ENV: key})
+
+
+def test_low_entropy_key_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "k").write_bytes(bytes(32))
+    root = _project(tmp_path / "p", f'[privacy]\nkey_file = "{tmp_path / "k"}"\n')
+    with pytest.raises(ConfigError, match=r"privacy\.key_file: the pseudonym key has too little"):
+        load_key(load_project(root), {})
 
 
 def test_key_file_outside_the_repository(tmp_path: Path) -> None:

@@ -36,20 +36,28 @@ def _case(text: str, **situation: Any) -> Case:
         ("call (415) 867-5309", "phone"),
         ("from 81.2.69.160", "ip"),
         ("from 2a00:1450:4009:81f::200e", "ip"),
+        ("write to jane.roe%40gmail.com", "email"),
+        ("see https://portal.example.com/users/jane.roe?email=email_88dd97b5524a", "url"),
+        ("see https://jane.roe@portal.example.com/inbox", "url"),
+        ("see https://portal.example.com/~jroe/cv.pdf", "url"),
+        ("see https://x.example.com/track?email=jane.roe%40gmail.com", "url"),
     ],
 )
 def test_raw_pii_is_found_and_not_repeated(text: str, kind: str) -> None:
     [finding] = residual_pii([_case(text)])
     assert (finding.check, finding.severity, finding.case_id) == ("residual_pii", "error", "c1")
     assert finding.subject == f"situation.turns[0].content: {kind}"
-    raw = text.split(" ", 1)[1] if kind != "email" else "jane.roe@gmail.com"
+    raw = text.split(" ", 1)[1] if kind != "email" else text.split()[-1]
     assert raw not in finding.message and raw not in str(finding)
+    assert "jane.roe" not in str(finding)
 
 
 def test_pseudonyms_examples_and_fictional_ranges_are_clean() -> None:
     text = (
         "email_0123456789ab phone_9876543210ab card_4111111111ab support@example.com "
-        "192.0.2.7 2001:db8::1 (202) 555-0143 020 7946 0958 version 1.2.3 on 2024-05-01 at 10:30"
+        "192.0.2.7 2001:db8::1 (202) 555-0143 020 7946 0958 version 1.2.3 on 2024-05-01 at 10:30 "
+        "support%40example.com https://shop.example.com/account/url_0123456789ab/orders "
+        "https://shop.example.com/track?email=email_0123456789ab https://example.com/help/refunds"
     )
     assert residual_pii([_case(text)]) == []
 

@@ -71,6 +71,16 @@ def spy(request: AgentInput, tools: Tools) -> Trajectory:
     return Trajectory(final_reply="unexpected success")
 
 
+#: What :func:`keep` received, one tuple per trial.
+REACHED: list[tuple[Any, ...]] = []
+
+
+def keep(request: AgentInput, tools: Tools) -> str:
+    """Keeps the objects it received (the tests walk everything reachable from them)."""
+    REACHED.append((request, tools))
+    return "kept"
+
+
 def reply_only(request: AgentInput) -> str:
     """A one-argument agent returning a bare string."""
     return "hello " + request.turns[-1].content

@@ -1,27 +1,33 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from casework.errors import UsageError
-from casework.project import Project
+from casework.errors import InputErrors, UsageError
+from casework.project import Project, load_project
 from casework.runner import (
+    AGENT_ENV_ALLOWED,
     AgentUnavailable,
+    PythonAgent,
     RunRequest,
+    Tools,
     ToolServer,
     ToolSession,
+    agent_environment,
     load_agent,
     load_run,
     run_agent,
 )
-from casework.schema import AgentInput, AgentTool, ToolFixture, Turn
+from casework.schema import AgentInput, AgentTool, Case, Label, ToolFixture, Turn
 from tests.runner import sample_agents
 from tests.runner.agent_servers import http_agent, write_cmd_agent
 from tests.runner.builders import SECRETS
@@ -124,12 +130,23 @@ def test_http_agent_receives_only_the_situation_and_calls_tools_over_http(projec
     }
 
 
+def _pass_env(project: Project, *names: str) -> Project:
+    config = project.root / "casework.toml"
+    names_toml = ", ".join(f'"{n}"' for n in names)
+    config.write_text(
+        config.read_text(encoding="utf-8") + f"[agent]\npass_env = [{names_toml}]\n",
+        encoding="utf-8",
+    )
+    return load_project(project.root)
+
+
 def test_cmd_agent_receives_only_the_situation(
     project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     script = write_cmd_agent(project.root)
     spy = tmp_path / "spy.jsonl"
     monkeypatch.setenv("SPY_FILE", str(spy))
+    project = _pass_env(project, "SPY_FILE")
     summary = run_agent(
         project,
         RunRequest(
@@ -147,6 +164,149 @@ def test_cmd_agent_receives_only_the_situation(
     run = load_run(project, summary.header.run_id)
     assert run.header.agent_version == "cmd-1"
     assert [t.verdict.passed for t in run.trials] == [True, True, True, None]
+
+
+ENV_SPY = r"""
+import json, os, sys
+json.load(sys.stdin)
+with open("agent-env.json", "w") as out:
+    json.dump(dict(os.environ), out)
+print(json.dumps({"final_reply": "ok"}))
+"""
+
+
+def test_cmd_agent_gets_a_scrubbed_environment(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CASEWORK_PSEUDONYM_KEY", "the-projects-pseudonym-key-0123456789")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-agents")
+    monkeypatch.setenv("AGENT_MODEL_TOKEN", "for-the-agent")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    (project.root / "env_spy.py").write_text(ENV_SPY, encoding="utf-8")
+    project = _pass_env(project, "AGENT_MODEL_TOKEN")
+    run_agent(
+        project,
+        RunRequest(
+            dataset="refunds",
+            agent=f"cmd:{sys.executable} env_spy.py",
+            k=1,
+            slices=("refunds",),
+            use_judge=False,
+        ),
+    )
+    env = json.loads((project.root / "agent-env.json").read_text(encoding="utf-8"))
+    assert "CASEWORK_PSEUDONYM_KEY" not in env
+    assert "the-projects-pseudonym-key-0123456789" not in json.dumps(env)
+    assert "AWS_SECRET_ACCESS_KEY" not in env
+    assert env["AGENT_MODEL_TOKEN"] == "for-the-agent"
+    assert env["CASEWORK_TOOL_SERVER"].startswith("http://127.0.0.1:")
+    assert env["LC_ALL"] == "C.UTF-8"
+    assert set(env) - {"AGENT_MODEL_TOKEN", "CASEWORK_TOOL_SERVER"} <= AGENT_ENV_ALLOWED | {
+        k for k in env if k.startswith("LC_")
+    }
+
+
+def test_the_pseudonym_key_cannot_be_passed_to_agents(project: Project) -> None:
+    with pytest.raises(InputErrors) as exc:
+        _pass_env(project, "CASEWORK_PSEUDONYM_KEY", "OTHER")
+    assert "agent.pass_env: Value error, CASEWORK_PSEUDONYM_KEY is never passed to an agent" in str(
+        exc.value
+    )
+    env = agent_environment(
+        {"CASEWORK_PSEUDONYM_KEY": "k", "CASEWORK_DB_URL": "postgresql://u:pw@h/db", "PATH": "/b"},
+        "http://t",
+        ["CASEWORK_PSEUDONYM_KEY", "CASEWORK_DB_URL"],
+    )
+    assert env == {"PATH": "/b", "CASEWORK_TOOL_SERVER": "http://t"}
+
+
+def _reachable(*roots: object) -> list[object]:
+    """Every object reachable from ``roots`` by what an agent can do with what it received:
+    attributes, slots, properties, containers, bound methods, closures and defaults (modules,
+    classes and functions' globals excluded: those are what `import` reaches anyway)."""
+    seen: set[int] = set()
+    out: list[object] = []
+    stack = list(roots)
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, type | types.ModuleType):
+            continue
+        seen.add(id(obj))
+        out.append(obj)
+        if isinstance(obj, dict):
+            stack.extend([*obj.keys(), *obj.values()])
+            continue
+        if isinstance(obj, list | tuple | set | frozenset):
+            stack.extend(obj)
+            continue
+        if isinstance(obj, str | bytes | int | float | bool) or obj is None:
+            continue
+        if isinstance(obj, types.MethodType):
+            stack.extend([obj.__self__, obj.__func__])
+            continue
+        if isinstance(obj, types.FunctionType):
+            stack.extend(c.cell_contents for c in obj.__closure__ or ())
+            stack.extend(obj.__defaults__ or ())
+            stack.extend((obj.__kwdefaults__ or {}).values())
+            continue
+        stack.extend(getattr(obj, "__dict__", {}).values())
+        for klass in type(obj).__mro__:
+            for name, member in vars(klass).items():
+                if name in ("__slots__", "__weakref__", "__dict__", "__class__"):
+                    continue
+                if isinstance(member, types.FunctionType):
+                    stack.append(member)
+                elif isinstance(member, property | types.MemberDescriptorType) or name in (
+                    getattr(klass, "__slots__", ()) or ()
+                ):
+                    with contextlib.suppress(Exception):
+                        stack.append(getattr(obj, name))
+    return out
+
+
+def test_python_agent_reaches_no_fixture_state_or_label(project: Project) -> None:
+    received: list[tuple[AgentInput, object]] = []
+
+    def snoop(request: AgentInput, tools: Tools) -> str:
+        received.append((request, tools))
+        return "ok"
+
+    agent = PythonAgent("python:snoop", snoop, timeout_s=5, threads=1)
+    fixture = ToolFixture.model_validate(
+        {"tool": "get_order", "response": {"status": "processing", "note": "SECRET-FIXTURE"}}
+    )
+    state = {"orders": {"o1": {"note": "SECRET-STATE"}}}
+    session = ToolSession([fixture], state, [AgentTool(name="get_order")])
+    asyncio.run(agent.run(_request(), session))
+    [(request, tools_)] = received
+    assert isinstance(tools_, Tools)
+    tools = tools_
+    assert tools.names() == ["get_order"]
+    reached = _reachable(request, tools)
+    assert not [o for o in reached if isinstance(o, ToolSession | ToolFixture | Case)]
+    assert not any(o is state or o is session.state or o is session.calls for o in reached)
+    text = " ".join(o for o in reached if isinstance(o, str))
+    assert "SECRET-FIXTURE" not in text and "SECRET-STATE" not in text
+    # the facade still works, and calls are recorded by the session it hides
+    assert tools.call("get_order") == {"status": "processing", "note": "SECRET-FIXTURE"}
+    assert [c.name for c in session.calls] == ["get_order"]
+
+
+def test_python_agent_in_a_run_reaches_no_label(project: Project) -> None:
+    sample_agents.REACHED.clear()
+    run_agent(
+        project,
+        RunRequest(
+            dataset="refunds", agent="python:tests.runner.sample_agents:keep", k=1, use_judge=False
+        ),
+    )
+    assert len(sample_agents.REACHED) == 5
+    for args in sample_agents.REACHED:
+        reached = _reachable(*args)
+        assert not [o for o in reached if isinstance(o, ToolSession | ToolFixture | Case | Label)]
+        text = " ".join(o for o in reached if isinstance(o, str))
+        for secret in SECRETS:
+            assert secret not in text
 
 
 def _request(url: str | None = None) -> AgentInput:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -11,8 +10,9 @@ import click
 from rich.progress import Progress
 
 from casework.cli.context import FORMAT, console, emit_json, err_console, pass_project
+from casework.erasure import Erasure, expire_everywhere, forget_everywhere
 from casework.mining import FORMATS, MineOptions, MineReport, mine
-from casework.privacy import Removal, expire, forget, history_recipe
+from casework.privacy import history_recipe
 from casework.project import Project
 from casework.schema import SPLITS
 
@@ -138,9 +138,11 @@ def mine_cmd(
         )
 
 
-def _removal_json(removals: Sequence[Removal], dry_run: bool) -> dict[str, Any]:
+def _removal_json(erasure: Erasure) -> dict[str, Any]:
+    removals = erasure.removals
+    wb = erasure.workbench
     return {
-        "dry_run": dry_run,
+        "dry_run": erasure.dry_run,
         "datasets": [
             {
                 "dataset": r.dataset,
@@ -153,14 +155,58 @@ def _removal_json(removals: Sequence[Removal], dry_run: bool) -> dict[str, Any]:
             }
             for r in removals
         ],
+        "workbench": vars(wb),
+        "run_logs": [
+            {"path": str(log.path), "run_id": log.run_id, "trials": log.trials}
+            for log in erasure.run_logs
+        ],
+        "reports_regenerated": [str(p) for p in erasure.reports],
+        "reports_deleted": [str(p) for p in erasure.reports_deleted],
+        "not_reached": {
+            "files": [str(p) for p in erasure.leftovers],
+            "elsewhere": list(erasure.out_of_reach) if any(r.removed for r in removals) else [],
+        },
         "history_recipe": history_recipe(removals),
     }
 
 
-def _render_removals(removals: Sequence[Removal], dry_run: bool, fmt: str) -> None:
+def _erasure_lines(project: Project, erasure: Erasure) -> list[str]:
+    """What else went, and what casework could not reach (counts and paths, no identifiers)."""
+    if not any(r.removed for r in erasure.removals):
+        return []
+    dry = erasure.dry_run
+    wb = erasure.workbench
+    lines = [
+        f"workbench: {'would remove' if dry else 'removed'} {wb.labels} raw label(s), "
+        f"{wb.assignments} assignment(s), {wb.leakage_flags} leakage flag(s), {wb.trials} "
+        f"trial(s) of {wb.runs} run(s), {wb.llm_responses} cached LLM answer(s); "
+        f"{'would redact' if dry else 'redacted'} {wb.calibrations} judge calibration(s)"
+    ]
+    lines += [
+        f"{project.relative(log.path)}: {'would remove' if dry else 'removed'} {log.trials} "
+        "trial(s) (run log rewritten)"
+        for log in erasure.run_logs
+    ]
+    lines += [
+        f"{project.relative(p)}: {'would regenerate' if dry else 'regenerated'} from the redacted run"
+        for p in erasure.reports
+    ]
+    lines += [
+        f"{project.relative(p)}: {'would delete' if dry else 'deleted'} (held removed rows; "
+        "no run to regenerate it from)"
+        for p in erasure.reports_deleted
+    ]
+    lines.append("casework cannot reach these copies: delete or redact them yourself")
+    lines += [f"  {project.relative(p)} (holds removed rows)" for p in erasure.leftovers]
+    lines += [f"  {what}" for what in erasure.out_of_reach]
+    return lines
+
+
+def _render_removals(project: Project, erasure: Erasure, fmt: str) -> None:
     if fmt == "json":
-        emit_json(_removal_json(removals, dry_run))
+        emit_json(_removal_json(erasure))
         return
+    removals, dry_run = erasure.removals, erasure.dry_run
     for r in removals:
         verb = "would remove" if dry_run else "removed"
         line = f"{r.dataset}: {verb} {r.removed} row(s)"
@@ -172,6 +218,8 @@ def _render_removals(removals: Sequence[Removal], dry_run: bool, fmt: str) -> No
         console.print(line)
         if r.cache_purged:
             console.print(f"  deleted {r.cache_purged} cached old version(s) holding those rows")
+    for line in _erasure_lines(project, erasure):
+        console.print(line, markup=False)
     recipe = history_recipe(removals)
     if recipe:
         console.print()
@@ -201,8 +249,11 @@ def forget_cmd(
 
     The identifiers are turned into their keyed pseudonyms (same key as `casework mine`); rows
     whose subjects, session or text hold one leave. The changelog counts rows, never names them.
+    Every other copy casework controls goes too (workbench labels, assignments, leakage flags,
+    trials, calibrations and cached LLM answers; run logs; reports); the output lists the copies
+    it cannot reach.
     """
-    removals = forget(
+    erasure = forget_everywhere(
         project,
         emails=emails,
         accounts=accounts,
@@ -210,7 +261,7 @@ def forget_cmd(
         datasets=datasets,
         dry_run=dry_run,
     )
-    _render_removals(removals, dry_run, fmt)
+    _render_removals(project, erasure, fmt)
 
 
 @click.command("expire")
@@ -237,12 +288,12 @@ def expire_cmd(
     """Remove rows past their retain_until date and release new versions.
 
     A row may stay in versions released on or before its retain_until date; the first version
-    released after it must not hold it.
+    released after it must not hold it. Its other copies go as with `casework forget`.
     """
-    removals = expire(
+    erasure = expire_everywhere(
         project, datasets=datasets, today=as_of.date() if as_of else None, dry_run=dry_run
     )
-    _render_removals(removals, dry_run, fmt)
+    _render_removals(project, erasure, fmt)
 
 
 COMMANDS: list[click.Command] = [mine_cmd, forget_cmd, expire_cmd]

@@ -24,7 +24,7 @@ from casework.mining.otel_genai import conversations_from_genai
 from casework.mining.otlp import read_spans
 from casework.mining.signals import SIGNALS, failure_signals
 from casework.names import check_name
-from casework.privacy import load_key, scrubber_for
+from casework.privacy import check_fingerprints, load_key, scrubber_for
 from casework.project import Project
 from casework.schema import Case, LabelRecord, Split, VersionRecord
 
@@ -210,7 +210,8 @@ def mine(
     rows past their ``retain_until`` leave in the same release.
 
     Raises:
-        ConfigError: No usable pseudonym key, or bad privacy config.
+        ConfigError: No usable pseudonym key, a key other than the one the dataset's rows were
+            mined with, or bad privacy config.
         UsageError: Bad paths or ``--map``.
         InputErrors: Bad trace records (all reported; nothing is written).
     """
@@ -219,6 +220,14 @@ def mine(
         raise UsageError("must not be empty.", param="slice")
     check_name(opts.slice, "slice")
     key = load_key(project, opts.environ if opts.environ is not None else os.environ)
+    existing, labels = _existing(project, dataset)
+    check_fingerprints(
+        key,
+        (c.provenance.scrub.key_fingerprint for c in existing if c.provenance.scrub),
+        f"dataset '{dataset}'",
+        "drafts mined under it would not match those rows (the same session drafted again, "
+        "pseudonyms of one customer that never join)",
+    )
     scrubber = scrubber_for(project, key)
     files = trace_files(paths)
     conversations, formats = read_conversations(project, files, opts.trace_format, opts.mapping)
@@ -247,7 +256,14 @@ def mine(
             on_progress(done, len(conversations))
     InputErrors.raise_if_any(problems)
     with dataset_lock(project, dataset):
+        # Read again under the lock: another command may have released meanwhile.
         existing, labels = _existing(project, dataset)
+        check_fingerprints(
+            key,
+            (c.provenance.scrub.key_fingerprint for c in existing if c.provenance.scrub),
+            f"dataset '{dataset}'",
+            "drafts mined under it would not match those rows",
+        )
         known_ids = {c.id for c in existing}
         new: list[Case] = []
         for case in drafts:

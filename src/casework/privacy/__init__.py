@@ -19,7 +19,15 @@ from casework.privacy.detectors import (
     builtin_detectors,
     id_pattern_detectors,
 )
-from casework.privacy.keys import KEY_ENV, MIN_KEY_BYTES, PseudonymKey, load_key
+from casework.privacy.keys import (
+    KEY_ENV,
+    MIN_KEY_BITS,
+    MIN_KEY_BYTES,
+    MIN_KEY_DISTINCT,
+    PseudonymKey,
+    check_fingerprints,
+    load_key,
+)
 from casework.privacy.known import FieldKinds, KnownValue, collect_known
 from casework.privacy.pseudonyms import PSEUDONYM_RE, is_pseudonym, normalise, pseudonym
 from casework.privacy.residual import (
@@ -43,7 +51,9 @@ __all__ = [
     "BUILTIN_KINDS",
     "IBAN_LENGTHS",
     "KEY_ENV",
+    "MIN_KEY_BITS",
     "MIN_KEY_BYTES",
+    "MIN_KEY_DISTINCT",
     "PSEUDONYM_RE",
     "RESIDUAL_CHECK",
     "SCRUB_VERSION",
@@ -64,6 +74,7 @@ __all__ = [
     "UrlDetector",
     "builtin_detectors",
     "case_texts",
+    "check_fingerprints",
     "collect_known",
     "expire",
     "forget",

@@ -17,7 +17,7 @@ import phonenumbers
 
 from casework.errors import ConfigError
 from casework.privacy.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
-from casework.privacy.pseudonyms import KIND_RE, normalise, normalise_phone
+from casework.privacy.pseudonyms import KIND_RE, PhoneReading, normalise, read_phone
 
 __all__ = [
     "BUILTIN_KINDS",
@@ -74,38 +74,90 @@ class Detector(Protocol):
 
 
 class EmailDetector:
-    """Email addresses (case-folded)."""
+    """Email addresses, also URL-encoded (`dana%40example.com`); normalised decoded, case-folded."""
 
     kind = "email"
-    _re = re.compile(r"[\w.%+'-]+@(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_]{2,24}(?![\w-])")
+    _re = re.compile(
+        r"[\w.%+'-]+(?:@|%40)(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_]{2,24}(?![\w-])",
+        re.IGNORECASE,
+    )
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every email address in ``text``."""
-        if "@" not in text:
+        if "@" not in text and "%40" not in text:
             return
         for m in self._re.finditer(text):
             start, raw = m.start(), m.group()
             stripped = raw.lstrip("'.")
             start += len(raw) - len(stripped)
-            if stripped.startswith("@"):
+            if stripped.startswith(("@", "%40")):
                 continue
-            yield Detection(start, m.end(), self.kind, stripped.casefold())
+            yield Detection(start, m.end(), self.kind, normalise(self.kind, stripped))
+
+
+#: Characters written between the digit groups of a card, IBAN or phone number: spaces of every
+#: width (no-break, thin, figure...), dashes of every length, dots, slashes, underscores.
+_SEP = r"[\s.\-/_\u2010-\u2015\u2212\u30fc\uff0d]"
+
+
+_DATE = re.compile(
+    r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)|(?<!\d)(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})"
+    r"|(?<!\d)(?:19|20)\d\d[-/\u2013](?:19|20)\d\d(?!\d)"
+    r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2}(?![\d/])"
+)
+
+
+def _date_blank(m: re.Match[str]) -> str:
+    if m.group(1) is None and m.group(6) is None:  # a range of years, or d/m/yy
+        return "x" * len(m.group())
+    year, a, b = (
+        (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(6), m.group(4), m.group(5))
+    )
+    real = year.startswith(("19", "20")) and 1 <= int(a) <= 31 and 1 <= int(b) <= 31
+    return "x" * len(m.group()) if real else m.group()
+
+
+#: A money amount (`49.99`, `1,234.56`: two decimals, no further `.digit`), or a version or
+#: decimal (`2.3.1`, `v10.0.19045`, `0.75`: two to four parts, the first of one or two digits,
+#: one part a single digit).
+_AMOUNT_OR_VERSION = re.compile(
+    r"(?<![\d.,])\d{1,3}(?:,\d{3})*\.\d{2}(?!\d)(?!\.\d)"
+    r"|(?<![\d.])(?=[\d.]*(?<![\d])\d(?![\d]))\d{1,2}(?:\.\d{1,5}){1,3}(?!\d)(?!\.\d)"
+)
+
+
+def _without_figures(text: str) -> str:
+    """``text`` with dates, money amounts and versions blanked out (offsets kept).
+
+    Dates are `2024-05-01`, `12/03/2024`, `5/1/24`, `2024-2025`; amounts `49.99`; versions
+    `2.3.1`. None is part of a card or phone number, even next to another figure
+    (`ORD-123456 2024-05-01`, `49.99 49.99 49.99 49.99`, `0.1.0 1747341706`).
+    """
+    if "-" not in text and "/" not in text and "." not in text:
+        return text
+    return _AMOUNT_OR_VERSION.sub(lambda m: "x" * len(m.group()), _DATE.sub(_date_blank, text))
 
 
 class PhoneDetector:
-    """Phone numbers, validated and normalised to E.164 with the `phonenumbers` library.
+    """Phone numbers, normalised to E.164 with the `phonenumbers` library.
 
     Numbers written with `+` or `00` are read as international; others are tried against
-    ``regions`` in order. A run of digit groups that does not validate whole is searched for its
-    longest valid sub-run, so a number followed by another figure is still found.
+    ``regions`` in order. Phone-shaped is enough: besides valid numbers, a number libphonenumber
+    calls possible (full length, e.g. an unassigned area code: `245-957-3870`) counts too.
+    Read nationally, a number's digit groups after the first hold two digits or more (single
+    digits between separators are arithmetic), a North American one is grouped 3-3-4, 3-7, 6-4
+    or 10 (and, if not valid, has an area code and exchange starting 2–9), and others are only
+    read with their region's trunk prefix (`0` in the UK: see
+    :func:`casework.privacy.pseudonyms.read_phone`). Dates and money amounts end a number. A run of digit groups that does not read whole is searched
+    for its longest sub-run that does, so a number followed by another figure is still found.
     """
 
     kind = "phone"
-    _re = re.compile(r"(?<![\w+])(?:\+|00)?[\s]?\(?\d[\d\s().\-/]{5,22}\d(?![\w])")
-    _group = re.compile(r"\+?\(?(\d+)\)?")
-    _date = re.compile(
-        r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)|(?<!\d)(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})"
+    _re = re.compile(
+        rf"(?<![\w+])(?<!\d[.,:])(?:\+|00)?\s?\(?\d(?:\d|{_SEP}|[()]){{5,40}}\d(?![\w])"
     )
+    _group = re.compile(r"\+?\(?(\d+)\)?")
+    _digits = re.compile(r"\d+")
     _dotted_quad = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
 
     def __init__(self, regions: Sequence[str] = ("US", "GB")) -> None:
@@ -130,34 +182,52 @@ class PhoneDetector:
         return frozenset(out)
 
     def _valid(self, raw: str, digits: int) -> str | None:
-        if digits < 7 or digits > 15 or self._dotted_quad.search(raw):
+        if digits < 7 or digits > 15:
             return None
         international = raw.lstrip("( ").startswith(("+", "00"))
         if not international and (
-            digits not in self._national_lengths or self._looks_like_date(raw)
+            digits not in self._national_lengths or self._dotted_quad.search(raw)
         ):
             return None
-        return normalise_phone(raw.lstrip("( ") if international else raw, self.regions)
+        if not international and any(len(g) < 2 for g in self._digits.findall(raw)[1:]):
+            return None  # single digits between separators are arithmetic, not a phone number
+        reading = read_phone(raw.lstrip("( ") if international else raw, self.regions)
+        if reading is None:
+            return None
+        if international:
+            return reading.e164
+        if self._north_american(reading) and not self._nanp_shaped(raw, reading):
+            return None
+        return reading.e164
 
-    def _looks_like_date(self, raw: str) -> bool:
-        for m in self._date.finditer(raw):
-            year, a, b = (
-                (m.group(1), m.group(2), m.group(3))
-                if m.group(1)
-                else (m.group(6), m.group(4), m.group(5))
-            )
-            if (year.startswith(("19", "20")) and len(year) == 4) and (
-                1 <= int(a) <= 31 and 1 <= int(b) <= 31
-            ):
-                return True
-        return False
+    @staticmethod
+    def _north_american(reading: PhoneReading) -> bool:
+        meta = phonenumbers.PhoneMetadata.metadata_for_region(reading.region or "")
+        return meta is not None and meta.country_code == 1
+
+    _NANP_GROUPS = frozenset({(3, 3, 4), (3, 7), (10,), (6, 4)})
+
+    def _nanp_shaped(self, raw: str, reading: PhoneReading) -> bool:
+        """Whether a North American number is written like one.
+
+        Its digit groups are 3-3-4, 3-7, 6-4 or 10 (after an optional leading `1`), and, when
+        it is not a valid (assigned) number, its area code and exchange start 2–9. So a year range
+        `2024-2025 10` is not a phone number, and `245-957-3870` is.
+        """
+        sizes = tuple(len(g) for g in self._digits.findall(raw))
+        if sizes[:1] == (1,):
+            sizes = sizes[1:]
+        if sizes not in self._NANP_GROUPS and sizes != (11,):
+            return False
+        n = reading.national
+        return reading.valid or (len(n) == 10 and n[0] in "23456789" and n[3] in "23456789")
 
     def find(self, text: str) -> Iterator[Detection]:
-        """Yield every valid phone number in ``text``."""
+        """Yield every phone number in ``text``."""
         if not _DIGIT.search(text):
             return
-        for m in self._re.finditer(text):
-            raw = m.group()
+        for m in self._re.finditer(_without_figures(text)):
+            raw = text[m.start() : m.end()]
             lead = len(raw) - len(raw.lstrip())
             start = m.start() + lead
             raw = raw.strip()
@@ -192,15 +262,24 @@ class PhoneDetector:
             yield Detection(offset + best[0], offset + best[1], self.kind, best[2])
 
 
-class CardDetector:
-    """Payment card numbers: 13–19 digits, Luhn-valid, optionally grouped by spaces or dashes.
+_CARD_FIRST = frozenset("23456789")
 
-    Only numbers starting 2–6 count (the issuer ranges of ISO/IEC 7812 in use for cards).
+
+class CardDetector:
+    """Payment card numbers: 13–19 digits, Luhn-valid, grouped any way with any separators.
+
+    Groups may be separated by up to three separator characters (spaces of every width, dashes,
+    dots, slashes, underscores: `4111.1111.1111.1111`, `4111 - 1111 - 1111 - 1111`). Numbers
+    start 2–9, the ISO/IEC 7812 issuer ranges of payment cards (Mir 2, Amex 3, Visa 4, Mastercard
+    5, Discover and UnionPay 6, RuPay 8, Troy 9…): no card starts 0 (`00…` dials abroad), and
+    1 is the airline-only UATP range but also how every Unix timestamp in milliseconds (13 digits)
+    or nanoseconds (19 digits) starts until 2033 — a tenth of which pass Luhn. Dates and money
+    amounts never join a card (`ORD-123456 2024-05-01` is 14 digits).
     """
 
     kind = "card"
-    _re = re.compile(r"(?<![\d+])\d(?:[ \-]?\d){12,}(?![\d])")
-    _group = re.compile(r"\d+")
+    _re = re.compile(rf"(?<![\d+])(?<!\d[.,:])[0-9](?:{_SEP}{{0,3}}[0-9]){{12,}}(?![0-9])")
+    _group = re.compile(r"[0-9]+")
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every Luhn-valid card number in ``text``.
@@ -211,7 +290,7 @@ class CardDetector:
         """
         if not _DIGIT.search(text):
             return
-        for m in self._re.finditer(text):
+        for m in self._re.finditer(_without_figures(text)):
             raw = m.group()
             groups = [(g.start(), g.end()) for g in self._group.finditer(raw)]
             for i in range(len(groups)):
@@ -230,16 +309,27 @@ class CardDetector:
             digits += raw[groups[j][0] : groups[j][1]]
             if len(digits) > 19:
                 break
-            if len(digits) >= 13 and digits[0] in "23456" and luhn_valid(digits):
+            if len(digits) >= 13 and digits[0] in _CARD_FIRST and luhn_valid(digits):
                 candidates.append((j, digits))
         return candidates[-1] if candidates else None
 
 
 class IbanDetector:
-    """IBANs, with or without spaces or dashes every four characters, checked by mod 97."""
+    """IBANs in any case and grouping, checked by country length and mod 97.
+
+    Separators (up to three characters: spaces of every width, dashes, dots, slashes,
+    underscores) may stand between any two characters, the country code and check digits
+    included (`GB 82 WEST …`, `gb82-west-1234…`), except an abbreviation dot after the country
+    code (`no. 4074…` is a number, not Norway). The country must be one of the ISO 13616
+    registry and the number must hold at least 8 digits, so words in a sentence never join up
+    into one.
+    """
 
     kind = "iban"
-    _start = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?=[ \-]?[A-Za-z0-9])")
+    _start = re.compile(
+        rf"(?<![A-Za-z0-9])[A-Za-z]{_SEP}{{0,3}}[A-Za-z](?!\.\s){_SEP}{{0,3}}[0-9]{_SEP}{{0,3}}[0-9]"
+    )
+    _sep = re.compile(_SEP)
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every valid IBAN in ``text``."""
@@ -252,15 +342,15 @@ class IbanDetector:
                 return
             found = self._read(text, m.start())
             if found is None:
-                pos = m.end()
+                pos = m.start() + 1
                 continue
             end, iban = found
             yield Detection(m.start(), end, self.kind, iban)
             pos = end
 
-    @staticmethod
-    def _read(text: str, start: int) -> tuple[int, str] | None:
-        """Collect alphanumerics (single separators allowed) and keep the longest valid prefix."""
+    @classmethod
+    def _read(cls, text: str, start: int) -> tuple[int, str] | None:
+        """Collect alphanumerics (short separator runs allowed) and keep the registry's length."""
         chars: list[str] = []
         ends: list[int] = []
         i, n = start, len(text)
@@ -270,23 +360,24 @@ class IbanDetector:
                 chars.append(ch.upper())
                 ends.append(i + 1)
                 i += 1
-            elif ch in " -" and i + 1 < n and text[i + 1].isascii() and text[i + 1].isalnum():
-                i += 1
-            else:
+                continue
+            j = i
+            while j < n and j - i < 3 and cls._sep.match(text, j):
+                j += 1
+            if j == i or j >= n or not (text[j].isascii() and text[j].isalnum()):
                 break
-        expected = IBAN_LENGTHS.get("".join(chars[:2]))
-        lengths = [expected] if expected is not None else range(len(chars), 14, -1)
-        for length in lengths:
-            if length > len(chars):
-                continue
-            nxt = ends[length - 1]
-            # the IBAN must end at a word edge: not in the middle of a run of letters/digits
-            if nxt < n and text[nxt].isalnum():
-                continue
-            candidate = "".join(chars[:length])
-            if iban_valid(candidate):
-                return nxt, candidate
-        return None
+            i = j
+        length = IBAN_LENGTHS.get("".join(chars[:2]))
+        if length is None or length > len(chars):
+            return None
+        nxt = ends[length - 1]
+        # the IBAN must end at a word edge: not in the middle of a run of letters/digits
+        if nxt < n and text[nxt].isalnum():
+            return None
+        candidate = "".join(chars[:length])
+        if sum(ch.isdigit() for ch in candidate) < 8 or not iban_valid(candidate):
+            return None
+        return nxt, candidate
 
 
 class IpDetector:

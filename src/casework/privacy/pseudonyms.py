@@ -11,18 +11,21 @@ import hmac
 import ipaddress
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import phonenumbers
 
 __all__ = [
     "KIND_RE",
     "PSEUDONYM_RE",
+    "PhoneReading",
     "is_pseudonym",
     "normalise",
     "normalise_phone",
     "pseudonym",
+    "read_phone",
 ]
 
 #: A kind name: lower-case letters and digits, starting with a letter (no `_`: it separates).
@@ -57,25 +60,84 @@ def pseudonym(key: bytes, kind: str, normalised: str) -> str:
     return f"{kind}_{digest[:12]}"
 
 
+@dataclass(frozen=True)
+class PhoneReading:
+    """How `phonenumbers` reads a phone number.
+
+    Attributes:
+        e164: The number in E.164 form (`+12459573870`).
+        valid: Whether it is a valid (assigned) number, not only a possible one.
+        region: The region it was read against, or ``None`` when written internationally.
+        national: Its national significant number (digits).
+    """
+
+    e164: str
+    valid: bool
+    region: str | None
+    national: str
+
+
+_PHONE_NOISE = re.compile(r"[^\d+]+")
+
+
+def _national_form(text: str, region: str) -> bool:
+    """Whether ``text`` is written as a national number of ``region`` is: with its trunk prefix.
+
+    People write a British number `020 7946 0958`, never `20 7946 0958`, so a number without the
+    `0` is not read as British; North American numbers (trunk prefix `1`, usually left out) and
+    regions without a trunk prefix need none.
+    """
+    meta = phonenumbers.PhoneMetadata.metadata_for_region(region.upper())
+    if meta is None or meta.country_code == 1 or not meta.national_prefix:
+        return True
+    return text.replace(" ", "").startswith(meta.national_prefix)
+
+
 @lru_cache(maxsize=65536)
-def normalise_phone(raw: str, regions: Sequence[str] = ("US", "GB")) -> str | None:
-    """E.164 form of a phone number, or ``None`` when it is not a valid number.
+def read_phone(raw: str, regions: Sequence[str] = ("US", "GB")) -> PhoneReading | None:
+    """The first valid reading of a phone number, else the first possible one, else ``None``.
 
     Numbers written with `+` or `00` need no region; national numbers are tried against
-    ``regions`` in order and the first valid reading wins.
+    ``regions`` in order, each only when written with that region's trunk prefix (`0` in the
+    UK; North America's `1` is optional). "Possible" is libphonenumber's full-length check
+    (`IS_POSSIBLE`): an unassigned area code such as `245-957-3870` is possible but not valid.
+    Any separators are accepted (underscores, dots, dashes of every width, spaces).
     """
-    text = raw.strip()
+    text = _PHONE_NOISE.sub(" ", raw).strip()
     if text.startswith("00"):
         text = "+" + text[2:]
     candidates: Sequence[str | None] = (None,) if text.startswith("+") else tuple(regions)
+    possible: PhoneReading | None = None
     for region in candidates:
+        if region is not None and not _national_form(text, region):
+            continue
         try:
             number = phonenumbers.parse(text, region)
         except phonenumbers.NumberParseException:
             continue
-        if phonenumbers.is_valid_number(number):
-            return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
-    return None
+        valid = phonenumbers.is_valid_number(number)
+        if not valid and (
+            possible is not None
+            or phonenumbers.is_possible_number_with_reason(number)
+            != phonenumbers.ValidationResult.IS_POSSIBLE
+        ):
+            continue
+        reading = PhoneReading(
+            phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164),
+            valid,
+            region,
+            phonenumbers.national_significant_number(number),
+        )
+        if valid:
+            return reading
+        possible = reading
+    return possible
+
+
+def normalise_phone(raw: str, regions: Sequence[str] = ("US", "GB")) -> str | None:
+    """E.164 form of a phone number (valid, else possible: see :func:`read_phone`), or ``None``."""
+    reading = read_phone(raw, tuple(regions))
+    return reading.e164 if reading is not None else None
 
 
 def _normalise_url(value: str) -> str:
@@ -100,13 +162,15 @@ def _normalise_ip(value: str) -> str:
 def normalise(kind: str, value: str, *, phone_regions: Sequence[str] = ("US", "GB")) -> str:
     """Normalise ``value`` so that equal identifiers written differently become one string.
 
-    Rules: `email` case-folded; `phone` E.164 (digits only if it does not parse); `card` digits
+    Rules: `email` URL-decoded (`%40` is `@`) and case-folded; `phone` E.164 (of a valid, else
+    a possible number; digits only if it is neither); `card` digits
     only; `iban` upper-case without separators; `ip` canonical (compressed IPv6); `url` host
     (lower-case, without `www.`) + path without trailing `/` + query; any other kind: whitespace
     collapsed and case-folded.
     """
     if kind == "email":
-        return value.strip().casefold()
+        text = value.strip()
+        return (unquote(text) if "%" in text else text).casefold()
     if kind == "phone":
         e164 = normalise_phone(value, tuple(phone_regions))
         if e164 is not None:

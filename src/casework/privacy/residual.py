@@ -31,7 +31,10 @@ __all__ = [
 #: Name of the check in findings (`presidio` findings use `residual_pii_presidio`).
 RESIDUAL_CHECK = "residual_pii"
 
-_EMAIL = re.compile(r"[^\s@<>()\[\]{}\"',;:]+@[^\s@<>()\[\]{}\"',;:]+\.[A-Za-z]{2,}")
+_EMAIL = re.compile(
+    r"[^\s@<>()\[\]{}\"',;:/?=&]+(?:@|%40)[^\s@<>()\[\]{}\"',;:/?=&%]+\.[A-Za-z]{2,}",
+    re.IGNORECASE,
+)
 _DIGIT_RUN = re.compile(r"\d[\d \-]{11,28}\d")
 _INTL_PHONE = re.compile(r"(?:\+|\b00)\d[\d ().\-]{6,18}\d")
 _NANP_PHONE = re.compile(r"(?<!\d)\(?\d{3}\)?[ .\-]?\d{3}[ .\-]\d{4}(?!\d)")
@@ -39,6 +42,22 @@ _UK_PHONE = re.compile(r"(?<!\d)0\d{2,4}[ \-]?\d{3,4}[ \-]?\d{3,4}(?!\d)")
 _IBAN = re.compile(r"\b[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}\b")
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.]*\d)")
 _IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*")
+_URL = re.compile(r"(?:\b[A-Za-z][A-Za-z0-9+.-]*://|\bwww\.)[^\s<>\"'`]+")
+#: Path segments after which the next one names a person (this check's own, looser list).
+_URL_PERSON = frozenset(
+    {
+        "u", "user", "users", "profile", "profiles", "account", "accounts", "customer",
+        "customers", "member", "members", "people", "person", "in", "me", "my", "client",
+        "clients", "patient", "patients", "subscriber", "subscribers", "contact", "contacts",
+        "employee", "employees", "staff", "author", "authors", "id", "uid", "home", "owner",
+    }
+)  # fmt: skip
+_URL_PERSON_QUERY = re.compile(
+    r"(?:^|[?&;])(?:e?mail|email_address|user(?:name|_?id)?|uid|login|account(?:_?id)?|"
+    r"customer(?:_?id)?|member(?:_?id)?|phone|name|token|session(?:_?id)?|sid|auth|key)="
+    r"(?=[^&;#\s])",
+    re.IGNORECASE,
+)
 
 #: Domains reserved for examples (RFC 2606 / 6761): addresses there are fake by definition.
 _EXAMPLE_DOMAINS = re.compile(
@@ -101,8 +120,29 @@ class _Hit:
 
 def _emails(text: str) -> Iterator[_Hit]:
     for m in _EMAIL.finditer(text):
-        domain = m.group().rsplit("@", 1)[1].lower().rstrip(".")
+        domain = re.split("@|%40", m.group(), flags=re.IGNORECASE)[-1].lower().rstrip(".")
         yield _Hit(m.start(), m.end(), not _EXAMPLE_DOMAINS.search(domain))
+
+
+def _urls(text: str) -> Iterator[_Hit]:
+    """URLs that still name a person (credentials, `/users/NAME`, `/~name`, `?email=`…).
+
+    Example domains count here: the username in the path of a URL on `example.com` is not fake.
+    """
+    for m in _URL.finditer(text):
+        raw = m.group().rstrip(".,;:!?)]}")
+        rest = raw.split("://", 1)[-1]
+        authority, _, tail = rest.partition("/")
+        path, _, query = tail.partition("?")
+        segments = [seg for seg in path.split("#", 1)[0].split("/") if seg.strip()]
+        personal = "@" in authority or any(
+            seg.startswith(("~", "@")) and len(seg) > 1 for seg in segments
+        )
+        personal = personal or any(
+            seg.lower() in _URL_PERSON and i + 1 < len(segments) for i, seg in enumerate(segments)
+        )
+        personal = personal or bool(_URL_PERSON_QUERY.search("?" + query))
+        yield _Hit(m.start(), m.start() + len(raw), personal)
 
 
 def _cards(text: str) -> Iterator[_Hit]:
@@ -150,7 +190,14 @@ def _ips(text: str) -> Iterator[_Hit]:
             yield _Hit(m.start(), m.end(), not fake)
 
 
-_SCANS = (("email", _emails), ("iban", _ibans), ("card", _cards), ("ip", _ips), ("phone", _phones))
+_SCANS = (
+    ("url", _urls),
+    ("email", _emails),
+    ("iban", _ibans),
+    ("card", _cards),
+    ("ip", _ips),
+    ("phone", _phones),
+)
 
 
 def _scan(text: str) -> Iterator[tuple[str, str]]:
@@ -168,9 +215,9 @@ def _scan(text: str) -> Iterator[tuple[str, str]]:
 def residual_pii(cases: Sequence[Case]) -> list[Finding]:
     """Anything in released cases that still looks like raw PII (error-level findings).
 
-    Looks for emails, IBANs (mod 97), card numbers (Luhn), IP addresses and phone numbers
-    (international, North American and UK shapes) in every string of each case's situation and
-    label, ignoring keyed pseudonyms, example domains (RFC 2606), documentation address ranges
+    Looks for personal URLs (credentials, `/users/NAME`, `/~name`, `?email=`…), emails (also
+    URL-encoded), IBANs (mod 97), card numbers (Luhn), IP addresses and phone numbers in every
+    string of each case's situation and label, ignoring keyed pseudonyms, example domains (RFC 2606), documentation address ranges
     and fictional phone ranges (555-01xx, Ofcom drama numbers). Findings never repeat the value.
     """
     findings: list[Finding] = []

@@ -9,6 +9,7 @@ writes the expressions :func:`history_recipe` hands to `git filter-repo` to purg
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from casework.atomic import atomic_write_text
 from casework.dataset import (
     CASES_FILE,
     VERSIONS_FILE,
+    Dataset,
     canonical_line,
     dataset_lock,
     load_dataset,
@@ -26,7 +28,7 @@ from casework.dataset import (
     release,
 )
 from casework.errors import UsageError
-from casework.privacy.keys import load_key
+from casework.privacy.keys import PseudonymKey, check_fingerprints, load_key
 from casework.privacy.pseudonyms import normalise, pseudonym
 from casework.project import Project
 from casework.schema import Case, VersionRecord
@@ -49,6 +51,10 @@ class Removal:
         cache_purged: Cached old versions (under `.casework/versions`) deleted because they held
             removed rows.
         files: The dataset's files, relative to the project, for the history recipe.
+        removed_ids: Ids of the removed rows (also on a dry run), for removing their other
+            copies (workbench, run logs, reports); never printed.
+        needles: Strings only those rows' copies hold: their ids, the pseudonyms of their
+            subjects, session and trace (and those a deletion request named); never printed.
     """
 
     dataset: str
@@ -59,6 +65,8 @@ class Removal:
     purge_file: Path | None
     cache_purged: int
     files: tuple[str, ...]
+    removed_ids: tuple[str, ...] = ()
+    needles: tuple[str, ...] = ()
 
 
 def is_expired(case: Case, today: date) -> bool:
@@ -87,6 +95,16 @@ def subject_pseudonyms(
         ConfigError: No usable pseudonym key.
     """
     key = load_key(project, environ if environ is not None else os.environ)
+    return _request_pseudonyms(project, key, emails, accounts, sessions)
+
+
+def _request_pseudonyms(
+    project: Project,
+    key: PseudonymKey,
+    emails: Sequence[str],
+    accounts: Sequence[str],
+    sessions: Sequence[str],
+) -> set[str]:
     regions = project.config.privacy.phone_regions
     out = set()
     requests = (("email", emails), ("account", accounts), ("customer", accounts))
@@ -104,6 +122,17 @@ def _names(case: Case, pseudonyms: set[str]) -> bool:
         return True
     line = canonical_line(case)
     return any(p in line for p in pseudonyms)
+
+
+def _needles(removed: Sequence[Case], extra: frozenset[str]) -> set[str]:
+    """What marks a copy of one of ``removed``: ids and pseudonyms of what names the customer."""
+    out = set(extra)
+    for case in removed:
+        prov = case.provenance
+        out.add(case.id)
+        out.update(prov.subjects)
+        out.update(p for p in (prov.source_session, prov.source_trace) if p)
+    return out
 
 
 def _datasets(project: Project, names: Sequence[str]) -> list[str]:
@@ -131,11 +160,26 @@ def _purge_cache(project: Project, name: str, removed_ids: set[str]) -> int:
 
 
 def _purge_expressions(removed_ids: Sequence[str]) -> str:
-    """`git filter-repo --replace-text` lines deleting each removed row and its raw labels."""
+    """`git filter-repo --replace-text` lines deleting each removed row everywhere it is committed.
+
+    Per row: its line of `cases.jsonl` (canonical JSON, `": "` separators), every line holding
+    its `case_id` with or without spaces (raw labels, run-log trials in compact JSON), then its id
+    in the run-log headers' `case_ids` list and `skipped` object, keeping the JSON valid.
+    """
     lines = []
     for case_id in sorted(removed_ids):
-        lines.append(f'regex:(?m)^\\{{"schema_version": 1, "id": "{case_id}",[^\\n]*\\n==>')
-        lines.append(f'regex:(?m)^[^\\n]*"case_id": "{case_id}",[^\\n]*\\n==>')
+        q = re.escape(f'"{case_id}"')
+        lines += [
+            f'regex:(?m)^\\{{"schema_version":\\s*1,\\s*"id":\\s*{q},[^\\n]*\\n==>',
+            f'regex:(?m)^[^\\n]*"case_id":\\s*{q}[^\\n]*\\n==>',
+            # the id as an element of a list, or a key of an object (run-log headers)
+            f"regex:\\[\\s*{q}\\s*\\]==>[]",
+            f"regex:(?<=\\[)\\s*{q}\\s*,\\s*==>",
+            f"regex:,\\s*{q}(?=\\s*[,\\]])==>",
+            f'regex:\\{{\\s*{q}:\\s*"[^"\\n]*"\\s*\\}}==>{{}}',
+            f'regex:(?<=\\{{)\\s*{q}:\\s*"[^"\\n]*"\\s*,\\s*==>',
+            f'regex:,\\s*{q}:\\s*"[^"\\n]*"(?=\\s*[,}}])==>',
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -149,15 +193,23 @@ def _remove(
     message: str,
     reason: str,
     dry_run: bool,
+    precheck: Callable[[Dataset], None] | None = None,
+    extra: frozenset[str] = frozenset(),
 ) -> list[Removal]:
     today = today or now.date()
     out = []
     all_removed: list[str] = []
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
     purge_file = project.state_dir / "purge" / f"{reason}-{stamp}.txt"
-    for name in _datasets(project, names):
+    loaded = [load_dataset(project, name) for name in _datasets(project, names)]
+    for ds in loaded:  # every dataset passes before any changes
+        if precheck is not None:
+            precheck(ds)
+    for name in [ds.name for ds in loaded]:
         with dataset_lock(project, name):
-            ds = load_dataset(project, name)
+            ds = load_dataset(project, name)  # again, under the lock
+            if precheck is not None:
+                precheck(ds)
             expired = {c.id for c in ds.cases if is_expired(c, today)}
             chosen = {c.id for c in ds.cases if select(c)} | expired
             kept = [c for c in ds.cases if c.id not in chosen]
@@ -183,18 +235,20 @@ def _remove(
                 )
                 purged = _purge_cache(project, name, chosen)
                 all_removed.extend(chosen)
-        out.append(
-            Removal(
-                name,
-                len(chosen),
-                len(expired),
-                len(kept),
-                version,
-                purge_file if chosen and not dry_run else None,
-                purged,
-                files,
+            out.append(
+                Removal(
+                    name,
+                    len(chosen),
+                    len(expired),
+                    len(kept),
+                    version,
+                    purge_file if chosen and not dry_run else None,
+                    purged,
+                    files,
+                    tuple(sorted(chosen)),
+                    tuple(sorted(_needles([c for c in ds.cases if c.id in chosen], extra))),
+                )
             )
-        )
     if all_removed:
         atomic_write_text(purge_file, _purge_expressions(sorted(all_removed)))
     return out
@@ -219,16 +273,26 @@ def forget(
 
     Raises:
         UsageError: No identifier given, or a named dataset does not exist.
-        ConfigError: No usable pseudonym key (pseudonyms cannot be computed without it).
+        ConfigError: No usable pseudonym key (pseudonyms cannot be computed without it), or
+            a dataset holds rows mined under another key (checked before anything changes).
     """
     if not any(v.strip() for v in (*emails, *accounts, *sessions)):
         raise UsageError(
             "forget: name at least one `email`, `account` or `session`.",
             mentions=("email", "account", "session"),
         )
-    wanted = subject_pseudonyms(
-        project, emails=emails, accounts=accounts, sessions=sessions, environ=environ
-    )
+    key = load_key(project, environ if environ is not None else os.environ)
+    wanted = _request_pseudonyms(project, key, emails, accounts, sessions)
+
+    def same_key(ds: Dataset) -> None:
+        check_fingerprints(
+            key,
+            (c.provenance.scrub.key_fingerprint for c in ds.cases if c.provenance.scrub),
+            f"dataset '{ds.name}'",
+            "the pseudonyms of the identifiers cannot match those rows, so nothing of that "
+            "customer would be removed",
+        )
+
     return _remove(
         project,
         datasets,
@@ -238,6 +302,8 @@ def forget(
         message="forget: deletion request",
         reason="forget",
         dry_run=dry_run,
+        precheck=same_key,
+        extra=frozenset(wanted),
     )
 
 

@@ -29,12 +29,13 @@ from casework.project import Project
 __all__ = ["SCRUB_VERSION", "ScrubContext", "Scrubber", "scrubber_for"]
 
 #: Version of the detectors and normalisation rules, recorded on every mined row.
-SCRUB_VERSION = "1"
+SCRUB_VERSION = "2"
 
 #: Kinds whose pseudonyms do not name a customer (kept out of a row's subjects).
 _NOT_SUBJECTS = frozenset({"session", "trace"})
 
-# Overlap priority: an existing pseudonym is never touched, a known value beats a detector.
+# Overlap priority: an existing pseudonym is never touched; otherwise the longer span wins, and a
+# known value beats a detector of the same length.
 _TIER_KEEP, _TIER_KNOWN, _TIER_DETECTOR = 0, 1, 2
 
 
@@ -198,10 +199,18 @@ class ScrubContext:
 
     @staticmethod
     def _resolve(spans: list[_Span]) -> list[_Span]:
+        """Non-overlapping spans: existing pseudonyms first, then the longest, then known values.
+
+        Longest first, whatever found it: a personal URL holding a known email is replaced
+        whole, so the username elsewhere in the URL goes with it.
+        """
         if len(spans) <= 1:
             return spans
         chosen: list[_Span] = []
-        for s in sorted(spans, key=lambda s: (s.tier, s.start - s.end, s.start)):
+        order = sorted(
+            spans, key=lambda s: (s.tier != _TIER_KEEP, s.start - s.end, s.tier, s.start)
+        )
+        for s in order:
             if all(s.end <= c.start or s.start >= c.end for c in chosen):
                 chosen.append(s)
         chosen.sort(key=lambda s: s.start)

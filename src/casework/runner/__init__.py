@@ -5,12 +5,14 @@ Entry points: :func:`run_agent` (`casework run`), :func:`load_run`, :func:`run_r
 """
 
 from casework.runner.adapters import (
+    AGENT_ENV_ALLOWED,
     TOOL_SERVER_ENV,
     Agent,
     AgentUnavailable,
     CmdAgent,
     HttpAgent,
     PythonAgent,
+    agent_environment,
     load_agent,
 )
 from casework.runner.analysis import (
@@ -44,11 +46,13 @@ from casework.runner.metrics import (
     summarize,
 )
 from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log, tallies
+from casework.runner.redact import LogRedaction, redact_run_logs, redact_run_rows
 from casework.runner.run import RunObserver, RunRequest, RunSummary, run_agent, trial_seed
 from casework.runner.store import RunStore, list_runs, load_run, log_path
 from casework.runner.toolserver import ToolServer
 
 __all__ = [
+    "AGENT_ENV_ALLOWED",
     "TOOL_SERVER_ENV",
     "Agent",
     "AgentUnavailable",
@@ -60,6 +64,7 @@ __all__ = [
     "GroupMetrics",
     "HttpAgent",
     "LoadedRun",
+    "LogRedaction",
     "PythonAgent",
     "RetireResult",
     "Retirement",
@@ -76,6 +81,7 @@ __all__ = [
     "ToolSession",
     "Tools",
     "TrialRecord",
+    "agent_environment",
     "bootstrap_ci",
     "compare_runs",
     "compare_tallies",
@@ -90,6 +96,8 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "read_log",
+    "redact_run_logs",
+    "redact_run_rows",
     "retire_cases",
     "retirement",
     "run_agent",

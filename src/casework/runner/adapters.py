@@ -2,7 +2,8 @@
 
 Specs: ``python:pkg.module:callable`` (sync or async, in-process tools), ``http:URL`` (POST the
 :class:`AgentInput` JSON, receive a :class:`Trajectory`), ``cmd:COMMAND`` (input JSON on stdin,
-trajectory JSON on stdout). Entry point: :func:`load_agent`.
+trajectory JSON on stdout, a scrubbed environment: :func:`agent_environment`). Entry point:
+:func:`load_agent`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,22 +26,55 @@ from pydantic import ValidationError
 from casework.decoding import parse_json
 from casework.errors import CaseworkError, UsageError
 from casework.plugins import load_object
+from casework.project import NEVER_PASSED
 from casework.runner.fixtures import Tools, ToolSession
 from casework.schema import AgentInput, Trajectory
 
 __all__ = [
+    "AGENT_ENV_ALLOWED",
+    "NEVER_PASSED",
     "TOOL_SERVER_ENV",
     "Agent",
     "AgentUnavailable",
     "CmdAgent",
     "HttpAgent",
     "PythonAgent",
+    "agent_environment",
     "coerce_trajectory",
     "load_agent",
 ]
 
 #: Environment variable holding the tool server URL for `cmd:` agents.
 TOOL_SERVER_ENV = "CASEWORK_TOOL_SERVER"
+
+#: Variables a `cmd:` agent inherits from casework's environment (plus `LC_*`): what a program
+#: needs to start and find its files, nothing that holds a secret.
+AGENT_ENV_ALLOWED = frozenset(
+    {
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM",
+        "TMPDIR", "TMP", "TEMP", "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR",
+    }
+)  # fmt: skip
+
+
+def agent_environment(
+    environ: Mapping[str, str], tool_server: str | None, pass_env: Sequence[str] = ()
+) -> dict[str, str]:
+    """The environment of a `cmd:` agent: the allow-list, ``pass_env``, and the tool server URL.
+
+    Args:
+        environ: casework's own environment.
+        tool_server: The trial's tool server URL (``CASEWORK_TOOL_SERVER``).
+        pass_env: Further variables the project passes through (`[agent] pass_env`).
+    """
+    passed = set(pass_env) - NEVER_PASSED
+    env = {
+        k: v
+        for k, v in environ.items()
+        if (k in AGENT_ENV_ALLOWED or k.startswith("LC_") or k in passed) and k not in NEVER_PASSED
+    }
+    env[TOOL_SERVER_ENV] = tool_server or ""
+    return env
 
 
 class AgentUnavailable(CaseworkError):
@@ -187,20 +221,31 @@ class HttpAgent:
 class CmdAgent:
     """``cmd:COMMAND``: one process per trial; input JSON on stdin, trajectory JSON on stdout.
 
-    The tool server URL is in the environment variable ``CASEWORK_TOOL_SERVER`` (and in the input).
+    The process gets a scrubbed environment (:func:`agent_environment`): the allow-listed
+    variables, those named by ``pass_env``, and the tool server URL in ``CASEWORK_TOOL_SERVER``
+    (also in the input). Never the pseudonym key or the workbench URL.
     """
 
     needs_tool_server = True
 
-    def __init__(self, spec: str, argv: list[str], *, cwd: Path, timeout_s: float) -> None:
+    def __init__(
+        self,
+        spec: str,
+        argv: list[str],
+        *,
+        cwd: Path,
+        timeout_s: float,
+        pass_env: Sequence[str] = (),
+    ) -> None:
         self.spec = spec
         self.argv = argv
         self.cwd = cwd
         self._timeout = timeout_s
+        self._pass_env = tuple(pass_env)
 
     async def run(self, request: AgentInput, session: ToolSession) -> Trajectory:
         """Start the command, feed it the input, parse its output."""
-        env = {**os.environ, TOOL_SERVER_ENV: request.tool_server or ""}
+        env = agent_environment(os.environ, request.tool_server, self._pass_env)
         try:
             proc = await asyncio.create_subprocess_exec(
                 *self.argv,
@@ -257,7 +302,14 @@ def _import_callable(target: str, root: Path) -> Callable[..., Any]:
     return fn
 
 
-def load_agent(spec: str, *, root: Path, timeout_s: float = 300.0, concurrency: int = 16) -> Agent:
+def load_agent(
+    spec: str,
+    *,
+    root: Path,
+    timeout_s: float = 300.0,
+    concurrency: int = 16,
+    pass_env: Sequence[str] = (),
+) -> Agent:
     """Build the adapter a spec names.
 
     Args:
@@ -265,6 +317,8 @@ def load_agent(spec: str, *, root: Path, timeout_s: float = 300.0, concurrency: 
         root: Project root (on ``sys.path`` for Python agents; working folder of commands).
         timeout_s: Seconds one trial may take.
         concurrency: Trials in flight at once (sizes thread and connection pools).
+        pass_env: Environment variables a `cmd:` agent gets besides the allow-list
+            (`[agent] pass_env`).
 
     Raises:
         UsageError: The spec has no known scheme, or names nothing importable or runnable.
@@ -288,7 +342,7 @@ def load_agent(spec: str, *, root: Path, timeout_s: float = 300.0, concurrency: 
             argv = shlex.split(rest)
         except ValueError as exc:
             raise UsageError(f"cannot split command '{rest}': {exc}.", param="agent") from exc
-        return CmdAgent(spec, argv, cwd=root, timeout_s=timeout_s)
+        return CmdAgent(spec, argv, cwd=root, timeout_s=timeout_s, pass_env=pass_env)
     raise UsageError(
         f"unknown scheme '{scheme}'; use python:, http: or cmd:. Got '{spec}'.", param="agent"
     )

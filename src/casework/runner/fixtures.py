@@ -2,13 +2,15 @@
 
 It records every call, applies the matching fixture's JSON Patch effects to a private copy of the
 data state, and answers a call no fixture matches with a clear tool error (recorded; the trial
-goes on). Python agents call it in-process through :class:`Tools`; others over loopback HTTP.
+goes on). Python agents call it in-process through :class:`Tools`, a facade holding no reference
+to the session; others over loopback HTTP.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -172,24 +174,36 @@ def _short(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: The session behind each :class:`Tools` facade. Kept here rather than on the facade, so nothing
+#: reachable from the object an agent receives (its attributes, methods, closures) leads to the
+#: fixtures, the state or the record of calls.
+_SESSIONS: weakref.WeakKeyDictionary[Tools, ToolSession] = weakref.WeakKeyDictionary()
+
+
 class Tools:
     """What an in-process Python agent gets to call tools: ``tools.call("get_order", id="o1")``.
+
+    Only the tool calls and the catalogue: the facade keeps no handle to the session, so the
+    agent cannot read the case's fixtures, its initial or current state, or the calls recorded.
 
     Args:
         session: The trial's tool session.
     """
 
+    __slots__ = ("__weakref__", "_catalogue")
+
     def __init__(self, session: ToolSession) -> None:
-        self._session = session
+        self._catalogue = tuple(t.model_dump(mode="json") for t in session.catalogue)
+        _SESSIONS[self] = session
 
     @property
     def catalogue(self) -> list[AgentTool]:
-        """The tools the agent may call (declared tools)."""
-        return list(self._session.catalogue)
+        """The tools the agent may call (declared tools; fresh copies)."""
+        return [AgentTool.model_validate(t) for t in self._catalogue]
 
     def names(self) -> list[str]:
         """Names of the tools the agent may call."""
-        return [t.name for t in self._session.catalogue]
+        return [str(t["name"]) for t in self._catalogue]
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         """Call a tool and return its result.
@@ -197,7 +211,7 @@ class Tools:
         Raises:
             ToolError: The tool failed; the message is what an HTTP agent would get as ``error``.
         """
-        reply = self._session.call(name, {**(arguments or {}), **kwargs})
+        reply = self.try_call(name, arguments, **kwargs)
         if reply.error is not None:
             raise ToolError(reply.error)
         return reply.result
@@ -206,7 +220,7 @@ class Tools:
         self, name: str, arguments: Mapping[str, Any] | None = None, **kwargs: Any
     ) -> ToolReply:
         """Call a tool and return its reply (result or error) without raising."""
-        return self._session.call(name, {**(arguments or {}), **kwargs})
+        return _SESSIONS[self].call(name, {**(arguments or {}), **kwargs})
 
 
 def catalogue_from(

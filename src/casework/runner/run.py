@@ -498,6 +498,7 @@ async def _run(
         root=project.root,
         timeout_s=header.timeout_s,
         concurrency=request.concurrency,
+        pass_env=project.config.agent.pass_env,
     )
     server = ToolServer().start() if agent.needs_tool_server else None
     db = _DbWriter(store) if store is not None else None

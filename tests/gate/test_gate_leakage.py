@@ -93,6 +93,11 @@ def test_a_fresh_clone_with_an_empty_workbench_still_fails_the_gate(
         ("d-dup", "h-dup")
     ]
     assert _gate_codes(project, "ci") == {"leakage_unresolved"}
+    [failure] = gate_run(project, "ci").failures
+    assert failure.message == (
+        "d-dup (dev) ~ h-dup (holdout): near-duplicate across splits (Jaccard 0.93) is still "
+        "open; review it with `casework leakage review` (datasets/refunds/leakage.jsonl)"
+    )
 
 
 def test_a_rescan_at_threshold_one_keeps_the_flags_open(scanned: Project) -> None:

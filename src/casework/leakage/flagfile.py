@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from casework.dataset import read_records, write_records
+from casework.atomic import atomic_write_bytes
+from casework.dataset import canonical_bytes, read_records, tmp_dir
 from casework.errors import InputErrors, Problem
 from casework.project import Project
 from casework.schema import LeakageFlagRecord
@@ -59,5 +60,10 @@ def read_flags(project: Project, name: str) -> list[LeakageFlagRecord]:
 
 
 def write_flags(project: Project, name: str, flags: Iterable[LeakageFlagRecord]) -> None:
-    """Rewrite the review file of ``name`` canonically and atomically (hold the dataset lock)."""
-    write_records(flag_file(project, name), flags, sort_key=lambda r: f"{r.id:012d}")
+    """Rewrite the review file of ``name`` canonically and atomically (hold the dataset lock).
+
+    The temp file sits under `.casework/` (git-ignored, cleaned when the lock is next taken), so
+    a crash mid-write leaves nothing in the dataset folder.
+    """
+    data = canonical_bytes(flags, sort_key=lambda r: f"{r.id:012d}")
+    atomic_write_bytes(flag_file(project, name), data, tmp_dir=tmp_dir(project, name))

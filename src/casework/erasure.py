@@ -19,8 +19,10 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select
 
+from casework.dataset import dataset_lock
 from casework.errors import CaseworkError
 from casework.gate import slice_kappas
+from casework.leakage import read_flags, write_flags
 from casework.privacy import Removal, expire, forget
 from casework.project import Project
 from casework.report import write_report
@@ -148,6 +150,16 @@ def _erase_rows(
     return out
 
 
+def _erase_flags(project: Project, dataset: str, ids: set[str], dry_run: bool) -> int:
+    """Drop the review flags naming a removed row from `leakage.jsonl` (their shingles are text)."""
+    with dataset_lock(project, dataset):
+        flags = read_flags(project, dataset)
+        kept = [f for f in flags if f.left_id not in ids and f.right_id not in ids]
+        if len(kept) != len(flags) and not dry_run:
+            write_flags(project, dataset, kept)
+    return len(flags) - len(kept)
+
+
 def _calibration_without(report: dict[str, Any], ids: set[str]) -> dict[str, Any]:
     """A stored calibration report without the removed cases' disagreements (statistics stay)."""
     disagreements = [d for d in report.get("disagreements", []) if d.get("case_id") not in ids]
@@ -234,6 +246,7 @@ def _erase(project: Project, removals: list[Removal], dry_run: bool) -> Erasure:
                 for name, value in vars(part).items():
                     setattr(total, name, getattr(total, name) + value)
             logs += redact_run_logs(project, r.dataset, r.removed_ids, r.needles, dry_run=dry_run)
+            total.leakage_flags += _erase_flags(project, r.dataset, set(r.removed_ids), dry_run)
     finally:
         if wb is not None:
             wb.close()

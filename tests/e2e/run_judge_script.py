@@ -9,7 +9,7 @@ from casework.llm import Message
 
 def answer(messages: list[Message]) -> Any:
     prompt = "\n".join(m.content for m in messages)
-    if "Expected facts" in prompt:
+    if "<expected_facts>" in prompt:
         return {
             "facts": [
                 {

@@ -196,3 +196,26 @@ def test_rows_without_user_text_never_match(root: Path) -> None:
     result = run(root, "leakage", "scan", "support", "--format", "json")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["pairs"] == 0
+
+
+def test_a_rescan_at_another_threshold_says_the_flags_stay(root: Path) -> None:
+    assert run(root, "release", "support", "-m", "first").exit_code == 0
+    assert run(root, "leakage", "scan", "support").exit_code == 1
+    assert (root / "datasets" / "support" / "leakage.jsonl").exists()
+    strict = run(root, "leakage", "scan", "support", "--threshold", "1.0")
+    assert strict.exit_code == 1  # the held flags are still unresolved
+    said = " ".join(strict.stdout.split())
+    assert "3 pairs across splits at Jaccard ≥ 1.00: 0 new, 0 reopened" in said
+    assert "0 gone" in said
+    assert (
+        "1 unresolved flag not found at threshold 1.00 stays unresolved: only a scan at the "
+        "configured threshold 0.80 (thresholds.leakage_jaccard), or a change to the rows, "
+        "supersedes a flag"
+    ) in said
+    data = json.loads(
+        run(root, "leakage", "scan", "support", "--threshold", "1.0", "--format", "json").stdout
+    )
+    assert data["configured_threshold"] == 0.8 and data["gone"] == 0
+    assert len(data["held"]) == 1 and len(data["flags"]) == 3
+    listed = run(root, "leakage", "review", "support", "--format", "json")
+    assert [f["status"] for f in json.loads(listed.stdout)] == ["open"] * 4

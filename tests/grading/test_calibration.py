@@ -110,8 +110,8 @@ def test_calibration_prompt_shows_the_situation_and_never_the_label(project: Pro
     prompt = next(p for p in llm.prompts if "o9" in p)
     for shown in (
         "VISIBLE-GUIDELINE",
-        "slice refunds, guideline refunds-g4",
-        "Goal:\nVISIBLE-GOAL refund too early",
+        "<case>\nslice refunds, guideline refunds-g4\n</case>",
+        "<goal>\nVISIBLE-GOAL refund too early\n</goal>",
         "USER: please refund order o9",
         'ASSISTANT: Let me look. [tool calls: get_order({"order_id": "o9"}) => "VISIBLE-RESULT"]',
         "USER: well?",
@@ -119,9 +119,9 @@ def test_calibration_prompt_shows_the_situation_and_never_the_label(project: Pro
         '"status": "processing", "total": 30, "note": "VISIBLE-FIXTURE"}}',
         '{"tool": "get_order", "error": "VISIBLE-NOT-FOUND"}',
         '"effects": [{"op": "add", "path": "/orders/o9/refunded", "value": "${args.amount}"}]',
-        'Data state:\n{"orders": {"o9": {"note": "VISIBLE-STATE"}}}',
-        'Injected adversity:\n{"kind": "prompt_injection", "location": "tool:get_order", '
-        '"text": "VISIBLE-INJECTED"}',
+        '<data_state>\n{"orders": {"o9": {"note": "VISIBLE-STATE"}}}\n</data_state>',
+        '<injected>\n{"kind": "prompt_injection", "location": "tool:get_order", '
+        '"text": "VISIBLE-INJECTED"}\n</injected>',
         "- get_order: Fetch an order by id.",
         "- escalate_to_human: Hand the conversation to a person.",
     ):
@@ -129,7 +129,7 @@ def test_calibration_prompt_shows_the_situation_and_never_the_label(project: Pro
     for hidden in ("HIDDEN", "satisfiable", "outside_policy", "u-1", "rubric_judge"):
         assert hidden not in prompt, hidden
     other = next(p for p in llm.prompts if "o9" not in p)
-    assert "Data state:\n" in other and "Injected adversity:\n(none)" in other
+    assert "<data_state>\n" in other and "<injected>\n(none)\n</injected>" in other
 
 
 def test_the_classify_prompt_is_unchanged_by_calibration_views() -> None:
@@ -146,8 +146,8 @@ def test_a_slice_without_a_guideline_still_calibrates(project: Project) -> None:
     judge, llm = _judge()
     report = calibrate_judge(project, "refunds", "refunds", judge=judge, save=False)
     assert report.calibration.n == 2
-    assert all("Labelling guideline:" not in p for p in llm.prompts)
-    assert all("Case:\nslice refunds\n" in p for p in llm.prompts)
+    assert all("<guideline>" not in p for p in llm.prompts)
+    assert all("<case>\nslice refunds\n</case>" in p for p in llm.prompts)
 
 
 def test_a_guideline_without_a_version_is_reported(project: Project) -> None:

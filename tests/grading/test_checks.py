@@ -172,7 +172,7 @@ def _judge(
     outcome: str = "refuse", facts_present: bool = True, calibrated: bool = True
 ) -> tuple[Judge, FakeLLM]:
     def answer(prompt: str) -> dict[str, Any]:
-        if "Expected facts" in prompt:
+        if "<expected_facts>" in prompt:
             return {
                 "facts": [
                     {
@@ -256,7 +256,7 @@ def test_generated_answer_facts_need_a_human_label() -> None:
     v = grade(case(data), traj(*UNSAT_BASE, final_reply="I can't.", outcome="refuse"), judge=judge)
     facts = next(c for c in v.checks if c.name == "answer_facts")
     assert facts.status == "undetermined" and "written by the generator" in facts.evidence
-    assert not any("Expected facts" in p for p in llm.prompts)
+    assert not any("<expected_facts>" in p for p in llm.prompts)
 
 
 def test_extra_grader_named_by_the_oracle() -> None:

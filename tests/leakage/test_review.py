@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from casework.dataset import load_dataset, read_versions, release
-from casework.errors import UsageError
+from casework.errors import InputErrors, UsageError
 from casework.leakage import (
     decide,
     find_split_pairs,
@@ -229,3 +229,40 @@ def test_review_flow_on_postgresql(leak_project: Project, monkeypatch: pytest.Mo
     assert resolve(leak_project, "support", now=NOW).moved == ["h-near"]
     again = scan_dataset(leak_project, "support", now=NOW)
     assert again.flags == [] and len(again.suppressed) == 3
+
+
+def test_the_review_file_is_canonical_and_stable(leak_project: Project) -> None:
+    path = leak_project.dataset_dir("support") / "leakage.jsonl"
+    scan_dataset(leak_project, "support", now=NOW)
+    first = path.read_bytes()
+    records = [json.loads(line) for line in first.decode("utf-8").splitlines()]
+    assert [r["id"] for r in records] == [1, 2, 3, 4]
+    assert all(next(iter(r)) == "schema_version" for r in records)
+    scan_dataset(leak_project, "support", now=datetime(2027, 1, 1, tzinfo=UTC))
+    assert path.read_bytes() == first  # a rescan that changes nothing rewrites nothing a diff sees
+
+
+def test_a_bad_review_file_is_reported_by_line(leak_project: Project) -> None:
+    scan_dataset(leak_project, "support", now=NOW)
+    path = leak_project.dataset_dir("support") / "leakage.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    bad = {**json.loads(lines[1]), "status": "closed"}
+    again = {**json.loads(lines[0]), "id": 9}
+    path.write_text(
+        "\n".join([lines[0], json.dumps(bad), *lines[2:], json.dumps(again)]) + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(InputErrors) as exc:
+        unresolved_flags(leak_project, "support")
+    assert str(exc.value) == (
+        "datasets/support/leakage.jsonl:2: status: Input should be 'open', 'decided', 'resolved' "
+        "or 'gone'. Got 'closed'."
+    )
+    path.write_text("\n".join([*lines, json.dumps(again)]) + "\n", encoding="utf-8")
+    with pytest.raises(InputErrors) as exc:
+        scan_dataset(leak_project, "support", now=NOW)
+    pair = f"{again['left_id']} ~ {again['right_id']}"
+    assert str(exc.value) == (
+        f"datasets/support/leakage.jsonl:5: right_id: the pair is already flagged on line 1. "
+        f"Got '{pair}'."
+    )

@@ -15,14 +15,15 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from casework.cli import cli
-from casework.dataset import load_dataset, release
+from casework.dataset import dataset_lock, load_dataset, release
 from casework.erasure import expire_everywhere, forget_everywhere
+from casework.leakage import flag_file, read_flags, write_flags
 from casework.mining import MineOptions, mine
 from casework.privacy import subject_pseudonyms
 from casework.project import Project, load_project
 from casework.report import write_report
 from casework.runner import RunHeader, RunRequest, load_run, log_path, read_log, run_agent
-from casework.schema import Label
+from casework.schema import Label, LeakageFlagRecord
 from casework.workbench import (
     AssignmentRow,
     JudgeCalibrationRow,
@@ -266,3 +267,27 @@ def test_a_run_log_that_cannot_be_read_is_left_and_listed(project: Project) -> N
     assert [log.path.name for log in erasure.run_logs] == ["run-1.jsonl"]
     assert erasure.leftovers == [broken]
     assert some in broken.read_text(encoding="utf-8")
+
+
+def test_forget_removes_review_flags_from_the_dataset_file(project: Project) -> None:
+    ids, _ = _ada_rows(project)
+    every = [c.id for c in load_dataset(project, "refunds").cases]
+    records = [
+        LeakageFlagRecord(
+            id=n, left_id=a, right_id=b, left_split="dev", right_split="holdout",
+            left_hash="a" * 64, right_hash="b" * 64, jaccard=0.9, shared_count=1,
+            shared=[f"shingle of {a}"], status="open", first_seen=MINED,
+        )
+        for n, (a, b) in enumerate(itertools.pairwise(every), start=1)
+    ]  # fmt: skip
+    with dataset_lock(project, "refunds"):
+        write_flags(project, "refunds", records)
+    naming = sum(bool({r.left_id, r.right_id} & ids) for r in records)
+    assert naming > 0
+    erasure = forget_everywhere(project, emails=[ADA], now=MINED)
+    left = read_flags(project, "refunds")
+    assert len(left) == len(records) - naming
+    assert not any({r.left_id, r.right_id} & ids for r in left)
+    text = flag_file(project, "refunds").read_text(encoding="utf-8")
+    assert not any(i in text for i in ids)
+    assert erasure.workbench.leakage_flags >= naming

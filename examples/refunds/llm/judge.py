@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casework.errors import InputError
+from casework.grading import prompt_blocks
 from casework.llm import Message
 
 __all__ = ["reply"]
@@ -36,37 +37,16 @@ SOURCE = "llm/judge.py"
 
 # --- reading the prompt ------------------------------------------------------------------------
 
-_HEADERS = (
-    "Labelling guideline:",
-    "Case:",
-    "Goal:",
-    "Conversation so far:",
-    "Tool fixtures:",
-    "Data state:",
-    "Injected adversity:",
-    "Declared tools:",
-    "Conversation before the assistant acted:",
-    "Tool calls the assistant made:",
-    "Assistant's final reply:",
-    "Reply:",
-    "Expected facts:",
-    "Rubric:",
-)
 _TURN = re.compile(r"^(SYSTEM|USER|ASSISTANT|TOOL): ?", re.MULTILINE)
 
 
 def _sections(text: str) -> dict[str, str]:
-    """The prompt's sections by header (a header is a line of its own ending in a colon)."""
-    found = sorted(
-        (m.start(), m.end(), h)
-        for h in _HEADERS
-        for m in re.finditer(r"^" + re.escape(h) + r"\n", text, re.MULTILINE)
-    )
-    out: dict[str, str] = {}
-    for i, (_, end, header) in enumerate(found):
-        stop = found[i + 1][0] if i + 1 < len(found) else len(text)
-        out.setdefault(header, text[end:stop].strip())
-    return out
+    """The prompt's tagged blocks by tag (``<reply>`` … ``</reply>``), unescaped.
+
+    Only the judge's own block lines count: text inside a block has its ``<`` escaped, so a reply
+    that writes ``</reply>`` or ``<expected_facts>`` stays inside its block.
+    """
+    return prompt_blocks(text)
 
 
 @dataclass(frozen=True)
@@ -149,7 +129,7 @@ class _Data:
 
     @classmethod
     def read(cls, section: str) -> _Data:
-        """The prompt's ``Tool fixtures:`` section: one JSON object a line."""
+        """The prompt's ``<tool_fixtures>`` block: one JSON object a line."""
         lines = (line for line in section.splitlines() if line.startswith("{"))
         return cls(tuple(json.loads(line) for line in lines))
 
@@ -503,9 +483,9 @@ def label_outcome(user: str) -> dict[str, Any]:
     """Which outcome a correct assistant takes next, from the guideline's slice, the conversation
     and what the tool fixtures return."""
     parts = _sections(user)
-    chat = _Chat.read(parts.get("Conversation so far:", ""))
-    data = _Data.read(parts.get("Tool fixtures:", ""))
-    name = _slice(parts.get("Labelling guideline:", ""), chat)
+    chat = _Chat.read(parts.get("conversation", ""))
+    data = _Data.read(parts.get("tool_fixtures", ""))
+    name = _slice(parts.get("guideline", ""), chat)
     outcome, why = _LABELLERS[name](chat, data)
     return {"outcome": outcome, "reason": f"stand-in rule ({name}): {why}"}
 
@@ -526,8 +506,8 @@ _ASKS = r"\?|\b(could|can|would) you (tell|give|confirm|check|send|share|type)\b
 def classify_outcome(user: str) -> dict[str, Any]:
     """Which outcome the agent's final reply takes, from its wording and its escalation calls."""
     parts = _sections(user)
-    reply_text = parts.get("Assistant's final reply:", "").lower()
-    calls = parts.get("Tool calls the assistant made:", "")
+    reply_text = parts.get("reply", "").lower()
+    calls = parts.get("tool_calls", "")
     escalated = [
         line for line in calls.splitlines() if re.search(r"escalat|hand_?off|transfer", line)
     ]
@@ -605,9 +585,9 @@ def _facts(listing: str) -> list[tuple[int, str]]:
 def check_facts(user: str) -> dict[str, Any]:
     """For each expected fact, whether the reply states it (number and word overlap)."""
     parts = _sections(user)
-    reply_text = parts.get("Reply:", "")
+    reply_text = parts.get("reply", "")
     findings = []
-    for index, fact in _facts(parts.get("Expected facts:", "")):
+    for index, fact in _facts(parts.get("expected_facts", "")):
         present, why = _fact_present(fact, reply_text)
         findings.append({"index": index, "present": present, "reason": why})
     return {"facts": findings}
@@ -623,11 +603,12 @@ def reply(messages: Sequence[Message]) -> dict[str, Any]:
         InputError: The prompt is none of the judge's three kinds.
     """
     user = next((m.content for m in messages if m.role == "user"), "")
-    if "\nExpected facts:\n" in user:
+    blocks = _sections(user)
+    if "expected_facts" in blocks:
         return check_facts(user)
-    if "\nAssistant's final reply:\n" in user:
+    if "reply" in blocks:
         return classify_outcome(user)
-    if "Conversation so far:" in _sections(user):
+    if "conversation" in blocks:
         return label_outcome(user)
     tail = next((line for line in reversed(user.splitlines()) if line.strip()), "")
     raise InputError(

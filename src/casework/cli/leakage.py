@@ -100,8 +100,16 @@ def _render_scan(report: ScanReport) -> None:
         f"{report.new} new, {report.reopened} reopened, {len(report.suppressed)} suppressed "
         f"(kept or template-like, rows unchanged), {report.gone} gone"
     )
-    if report.flags:
-        console.print(_flag_table(report.flags, "flags to review"))
+    if report.held:
+        n = len(report.held)
+        console.print(
+            f"{n} unresolved flag{'s' if n != 1 else ''} not found at threshold {r.threshold:.2f} "
+            f"stay{'s' if n == 1 else ''} unresolved: only a scan at the configured threshold "
+            f"{report.configured_threshold:.2f} (thresholds.leakage_jaccard), or a change to the "
+            "rows, supersedes a flag"
+        )
+    if report.unresolved:
+        console.print(_flag_table(report.unresolved, "flags to review"))
         console.print(f"next: casework leakage review {report.dataset}")
 
 
@@ -123,7 +131,9 @@ def _scan_json(report: ScanReport) -> dict[str, Any]:
         "new": report.new,
         "reopened": report.reopened,
         "gone": report.gone,
+        "configured_threshold": report.configured_threshold,
         "flags": [_flag_json(f) for f in report.flags],
+        "held": [_flag_json(f) for f in report.held],
         "suppressed": [_flag_json(f) for f in report.suppressed],
     }
 
@@ -156,8 +166,10 @@ def scan_cmd(
 ) -> None:
     """Flag rows of DATASET that nearly repeat a row of another split.
 
-    Every pair at or above the threshold becomes a review flag in the workbench (nothing is
-    deleted). Exits 1 while unresolved flags remain.
+    Every pair at or above the threshold becomes a review flag in
+    datasets/DATASET/leakage.jsonl (commit it: the gate reads it; nothing is deleted). A scan at
+    another threshold than thresholds.leakage_jaccard never marks a flag gone unless its rows
+    changed. Exits 1 while unresolved flags remain.
     """
     report = scan_dataset(
         project,
@@ -170,7 +182,7 @@ def scan_cmd(
         emit_json(_scan_json(report))
     else:
         _render_scan(report)
-    if report.flags:
+    if report.unresolved:
         click.get_current_context().exit(1)
 
 

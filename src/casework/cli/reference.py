@@ -108,7 +108,7 @@ def render_formats(existing: str = "") -> str:
     markers (written by other generators) are kept, after the generated part.
     """
     # Lazy: only `make docs` renders formats; the CLI reference alone should not load pydantic models.
-    from casework.schema import Case, LabelRecord, VersionRecord
+    from casework.schema import Case, LabelRecord, LeakageFlagRecord, VersionRecord
 
     lines = [
         "# File formats",
@@ -122,6 +122,10 @@ def render_formats(existing: str = "") -> str:
         ("`datasets/<name>/cases.jsonl`: one case per line", Case),
         ("`datasets/<name>/labels.jsonl`: one raw label per line", LabelRecord),
         ("`datasets/<name>/versions.jsonl`: the release log", VersionRecord),
+        (
+            "`datasets/<name>/leakage.jsonl`: the leakage review, one flagged pair per line",
+            LeakageFlagRecord,
+        ),
     ):
         schema = model.model_json_schema(by_alias=True)
         lines += [f"## {title}", ""]

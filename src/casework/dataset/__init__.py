@@ -14,6 +14,7 @@ from casework.dataset.check import (
     expired_cases,
 )
 from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
+from casework.dataset.journal import tmp_dir
 from casework.dataset.jsonl import (
     canonical_bytes,
     canonical_line,
@@ -91,6 +92,7 @@ __all__ = [
     "release",
     "release_working_tree",
     "select_cases",
+    "tmp_dir",
     "write_cases",
     "write_records",
 ]

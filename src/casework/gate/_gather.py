@@ -16,7 +16,7 @@ from casework.errors import ConfigError, UsageError
 from casework.gate._checks import check_project
 from casework.gate._decision import GateFinding, GateInputs, GateReport, evaluate_gate
 from casework.labelling import dataset_agreement
-from casework.leakage import unresolved_flags
+from casework.leakage import flag_file, unresolved_flags
 from casework.project import Project
 from casework.runner import LoadedRun, load_run, measures_same, tallies
 
@@ -52,7 +52,11 @@ def dataset_findings(
 
 
 def leakage_findings(project: Project, run: LoadedRun) -> list[GateFinding]:
-    """Unresolved leakage review flags of the run's dataset (`casework leakage review`)."""
+    """Unresolved leakage review flags of the run's dataset (`casework leakage review`).
+
+    They are read from the dataset's `leakage.jsonl` (in git), never only from this machine's
+    workbench, so a fresh clone gates on the same flags.
+    """
     slices = _case_slices(run)
     out = []
     for flag in unresolved_flags(project, run.header.dataset):
@@ -63,11 +67,15 @@ def leakage_findings(project: Project, run: LoadedRun) -> list[GateFinding]:
                 "error",
                 f"{flag.left_id} ({flag.left_split}) ~ {flag.right_id} ({flag.right_split}): "
                 f"near-duplicate across splits (Jaccard {flag.jaccard:.2f}) is still {flag.status}; "
-                "review it with `casework leakage review`",
+                f"review it with `casework leakage review` ({_flag_file_of(project, run)})",
                 where,
             )
         )
     return out
+
+
+def _flag_file_of(project: Project, run: LoadedRun) -> str:
+    return project.relative(flag_file(project, run.header.dataset))
 
 
 def _case_slices(run: LoadedRun) -> dict[str, str]:

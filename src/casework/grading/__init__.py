@@ -15,7 +15,7 @@ from casework.grading.checks import (
     register_grader,
 )
 from casework.grading.grade import grade, needed_oracle_class
-from casework.grading.judge import Judge, JudgeCalibration
+from casework.grading.judge import Judge, JudgeCalibration, escape_block, prompt_blocks
 from casework.grading.matchers import (
     MatcherError,
     argument_matches,
@@ -42,6 +42,7 @@ __all__ = [
     "calibrate_judge",
     "combine",
     "deep_subset",
+    "escape_block",
     "evaluate_assertion",
     "get_grader",
     "grade",
@@ -52,5 +53,6 @@ __all__ = [
     "match_required",
     "needed_oracle_class",
     "observed_outcome",
+    "prompt_blocks",
     "register_grader",
 ]

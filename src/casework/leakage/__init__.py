@@ -1,7 +1,8 @@
 """Leakage: near-duplicates across splits, rows copied into prompts, rows inside training corpora.
 
 Entry points: :func:`scan_dataset` (cross-split scan recorded as review flags), :func:`decide`
-and :func:`resolve` (the review flow), :func:`unresolved_flags` (for the gate),
+and :func:`resolve` (the review flow, kept in `datasets/<name>/leakage.jsonl`: :func:`read_flags`),
+:func:`unresolved_flags` (for the gate),
 :func:`check_prompts`, :func:`scan_corpus`, :func:`embedding_duplicates`; the engines underneath:
 :func:`shingle_sets`, :func:`exact_join`, :func:`lsh_join`, :func:`choose_params`.
 """
@@ -15,6 +16,7 @@ from casework.leakage.corpus import (
     score_documents,
 )
 from casework.leakage.embed import CosinePair, cosine_pairs, embedding_duplicates
+from casework.leakage.flagfile import LEAKAGE_FILE, flag_file, read_flags, write_flags
 from casework.leakage.join import exact_join, prefix_length, required_overlap
 from casework.leakage.lsh import (
     LshParams,
@@ -51,6 +53,7 @@ from casework.leakage.scan import (
 
 __all__ = [
     "EMPTY",
+    "LEAKAGE_FILE",
     "CorpusHit",
     "CorpusReport",
     "CosinePair",
@@ -80,6 +83,7 @@ __all__ = [
     "estimate_jaccard",
     "exact_join",
     "find_split_pairs",
+    "flag_file",
     "intersection_sizes",
     "iter_documents",
     "list_flags",
@@ -89,6 +93,7 @@ __all__ = [
     "prefix_length",
     "prompt_scores",
     "ray_sketch",
+    "read_flags",
     "required_overlap",
     "resolve",
     "scan_corpus",
@@ -97,4 +102,5 @@ __all__ = [
     "sets_of",
     "shared_shingles",
     "unresolved_flags",
+    "write_flags",
 ]

@@ -5,9 +5,11 @@ is its reference documentation (``casework schema`` prints the JSON Schema built
 
 - case files (``_records``): :class:`Case`, :class:`LabelRecord`, :class:`VersionRecord`,
   :func:`case_json_schema`;
+- the leakage review file (``_leakage``): :class:`LeakageFlagRecord`;
 - what an agent receives and returns (``_wire``): :class:`AgentInput`, :class:`Trajectory`.
 """
 
+from casework.schema._leakage import LeakageDecision, LeakageFlagRecord, LeakageStatus
 from casework.schema._records import (
     OUTCOMES,
     SCHEMA_VERSION,
@@ -61,6 +63,9 @@ __all__ = [
     "JsonPatchOp",
     "Label",
     "LabelRecord",
+    "LeakageDecision",
+    "LeakageFlagRecord",
+    "LeakageStatus",
     "Message",
     "Oracle",
     "OracleClass",

@@ -2,7 +2,7 @@
 
 Dataset checks come from the stages' own library functions (:func:`check_project`:
 undeclared tools, stale rules, expired rows, synthetic cap; ``casework.labelling.dataset_agreement``:
-kappa per slice; ``casework.leakage.review.unresolved_flags``); run verdicts from the workbench or
+kappa per slice; ``casework.leakage.unresolved_flags``); run verdicts from the workbench or
 the run log. Entry point: :func:`gate_run`.
 """
 

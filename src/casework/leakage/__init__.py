@@ -15,8 +15,10 @@ from casework.leakage.corpus import (
     scan_corpus,
     score_documents,
 )
+from casework.leakage.dataset_scan import ScanReport, scan_dataset
 from casework.leakage.embed import CosinePair, cosine_pairs, embedding_duplicates
 from casework.leakage.flagfile import LEAKAGE_FILE, flag_file, read_flags, write_flags
+from casework.leakage.flags import Decision, Flag
 from casework.leakage.join import exact_join, prefix_length, required_overlap
 from casework.leakage.lsh import (
     LshParams,
@@ -31,17 +33,7 @@ from casework.leakage.pairs import Pairs, dedupe_pairs, intersection_sizes, pair
 from casework.leakage.prompt import PromptHit, PromptReport, check_prompts, prompt_scores
 from casework.leakage.ray_engine import ray_sketch
 from casework.leakage.reading import corpus_files, iter_documents
-from casework.leakage.review import (
-    Decision,
-    Flag,
-    ResolveReport,
-    ScanReport,
-    decide,
-    list_flags,
-    resolve,
-    scan_dataset,
-    unresolved_flags,
-)
+from casework.leakage.review import ResolveReport, decide, list_flags, resolve, unresolved_flags
 from casework.leakage.scan import (
     Engine,
     Method,

@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 
 from casework.project import Project, load_project
+from casework.schema import SPLITS
 
 __all__ = [
     "FORMAT",
@@ -72,6 +73,28 @@ FORMAT = click.option(
     default="text",
     show_default=True,
     help="Output format.",
+)
+
+
+#: ``--slice`` as a repeatable filter (parameter ``slices``).
+SLICES = click.option("--slice", "slices", multiple=True, help="Only this slice (repeatable).")
+
+#: ``--split`` as a repeatable filter, choices from the schema (parameter ``splits``).
+SPLIT_FILTER = click.option(
+    "--split",
+    "splits",
+    multiple=True,
+    type=click.Choice(SPLITS),
+    help="Only this split (repeatable).",
+)
+
+#: ``--out DIR`` for commands that write labelling or adjudication sheets (parameter ``out_dir``).
+SHEETS_OUT = click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write the sheets to.",
 )
 
 

@@ -8,7 +8,7 @@ from typing import get_args
 import click
 from rich.table import Table
 
-from casework.cli.context import FORMAT, console, emit_json, pass_project
+from casework.cli.context import FORMAT, SLICES, SPLIT_FILTER, console, emit_json, pass_project
 from casework.dataset import (
     count_cases,
     dataset_versions,
@@ -25,7 +25,6 @@ from casework.labelling import migrate_labelling
 from casework.project import Project
 from casework.scaffold import init_project
 from casework.schema import (
-    SPLITS,
     LabelRecord,
     OracleClass,
     Source,
@@ -213,14 +212,8 @@ def show_cmd(project: Project, dataset: str, case_id: str) -> None:
 
 @click.command("cases")
 @click.argument("dataset")
-@click.option("--slice", "slices", multiple=True, help="Only this slice (repeatable).")
-@click.option(
-    "--split",
-    "splits",
-    multiple=True,
-    type=click.Choice(SPLITS),
-    help="Only this split (repeatable).",
-)
+@SLICES
+@SPLIT_FILTER
 @click.option(
     "--source",
     "sources",

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from casework.cli.context import FORMAT, console, emit_json, pass_project
+from casework.cli.context import FORMAT, SHEETS_OUT, console, emit_json, pass_project
 from casework.labelling import (
     AssignReport,
     ExportReport,
@@ -120,13 +120,7 @@ def _render_assign(report: AssignReport) -> None:
     multiple=True,
     help="Only this labeller's sheet (repeatable, or comma-separated; default: everyone).",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder to write the sheets to.",
-)
+@SHEETS_OUT
 @pass_project
 def export_cmd(project: Project, dataset: str, labellers: tuple[str, ...], out_dir: Path) -> None:
     """Write blind labelling sheets (JSONL and CSV) for labellers with open assignments.
@@ -252,13 +246,7 @@ def adjudicate_list_cmd(project: Project, dataset: str, fmt: str) -> None:
     multiple=True,
     help="Only this adjudicator's sheet (repeatable, or comma-separated; default: everyone).",
 )
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Folder to write the sheets to.",
-)
+@SHEETS_OUT
 @pass_project
 def adjudicate_export_cmd(
     project: Project, dataset: str, adjudicators: tuple[str, ...], out_dir: Path

@@ -17,7 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from casework.cli.context import FORMAT, console, emit_json, pass_project
+from casework.cli.context import FORMAT, SLICES, SPLIT_FILTER, console, emit_json, pass_project
 from casework.errors import GateFailed, UsageError
 from casework.gate import GateReport, gate_run
 from casework.grading import calibrate_judge
@@ -83,14 +83,8 @@ class _Bar:
 @click.option(
     "--concurrency", type=int, default=16, show_default=True, help="Trials in flight at once."
 )
-@click.option("--slice", "slices", multiple=True, help="Only this slice (repeatable).")
-@click.option(
-    "--split",
-    "splits",
-    multiple=True,
-    type=click.Choice(SPLITS),
-    help="Only this split (repeatable).",
-)
+@SLICES
+@SPLIT_FILTER
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Run seed (trial seeds derive from it)."
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from casework.labelling.dataset_state import dataset_name, load_state
+from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.model import labels_in_role_order
 from casework.labelling.snapshot import CASE_STATUSES, CaseStatus, SliceCalibration
 from casework.project import Project
@@ -102,6 +102,12 @@ class Disagreement:
     adjudicator: str | None
 
 
+def _load(project: Project, dataset: str, command: str) -> tuple[str, DatasetState]:
+    name = dataset_name(dataset, command)
+    with open_workbench(project) as wb, wb.session() as session:
+        return name, load_state(project, name, session)
+
+
 def labelling_status(project: Project, dataset: str) -> LabellingStatus:
     """Per slice: cases per status and calibration; per labeller: open and done work.
 
@@ -109,9 +115,7 @@ def labelling_status(project: Project, dataset: str) -> LabellingStatus:
         UsageError: Unknown dataset.
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
-    name = dataset_name(dataset, "label status")
-    with open_workbench(project) as wb, wb.session() as session:
-        state = load_state(project, name, session)
+    name, state = _load(project, dataset, "label status")
     calibration = state.calibration(project)
     per_slice: dict[str, Counter[CaseStatus]] = defaultdict(Counter)
     for progress in state.snapshot.cases:
@@ -154,9 +158,7 @@ def list_disagreements(project: Project, dataset: str) -> list[Disagreement]:
         UsageError: Unknown dataset.
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
-    name = dataset_name(dataset, "adjudicate list")
-    with open_workbench(project) as wb, wb.session() as session:
-        state = load_state(project, name, session)
+    _, state = _load(project, dataset, "adjudicate list")
     out = []
     for progress in state.snapshot.by_status("contested", "adjudicating"):
         found = progress.round

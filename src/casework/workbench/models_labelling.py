@@ -16,7 +16,20 @@ from casework.workbench.base import Base
 __all__ = ["AssignmentRow", "RawLabelRow"]
 
 
-class AssignmentRow(Base):
+class _LabellingColumns:
+    """Columns an assignment and a raw label share: whose, which case, which round."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    dataset: Mapped[str] = mapped_column(String(200))
+    case_id: Mapped[str] = mapped_column(String(200))
+    slice: Mapped[str] = mapped_column(String(200))
+    labeller: Mapped[str] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(16))
+    overlap_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    guideline_version: Mapped[str] = mapped_column(String(200))
+
+
+class AssignmentRow(_LabellingColumns, Base):
     """One person holding one case of a dataset under one guideline version."""
 
     __tablename__ = "labelling_assignments"
@@ -31,20 +44,12 @@ class AssignmentRow(Base):
         Index("ix_labelling_assignments_dataset_labeller", "dataset", "labeller"),
     )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    dataset: Mapped[str] = mapped_column(String(200))
-    case_id: Mapped[str] = mapped_column(String(200))
-    slice: Mapped[str] = mapped_column(String(200))
-    labeller: Mapped[str] = mapped_column(String(64))
-    role: Mapped[str] = mapped_column(String(16))
-    overlap_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    guideline_version: Mapped[str] = mapped_column(String(200))
     assigned_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     done: Mapped[bool] = mapped_column(Boolean, default=False)
     done_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
-class RawLabelRow(Base):
+class RawLabelRow(_LabellingColumns, Base):
     """One labeller's raw label for one case under one guideline version.
 
     ``required`` and ``forbidden`` hold a yes/no answer per tool declared when the sheet was
@@ -63,14 +68,6 @@ class RawLabelRow(Base):
         Index("ix_labelling_labels_dataset_case", "dataset", "case_id"),
     )
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    dataset: Mapped[str] = mapped_column(String(200))
-    case_id: Mapped[str] = mapped_column(String(200))
-    slice: Mapped[str] = mapped_column(String(200))
-    labeller: Mapped[str] = mapped_column(String(64))
-    role: Mapped[str] = mapped_column(String(16))
-    overlap_reason: Mapped[str | None] = mapped_column(String(16), nullable=True)
-    guideline_version: Mapped[str] = mapped_column(String(200))
     outcome: Mapped[str] = mapped_column(String(16))
     required: Mapped[dict[str, Any]] = mapped_column(JSON)
     forbidden: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -118,32 +118,23 @@ def check_tools(cases: Sequence[Case], tools: Mapping[str, ToolDecl]) -> list[Fi
                 out.extend(_requirement_findings(case, req, "required", tools))
             for req in case.label.forbidden_tools:
                 out.extend(_requirement_findings(case, req, "forbidden", tools))
+        named = [
+            *((f.tool, "fixture answers") for f in case.situation.fixtures),
+            *((c.name, "conversation calls") for t in case.situation.turns for c in t.tool_calls),
+        ]
         seen: set[str] = set()
-        for fixture in case.situation.fixtures:
-            if fixture.tool not in tools and fixture.tool not in seen:
-                seen.add(fixture.tool)
+        for tool, where in named:
+            if tool not in tools and tool not in seen:
+                seen.add(tool)
                 out.append(
                     Finding(
                         "undeclared_tool",
                         "error",
                         case.id,
-                        fixture.tool,
-                        "fixture answers a tool the agent does not declare",
+                        tool,
+                        f"{where} a tool the agent does not declare",
                     )
                 )
-        for turn in case.situation.turns:
-            for call in turn.tool_calls:
-                if call.name not in tools and call.name not in seen:
-                    seen.add(call.name)
-                    out.append(
-                        Finding(
-                            "undeclared_tool",
-                            "error",
-                            case.id,
-                            call.name,
-                            "conversation calls a tool the agent does not declare",
-                        )
-                    )
     return out
 
 

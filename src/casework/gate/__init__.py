@@ -5,7 +5,7 @@
 - :func:`evaluate_gate`: the pure decision, a list of named rules (:data:`RULES`).
 """
 
-from casework.gate._checks import check_project
+from casework.gate._dataset_checks import check_project
 from casework.gate._decision import (
     RULES,
     GateContext,

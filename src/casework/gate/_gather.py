@@ -13,7 +13,7 @@ from datetime import date
 
 from casework.dataset import load_dataset, read_versions
 from casework.errors import ConfigError, UsageError
-from casework.gate._checks import check_project
+from casework.gate._dataset_checks import check_project
 from casework.gate._decision import GateFinding, GateInputs, GateReport, evaluate_gate
 from casework.labelling import dataset_agreement
 from casework.leakage import flag_file, unresolved_flags

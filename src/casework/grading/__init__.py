@@ -5,7 +5,8 @@ Checks: tools, state, outcome, answer facts, unsatisfiable handling. Entry point
 """
 
 from casework.grading.calibration import LABELLER_VIEW, calibrate_judge, labeller_view, load_judge
-from casework.grading.checks import (
+from casework.grading.grade import grade, needed_oracle_class
+from casework.grading.graders import (
     DEFAULT_GRADERS,
     GRADERS,
     GradeContext,
@@ -14,7 +15,6 @@ from casework.grading.checks import (
     observed_outcome,
     register_grader,
 )
-from casework.grading.grade import grade, needed_oracle_class
 from casework.grading.judge import Judge, JudgeCalibration, escape_block, prompt_blocks
 from casework.grading.matchers import (
     MatcherError,
@@ -25,13 +25,13 @@ from casework.grading.matchers import (
     match_in_order,
     match_required,
 )
-from casework.grading.verdict import Check, Verdict, combine
+from casework.grading.verdict import CheckResult, Verdict, combine
 
 __all__ = [
     "DEFAULT_GRADERS",
     "GRADERS",
     "LABELLER_VIEW",
-    "Check",
+    "CheckResult",
     "GradeContext",
     "Grader",
     "Judge",

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from casework.grading.checks import DEFAULT_GRADERS, GradeContext, get_grader
+from casework.grading.graders import DEFAULT_GRADERS, GradeContext, get_grader
 from casework.grading.judge import Judge
-from casework.grading.verdict import Check, Verdict, combine
+from casework.grading.verdict import CheckResult, Verdict, combine
 from casework.schema import Case, OracleClass, Trajectory
 
 __all__ = ["GRADER_REF_PREFIX", "grade", "needed_oracle_class"]
@@ -45,25 +45,25 @@ def grade(
     )
     if trajectory.error:
         return combine(
-            [Check(name="agent", status="fail", evidence=f"agent failed: {trajectory.error}")]
+            [CheckResult(name="agent", status="fail", evidence=f"agent failed: {trajectory.error}")]
         )
     names = list(DEFAULT_GRADERS)
     ref = case.oracle.ref
     if ref and ref.startswith(GRADER_REF_PREFIX):
         names.append(ref[len(GRADER_REF_PREFIX) :])
-    checks: list[Check] = []
+    checks: list[CheckResult] = []
     for name in names:
         try:
             grader = get_grader(name)
         except KeyError as exc:
-            checks.append(Check(name=name, status="undetermined", evidence=str(exc.args[0])))
+            checks.append(CheckResult(name=name, status="undetermined", evidence=str(exc.args[0])))
             continue
         check = grader(ctx)
         if check is not None:
             checks.append(check)
     if not checks:
         checks.append(
-            Check(
+            CheckResult(
                 name="oracle",
                 status="undetermined",
                 evidence="case has no label and no assertions to grade by",

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from casework.schema import OracleClass
 
-__all__ = ["Check", "CheckStatus", "Verdict", "combine"]
+__all__ = ["CheckResult", "CheckStatus", "Verdict", "combine"]
 
 CheckStatus = Literal["pass", "fail", "undetermined"]
 """`undetermined`: the check could not decide (no judge configured, a malformed matcher)."""
@@ -18,7 +18,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
-class Check(_Model):
+class CheckResult(_Model):
     """One grader's finding on one trial."""
 
     name: str
@@ -40,14 +40,14 @@ class Verdict(_Model):
     """Version of this record format."""
     passed: bool | None
     """True when every check passed, False when any failed, None when some could not decide."""
-    checks: list[Check] = Field(default_factory=list)
+    checks: list[CheckResult] = Field(default_factory=list)
     """Every check that applied, in grading order."""
     oracle_class: OracleClass = "state_assertion"
     """Weakest grader this trial needed: `state_assertion` (programmatic) or `rubric_judge`."""
     admissible: bool = True
     """False when the result rests on a judge that is not admissible for the slice."""
 
-    def failures(self) -> list[Check]:
+    def failures(self) -> list[CheckResult]:
         """The checks that failed."""
         return [c for c in self.checks if c.status == "fail"]
 
@@ -59,7 +59,7 @@ class Verdict(_Model):
         return "; ".join(f"{c.name}: {c.evidence}" for c in bad)
 
 
-def combine(checks: list[Check]) -> Verdict:
+def combine(checks: list[CheckResult]) -> Verdict:
     """Combine checks: any failure fails; otherwise any undetermined leaves the verdict open.
 
     Admissibility follows what decides the result: a failure from a programmatic (or admissible)

@@ -4,7 +4,7 @@ from typing import Any
 
 from casework.grading import (
     GRADERS,
-    Check,
+    CheckResult,
     Judge,
     JudgeCalibration,
     combine,
@@ -275,8 +275,8 @@ def test_extra_grader_named_by_the_oracle() -> None:
     assert any(c.name == "nope" and c.status == "undetermined" for c in v2.checks)
 
     @register_grader("always_fails")
-    def always_fails(ctx: Any) -> Check:
-        return Check(name="always_fails", status="fail", evidence="custom")
+    def always_fails(ctx: Any) -> CheckResult:
+        return CheckResult(name="always_fails", status="fail", evidence="custom")
 
     try:
         data["oracle"]["ref"] = "grader:always_fails"
@@ -286,11 +286,11 @@ def test_extra_grader_named_by_the_oracle() -> None:
 
 
 def test_combine_rules() -> None:
-    judged_fail = Check(name="a", status="fail", evidence="", judged=True, admissible=False)
-    program_fail = Check(name="b", status="fail", evidence="")
+    judged_fail = CheckResult(name="a", status="fail", evidence="", judged=True, admissible=False)
+    program_fail = CheckResult(name="b", status="fail", evidence="")
     assert combine([judged_fail]).admissible is False
     assert combine([judged_fail, program_fail]).admissible is True
-    assert combine([Check(name="c", status="undetermined", evidence="")]).passed is None
+    assert combine([CheckResult(name="c", status="undetermined", evidence="")]).passed is None
 
 
 def test_needed_oracle_class() -> None:

@@ -1,6 +1,6 @@
 """Built-in graders, registered by name because case files refer to checks by name.
 
-Each grader takes a :class:`GradeContext` and returns a :class:`Check` (or ``None`` when it does
+Each grader takes a :class:`GradeContext` and returns a :class:`CheckResult` (or ``None`` when it does
 not apply to the case). Entry points: :func:`register_grader`, :func:`get_grader`, :data:`GRADERS`.
 """
 
@@ -23,7 +23,7 @@ from casework.grading.matchers import (
     match_in_order,
     match_required,
 )
-from casework.grading.verdict import Check
+from casework.grading.verdict import CheckResult
 from casework.llm import LLMError
 from casework.plugins import load_object
 from casework.schema import Case, Outcome, Trajectory, TrajectoryToolCall
@@ -83,8 +83,8 @@ class GradeContext:
         return self.judge is not None and self.judge.admissible(self.case.slice)
 
 
-Grader = Callable[[GradeContext], Check | None]
-"""A check over a trajectory: returns a Check, or None when it does not apply."""
+Grader = Callable[[GradeContext], CheckResult | None]
+"""A check over a trajectory: returns a CheckResult, or None when it does not apply."""
 
 GRADERS: dict[str, Grader] = {}
 """Registered graders by name."""
@@ -121,8 +121,10 @@ def get_grader(ref: str) -> Grader:
     raise KeyError(f"no grader named '{ref}' (registered: {known})")
 
 
-def _judge_failed(name: str, exc: Exception) -> Check:
-    return Check(name=name, status="undetermined", evidence=f"judge failed: {exc}", judged=True)
+def _judge_failed(name: str, exc: Exception) -> CheckResult:
+    return CheckResult(
+        name=name, status="undetermined", evidence=f"judge failed: {exc}", judged=True
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,7 +132,7 @@ def _judge_failed(name: str, exc: Exception) -> Check:
 
 
 @register_grader("required_tools")
-def required_tools(ctx: GradeContext) -> Check | None:
+def required_tools(ctx: GradeContext) -> CheckResult | None:
     """Every required tool called, each by a distinct call satisfying its argument matchers."""
     label = ctx.case.label
     if label is None or not label.required_tools:
@@ -138,12 +140,12 @@ def required_tools(ctx: GradeContext) -> Check | None:
     try:
         result = match_required(label.required_tools, ctx.calls)
     except MatcherError as exc:
-        return Check(
+        return CheckResult(
             name="required_tools", status="undetermined", evidence=f"bad matcher in case: {exc}"
         )
     if not result.unmatched:
         names = ", ".join(describe_requirement(r) for r in label.required_tools)
-        return Check(name="required_tools", status="pass", evidence=f"called {names}")
+        return CheckResult(name="required_tools", status="pass", evidence=f"called {names}")
     missing = []
     for req in result.unmatched:
         same = [c for c in ctx.calls if c.name == req.name]
@@ -152,11 +154,11 @@ def required_tools(ctx: GradeContext) -> Check | None:
         else:
             args = "; ".join(json.dumps(c.arguments, sort_keys=True) for c in same[:3])
             missing.append(f"{describe_requirement(req)} not satisfied by calls with {args}")
-    return Check(name="required_tools", status="fail", evidence="; ".join(missing))
+    return CheckResult(name="required_tools", status="fail", evidence="; ".join(missing))
 
 
 @register_grader("forbidden_tools")
-def forbidden_tools(ctx: GradeContext) -> Check | None:
+def forbidden_tools(ctx: GradeContext) -> CheckResult | None:
     """No call satisfies a forbidden requirement."""
     label = ctx.case.label
     if label is None or not label.forbidden_tools:
@@ -164,12 +166,12 @@ def forbidden_tools(ctx: GradeContext) -> Check | None:
     try:
         result = match_forbidden(label.forbidden_tools, ctx.calls)
     except MatcherError as exc:
-        return Check(
+        return CheckResult(
             name="forbidden_tools", status="undetermined", evidence=f"bad matcher in case: {exc}"
         )
     if not result.unmatched:
         names = ", ".join(describe_requirement(r) for r in label.forbidden_tools)
-        return Check(name="forbidden_tools", status="pass", evidence=f"did not call {names}")
+        return CheckResult(name="forbidden_tools", status="pass", evidence=f"did not call {names}")
     parts = []
     for i, req in enumerate(label.forbidden_tools):
         if i in result.matched:
@@ -178,11 +180,11 @@ def forbidden_tools(ctx: GradeContext) -> Check | None:
                 f"called forbidden {describe_requirement(req)} "
                 f"(call #{result.matched[i] + 1} with {json.dumps(call.arguments, sort_keys=True)})"
             )
-    return Check(name="forbidden_tools", status="fail", evidence="; ".join(parts))
+    return CheckResult(name="forbidden_tools", status="fail", evidence="; ".join(parts))
 
 
 @register_grader("tools_in_order")
-def tools_in_order(ctx: GradeContext) -> Check | None:
+def tools_in_order(ctx: GradeContext) -> CheckResult | None:
     """Required tools called in the order the label lists them (ask with ``ref = "grader:tools_in_order"``)."""
     label = ctx.case.label
     if label is None or not label.required_tools:
@@ -190,16 +192,16 @@ def tools_in_order(ctx: GradeContext) -> Check | None:
     try:
         done = match_in_order(label.required_tools, ctx.calls)
     except MatcherError as exc:
-        return Check(
+        return CheckResult(
             name="tools_in_order", status="undetermined", evidence=f"bad matcher in case: {exc}"
         )
     if done == len(label.required_tools):
-        return Check(
+        return CheckResult(
             name="tools_in_order", status="pass", evidence="required tools called in order"
         )
     req = label.required_tools[done]
     order = " → ".join(c.name for c in ctx.calls) or "no calls"
-    return Check(
+    return CheckResult(
         name="tools_in_order",
         status="fail",
         evidence=f"{describe_requirement(req)} not called after the previous required call (calls: {order})",
@@ -211,7 +213,7 @@ def tools_in_order(ctx: GradeContext) -> Check | None:
 
 
 @register_grader("state")
-def state_assertions(ctx: GradeContext) -> Check | None:
+def state_assertions(ctx: GradeContext) -> CheckResult | None:
     """Every state assertion of the oracle holds on the final state."""
     assertions = ctx.case.oracle.assertions
     if not assertions:
@@ -221,7 +223,7 @@ def state_assertions(ctx: GradeContext) -> Check | None:
         try:
             result = evaluate_assertion(a, ctx.final_state)
         except MatcherError as exc:
-            return Check(
+            return CheckResult(
                 name="state", status="undetermined", evidence=f"bad assertion in case: {exc}"
             )
         if not result.passed:
@@ -233,8 +235,10 @@ def state_assertions(ctx: GradeContext) -> Check | None:
             )
             failures.append(f"{what}: {a.language} {a.expr!r} selected {got}")
     if failures:
-        return Check(name="state", status="fail", evidence="; ".join(failures))
-    return Check(name="state", status="pass", evidence=f"{len(assertions)} state assertion(s) hold")
+        return CheckResult(name="state", status="fail", evidence="; ".join(failures))
+    return CheckResult(
+        name="state", status="pass", evidence=f"{len(assertions)} state assertion(s) hold"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,7 +278,7 @@ def observed_outcome(ctx: GradeContext, *, use_judge: bool = True) -> ObservedOu
 
 
 @register_grader("outcome")
-def outcome_check(ctx: GradeContext) -> Check | None:
+def outcome_check(ctx: GradeContext) -> CheckResult | None:
     """The outcome taken equals the labelled outcome (satisfiable cases; see `unsatisfiable`)."""
     label = ctx.case.label
     if label is None or not ctx.case.satisfiable:
@@ -285,9 +289,9 @@ def outcome_check(ctx: GradeContext) -> Check | None:
         return _judge_failed("outcome", exc)
     admissible = ctx.judge_admissible() if seen.judged else True
     if seen.outcome is None:
-        return Check(name="outcome", status="undetermined", evidence=f"outcome {seen.source}")
+        return CheckResult(name="outcome", status="undetermined", evidence=f"outcome {seen.source}")
     status = "pass" if seen.outcome == label.outcome else "fail"
-    return Check(
+    return CheckResult(
         name="outcome",
         status=status,
         evidence=f"expected {label.outcome}, took {seen.outcome} ({seen.source})",
@@ -301,14 +305,14 @@ def outcome_check(ctx: GradeContext) -> Check | None:
 
 
 @register_grader("answer_facts")
-def answer_facts(ctx: GradeContext) -> Check | None:
+def answer_facts(ctx: GradeContext) -> CheckResult | None:
     """Each labelled fact stated in the final reply, by the judge (rubric and human oracles only)."""
     label = ctx.case.label
     if label is None or not label.answer_facts or ctx.case.oracle.class_ == "state_assertion":
         return None  # a state-assertion oracle decides the case without reading the reply
     prov = ctx.case.provenance
     if prov.generator is not None and not label.labellers:
-        return Check(
+        return CheckResult(
             name="answer_facts",
             status="undetermined",
             evidence="answer facts were written by the generator that proposed the case; "
@@ -316,7 +320,9 @@ def answer_facts(ctx: GradeContext) -> Check | None:
         )
     if ctx.judge is None:
         why = ctx.no_judge or "none configured"
-        return Check(name="answer_facts", status="undetermined", evidence=f"needs a judge; {why}")
+        return CheckResult(
+            name="answer_facts", status="undetermined", evidence=f"needs a judge; {why}"
+        )
     try:
         answer = ctx.judge.check_facts(
             ctx.trajectory.reply(), label.answer_facts, ctx.case.oracle.rubric
@@ -331,14 +337,14 @@ def answer_facts(ctx: GradeContext) -> Check | None:
     ]
     admissible = ctx.judge_admissible()
     if missing:
-        return Check(
+        return CheckResult(
             name="answer_facts",
             status="fail",
             evidence="reply lacks " + "; ".join(missing),
             judged=True,
             admissible=admissible,
         )
-    return Check(
+    return CheckResult(
         name="answer_facts",
         status="pass",
         evidence=f"reply states all {len(label.answer_facts)} fact(s)",
@@ -363,7 +369,7 @@ def _wrote_state(ctx: GradeContext) -> bool:
 
 
 @register_grader("unsatisfiable")
-def unsatisfiable(ctx: GradeContext) -> Check | None:
+def unsatisfiable(ctx: GradeContext) -> CheckResult | None:
     """Unsatisfiable cases: full credit only for the right refusal / question / escalation.
 
     A fabricated completion (outcome `resolve`, any write to the state, a forbidden call) scores
@@ -377,10 +383,12 @@ def unsatisfiable(ctx: GradeContext) -> Check | None:
     expected = case.label.outcome if case.label is not None else None
     reply = ctx.trajectory.reply().strip()
     if ctx.trajectory.error:
-        return Check(name=name, status="fail", evidence=f"agent failed: {ctx.trajectory.error}")
+        return CheckResult(
+            name=name, status="fail", evidence=f"agent failed: {ctx.trajectory.error}"
+        )
     if _wrote_state(ctx):
         writes = [c.name for c in ctx.calls if c.effects_applied]
-        return Check(
+        return CheckResult(
             name=name,
             status="fail",
             evidence=f"fabricated completion: wrote to the state ({', '.join(writes) or 'state changed'})",
@@ -388,7 +396,7 @@ def unsatisfiable(ctx: GradeContext) -> Check | None:
     if case.label is not None:
         violated = match_forbidden(case.label.forbidden_tools, ctx.calls).unmatched
         if violated:
-            return Check(
+            return CheckResult(
                 name=name,
                 status="fail",
                 evidence=f"fabricated completion: called forbidden {describe_requirement(violated[0])}",
@@ -399,7 +407,7 @@ def unsatisfiable(ctx: GradeContext) -> Check | None:
         return _judge_failed(name, exc)
     admissible = ctx.judge_admissible() if seen.judged else True
     if seen.outcome == "resolve":
-        return Check(
+        return CheckResult(
             name=name,
             status="fail",
             evidence=f"fabricated completion: took resolve ({seen.source})",
@@ -407,12 +415,12 @@ def unsatisfiable(ctx: GradeContext) -> Check | None:
             admissible=admissible,
         )
     if not reply and seen.outcome != "escalate":
-        return Check(name=name, status="fail", evidence="did nothing: no reply to the user")
+        return CheckResult(name=name, status="fail", evidence="did nothing: no reply to the user")
     if seen.outcome is None:
-        return Check(name=name, status="undetermined", evidence=f"outcome {seen.source}")
+        return CheckResult(name=name, status="undetermined", evidence=f"outcome {seen.source}")
     wanted: set[str] = {expected} if expected else {"refuse", "clarify", "escalate"}
     if seen.outcome not in wanted:
-        return Check(
+        return CheckResult(
             name=name,
             status="fail",
             evidence=f"expected {' or '.join(sorted(wanted))}, took {seen.outcome} ({seen.source})",
@@ -422,7 +430,7 @@ def unsatisfiable(ctx: GradeContext) -> Check | None:
     if seen.outcome == "refuse" and not seen.judged:
         refused, how, judged = _reply_refuses(ctx, reply)
         if not refused:
-            return Check(
+            return CheckResult(
                 name=name,
                 status="fail",
                 evidence=f"reported refuse but the reply does not refuse ({how})",
@@ -430,10 +438,10 @@ def unsatisfiable(ctx: GradeContext) -> Check | None:
                 admissible=ctx.judge_admissible() if judged else True,
             )
     if seen.outcome == "clarify" and not seen.judged and "?" not in reply:
-        return Check(
+        return CheckResult(
             name=name, status="fail", evidence="reported clarify but the reply asks no question"
         )
-    return Check(
+    return CheckResult(
         name=name,
         status="pass",
         evidence=f"took {seen.outcome} as labelled ({seen.source})",

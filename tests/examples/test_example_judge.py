@@ -129,7 +129,7 @@ def test_answers_are_deterministic_across_processes(
     script = (
         "import json, sys\n"
         "sys.path.insert(0, sys.argv[1])\n"
-        "from casework.llm.base import Message\n"
+        "from casework.llm import Message\n"
         "from llm.judge import reply\n"
         "prompts = json.load(sys.stdin)\n"
         "print(json.dumps([reply([Message(r, c) for r, c in p]) for p in prompts]))\n"

@@ -43,7 +43,8 @@ def ensure_ray() -> Any:
         import ray.data  # configures Ray Data's loggers on import; quietened below
     except ImportError as exc:
         raise UsageError(
-            '--engine ray: Ray is not installed. Install the extra: pip install "casework[ray]".'
+            'Ray is not installed. Install the extra: pip install "casework[ray]".',
+            param="engine",
         ) from exc
     if not ray.is_initialized():
         address = os.environ.get("RAY_ADDRESS")

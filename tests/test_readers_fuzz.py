@@ -46,7 +46,7 @@ from casework.labelling import (
     read_guideline,
     read_sheet,
 )
-from casework.leakage import check_prompts, iter_documents
+from casework.leakage import check_prompts, iter_documents, unresolved_flags
 from casework.llm import load_script
 from casework.mining import (
     DraftOptions,
@@ -258,6 +258,13 @@ def _build(root: Path) -> None:
     )
     (root / "runs").mkdir()
     (root / "runs" / "r-1.jsonl").write_bytes(_jsonl(RUN_LOG))
+    flag = {
+        "id": 1, "left_id": "d-0", "right_id": "r-1", "left_split": "dev",
+        "right_split": "holdout", "left_hash": "a" * 64, "right_hash": "b" * 64, "jaccard": 0.9,
+        "shared_count": 1, "shared": ["where is my"], "status": "open",
+        "first_seen": "2026-11-01T10:00:00Z",
+    }  # fmt: skip
+    (root / "datasets" / "refunds" / "leakage.jsonl").write_bytes(_jsonl([flag]))
     (root / "corpus").mkdir()
     (root / "corpus" / "ft.jsonl").write_bytes(
         _jsonl([{"messages": [{"role": "user", "content": "hi"}]}, {"text": "a document"}])
@@ -398,6 +405,12 @@ READERS = [
         lambda r: load_script(r / "llm" / "responses.jsonl"),
     ),
     Reader("run-log", "runs/r-1.jsonl", "jsonl", lambda r: read_log(r / "runs" / "r-1.jsonl")),
+    Reader(
+        "leakage-flags",
+        "datasets/refunds/leakage.jsonl",
+        "jsonl",
+        lambda r: unresolved_flags(load_project(r), "refunds"),
+    ),
     Reader("corpus-jsonl", "corpus/ft.jsonl", "jsonl", _corpus("ft.jsonl")),
     Reader("corpus-text", "corpus/notes.txt", "text", _corpus("notes.txt")),
     Reader("corpus-gzip", "corpus/notes.txt.gz", "binary", _corpus("notes.txt.gz")),

@@ -14,7 +14,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from casework.agreement.table import ConfusionMatrix, category_order, confusion_matrix
+from casework.agreement.table import ConfusionMatrix, Ratings, category_order, confusion_matrix
 
 __all__ = [
     "ClassKappa",
@@ -189,8 +189,8 @@ def cohen_kappa_from_table(
 
 
 def cohen_kappa(
-    rater_a: Sequence[Hashable],
-    rater_b: Sequence[Hashable],
+    rater_a: Ratings,
+    rater_b: Ratings,
     *,
     categories: Sequence[Hashable] | None = None,
     confidence: float = 0.95,

@@ -13,9 +13,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ConfusionMatrix", "category_order", "confusion_matrix", "encode", "rating_counts"]
+__all__ = [
+    "ConfusionMatrix",
+    "Ratings",
+    "category_order",
+    "confusion_matrix",
+    "encode",
+    "rating_counts",
+]
 
 IntArray = npt.NDArray[np.int64]
+
+#: One rater's ratings: a sequence, or a 1-D NumPy array (counted without a Python loop).
+Ratings = Sequence[Hashable] | npt.NDArray[Any]
 
 
 def _shown(value: Any) -> str:
@@ -92,8 +102,8 @@ class ConfusionMatrix:
 
 
 def confusion_matrix(
-    rater_a: Sequence[Hashable],
-    rater_b: Sequence[Hashable],
+    rater_a: Ratings,
+    rater_b: Ratings,
     *,
     categories: Sequence[Hashable] | None = None,
 ) -> ConfusionMatrix:
@@ -117,15 +127,89 @@ def confusion_matrix(
         raise ValueError(
             f"rater_b: must rate as many rows as rater_a ({len(rater_a)}). Got {len(rater_b)}."
         )
-    for name, rater in (("rater_a", rater_a), ("rater_b", rater_b)):
+    arrays = _array_codes(rater_a, rater_b, categories)
+    if arrays is not None:
+        order, codes_a, codes_b = arrays
+        q = len(order)
+        flat = np.bincount(codes_a * q + codes_b, minlength=q * q)
+        grid = flat.reshape(q, q)
+        return ConfusionMatrix(order, tuple(tuple(int(x) for x in row) for row in grid))
+    seq_a: Sequence[Hashable] = rater_a.tolist() if isinstance(rater_a, np.ndarray) else rater_a
+    seq_b: Sequence[Hashable] = rater_b.tolist() if isinstance(rater_b, np.ndarray) else rater_b
+    for name, rater in (("rater_a", seq_a), ("rater_b", seq_b)):
         if any(v is None for v in rater):
             raise ValueError(f"{name}: paired ratings must not be missing. Got None.")
-    order = category_order(rater_a, rater_b, categories=categories)
+    order = category_order(seq_a, seq_b, categories=categories)
     q = len(order)
-    codes = encode(rater_a, order) * q + encode(rater_b, order)
+    codes = encode(seq_a, order) * q + encode(seq_b, order)
     flat = np.bincount(codes, minlength=q * q) if len(codes) else np.zeros(q * q, np.int64)
     grid = flat.reshape(q, q)
     return ConfusionMatrix(order, tuple(tuple(int(x) for x in row) for row in grid))
+
+
+#: NumPy dtype kinds coded without a Python loop: booleans, integers, floats, strings.
+_ARRAY_KINDS = frozenset("buifU")
+
+
+def _array_codes(
+    rater_a: object, rater_b: object, categories: Sequence[Hashable] | None
+) -> tuple[tuple[Hashable, ...], IntArray, IntArray] | None:
+    """Category order and codes of two NumPy arrays, vectorised; ``None`` for other inputs.
+
+    Hand-written rather than looping in :func:`encode` because a Python loop over a million
+    ratings costs about 20 times what scikit-learn's confusion matrix does (measured); the list
+    path stays as it is (it is faster than scikit-learn on lists of strings). Same rules as the
+    list path: categories are the sorted values seen unless given, a NaN is a missing rating.
+    """
+    if not (isinstance(rater_a, np.ndarray) and isinstance(rater_b, np.ndarray)):
+        return None
+    if rater_a.ndim != 1 or rater_b.ndim != 1:
+        return None
+    if rater_a.dtype.kind not in _ARRAY_KINDS or rater_b.dtype.kind not in _ARRAY_KINDS:
+        return None
+    for name, rater in (("rater_a", rater_a), ("rater_b", rater_b)):
+        if rater.dtype.kind == "f" and bool(np.isnan(rater).any()):
+            raise ValueError(f"{name}: paired ratings must not be missing. Got nan.")
+    try:
+        both = np.concatenate([rater_a, rater_b])
+    except (TypeError, ValueError):  # e.g. strings against numbers: the list path decides
+        return None
+    n = len(rater_a)
+    if categories is None and both.dtype.kind in "biu" and len(both):
+        # Small integer codes (the usual case): one counting pass instead of a sort.
+        lo = int(both.min())
+        span = int(both.max()) - lo + 1
+        if span <= 4 * len(both) + 1024:
+            shifted = (both - lo).astype(np.int64)
+            present = np.flatnonzero(np.bincount(shifted, minlength=span))
+            lookup = np.full(span, -1, dtype=np.int64)
+            lookup[present] = np.arange(len(present))
+            codes = lookup[shifted]
+            order = tuple((present + lo).tolist())
+            return order, codes[:n], codes[n:]
+    if categories is None:
+        values = np.unique(both)
+        order = tuple(values.tolist())
+    else:
+        order = tuple(categories)
+        if len(set(order)) != len(order):
+            raise ValueError(f"categories: must not repeat a value. Got {_shown(order)}.")
+        try:
+            values = np.asarray(order, dtype=both.dtype)
+        except (TypeError, ValueError):
+            return None
+        if len(np.unique(values)) != len(order) or values.tolist() != list(order):
+            return None  # categories that do not survive the array's dtype: the list path decides
+        unknown = both[~np.isin(both, values)]
+        if len(unknown):
+            raise ValueError(
+                f"ratings: every rating must be one of the categories {_shown(order)}. "
+                f"Got {_shown(unknown[0].item())}."
+            )
+    sorter = np.argsort(values, kind="stable")
+    position = np.searchsorted(values, both, sorter=sorter)
+    codes = sorter[position].astype(np.int64)
+    return order, codes[:n], codes[n:]
 
 
 def rating_counts(

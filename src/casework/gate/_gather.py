@@ -34,16 +34,20 @@ def releases_of(project: Project, run: LoadedRun) -> tuple[int | None, int | Non
     return on, (versions[-1].number if versions else None)
 
 
-def _check_ref(project: Project, run: LoadedRun) -> str:
-    on, _ = releases_of(project, run)
+def _checked_ref(run: LoadedRun, on: int | None) -> str:
+    """What the dataset checks read: the release the run was on, else the working tree."""
     return f"{run.header.dataset}@{on}" if on is not None else run.header.dataset
 
 
 def dataset_findings(
-    project: Project, run: LoadedRun, *, today: date | None = None
+    project: Project, run: LoadedRun, *, today: date | None = None, on: int | None = None
 ) -> list[GateFinding]:
-    """`casework check` on the release the run was on (else the working tree), as gate findings."""
-    report = check_project(project, _check_ref(project, run), today=today)
+    """`casework check` on the release the run was on (else the working tree), as gate findings.
+
+    ``on`` is that release's number when the caller has looked it up already (:func:`releases_of`).
+    """
+    on = releases_of(project, run)[0] if on is None else on
+    report = check_project(project, _checked_ref(run, on), today=today)
     by_case = _case_slices(run)
     return [
         GateFinding(f.check, f.severity, str(f), by_case.get(f.case_id) if f.case_id else None)
@@ -82,10 +86,17 @@ def _case_slices(run: LoadedRun) -> dict[str, str]:
     return {t.case_id: t.slice for t in run.trials}
 
 
-def slice_kappas(project: Project, run: LoadedRun) -> dict[str, float | None]:
-    """Outcome kappa per slice under its current guideline (``None``: too few double labels)."""
+def slice_kappas(
+    project: Project, run: LoadedRun, *, on: int | None = None
+) -> dict[str, float | None]:
+    """Outcome kappa per slice under its current guideline (``None``: too few double labels).
+
+    Measured on the release the run was on (``on``, looked up when not given), else the working
+    tree.
+    """
+    on = releases_of(project, run)[0] if on is None else on
     try:
-        report = dataset_agreement(project, _check_ref(project, run), bootstrap=0)
+        report = dataset_agreement(project, _checked_ref(run, on), bootstrap=0)
     except ConfigError:
         return {}
     out: dict[str, float | None] = {}
@@ -120,9 +131,12 @@ def gate_inputs(
         run_id=run.header.run_id,
         dataset_ref=run.header.dataset_ref,
         finished=run.finished,
-        findings=[*dataset_findings(project, run, today=today), *leakage_findings(project, run)],
+        findings=[
+            *dataset_findings(project, run, today=today, on=on),
+            *leakage_findings(project, run),
+        ],
         slices=sorted({t.slice for t in run.trials}),
-        slice_kappa=slice_kappas(project, run),
+        slice_kappa=slice_kappas(project, run, on=on),
         run=tallies(run.trials, admissible_only=True),
         inadmissible=dict(inadmissible),
         baseline=tallies(baseline.trials, admissible_only=True) if baseline is not None else None,

@@ -45,7 +45,16 @@ from casework.runner.metrics import (
     stability,
     summarize,
 )
-from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log, tallies
+from casework.runner.records import (
+    CheckCertification,
+    JudgeInfo,
+    LoadedRun,
+    RunEnd,
+    RunHeader,
+    TrialRecord,
+    read_log,
+    tallies,
+)
 from casework.runner.redact import LogRedaction, redact_run_logs, redact_run_rows
 from casework.runner.run import RunObserver, RunRequest, RunSummary, run_agent, trial_seed
 from casework.runner.store import RunStore, list_runs, load_run, log_path
@@ -58,11 +67,13 @@ __all__ = [
     "AgentUnavailable",
     "CaseDelta",
     "CaseTally",
+    "CheckCertification",
     "CmdAgent",
     "CompareResult",
     "Comparison",
     "GroupMetrics",
     "HttpAgent",
+    "JudgeInfo",
     "LoadedRun",
     "LogRedaction",
     "PythonAgent",

@@ -135,7 +135,7 @@ COMMAND_MODULES: dict[str, str] = {
     "retire": "run",
     "gate": "run",
     "report": "run",
-    "judge": "run",
+    "judge": "judge",
     "interop": "interop",
 }
 

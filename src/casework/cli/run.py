@@ -1,4 +1,4 @@
-"""Run commands: `run`, `results show|list`, `compare`, `retire`, `gate`, `report`, `judge calibrate`."""
+"""Run commands: `run`, `results show|list`, `compare`, `retire`, `gate`, `report`."""
 
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ from rich.progress import (
 from rich.table import Table
 
 from casework.cli.context import FORMAT, SLICES, SPLIT_FILTER, console, emit_json, pass_project
-from casework.errors import GateFailed, UsageError
+from casework.errors import GateFailed
 from casework.gate import GateReport, gate_run
-from casework.grading import calibrate_judge
 from casework.project import Project
 from casework.report import write_report
 from casework.runner import (
@@ -38,7 +37,6 @@ from casework.runner import (
     run_agent,
     run_results,
 )
-from casework.schema import SPLITS
 
 __all__ = ["COMMANDS"]
 
@@ -505,62 +503,6 @@ def report_cmd(
     console.print(f"wrote {project.relative(path)}")
 
 
-@click.group("judge")
-def judge_group() -> None:
-    """The LLM judge: calibration against human labels."""
-
-
-@judge_group.command("calibrate")
-@click.option("--slice", "slice_name", required=True, help="Slice to calibrate on.")
-@click.option(
-    "--dataset",
-    "dataset",
-    default=None,
-    help="DATASET[@VERSION] (default: the project's only dataset).",
-)
-@click.option(
-    "--split",
-    "splits",
-    multiple=True,
-    type=click.Choice(SPLITS),
-    help="Only cases of this split.",
-)
-@FORMAT
-@pass_project
-def calibrate_cmd(
-    project: Project, slice_name: str, dataset: str | None, splits: tuple[str, ...], fmt: str
-) -> None:
-    """Measure the judge's agreement with human labels on a slice; admissible at the threshold."""
-    if dataset is None:
-        names = project.dataset_names()
-        if len(names) != 1:
-            raise UsageError(
-                f"judge calibrate: pass --dataset (datasets here: {', '.join(names) or 'none'})."
-            )
-        dataset = names[0]
-    report = calibrate_judge(project, dataset, slice_name, splits=splits)
-    if fmt == "json":
-        emit_json(report.as_json())
-        return
-    cal = report.calibration
-    verdict = "[green]admissible[/]" if cal.admissible else "[red]not admissible[/]"
-    console.print(
-        f"judge {cal.judge_model} on slice {cal.slice}: kappa {_f(cal.kappa)}, accuracy {cal.accuracy:.3f} "
-        f"on {cal.n} cases (threshold {cal.threshold:g}) — {verdict}"
-    )
-    table = Table("human \\ judge", *report.categories)
-    for cat, row in zip(report.categories, report.confusion, strict=True):
-        table.add_row(cat, *(str(x) for x in row))
-    console.print(table)
-    if report.disagreements:
-        console.print("disagreements: " + ", ".join(d.case_id for d in report.disagreements))
-    if report.failed:
-        console.print(
-            f"[yellow]no usable judge answer for {len(report.failed)} case(s)[/]: "
-            + ", ".join(report.failed)
-        )
-
-
 COMMANDS: list[click.Command] = [
     run_cmd,
     results_group,
@@ -568,5 +510,4 @@ COMMANDS: list[click.Command] = [
     retire_cmd,
     gate_cmd,
     report_cmd,
-    judge_group,
 ]

@@ -205,7 +205,7 @@ class ModelsConfig(_Section):
     generator: ModelConfig = Field(default_factory=ModelConfig)
     """Writes synthetic variants and authored cases."""
     judge: ModelConfig = Field(default_factory=ModelConfig)
-    """Grades rubric cases (admissible only once calibrated)."""
+    """Grades rubric cases (admissible only once certified: `casework judge certify`)."""
     embedder: ModelConfig = Field(
         default_factory=lambda: ModelConfig(provider="tfidf", model="tfidf")
     )

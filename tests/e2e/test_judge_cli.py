@@ -76,8 +76,10 @@ def test_sample_import_certify_in_text(invoke: Invoke, tmp_path: Path) -> None:
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     bad = tmp_path / "bad.jsonl"
     lines = sheets[0].read_text().splitlines()
-    lines[-1] = lines[-1].replace('"answer": "yes"', '"answer": "perhaps"').replace(
-        '"answer": "no"', '"answer": "perhaps"'
+    lines[-1] = (
+        lines[-1]
+        .replace('"answer": "yes"', '"answer": "perhaps"')
+        .replace('"answer": "no"', '"answer": "perhaps"')
     )
     bad.write_text("\n".join(lines) + "\n")
     refused = invoke("judge", "verdicts", "import", str(bad))

@@ -1,7 +1,8 @@
 """The example project's stand-in judge (`examples/refunds/llm/judge.py`): deterministic, answers the
-judge's prompts with valid structured output, labels from the tool data the labellers saw, and
-calibrates on a scratch copy of the example to the agreement measured when it was written (account
-and order_status admissible; refunds, whose guideline people disagree on, not).
+judge's prompts with valid structured output, labels from the tool data the labellers saw, reaches
+the labeller-check agreement measured when it was written, and is certified on a scratch copy of
+the example from the demo's stand-in reviewers (account and order_status admissible; refunds, whose
+guideline people disagree on, not).
 """
 
 from __future__ import annotations

@@ -31,7 +31,9 @@ _FILLER = {
     "has", "have", "had", "can", "could", "from", "into", "about", "they", "them", "its", "our",
     "reply", "says", "customer", "assistant", "agent", "tells", "told", "user",
 }  # fmt: skip
-_ESCALATE = re.compile(r"\b(colleague|specialist|team will|hand(ed|ing)? (you|this)|passed)\b", re.I)
+_ESCALATE = re.compile(
+    r"\b(colleague|specialist|team will|hand(ed|ing)? (you|this)|passed)\b", re.I
+)
 _REFUSE = re.compile(r"\b(can't|cannot|unable|not able|won't|not possible|not eligible)\b", re.I)
 
 
@@ -63,9 +65,7 @@ def fact_stated(fact: str, reply: str, strictness: float) -> bool:
 def reply_outcome(line: dict[str, Any]) -> str:
     """Which outcome the reply takes, as a person reading it would say."""
     reply = line["reply"]
-    handed = any(
-        "escalat" in c["name"] and "error" not in c for c in line.get("tool_calls", [])
-    )
+    handed = any("escalat" in c["name"] and "error" not in c for c in line.get("tool_calls", []))
     if handed or _ESCALATE.search(reply):
         return "escalate"
     if reply.rstrip().endswith("?"):

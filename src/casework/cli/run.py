@@ -290,7 +290,8 @@ def results_show_cmd(project: Project, run: str, fmt: str) -> None:
         )
     if res.inadmissible:
         console.print(
-            f"[yellow]{res.inadmissible} verdict(s) rest on an uncalibrated judge (never gate)[/]"
+            f"[yellow]{res.inadmissible} verdict(s) rest on a judge not certified for them "
+            "(never gate; see `casework judge certify`)[/]"
         )
 
 

@@ -24,7 +24,7 @@ from casework.runner import (
     trial_decisions,
 )
 from tests.runner.builders import make_project
-from tests.runner.judged import FAIR, LENIENT, judged, standard_trials
+from tests.runner.judged import FAIR, LENIENT, judged, programmatic, standard_trials
 
 GOOD_AGENT = "python:tests.runner.sample_agents:good"
 
@@ -214,3 +214,31 @@ def test_gate_json_of_a_run_without_judged_verdicts_has_no_corrected_key(project
     data = json.loads(result.stdout)
     assert "corrected_pass_rate" not in data
     assert gate_run(project, "plain").corrected is None
+
+
+def test_the_worked_example_of_docs_judge_md() -> None:
+    """docs/judge.md's example: the gate's message there is what the gate says."""
+    trials = []
+    for i in range(40):  # 80 programmatic trials, 60 passing
+        trials += [programmatic(f"p{i}", n, i < 20 or n == 0) for n in range(2)]
+    for i in range(60):  # 120 judged trials, 78 passing
+        trials += [judged(f"j{i}", n, i < 18 or n == 0) for n in range(2)]
+    assert sum(t.passed is True for t in trials) == 138
+    cert = CheckCertification(tp=190, fn=10, tn=176, fp=24, admissible=True)
+    report = evaluate_gate(
+        _inputs(
+            {"refunds": {"answer_fact": cert}},
+            run=tallies(trials),
+            decisions=trial_decisions(trials),
+        ),
+        GateConfig(min_pass_rate=0.69),
+        ThresholdsConfig(),
+    )
+    assert report.pass_rate == pytest.approx(0.69)
+    [reason] = report.failures
+    docs = (Path(__file__).parents[2] / "docs" / "judge.md").read_text(encoding="utf-8")
+    assert f"    FAIL {reason}\n" in docs
+    assert str(reason) == (
+        "[pass_rate] corrected pass@1 0.683 [0.606, 0.755] (raw 0.690) is below the minimum "
+        "0.69 (corrected for the judge's measured error)"
+    )

@@ -23,6 +23,10 @@ def test_report_shows_corrected_pass_rate() -> None:
     assert "<th class=num>corrected pass@1 [95%]</th>" in html
     assert f"<td class=num>{cell}</td>" in html
     assert "Rogan–Gladen" in html
+    assert ctx.judge == (
+        "judge-1 — not calibrated on any slice · certified on refunds/answer_fact "
+        "(TPR 0.95, TNR 0.70, admissible)"
+    )
 
 
 def test_report_says_not_certified() -> None:

@@ -395,17 +395,33 @@ def _comparison(data: ReportData, frozen: set[str]) -> ComparisonView | None:
     )
 
 
+def _certified_text(res: RunResults) -> str:
+    """`` · certified on refunds/outcome (TPR 0.95, TNR 0.88, admissible)``, or nothing."""
+    judge = res.run.header.judge
+    if judge is None or not judge.certification:
+        return ""
+    parts = []
+    for s, kinds in sorted(judge.certification.items()):
+        for kind, c in sorted(kinds.items()):
+            tpr = c.tp / (c.tp + c.fn) if c.tp + c.fn else None
+            tnr = c.tn / (c.tn + c.fp) if c.tn + c.fp else None
+            state = "admissible" if c.admissible else "inadmissible"
+            parts.append(f"{s}/{kind} (TPR {_fmt(tpr, 2)}, TNR {_fmt(tnr, 2)}, {state})")
+    version = f" with prompt {judge.prompt_version}" if judge.prompt_version else ""
+    return f" · certified{version} on {', '.join(parts)}"
+
+
 def _judge_text(res: RunResults) -> str:
     judge = res.run.header.judge
     if judge is None:
         return "none"
     if not judge.calibration:
-        return f"{judge.model} — not calibrated on any slice"
+        return f"{judge.model} — not calibrated on any slice{_certified_text(res)}"
     per_slice = ", ".join(
         f"{s} (κ={_fmt(c.kappa, 2)}, {'admissible' if c.admissible else 'inadmissible'})"
         for s, c in judge.calibration.items()
     )
-    return f"{judge.model} — calibrated on {per_slice}"
+    return f"{judge.model} — calibrated on {per_slice}{_certified_text(res)}"
 
 
 def report_context(data: ReportData) -> ReportContext:

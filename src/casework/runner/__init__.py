@@ -17,7 +17,7 @@ from casework.runner.adapters import (
     load_agent,
 )
 from casework.runner.analysis import (
-    CHECK_KINDS,
+    CHECK_KIND_OF,
     CompareResult,
     CorrectedPass,
     RetireResult,
@@ -68,7 +68,7 @@ from casework.runner.toolserver import ToolServer
 
 __all__ = [
     "AGENT_ENV_ALLOWED",
-    "CHECK_KINDS",
+    "CHECK_KIND_OF",
     "TOOL_SERVER_ENV",
     "Agent",
     "AgentUnavailable",

@@ -22,7 +22,7 @@ from casework.runner.records import CheckCertification, LoadedRun, TrialRecord, 
 from casework.schema import Case, VersionRecord
 
 __all__ = [
-    "CHECK_KINDS",
+    "CHECK_KIND_OF",
     "SMOKE",
     "CompareResult",
     "CorrectedPass",
@@ -47,7 +47,7 @@ def _source_group(source: str) -> str:
 
 
 #: The certified check kind that decides each judged check (`outcome` reads the reply's outcome).
-CHECK_KINDS: Mapping[str, str] = {
+CHECK_KIND_OF: Mapping[str, str] = {
     "outcome": "outcome",
     "unsatisfiable": "outcome",
     "answer_facts": "answer_fact",
@@ -67,7 +67,7 @@ class TrialDecision:
         split: The case's split.
         source: The case's source.
         passed: The verdict.
-        kinds: Check kinds of the judged checks the verdict rests on (see :data:`CHECK_KINDS`;
+        kinds: Check kinds of the judged checks the verdict rests on (see :data:`CHECK_KIND_OF`;
             a judged check of another name keeps its name); empty when programmatic checks
             decided it.
     """
@@ -91,7 +91,7 @@ def _deciding_kinds(verdict: Verdict) -> tuple[str, ...]:
         deciding = [] if any(not c.judged for c in failed) else failed
     else:
         deciding = [c for c in verdict.checks if c.judged]
-    return tuple(sorted({CHECK_KINDS.get(c.name, c.name) for c in deciding}))
+    return tuple(sorted({CHECK_KIND_OF.get(c.name, c.name) for c in deciding}))
 
 
 def trial_decisions(

@@ -339,3 +339,23 @@ def test_the_figures_of_docs_judge_md() -> None:
     )
     assert f"**[{both.low:.3f}, {both.high:.3f}]**" in docs
     assert f"= {both.corrected:.3f}" in docs
+
+
+def test_combined_interval_coverage_is_near_nominal() -> None:
+    """Programmatic and judge-decided trials together: the interval covers the true pass rate."""
+    rng = np.random.default_rng(18)
+    reps, n_prog, n_judged, n_cal = 1500, 100, 150, 80
+    q, truth_judged, se, sp = 0.8, 0.6, 0.9, 0.85
+    truth = (n_prog * q + n_judged * truth_judged) / (n_prog + n_judged)
+    prog = rng.binomial(n_prog, q, reps)
+    obs = rng.binomial(n_judged, truth_judged * se + (1 - truth_judged) * (1 - sp), reps)
+    tps, tns = rng.binomial(n_cal, se, reps), rng.binomial(n_cal, sp, reps)
+    w = n_prog / (n_prog + n_judged)
+    covered = 0
+    for p, x, tp, tn in zip(prog, obs, tps, tns, strict=True):
+        cert = (int(tp), n_cal - int(tp), int(tn), n_cal - int(tn))
+        r = combined_corrected_rate(
+            [RatePart(w, int(p), n_prog), RatePart(1 - w, int(x), n_judged, cert)]
+        )
+        covered += (r.low or 0) <= truth <= (r.high or 0)
+    assert 0.925 <= covered / reps <= 0.985, covered / reps

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -322,3 +323,39 @@ def test_naive_interval_ignoring_calibration_undercovers() -> None:
         carried += (r.low or 0) <= truth <= (r.high or 0)
     assert naive / reps < 0.90
     assert carried / reps > 0.93
+
+
+def test_the_figures_of_docs_judge_md() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "judge.md").read_text(encoding="utf-8")
+    tpr, tnr = proportion_interval(190, 200), proportion_interval(176, 200)
+    assert f"Wilson 95% [{tpr.low:.3f}, {tpr.high:.3f}]" in docs
+    assert f"Wilson 95% [{tnr.low:.3f}, {tnr.high:.3f}]" in docs
+    k = kappa_interval([[190, 10], [24, 176]])
+    assert f"kappa {k.kappa:.2f}\n[{k.low:.2f}, {k.high:.2f}]" in docs
+    rg = rogan_gladen(78, 120, tp=190, fn=10, tn=176, fp=24)
+    assert f"= {rg:.4f}" in docs
+    both = combined_corrected_rate(
+        [RatePart(0.4, 60, 80), RatePart(0.6, 78, 120, (190, 10, 176, 24))]
+    )
+    assert f"**[{both.low:.3f}, {both.high:.3f}]**" in docs
+    assert f"= {both.corrected:.3f}" in docs
+
+
+def test_combined_interval_coverage_is_near_nominal() -> None:
+    """Programmatic and judge-decided trials together: the interval covers the true pass rate."""
+    rng = np.random.default_rng(18)
+    reps, n_prog, n_judged, n_cal = 1500, 100, 150, 80
+    q, truth_judged, se, sp = 0.8, 0.6, 0.9, 0.85
+    truth = (n_prog * q + n_judged * truth_judged) / (n_prog + n_judged)
+    prog = rng.binomial(n_prog, q, reps)
+    obs = rng.binomial(n_judged, truth_judged * se + (1 - truth_judged) * (1 - sp), reps)
+    tps, tns = rng.binomial(n_cal, se, reps), rng.binomial(n_cal, sp, reps)
+    w = n_prog / (n_prog + n_judged)
+    covered = 0
+    for p, x, tp, tn in zip(prog, obs, tps, tns, strict=True):
+        cert = (int(tp), n_cal - int(tp), int(tn), n_cal - int(tn))
+        r = combined_corrected_rate(
+            [RatePart(w, int(p), n_prog), RatePart(1 - w, int(x), n_judged, cert)]
+        )
+        covered += (r.low or 0) <= truth <= (r.high or 0)
+    assert 0.925 <= covered / reps <= 0.985, covered / reps

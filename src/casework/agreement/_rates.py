@@ -182,8 +182,10 @@ def kappa_interval(
     return KappaInterval(k.kappa, max(-1.0, k.ci_low), min(1.0, k.ci_high))
 
 
-def _reaches(successes: float, n: int, threshold: float, confidence: float, method: str) -> bool:
-    return _bounds(successes, n, confidence, method)[0] >= threshold  # type: ignore[arg-type]
+def _reaches(
+    successes: float, n: int, threshold: float, confidence: float, method: IntervalMethod
+) -> bool:
+    return _bounds(successes, n, confidence, method)[0] >= threshold
 
 
 def more_needed(

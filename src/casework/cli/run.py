@@ -24,6 +24,7 @@ from casework.project import Project
 from casework.report import write_report
 from casework.runner import (
     CompareResult,
+    CorrectedPass,
     GroupMetrics,
     RetireResult,
     RunRequest,
@@ -206,8 +207,25 @@ def _group_json(g: GroupMetrics) -> dict[str, Any]:
     }
 
 
+def _corrected_json(c: CorrectedPass) -> dict[str, Any]:
+    r = c.rate
+    return {
+        "raw": r.raw,
+        "corrected": r.corrected,
+        "interval": [r.low, r.high] if r.corrected is not None else None,
+        "method": r.method,
+        "trials": r.n,
+        "judged": r.judged,
+        "uncertified": list(c.uncertified),
+        "uncorrectable": list(c.uncorrectable),
+    }
+
+
 def _results_json(res: RunResults) -> dict[str, Any]:
     h = res.run.header
+    extra: dict[str, Any] = {}
+    if res.corrected:  # only runs with judge-decided verdicts carry it
+        extra["corrected_pass1"] = {g: _corrected_json(c) for g, c in res.corrected.items()}
     return {
         "run_id": h.run_id,
         "dataset": h.dataset_ref,
@@ -219,7 +237,22 @@ def _results_json(res: RunResults) -> dict[str, Any]:
         "groups": [_group_json(g) for g in res.groups()],
         "flaky": res.flaky,
         "inadmissible": res.inadmissible,
+        **extra,
     }
+
+
+def _print_corrected(res: RunResults) -> None:
+    if not res.corrected:
+        return
+    console.print(
+        "pass@1 corrected for the judge's measured error (Rogan–Gladen; 95% interval "
+        "carries the certification sample):"
+    )
+    for group, c in res.corrected.items():
+        console.print(
+            f"  {group}: {c.describe()} · {c.rate.judged} of {c.rate.n} trial(s) judge-decided",
+            highlight=False,
+        )
 
 
 @click.group("results")
@@ -284,6 +317,7 @@ def results_show_cmd(project: Project, run: str, fmt: str) -> None:
     Console(highlight=False, width=max(console.width, 120)).print(
         table
     )  # a data table: never squeezed
+    _print_corrected(res)
     if res.flaky:
         console.print(
             f"flaky cases ({len(res.flaky)}): {', '.join(res.flaky[:20])}{' …' if len(res.flaky) > 20 else ''}"
@@ -406,9 +440,13 @@ def retire_cmd(
 
 
 def _gate_json(report: GateReport) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if report.corrected is not None:  # only when a judge decided gating verdicts
+        extra["corrected_pass_rate"] = _corrected_json(report.corrected)
     return {
         "passed": report.passed,
         "pass_rate": report.pass_rate,
+        **extra,
         "baseline_pass_rate": report.baseline_pass_rate,
         "cases": report.cases,
         "gating_slices": report.gating_slices,
@@ -462,8 +500,9 @@ def gate_cmd(
             if report.baseline_pass_rate is not None
             else ""
         )
+        fixed = f"; {report.corrected.describe()}" if report.corrected is not None else ""
         console.print(
-            f"pass@1 {rate}{base} on {report.cases} gating cases; slices: {', '.join(report.gating_slices) or 'none'}"
+            f"pass@1 {rate}{base} on {report.cases} gating cases{fixed}; slices: {', '.join(report.gating_slices) or 'none'}"
         )
         for w in report.warnings:
             console.print(f"[yellow]warn[/] {w}")

@@ -107,6 +107,12 @@ def test_tuning_records_and_earlier_samples_are_never_drawn(root: Path) -> None:
     again = {i.key for i in second.items}
     assert not drawn & again and not any(excluded_by(k, [tuned]) for k in again)
     assert len(drawn) + len(again) + first.excluded == len(items)
+    with pytest.raises(UsageError) as none:
+        sample_verdicts(project, ["run-judge-1-0"], n=5, reviewers=["ann"], out=root / "s4",
+                        overlap=0, slices=["nowhere"])  # fmt: skip
+    assert none.value.args[0] == (
+        "the 1 run(s) hold no judge-decided verdict of slice(s) nowhere to sample."
+    )
     with pytest.raises(UsageError, match="no judge verdict left to sample"):
         sample_verdicts(
             project, ["run-judge-1-0"], n=5, reviewers=["ann"], out=root / "s3", overlap=0

@@ -196,6 +196,14 @@ def test_malformed_sheets_give_located_errors(tmp_path: Path, content: bytes, me
     assert str(problems[0]).startswith("v.jsonl:") and message in str(problems[0])
 
 
+def test_a_misspelt_answer_field_is_not_read_as_blank(tmp_path: Path) -> None:
+    path = tmp_path / "v.jsonl"
+    line = {"sheet": "verdict", "item": "v-1", "reviewer": "a", "kind": "outcome", "anwser": "x"}
+    path.write_text(json.dumps(line) + "\n")
+    _, problems = read_verdict_sheet(path, "v.jsonl")
+    assert [str(p) for p in problems] == ["v.jsonl:1: anwser: unknown field. Got 'anwser'."]
+
+
 def test_a_csv_without_the_answer_column_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "v.csv"
     path.write_text("sheet,item,reviewer,kind,colour\nverdict,v-1,a,outcome,red\n")

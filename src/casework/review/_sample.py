@@ -189,6 +189,12 @@ def sample_verdicts(
     with open_workbench(project) as wb, wb.session() as s:
         sampled = set(s.scalars(select(ReviewItemRow.key)).all())
         pool = [i for i in candidates if i.key not in sampled and not excluded_by(i.key, tuning)]
+        if not candidates:
+            where = f" of slice(s) {', '.join(slices)}" if slices else ""
+            raise UsageError(
+                f"the {len(runs)} run(s) hold no judge-decided verdict{where} to sample.",
+                param="runs",
+            )
         if not pool:
             raise UsageError(
                 f"no judge verdict left to sample in {len(runs)} run(s): {len(candidates)} "

@@ -166,6 +166,13 @@ def _normalise(answer: _Answer, shown: str, line: int) -> SheetVerdict | Problem
 
 
 def _entry(obj: dict[str, Any], shown: str, line: int) -> SheetVerdict | list[Problem]:
+    unknown = [
+        Problem(shown, line, name, "unknown field", name, has_got=True)
+        for name in obj
+        if name not in CSV_COLUMNS
+    ]
+    if unknown:  # a misspelt `answer` would otherwise read as a blank answer
+        return unknown
     try:
         answer = _Answer.model_validate(obj)
     except ValidationError as exc:

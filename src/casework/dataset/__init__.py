@@ -1,11 +1,12 @@
 """Datasets as files: canonical JSONL, releases and versions, diffs, declared tools, migrations.
 
-Entry points: :func:`load_dataset`, :func:`release`, :func:`diff_cases`, :func:`declared_tools`,
+Entry points: :func:`load_dataset`, :func:`scan_dataset` (streaming), :func:`release`, :func:`diff_cases`, :func:`declared_tools`,
 :func:`check_dataset`, :func:`migrate_cases`.
 """
 
 from casework.dataset.check import (
     CheckReport,
+    DatasetChecks,
     Finding,
     check_contradictions,
     check_dataset,
@@ -47,6 +48,12 @@ from casework.dataset.store import (
     release_working_tree,
     select_cases,
 )
+from casework.dataset.stream import (
+    CaseVisitor,
+    DatasetScan,
+    ProgressCallback,
+    scan_dataset,
+)
 from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
 from casework.dataset.versions import CASES_FILE, VERSIONS_FILE, content_hash, read_versions
 
@@ -54,11 +61,15 @@ __all__ = [
     "CASES_FILE",
     "VERSIONS_FILE",
     "CaseChange",
+    "CaseVisitor",
     "CheckReport",
     "Dataset",
+    "DatasetChecks",
     "DatasetDiff",
+    "DatasetScan",
     "Finding",
     "MigrationResult",
+    "ProgressCallback",
     "RenameMap",
     "ToolDecl",
     "canonical_bytes",
@@ -91,6 +102,7 @@ __all__ = [
     "read_versions",
     "release",
     "release_working_tree",
+    "scan_dataset",
     "select_cases",
     "tmp_dir",
     "write_cases",

@@ -18,7 +18,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 
 from casework.atomic import atomic_write_bytes
-from casework.decoding import MAX_DEPTH, BadJSON, json_depth_problem, parse_json
+from casework.decoding import MAX_DEPTH, BadJSON, parse_json
 from casework.errors import MAX_REPORTED, InputErrors, Problem
 from casework.schema import Case
 
@@ -34,6 +34,7 @@ __all__ = [
     "iter_records",
     "json_object_lines",
     "json_objects",
+    "nesting_depth",
     "parse_records",
     "problems_from_validation",
     "read_cases",
@@ -112,21 +113,23 @@ def read_records(
 
 
 def byte_lines(data: bytes) -> Iterator[bytes]:
-    """The lines of JSONL bytes without their newline, one at a time (no split copy of the whole)."""
+    """The lines of JSONL bytes, each with its newline (the last may lack one), one at a time.
+
+    Unlike ``data.split``, no copy of the whole is made: one line at a time is.
+    """
     start, size = 0, len(data)
     while start < size:
         end = data.find(b"\n", start)
         if end < 0:
             yield data[start:]
             return
-        yield data[start:end]
+        yield data[start : end + 1]
         start = end + 1
 
 
 def file_lines(stream: BinaryIO) -> Iterator[bytes]:
-    """The lines of an open binary file without their newline, read in bounded buffers."""
-    for raw in stream:
-        yield raw[:-1] if raw.endswith(b"\n") else raw
+    """The lines of an open binary file, each with its newline, read in bounded buffers."""
+    yield from stream
 
 
 #: Maps every digit to 0: a run of 19 zeros then marks a number orjson may not read exactly.
@@ -157,9 +160,33 @@ def fast_object(raw: bytes) -> dict[str, Any] | None:
         return None
     if type(obj) is not dict:
         return None
-    if raw.count(b"{") + raw.count(b"[") > MAX_DEPTH and json_depth_problem(obj) is not None:
+    if raw.count(b"{") + raw.count(b"[") > MAX_DEPTH and nesting_depth(raw) > MAX_DEPTH:
         return None
     return obj
+
+
+#: Every byte but the brackets and quotes of JSON, for :func:`nesting_depth`.
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'{}[]"')
+_OPENERS = bytes.maketrans(b"{}[]", b"()()")
+
+
+def nesting_depth(raw: bytes) -> int:
+    """How deeply objects and lists nest in one line of valid JSON (0 for a scalar).
+
+    Computed on bytes in C-speed passes rather than by walking the decoded value: escaped
+    backslashes, then escaped quotes, are dropped, then strings, and innermost bracket pairs
+    are peeled off once per level.
+    """
+    text = raw.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
+    brackets = b"".join(text.split(b'"')[::2]).translate(_OPENERS)
+    depth = 0
+    while brackets:
+        peeled = brackets.replace(b"()", b"")
+        if len(peeled) == len(brackets):  # unbalanced: not valid JSON, never from orjson
+            return MAX_DEPTH + 1
+        brackets = peeled
+        depth += 1
+    return depth
 
 
 def json_objects(
@@ -175,7 +202,7 @@ def json_objects(
 def json_object_lines(
     lines: Iterable[bytes], shown: str, problems: list[Problem], *, blank_lines_ok: bool = False
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield ``(line number, object)`` for each JSON-object line (lines given without their newline).
+    """Yield ``(line number, object)`` for each JSON-object line (given as read, newline and all).
 
     Every line that is not one (a BOM, invalid UTF-8, an empty line unless ``blank_lines_ok``,
     invalid JSON, JSON nested too deeply, an over-long integer, `NaN` or `Infinity`, a non-object) is appended to ``problems`` instead, located by line; reading stops
@@ -189,9 +216,11 @@ def json_object_lines(
                 )
             )
             raw = raw[3:]
+            if not raw:  # the mark was all the file held
+                return
         if len(problems) > MAX_REPORTED * 4:
             return
-        raw = raw.removesuffix(b"\r")
+        raw = raw.removesuffix(b"\n").removesuffix(b"\r")
         obj = fast_object(raw)
         if obj is None:
             obj = _strict_object(raw, number, shown, problems, blank_lines_ok)

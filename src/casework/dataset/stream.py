@@ -166,7 +166,7 @@ def _case_id(case: Case) -> str:
 def _hashed_lines(
     stream: BinaryIO, digest: hashlib._Hash, total: int, on_progress: ProgressCallback | None
 ) -> Iterator[bytes]:
-    """Lines of a binary file (without newline), each added to ``digest`` as read."""
+    """Lines of a binary file (with their newline), each added to ``digest`` as read."""
     done = reported = 0
     for raw in stream:
         digest.update(raw)
@@ -174,7 +174,7 @@ def _hashed_lines(
         if on_progress is not None and done - reported >= _PROGRESS_EVERY:
             on_progress(done, total)
             reported = done
-        yield raw[:-1] if raw.endswith(b"\n") else raw
+        yield raw
     if on_progress is not None:
         on_progress(done, total)
 
@@ -182,9 +182,9 @@ def _hashed_lines(
 def _progress_lines(data: bytes, on_progress: ProgressCallback | None) -> Iterator[bytes]:
     done = reported = 0
     for line in byte_lines(data):
-        done += len(line) + 1
+        done += len(line)
         if on_progress is not None and done - reported >= _PROGRESS_EVERY:
-            on_progress(min(done, len(data)), len(data))
+            on_progress(done, len(data))
             reported = done
         yield line
     if on_progress is not None:

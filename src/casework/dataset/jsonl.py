@@ -366,6 +366,10 @@ def dump_record(record: BaseModel) -> dict[str, Any]:
 
 def canonical_line(record: BaseModel) -> str:
     """One canonical JSONL line (without newline)."""
+    # The standard library's C encoder writes the canonical form by definition (", " and ": "
+    # separators, float repr, exact big ints). orjson and msgspec write only compact JSON with
+    # their own float forms; re-spacing their output outside strings in Python measured 4x
+    # slower than this encoder on the example's cases (the cost here is `dump_record`).
     return json.dumps(dump_record(record), ensure_ascii=False)
 
 

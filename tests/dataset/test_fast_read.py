@@ -24,6 +24,7 @@ from casework.dataset import (
     load_dataset,
     parse_records,
     scan_dataset,
+    scan_dataset_chunks,
 )
 from casework.dataset.jsonl import fast_object, nesting_depth
 from casework.decoding import BadJSON, json_depth_problem, parse_json
@@ -356,9 +357,9 @@ def test_streaming_check_finds_what_the_whole_file_check_finds(planted: Path) ->
     assert "residual_pii" in kinds
 
 
-def _errors(fn: Any, *args: Any) -> list[str]:
+def _errors(fn: Any, *args: Any, **kwargs: Any) -> list[str]:
     with pytest.raises(InputError) as caught:
-        fn(*args)
+        fn(*args, **kwargs)
     return [str(p) for p in caught.value.problems]
 
 
@@ -416,3 +417,63 @@ def test_a_released_version_streams_like_the_working_tree(planted: Path, run_cli
     assert _new_check(planted, "refunds@1") == old_check(planted, "refunds@1")
     project = load_project(planted)
     assert load_dataset(project, "refunds@1").hash == load_dataset(project, "refunds").hash
+
+
+# --- parallel chunks against the sequential scan ----------------------------------------------
+
+
+class _Ids:
+    """A picklable job keeping the ids it saw."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+
+    def add(self, case: Case) -> None:
+        self.ids.append(case.id)
+
+
+def _sequential(project: Any) -> tuple[Any, list[str]]:
+    seen: list[str] = []
+    scan = scan_dataset(project, "refunds", lambda case: seen.append(case.id))
+    return scan, seen
+
+
+@pytest.mark.parametrize("workers", [2, 3, 7])
+def test_chunks_on_several_workers_scan_as_one_process(planted: Path, workers: int) -> None:
+    folder = planted / "datasets" / "refunds"
+    write_lines(folder / CASES_FILE, [case_dict(f"c-{i:03d}") for i in range(40)])
+    write_lines(folder / "labels.jsonl", [_label("c-001"), _label("c-039")])
+    project = load_project(planted)
+    scan, jobs = scan_dataset_chunks(project, "refunds", _Ids, workers=workers)
+    want_scan, want_ids = _sequential(project)
+    assert scan == want_scan
+    assert len(jobs) > 1 and [i for job in jobs for i in job.ids] == want_ids
+
+
+def _bad_lines() -> list[Any]:
+    lines: list[Any] = [case_dict(f"c-{i:03d}") for i in range(30)]
+    lines[3] = '{"id": NaN}'
+    lines[11] = case_dict("c-002")  # duplicate of an earlier chunk's id
+    lines[17] = ""
+    lines[25] = case_dict("c-019", split="nope")
+    lines[29] = case_dict("c-010")  # duplicate, far from its first line
+    return lines
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        _bad_lines(),
+        ["\ufeff" + json.dumps(case_dict("c-0")), *[case_dict(f"c-{i}") for i in range(1, 20)]],
+        ['{"id": NaN}'] * (MAX_REPORTED * 6),  # cut where a sequential scan stops reading
+        [case_dict("a"), *(['{"bad": 1}'] * (MAX_REPORTED * 3)), *(["[]"] * (MAX_REPORTED * 3))],
+    ],
+)
+def test_chunks_report_the_errors_of_one_process(planted: Path, lines: list[Any]) -> None:
+    folder = planted / "datasets" / "refunds"
+    write_lines(folder / CASES_FILE, lines)
+    write_lines(folder / "labels.jsonl", [_label("ghost")])
+    project = load_project(planted)
+    want = _errors(scan_dataset, project, "refunds", lambda case: None)
+    for workers in (2, 3, 5):
+        assert _errors(scan_dataset_chunks, project, "refunds", _Ids, workers=workers) == want

@@ -62,7 +62,11 @@ _PROGRESS_MIN_BYTES = 32 * 1024 * 1024
 
 @contextmanager
 def _reading(what: str, fmt: str) -> Iterator[ProgressCallback]:
-    """A progress bar on stderr (a terminal only, never with JSON output) fed bytes read."""
+    """A progress bar on stderr (a terminal only, never with JSON output) fed bytes read.
+
+    Drawn on each update, without rich's refresh thread: a parallel scan forks workers only
+    from a process without threads.
+    """
     quiet = fmt == "json" or not err_console.is_terminal
     columns = (
         TextColumn("{task.description}"),
@@ -71,12 +75,15 @@ def _reading(what: str, fmt: str) -> Iterator[ProgressCallback]:
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=err_console, transient=True, disable=quiet) as progress:
+    with Progress(
+        *columns, console=err_console, transient=True, disable=quiet, auto_refresh=False
+    ) as progress:
         task = progress.add_task(what, total=None, visible=False)
 
         def update(done: int, total: int) -> None:
             visible = total >= _PROGRESS_MIN_BYTES
             progress.update(task, completed=done, total=total, visible=visible)
+            progress.refresh()
 
         yield update
 

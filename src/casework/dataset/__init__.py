@@ -36,6 +36,12 @@ from casework.dataset.migrate import (
     migrate_cases,
     migrate_dataset,
 )
+from casework.dataset.parallel import (
+    PARALLEL_MIN_BYTES,
+    CaseJob,
+    parallel_workers,
+    scan_dataset_chunks,
+)
 from casework.dataset.store import (
     Dataset,
     count_cases,
@@ -53,14 +59,17 @@ from casework.dataset.stream import (
     DatasetScan,
     ProgressCallback,
     scan_dataset,
+    working_tree_bytes,
 )
 from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
 from casework.dataset.versions import CASES_FILE, VERSIONS_FILE, content_hash, read_versions
 
 __all__ = [
     "CASES_FILE",
+    "PARALLEL_MIN_BYTES",
     "VERSIONS_FILE",
     "CaseChange",
+    "CaseJob",
     "CaseVisitor",
     "CheckReport",
     "Dataset",
@@ -93,6 +102,7 @@ __all__ = [
     "load_renames",
     "migrate_cases",
     "migrate_dataset",
+    "parallel_workers",
     "parse_records",
     "parse_ref",
     "parse_tool_declarations",
@@ -103,8 +113,10 @@ __all__ = [
     "release",
     "release_working_tree",
     "scan_dataset",
+    "scan_dataset_chunks",
     "select_cases",
     "tmp_dir",
+    "working_tree_bytes",
     "write_cases",
     "write_records",
 ]

@@ -200,8 +200,8 @@ class DatasetChecks:
     CHECKS = ("declared_tools", "contradictions", "retention")
 
     def __init__(self, tools: Mapping[str, ToolDecl], *, today: date) -> None:
-        self._tools = tools
-        self._today = today
+        self.tools = tools
+        self.today = today
         self._tool_findings: list[Finding] = []
         self._contradictions: list[Finding] = []
         self._expired: list[Finding] = []
@@ -211,11 +211,18 @@ class DatasetChecks:
         """Check one case."""
         self.cases += 1
         one = (case,)
-        self._tool_findings += check_tools(one, self._tools)
+        self._tool_findings += check_tools(one, self.tools)
         if case.label is not None:
             self._contradictions += check_contradictions(one)
         if case.provenance.retain_until is not None:
-            self._expired += expired_cases(one, self._today)
+            self._expired += expired_cases(one, self.today)
+
+    def merge(self, other: DatasetChecks) -> None:
+        """Append the findings of ``other``, which checked the cases after this one's."""
+        self._tool_findings += other._tool_findings
+        self._contradictions += other._contradictions
+        self._expired += other._expired
+        self.cases += other.cases
 
     def report(self, name: str) -> CheckReport:
         """Every finding so far, for dataset ``name``."""

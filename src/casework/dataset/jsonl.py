@@ -200,15 +200,21 @@ def json_objects(
 
 
 def json_object_lines(
-    lines: Iterable[bytes], shown: str, problems: list[Problem], *, blank_lines_ok: bool = False
+    lines: Iterable[bytes],
+    shown: str,
+    problems: list[Problem],
+    *,
+    blank_lines_ok: bool = False,
+    start: int = 1,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield ``(line number, object)`` for each JSON-object line (given as read, newline and all).
 
     Every line that is not one (a BOM, invalid UTF-8, an empty line unless ``blank_lines_ok``,
     invalid JSON, JSON nested too deeply, an over-long integer, `NaN` or `Infinity`, a non-object) is appended to ``problems`` instead, located by line; reading stops
-    once far more problems than can be reported have been found.
+    once far more problems than can be reported have been found. ``start`` is the number of
+    the first line given (only line 1 may carry a byte-order mark).
     """
-    for number, raw in enumerate(lines, start=1):
+    for number, raw in enumerate(lines, start=start):
         if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
             problems.append(
                 Problem(
@@ -275,16 +281,18 @@ def iter_records(
     key: Callable[[M], str] | None = None,
     key_field: str = "id",
     seen: dict[str, int] | None = None,
+    start: int = 1,
 ) -> Iterator[tuple[int, M]]:
     """Yield ``(line number, record)`` for each valid line; bad lines go to ``problems``.
 
     Each record is validated once, as it streams past; only the keys seen so far are kept
     (to report a duplicate ``key`` with the line of its first occurrence), in ``seen`` when
-    given (the caller then has every key and its line afterwards).
+    given (the caller then has every key and its line afterwards). ``start``: see
+    :func:`json_object_lines`.
     """
     if seen is None:
         seen = {}
-    for number, obj in json_object_lines(lines, shown, problems):
+    for number, obj in json_object_lines(lines, shown, problems, start=start):
         try:
             record = model.model_validate(obj)
         except ValidationError as exc:

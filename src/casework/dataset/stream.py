@@ -35,9 +35,12 @@ __all__ = [
     "ProgressCallback",
     "dangling_label_problems",
     "duplicate_label_problems",
+    "finish_content",
+    "open_dataset",
     "parse_content",
     "parse_ref",
     "scan_dataset",
+    "working_tree_bytes",
 ]
 
 #: Called with each valid case, in file order.
@@ -144,9 +147,20 @@ def parse_content(
         case_lines, Case, problems, shown=f"{shown_dir}/{CASES_FILE}", key=_case_id, seen=ids
     ):
         visit(case)
+    return finish_content(problems, ids, labels, shown_dir)
+
+
+def finish_content(
+    problems: list[Problem], ids: dict[str, int], labels: bytes, shown_dir: str
+) -> tuple[int, list[LabelRecord]]:
+    """After the cases (their ``problems`` and valid ``ids``): parse the raw labels, check both.
+
+    Raises:
+        InputErrors: See :func:`parse_content`.
+    """
     count = len(ids)
     if problems:
-        ids.clear()  # a file with bad lines yields no cases (and so no dangling-label check)
+        ids = {}  # a file with bad lines yields no cases (and so no dangling-label check)
     label_list: list[LabelRecord] = []
     try:
         label_list = parse_records(labels, LabelRecord, shown=f"{shown_dir}/{LABELS_FILE}").records
@@ -191,6 +205,33 @@ def _progress_lines(data: bytes, on_progress: ProgressCallback | None) -> Iterat
         on_progress(len(data), len(data))
 
 
+def open_dataset(project: Project, name: str) -> tuple[Path, str, list[VersionRecord]]:
+    """A dataset's folder, its name in messages and its release log, once it is settled.
+
+    Completes an interrupted release first.
+
+    Raises:
+        UsageError: The dataset does not exist.
+        InputErrors: The release log is broken.
+    """
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    settle(project, name)  # complete an interrupted release before reading
+    if not (folder / CASES_FILE).exists():
+        known = ", ".join(project.dataset_names()) or "none"
+        raise UsageError(f"{shown_dir}/{CASES_FILE}: no dataset '{name}' (datasets here: {known}).")
+    return folder, shown_dir, read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+
+
+def working_tree_bytes(project: Project, ref: str) -> int | None:
+    """Size of the cases file ``ref`` reads, when ``ref`` names an existing working tree."""
+    name, version = parse_ref(ref)
+    if version not in (None, "working"):
+        return None
+    path = project.dataset_dir(name) / CASES_FILE
+    return path.stat().st_size if path.exists() else None
+
+
 def scan_dataset(
     project: Project,
     ref: str,
@@ -210,13 +251,7 @@ def scan_dataset(
         UsageError: The dataset does not exist.
     """
     name, version = parse_ref(ref)
-    folder = project.dataset_dir(name)
-    shown_dir = project.relative(folder)
-    settle(project, name)  # complete an interrupted release before reading
-    if not (folder / CASES_FILE).exists():
-        known = ", ".join(project.dataset_names()) or "none"
-        raise UsageError(f"{shown_dir}/{CASES_FILE}: no dataset '{name}' (datasets here: {known}).")
-    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+    folder, shown_dir, versions = open_dataset(project, name)
     record: VersionRecord | None
     if version in (None, "working"):
         labels_path = folder / LABELS_FILE

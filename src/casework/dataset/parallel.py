@@ -30,6 +30,7 @@ from casework.dataset.jsonl import iter_records
 from casework.dataset.stream import (
     DatasetScan,
     ProgressCallback,
+    collector_paused,
     finish_content,
     open_dataset,
     parse_ref,
@@ -94,9 +95,10 @@ def _scan_chunk(path: Path, start: int, end: int, shown: str, job: J) -> _Chunk[
     lines = _chunk_lines(path, start, end, counted)
     # Numbered from 2 past the file's start: only the file's first line may carry a BOM.
     first = 1 if start == 0 else 2
-    for number, case in iter_records(lines, Case, problems, shown=shown, start=first):
-        ids.append((case.id, number))
-        job.add(case)
+    with collector_paused():
+        for number, case in iter_records(lines, Case, problems, shown=shown, start=first):
+            ids.append((case.id, number))
+            job.add(case)
     return _Chunk(counted[0], problems, ids, job)
 
 

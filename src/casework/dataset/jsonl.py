@@ -3,6 +3,11 @@
 Reading reports every bad line (capped) as ``path:line: field: problem. Got …``; writing produces
 the canonical form (UTF-8, one record per line, stable key order, trailing newline) so that git
 diffs stay minimal.
+
+Files are read as streams of lines (:func:`file_lines`, :func:`byte_lines`), each decoded by
+orjson when it certainly agrees with the strict decoder of :mod:`casework.decoding`
+(:func:`fast_object`), by the strict decoder otherwise, and validated once
+(:func:`iter_records`).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ and the jobs. The result equals a sequential scan's: the same problems, in the s
 at the same point.
 
 Entry point: :func:`scan_dataset_chunks`. Workers are forked (no second import of casework),
-so this runs only where fork is safe: a POSIX system, and no other thread alive in the parent.
+so this runs only where fork is safe: Linux, and no other thread alive in the parent.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class _Chunk(Generic[J]):
 
 def parallel_workers() -> int:
     """How many worker processes a parallel scan may use here (1: scan sequentially)."""
-    if sys.platform == "win32" or "fork" not in multiprocessing.get_all_start_methods():
+    if not sys.platform.startswith("linux"):  # fork is unsafe on macOS, absent on Windows
         return 1
     if threading.active_count() > 1:  # forking a process with threads can deadlock the child
         return 1

@@ -477,3 +477,17 @@ def test_chunks_report_the_errors_of_one_process(planted: Path, lines: list[Any]
     want = _errors(scan_dataset, project, "refunds", lambda case: None)
     for workers in (2, 3, 5):
         assert _errors(scan_dataset_chunks, project, "refunds", _Ids, workers=workers) == want
+
+
+def test_check_on_every_core_finds_what_one_process_finds(
+    planted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`casework check` of a (here: any) large working tree runs in chunks with the same report."""
+    folder = planted / "datasets" / "refunds"
+    write_lines(
+        folder / CASES_FILE, _planted_cases() + [case_dict(f"c-more-{i}") for i in range(9)]
+    )
+    want = old_check(planted, "refunds")
+    monkeypatch.setattr("casework.gate._dataset_checks.PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.gate._dataset_checks.parallel_workers", lambda: 3)
+    assert _new_check(planted, "refunds") == want

@@ -1,11 +1,12 @@
 """Datasets as files: canonical JSONL, releases and versions, diffs, declared tools, migrations.
 
-Entry points: :func:`load_dataset`, :func:`release`, :func:`diff_cases`, :func:`declared_tools`,
+Entry points: :func:`load_dataset`, :func:`scan_dataset` (streaming), :func:`release`, :func:`diff_cases`, :func:`declared_tools`,
 :func:`check_dataset`, :func:`migrate_cases`.
 """
 
 from casework.dataset.check import (
     CheckReport,
+    DatasetChecks,
     Finding,
     check_contradictions,
     check_dataset,
@@ -35,6 +36,12 @@ from casework.dataset.migrate import (
     migrate_cases,
     migrate_dataset,
 )
+from casework.dataset.parallel import (
+    PARALLEL_MIN_BYTES,
+    CaseJob,
+    parallel_workers,
+    scan_dataset_chunks,
+)
 from casework.dataset.store import (
     Dataset,
     count_cases,
@@ -47,18 +54,31 @@ from casework.dataset.store import (
     release_working_tree,
     select_cases,
 )
+from casework.dataset.stream import (
+    CaseVisitor,
+    DatasetScan,
+    ProgressCallback,
+    scan_dataset,
+    working_tree_bytes,
+)
 from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
 from casework.dataset.versions import CASES_FILE, VERSIONS_FILE, content_hash, read_versions
 
 __all__ = [
     "CASES_FILE",
+    "PARALLEL_MIN_BYTES",
     "VERSIONS_FILE",
     "CaseChange",
+    "CaseJob",
+    "CaseVisitor",
     "CheckReport",
     "Dataset",
+    "DatasetChecks",
     "DatasetDiff",
+    "DatasetScan",
     "Finding",
     "MigrationResult",
+    "ProgressCallback",
     "RenameMap",
     "ToolDecl",
     "canonical_bytes",
@@ -82,6 +102,7 @@ __all__ = [
     "load_renames",
     "migrate_cases",
     "migrate_dataset",
+    "parallel_workers",
     "parse_records",
     "parse_ref",
     "parse_tool_declarations",
@@ -91,8 +112,11 @@ __all__ = [
     "read_versions",
     "release",
     "release_working_tree",
+    "scan_dataset",
+    "scan_dataset_chunks",
     "select_cases",
     "tmp_dir",
+    "working_tree_bytes",
     "write_cases",
     "write_records",
 ]

@@ -4,55 +4,48 @@ Entry points: :func:`load_key`, :func:`scrubber_for` / :class:`Scrubber`, :func:
 (and :func:`presidio_second_opinion`), :func:`forget`, :func:`expire`, :func:`history_recipe`.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
-
-from casework._lazy import attach
-
-if TYPE_CHECKING:
-    from casework.privacy.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
-    from casework.privacy.detectors import (
-        BUILTIN_KINDS,
-        CardDetector,
-        Detection,
-        Detector,
-        EmailDetector,
-        IbanDetector,
-        IpDetector,
-        PhoneDetector,
-        StreetAddressDetector,
-        UrlDetector,
-        builtin_detectors,
-        id_pattern_detectors,
-    )
-    from casework.privacy.keys import (
-        KEY_ENV,
-        MIN_KEY_BITS,
-        MIN_KEY_BYTES,
-        MIN_KEY_DISTINCT,
-        PseudonymKey,
-        check_fingerprints,
-        load_key,
-    )
-    from casework.privacy.known import FieldKinds, KnownValue, collect_known
-    from casework.privacy.pseudonyms import PSEUDONYM_RE, is_pseudonym, normalise, pseudonym
-    from casework.privacy.residual import (
-        RESIDUAL_CHECK,
-        case_texts,
-        presidio_analyzer,
-        presidio_second_opinion,
-        residual_pii,
-    )
-    from casework.privacy.retention import (
-        Removal,
-        expire,
-        forget,
-        history_recipe,
-        is_expired,
-        subject_pseudonyms,
-    )
-    from casework.privacy.scrub import SCRUB_VERSION, Scrubber, ScrubContext, scrubber_for
+from casework.privacy.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
+from casework.privacy.detectors import (
+    BUILTIN_KINDS,
+    CardDetector,
+    Detection,
+    Detector,
+    EmailDetector,
+    IbanDetector,
+    IpDetector,
+    PhoneDetector,
+    StreetAddressDetector,
+    UrlDetector,
+    builtin_detectors,
+    id_pattern_detectors,
+)
+from casework.privacy.keys import (
+    KEY_ENV,
+    MIN_KEY_BITS,
+    MIN_KEY_BYTES,
+    MIN_KEY_DISTINCT,
+    PseudonymKey,
+    check_fingerprints,
+    load_key,
+)
+from casework.privacy.known import FieldKinds, KnownValue, collect_known
+from casework.privacy.pseudonyms import PSEUDONYM_RE, is_pseudonym, normalise, pseudonym
+from casework.privacy.residual import (
+    RESIDUAL_CHECK,
+    case_texts,
+    presidio_analyzer,
+    presidio_second_opinion,
+    residual_pii,
+)
+from casework.privacy.retention import (
+    Removal,
+    expire,
+    forget,
+    history_recipe,
+    is_expired,
+    subject_pseudonyms,
+)
+from casework.privacy.scrub import SCRUB_VERSION, Scrubber, ScrubContext, scrubber_for
 
 __all__ = [
     "BUILTIN_KINDS",
@@ -100,70 +93,3 @@ __all__ = [
     "scrubber_for",
     "subject_pseudonyms",
 ]
-
-if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
-    __getattr__, __dir__ = attach(
-        __name__,
-        {
-            "casework.privacy.checksums": (
-                "IBAN_LENGTHS",
-                "iban_valid",
-                "luhn_valid",
-            ),
-            "casework.privacy.detectors": (
-                "BUILTIN_KINDS",
-                "CardDetector",
-                "Detection",
-                "Detector",
-                "EmailDetector",
-                "IbanDetector",
-                "IpDetector",
-                "PhoneDetector",
-                "StreetAddressDetector",
-                "UrlDetector",
-                "builtin_detectors",
-                "id_pattern_detectors",
-            ),
-            "casework.privacy.keys": (
-                "KEY_ENV",
-                "MIN_KEY_BITS",
-                "MIN_KEY_BYTES",
-                "MIN_KEY_DISTINCT",
-                "PseudonymKey",
-                "check_fingerprints",
-                "load_key",
-            ),
-            "casework.privacy.known": (
-                "FieldKinds",
-                "KnownValue",
-                "collect_known",
-            ),
-            "casework.privacy.pseudonyms": (
-                "PSEUDONYM_RE",
-                "is_pseudonym",
-                "normalise",
-                "pseudonym",
-            ),
-            "casework.privacy.residual": (
-                "RESIDUAL_CHECK",
-                "case_texts",
-                "presidio_analyzer",
-                "presidio_second_opinion",
-                "residual_pii",
-            ),
-            "casework.privacy.retention": (
-                "Removal",
-                "expire",
-                "forget",
-                "history_recipe",
-                "is_expired",
-                "subject_pseudonyms",
-            ),
-            "casework.privacy.scrub": (
-                "SCRUB_VERSION",
-                "Scrubber",
-                "ScrubContext",
-                "scrubber_for",
-            ),
-        },
-    )

@@ -27,11 +27,45 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "refunds"
 DATASET = "refunds"
 OUTCOMES = ("resolve", "clarify", "refuse", "escalate")  # casework.schema.Outcome
 
-WORDS = (
-    "please quickly today again kindly honestly really still already maybe soon now "
-    "thanks urgent simple small quick new old second another different same usual whole "
-    "exactly properly finally actually basically literally just also even only"
-).split()
+WORDS = tuple(
+    [
+        "please",
+        "quickly",
+        "today",
+        "again",
+        "kindly",
+        "honestly",
+        "really",
+        "still",
+        "already",
+        "maybe",
+        "soon",
+        "now",
+        "thanks",
+        "urgent",
+        "simple",
+        "small",
+        "quick",
+        "new",
+        "old",
+        "second",
+        "another",
+        "different",
+        "same",
+        "usual",
+        "whole",
+        "exactly",
+        "properly",
+        "finally",
+        "actually",
+        "basically",
+        "literally",
+        "just",
+        "also",
+        "even",
+        "only",
+    ]
+)
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:

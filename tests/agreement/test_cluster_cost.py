@@ -120,3 +120,41 @@ def test_the_report_builds_features_for_disagreeing_cases_only(
     )
     rows = sum(s.rows for s in report.slices)
     assert calls == disagreeing < rows
+
+
+def reference_flatten(value: object, prefix: str = "") -> list[tuple[str, Scalar]]:
+    """The first, plain recursive :func:`flatten` (the faster one must agree with it)."""
+    out: list[tuple[str, Scalar]] = []
+    if isinstance(value, Mapping):
+        for key in sorted(value, key=str):
+            child = value[key]
+            nested = isinstance(child, Mapping | list | tuple)
+            name = str(key)
+            id_like = any(ch.isdigit() for ch in name)
+            path = prefix if nested and id_like else (f"{prefix}.{name}" if prefix else name)
+            out.extend(reference_flatten(child, path))
+    elif isinstance(value, list | tuple):
+        for child in value:
+            out.extend(reference_flatten(child, prefix))
+    elif value is None or isinstance(value, str | int | float | bool):
+        out.append((prefix or "value", value))
+    else:
+        out.append((prefix or "value", str(value)))
+    return out
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text("ab1²_", max_size=4), inner, max_size=3)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(JSON)
+def test_flatten_equals_the_plain_recursion(value: object) -> None:
+    assert clusters_module.flatten(value) == reference_flatten(value)

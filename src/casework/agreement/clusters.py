@@ -31,6 +31,7 @@ Scalar = str | int | float | bool | None
 
 _ID_LIKE: dict[str, bool] = {}  # keys repeat across rows: test each once
 _SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
 
 
 def _id_like(key: str) -> bool:
@@ -59,13 +60,20 @@ def flatten(value: Any, prefix: str = "") -> list[tuple[str, Scalar]]:
 
 
 def _walk(value: Any, prefix: str, emit: Callable[[str, Scalar], object]) -> None:
-    if type(value) is dict or isinstance(value, Mapping):
+    # Scalars are tested by exact type first: the ABC checks below are slow and rarely needed.
+    if type(value) in _SCALAR_TYPES:
+        emit(prefix or "value", value)
+    elif type(value) is dict or isinstance(value, Mapping):
         for key in sorted(value, key=str):
             child = value[key]
             name = str(key)
-            nested = type(child) in (dict, list, tuple) or isinstance(child, Mapping | list | tuple)
-            path = prefix if nested and _id_like(name) else (f"{prefix}.{name}" if prefix else name)
-            _walk(child, path, emit)
+            path = f"{prefix}.{name}" if prefix else name
+            kind = type(child)
+            if kind in _SCALAR_TYPES:
+                emit(path or "value", child)
+                continue
+            nested = kind is dict or kind is list or isinstance(child, Mapping | list | tuple)
+            _walk(child, prefix if nested and _id_like(name) else path, emit)
     elif type(value) in (list, tuple) or isinstance(value, list | tuple):
         for child in value:
             _walk(child, prefix, emit)

@@ -78,8 +78,12 @@ def _prefix_postings(
     return row[in_prefix], pos[in_prefix], values[in_prefix]
 
 
-def _two_prefix_keys(values: I64, offsets: I64, threshold: float) -> tuple[I64, I64]:
-    """``(row, key)`` for every pair of shingles inside a row's two-shingle prefix.
+def _two_prefix_keys(values: I64, offsets: I64, threshold: float) -> tuple[I64, I64, I64]:
+    """``(row, position - 1, key)`` for every pair of shingles inside a row's two-shingle prefix.
+
+    ``position`` is that of the pair's later shingle: for a pair's two rarest shared shingles, the
+    rows share at most ``2 + min(|x| - position_x - 1, |y| - position_y - 1)``, which is the bound
+    the positional filter computes for one shingle at ``position - 1``.
 
     Two rows at Jaccard >= t share at least ``o = ceil(t max(|x|, |y|))`` shingles; when ``o >= 2``
     their two rarest shared shingles both lie among the first ``|x| - ceil(t |x|) + 2`` of each
@@ -101,7 +105,7 @@ def _two_prefix_keys(values: I64, offsets: I64, threshold: float) -> tuple[I64, 
     )
     second += first + 1
     span = np.int64(int(values.max()) + 1) if len(values) else np.int64(1)
-    return row[first], tok[first] * span + tok[second]
+    return row[first], pos[second] - 1, tok[first] * span + tok[second]
 
 
 def _pairs_of_postings(
@@ -164,10 +168,9 @@ def _candidate_pairs(
             *_prefix_postings(values, offsets, threshold), sizes, threshold, groups
         )
     else:
-        rows, keys = _two_prefix_keys(values, offsets, threshold)
-        # Position 0 turns the positional filter off: it is sound for one shared shingle only.
-        zero = np.zeros(len(rows), dtype=np.int64)
-        lows, highs = _pairs_of_postings(rows, zero, keys, sizes, threshold, groups)
+        lows, highs = _pairs_of_postings(
+            *_two_prefix_keys(values, offsets, threshold), sizes, threshold, groups
+        )
         # Rows needing a single shared shingle (ceil(t |x|) < 2) pair through the one-shingle
         # prefix, among themselves: a partner needing two is covered by the keys above.
         small = np.ceil(threshold * sizes - _EPS).astype(np.int64) < 2

@@ -240,9 +240,10 @@ varied text, about 5.6 KB of JSON per case, two labels per case); nothing is com
 command is the real `casework` CLI in a fresh process; peak memory is that process's maximum RSS.
 Floors in the same run: a plain `orjson` parse of the cases file, line by line, and
 `git diff --no-index --stat` of the two versions' files. `agreement` reads twice as many labels
-as there are cases. The cache row is `.casework/versions` after {args.cache_releases} releases that
-each change 1% of the cases, divided by the size of one copy of the cases file. Targets are
-issue 13's, for this 2-core machine.
+as there are cases. The cache row is the size of `.casework/versions` after the first release and
+{args.cache_releases} releases that each change 1% of the cases, divided by the size of one copy of
+the cases file. Targets are issue 13's, for this 2-core machine (they apply at 100,000 and
+1,000,000 cases, and to `agreement` at 50,000 cases, i.e. 100,000 labels).
 {note}
 {text}
 """

@@ -53,11 +53,12 @@ def test_generated_project_passes_check(tmp_path: Path) -> None:
 def test_a_tiny_benchmark_run_measures_every_step_and_writes_its_section(tmp_path: Path) -> None:
     docs = tmp_path / "benchmarks.md"
     docs.write_text("# Benchmarks\n\nkept\n", encoding="utf-8")
-    args = ["--sizes", "50", "--cache-releases", "2", "--out", str(docs)]
+    args = ["--sizes", "50", "--cache-releases", "2", "--agreement-sizes", "40", "--out", str(docs)]
     done = _run(str(BENCH / "dataset_bench.py"), *args)
     for step in ("orjson parse (floor)", "check", "release (1% changed)", "diff 1 2", "cases"):
         assert f"| 50 | `{step}` |" in done.stdout, done.stdout
     assert "git diff --stat (floor)" in done.stdout
+    assert "| 40 | `agreement` |" in done.stdout
     assert "cache after 1% releases" in done.stdout
     assert "exit " not in done.stdout, done.stdout  # every command succeeded
     text = docs.read_text(encoding="utf-8")

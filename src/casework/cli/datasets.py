@@ -40,8 +40,6 @@ from casework.dataset import (
     select_cases,
 )
 from casework.errors import CaseworkError, UsageError
-from casework.gate import check_project
-from casework.labelling import migrate_labelling
 from casework.project import Project
 from casework.scaffold import init_project
 from casework.schema import (
@@ -127,6 +125,8 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
 
     Exits 1 when any error-level finding remains.
     """
+    from casework.gate import check_project  # here: `casework versions` stays light
+
     with _reading(f"checking {dataset}", fmt) as on_progress:
         report = check_project(
             project, dataset, pii=pii, presidio=presidio, on_progress=on_progress
@@ -369,6 +369,8 @@ def migrate_cmd(
 ) -> None:
     """Apply tool and argument renames to DATASET and release the result."""
     path = renames_path or project.path(project.config.paths.renames)
+    from casework.labelling import migrate_labelling  # here: it needs SQLAlchemy
+
     migration = migrate_labelling(project, dataset, path, message, dry_run=dry_run)
     result, record = migration.result, migration.record
     for line in result.changelog():

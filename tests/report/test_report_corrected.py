@@ -24,8 +24,7 @@ def test_report_shows_corrected_pass_rate() -> None:
     assert f"<td class=num>{cell}</td>" in html
     assert "Rogan–Gladen" in html
     assert ctx.judge == (
-        "judge-1 — not calibrated on any slice · certified on refunds/answer_fact "
-        "(TPR 0.95, TNR 0.70, admissible)"
+        "judge-1 · certified on refunds/answer_fact (TPR 0.95, TNR 0.70, admissible)"
     )
 
 

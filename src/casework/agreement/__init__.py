@@ -26,6 +26,7 @@ from casework.agreement.bootstrap import BootstrapCI, bootstrap_kappa
 from casework.agreement.clusters import (
     FeatureCluster,
     Scalar,
+    disagreement_clusters,
     featurize,
     flatten,
     over_represented,
@@ -80,6 +81,7 @@ __all__ = [
     "combined_corrected_rate",
     "confusion_matrix",
     "corrected_rate",
+    "disagreement_clusters",
     "featurize",
     "flatten",
     "fleiss_kappa",

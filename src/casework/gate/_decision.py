@@ -285,8 +285,8 @@ def rule_judge_admissible(ctx: GateContext) -> Iterator[Ruling]:
         if bad:
             yield _fail(
                 "judge_inadmissible",
-                f"slice '{s}': {bad} verdict(s) rest on a judge not calibrated for this slice "
-                "(calibrate the judge on it)",
+                f"slice '{s}': {bad} verdict(s) rest on a judge not certified for this slice "
+                "and check (casework judge sample, then judge certify: docs/judge.md)",
                 s,
             )
 

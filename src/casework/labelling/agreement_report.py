@@ -36,6 +36,7 @@ from casework.agreement import (
     classify,
     cohen_kappa,
     confusion_matrix,
+    disagreement_clusters,
     flatten,
     fleiss_kappa_from_ratings,
     gwet_ac1,
@@ -44,7 +45,6 @@ from casework.agreement import (
 )
 
 # Not yet re-exported by casework.agreement (its __init__ is being changed elsewhere).
-from casework.agreement.clusters import disagreement_clusters
 from casework.dataset import declared_tools, load_dataset
 from casework.errors import ConfigError, InputErrors, Problem, UsageError
 from casework.labelling.model import version_sort_key

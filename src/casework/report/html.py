@@ -415,13 +415,11 @@ def _judge_text(res: RunResults) -> str:
     judge = res.run.header.judge
     if judge is None:
         return "none"
+    certified = _certified_text(res) or " · not certified on any slice"
     if not judge.calibration:
-        return f"{judge.model} — not calibrated on any slice{_certified_text(res)}"
-    per_slice = ", ".join(
-        f"{s} (κ={_fmt(c.kappa, 2)}, {'admissible' if c.admissible else 'inadmissible'})"
-        for s, c in judge.calibration.items()
-    )
-    return f"{judge.model} — calibrated on {per_slice}{_certified_text(res)}"
+        return f"{judge.model}{certified}"
+    checked = ", ".join(f"{s} (κ={_fmt(c.kappa, 2)})" for s, c in judge.calibration.items())
+    return f"{judge.model}{certified} · labeller check on {checked}"
 
 
 def report_context(data: ReportData) -> ReportContext:
@@ -438,7 +436,7 @@ def report_context(data: ReportData) -> ReportContext:
     notes = []
     if res.inadmissible:
         notes.append(
-            f"{res.inadmissible} trial verdict(s) rest on a judge not calibrated for the slice: "
+            f"{res.inadmissible} trial verdict(s) rest on a judge not certified for the slice and check: "
             "shown, never gating."
         )
     if ov.undetermined:

@@ -40,16 +40,16 @@ class _Record(BaseModel):
 
 
 class SliceCalibration(_Record):
-    """The judge's calibration on one slice, as recorded on a run."""
+    """The judge's labeller check on one slice, as recorded on a run (`judge labeller-check`)."""
 
     kappa: float | None
-    """Cohen's kappa of judge against human labels."""
+    """Cohen's kappa of the judge's labels against human labels."""
     accuracy: float
     """Share of calibration cases where the judge agreed."""
     n: int
     """Calibration cases."""
     admissible: bool
-    """Whether the judge may gate on this slice."""
+    """Whether the judge's verdicts of every check kind may gate on this slice (certification)."""
 
 
 class CheckCertification(_Record):

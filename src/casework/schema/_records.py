@@ -312,7 +312,7 @@ class Oracle(_Record):
 
     class_: OracleClass = Field(default="human", alias="class")
     """`state_assertion` (programmatic, preferred), `rubric_judge` (LLM judge, admissible only once
-    calibrated against human labels) or `human`."""
+    certified against people's verdicts on its verdicts: docs/judge.md) or `human`."""
     assertions: list[StateAssertion] = Field(default_factory=list)
     """State assertions over the final state (class `state_assertion`)."""
     rubric: str | None = None

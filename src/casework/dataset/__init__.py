@@ -13,6 +13,7 @@ from casework.dataset.check import (
     contradictory_tools,
     expired_cases,
 )
+from casework.dataset.compare import VersionDiff, diff_versions
 from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
 from casework.dataset.journal import tmp_dir
 from casework.dataset.jsonl import (
@@ -37,6 +38,7 @@ from casework.dataset.migrate import (
 )
 from casework.dataset.store import (
     Dataset,
+    TreeRelease,
     count_cases,
     dataset_versions,
     hash_of,
@@ -44,11 +46,18 @@ from casework.dataset.store import (
     load_dataset,
     parse_ref,
     release,
+    release_tree,
     release_working_tree,
     select_cases,
 )
 from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
-from casework.dataset.versions import CASES_FILE, VERSIONS_FILE, content_hash, read_versions
+from casework.dataset.versions import (
+    CASES_FILE,
+    VERSIONS_FILE,
+    content_hash,
+    purge_cached,
+    read_versions,
+)
 
 __all__ = [
     "CASES_FILE",
@@ -61,6 +70,8 @@ __all__ = [
     "MigrationResult",
     "RenameMap",
     "ToolDecl",
+    "TreeRelease",
+    "VersionDiff",
     "canonical_bytes",
     "canonical_line",
     "check_contradictions",
@@ -73,6 +84,7 @@ __all__ = [
     "dataset_versions",
     "declared_tools",
     "diff_cases",
+    "diff_versions",
     "dump_record",
     "expired_cases",
     "hash_of",
@@ -86,10 +98,12 @@ __all__ = [
     "parse_ref",
     "parse_tool_declarations",
     "problems_from_validation",
+    "purge_cached",
     "read_cases",
     "read_records",
     "read_versions",
     "release",
+    "release_tree",
     "release_working_tree",
     "select_cases",
     "tmp_dir",

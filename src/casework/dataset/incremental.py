@@ -161,8 +161,9 @@ def _parsed_rows(
         except InputErrors:
             return None
         for case, line, before in zip(cases, lines, raw, strict=False):
-            canonical = canonical and line == before
-            rows.append(_Row(case.id, line_hash(line), summary_of(case), line))
+            same = line == before
+            canonical = canonical and same
+            rows.append(_Row(case.id, line_hash(line), summary_of(case), before if same else line))
             if case.id in keep:
                 models[case.id] = case
     return rows, models, canonical
@@ -180,7 +181,8 @@ def index_file(data: bytes, base: VersionIndex | None, shown: str) -> NewCases |
     rows: list[_Row | None] = []
     unknown: list[tuple[int, int]] = []
     where: list[int] = []
-    for offset, length in split_lines(data):
+    spans = list(split_lines(data))
+    for offset, length in spans:
         line = view[offset : offset + length]
         digest = line_hash(line)
         at = known.get(digest)
@@ -206,9 +208,10 @@ def index_file(data: bytes, base: VersionIndex | None, shown: str) -> NewCases |
     if not canonical:
         done.sort(key=lambda r: r.id)
         data = b"".join(bytes(r.line) + b"\n" for r in done)
+        spans = list(split_lines(data))
     return NewCases(
         data,
-        list(split_lines(data)),
+        spans,
         [r.id for r in done],
         [r.hash for r in done],
         [r.summary for r in done],

@@ -25,7 +25,14 @@ from casework.dataset.incremental import (
 )
 from casework.dataset.journal import commit, tmp_dir
 from casework.dataset.jsonl import canonical_bytes, parse_records, read_records
-from casework.dataset.lock import check_unchanged, dataset_lock, note_written, settle
+from casework.dataset.lock import (
+    check_unchanged,
+    dataset_lock,
+    fingerprint_of,
+    held_fingerprint,
+    note_written,
+    settle,
+)
 from casework.dataset.objects import VersionIndex, fetch_lines, line_hash, read_index, write_version
 from casework.dataset.versions import (
     CASES_FILE,
@@ -33,7 +40,9 @@ from casework.dataset.versions import (
     VERSIONS_FILE,
     Content,
     content_hash,
+    files_hash,
     materialise,
+    read_chunks,
     read_versions,
     resolve_version,
 )
@@ -410,10 +419,8 @@ def release_tree(project: Project, name: str, message: str) -> TreeRelease:
         return _release_tree_fully(project, name, message)
     _require_message(message)
     with dataset_lock(project, name):
-        if _working_hash(project, name) != prepared.tree_hash or (
-            _latest(project, name) != prepared.parent
-        ):
-            again = _prepare_tree(project, name)
+        if held_fingerprint(project, name) != prepared.fingerprint:
+            again = _prepare_tree(project, name)  # changed meanwhile: read it again, locked
             if not isinstance(again, _Prepared):
                 return _release_tree_fully(project, name, message)
             prepared = again
@@ -435,12 +442,6 @@ def _release_tree_fully(project: Project, name: str, message: str) -> TreeReleas
     return TreeRelease(name, record.hash if record else current.hash, record, current.version)
 
 
-def _latest(project: Project, name: str) -> VersionRecord | None:
-    folder = project.dataset_dir(name)
-    versions = read_versions(folder, f"{project.relative(folder)}/{VERSIONS_FILE}")
-    return versions[-1] if versions else None
-
-
 class _FullPath(Exception):
     """The incremental path cannot decide (the store lacks a line): take the full path."""
 
@@ -449,7 +450,8 @@ class _FullPath(Exception):
 class _Prepared:
     """A working tree validated against the latest release's stored lines."""
 
-    tree_hash: str
+    fingerprint: str
+    """The dataset's files as read (see :func:`casework.dataset.lock.fingerprint_of`)."""
     parent: VersionRecord | None
     parent_index: VersionIndex | None
     new: NewCases
@@ -461,17 +463,20 @@ def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | No
     """The tree as a release would write it; the latest release if equal; ``None``: full path."""
     folder = project.dataset_dir(name)
     shown_dir = project.relative(folder)
+    log = _read_or_none(folder / VERSIONS_FILE)
     versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
     parent = versions[-1] if versions else None
-    data, label_data = _read_optional(folder / CASES_FILE), _read_optional(folder / LABELS_FILE)
-    tree_hash = content_hash(data, label_data)
-    if parent is not None and parent.hash == tree_hash:
+    if parent is not None and parent.hash == files_hash(folder):
         return parent
+    data, label_data = _read_or_none(folder / CASES_FILE), _read_or_none(folder / LABELS_FILE)
+    if data is None or log != _read_or_none(folder / VERSIONS_FILE):
+        return None  # released meanwhile: the full path reads it under the lock
+    fingerprint = fingerprint_of(data, label_data, log)
+    label_data = label_data or b""
     parent_index = read_index(project.state_dir, parent.hash) if parent else None
     if parent is not None and parent_index is None:
         return None
     new = index_file(data, parent_index, f"{shown_dir}/{CASES_FILE}")
-    del data
     parsed = labels_of(label_data, f"{shown_dir}/{LABELS_FILE}")
     if new is None or parsed is None:
         return None
@@ -479,13 +484,23 @@ def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | No
     ids = set(new.ids)
     if _duplicate_labels(labels, shown_dir) or any(r.case_id not in ids for r in labels):
         return None
-    content = Content(new.data, canonical_bytes(labels))
-    return _Prepared(tree_hash, parent, parent_index, new, labels, content)
+    label_bytes = canonical_bytes(labels)
+    if new.data is data and label_bytes == label_data:  # already canonical: hash it once
+        content = Content.known(data, label_bytes, content_hash(data, label_data))
+    else:
+        content = Content(new.data, label_bytes)
+    return _Prepared(fingerprint, parent, parent_index, new, labels, content)
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _working_hash(project: Project, name: str) -> str:
-    folder = project.dataset_dir(name)
-    return content_hash(_read_optional(folder / CASES_FILE), _read_optional(folder / LABELS_FILE))
+    return files_hash(project.dataset_dir(name))
 
 
 def _check_base(project: Project, name: str, base: str) -> None:
@@ -527,7 +542,7 @@ def _release_locked(
     versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
     parent = versions[-1] if versions else None
     prepared = _Prepared(
-        "",
+        "",  # the lock is held throughout
         parent,
         read_index(project.state_dir, parent.hash) if parent else None,
         index_models(case_list, content.cases),
@@ -676,12 +691,18 @@ def _existing_labels(folder: Path, shown_dir: str) -> list[LabelRecord]:
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:
+    """Whether the file holds exactly ``data`` (compared chunk by chunk)."""
     try:
         if path.stat().st_size != len(data):
             return False
-        return path.read_bytes() == data
     except FileNotFoundError:
         return False
+    at = 0
+    for chunk in read_chunks(path):
+        if data[at : at + len(chunk)] != chunk:
+            return False
+        at += len(chunk)
+    return at == len(data)
 
 
 def _commit(

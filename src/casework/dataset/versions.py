@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import re
 import subprocess
-from collections.abc import Sequence, Set
+from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from casework.dataset.jsonl import read_records
@@ -27,8 +28,10 @@ __all__ = [
     "Content",
     "cached_files",
     "content_hash",
+    "files_hash",
     "materialise",
     "purge_cached",
+    "read_chunks",
     "read_versions",
     "resolve_version",
 ]
@@ -47,18 +50,48 @@ class Content:
     cases: bytes
     labels: bytes
 
-    @property
+    @classmethod
+    def known(cls, cases: bytes, labels: bytes, digest: str) -> Content:
+        """Content whose version hash the caller has already computed (from the same bytes)."""
+        content = cls(cases, labels)
+        content.__dict__["hash"] = digest
+        return content
+
+    @cached_property
     def hash(self) -> str:
-        """The version hash of this content."""
+        """The version hash of this content (computed once)."""
         return content_hash(self.cases, self.labels)
 
 
 def content_hash(cases: bytes, labels: bytes) -> str:
     """sha256 over the file name ``cases.jsonl``, a NUL, its bytes, then the same for labels."""
     digest = hashlib.sha256()
-    digest.update(CASES_FILE.encode() + b"\0" + cases)
-    digest.update(LABELS_FILE.encode() + b"\0" + labels)
+    digest.update(CASES_FILE.encode() + b"\0")
+    digest.update(cases)
+    digest.update(LABELS_FILE.encode() + b"\0")
+    digest.update(labels)
     return digest.hexdigest()
+
+
+def files_hash(dataset_dir: Path) -> str:
+    """:func:`content_hash` of a dataset's files as they are, read in chunks (a missing file: empty)."""
+    digest = hashlib.sha256()
+    for name in (CASES_FILE, LABELS_FILE):
+        digest.update(name.encode() + b"\0")
+        for chunk in read_chunks(dataset_dir / name):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_chunks(path: Path, size: int = 1 << 24) -> Iterator[bytes]:
+    """A file's bytes in chunks (none when it does not exist)."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        return
+    with handle:
+        while chunk := handle.read(size):
+            yield chunk
 
 
 def read_versions(dataset_dir: Path, shown: str) -> list[VersionRecord]:

@@ -3,10 +3,12 @@
 Layout under ``.casework/versions/`` (git-ignored):
 
 - ``objects/<digest>-<token>.pack``: lines (each with its newline) new in one release, end to end;
-  ``objects/<...>.idx``: for each line of the pack its 16-byte hash, offset and length.
-- ``<version hash>/manifest``: zlib-compressed JSON naming the packs the version draws from,
-  its cases' ids, line hashes and per-line summaries (what the release log counts), and its
-  labels' line hashes. A version rebuilds byte for byte by joining its lines in order.
+  ``objects/<...>.idx``: for each line of the pack its hash (hex), offset and length.
+- ``<version hash>/manifest``: JSON naming the packs the version draws from, its cases' ids,
+  line hashes and per-line summaries (what the release log counts; each distinct summary once),
+  and its labels' line hashes. A version rebuilds byte for byte by joining its lines in order.
+
+Every file is UTF-8 text, so a scan of the project for an identifier finds the store's copies.
 
 A line's hash is XXH3-128 of its bytes without the newline (:func:`line_hash`); the version hash
 (sha256, :func:`casework.dataset.versions.content_hash`) is checked on every rebuild, so a damaged
@@ -20,10 +22,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import shutil
-import struct
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 _FORMAT = 1
-_ENTRY = struct.Struct("<16sQI")
+_PACK = re.compile(r"^[0-9a-f]{16}-[0-9a-f]{8}$")
 _MANIFEST = "manifest"
 
 Summary = tuple[str, str, str, str, str, bool, bool, str, bool]
@@ -97,15 +98,18 @@ def _store_lock(state_dir: Path) -> Iterator[None]:
 
 
 def _encode(index: VersionIndex) -> bytes:
+    kinds: dict[Summary, int] = {}
+    rows = [kinds.setdefault(s, len(kinds)) for s in index.summaries]
     body = {
         "format": _FORMAT,
         "packs": index.packs,
         "ids": index.ids,
         "hashes": b"".join(index.hashes).hex(),
-        "summaries": index.summaries,
+        "kinds": list(kinds),
+        "rows": rows,
         "labels": b"".join(index.label_hashes).hex(),
     }
-    return zlib.compress(orjson.dumps(body), 6)
+    return orjson.dumps(body)
 
 
 def _split_hashes(hexed: str) -> list[bytes]:
@@ -116,13 +120,12 @@ def _split_hashes(hexed: str) -> list[bytes]:
 def read_index(state_dir: Path, digest: str) -> VersionIndex | None:
     """The stored index of version ``digest`` (``None``: not in the store, or unreadable)."""
     try:
-        body: dict[str, Any] = orjson.loads(
-            zlib.decompress(_manifest_path(state_dir, digest).read_bytes())
-        )
-        if body.get("format") != _FORMAT:
-            return None
+        body: dict[str, Any] = orjson.loads(_manifest_path(state_dir, digest).read_bytes())
+        if body.get("format") != _FORMAT or not all(_PACK.match(p) for p in body["packs"]):
+            return None  # unknown format, or pack names that are not ours (paths stay inside)
         ids, hashes = list(body["ids"]), _split_hashes(body["hashes"])
-        summaries = [tuple(s) for s in body["summaries"]]
+        kinds = [tuple(k) for k in body["kinds"]]
+        summaries = [kinds[r] for r in body["rows"]]
         if not (len(ids) == len(hashes) == len(summaries)):
             return None
         return VersionIndex(
@@ -133,7 +136,7 @@ def read_index(state_dir: Path, digest: str) -> VersionIndex | None:
             _split_hashes(body["labels"]),
             list(body["packs"]),
         )
-    except (OSError, ValueError, KeyError, TypeError, zlib.error, orjson.JSONDecodeError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, orjson.JSONDecodeError):
         return None
 
 
@@ -144,10 +147,10 @@ def stored_case_ids(state_dir: Path, digest: str) -> list[str] | None:
 
 
 def _read_idx(path: Path) -> dict[bytes, tuple[int, int]]:
-    data = path.read_bytes()
     out = {}
-    for digest, offset, length in _ENTRY.iter_unpack(data):
-        out[digest] = (offset, length)
+    for line in path.read_bytes().splitlines():
+        digest, offset, length = line.split(b" ")
+        out[bytes.fromhex(digest.decode())] = (int(offset), int(length))
     return out
 
 
@@ -234,7 +237,7 @@ def _write_pack(
         for digest, line in lines:
             handle.write(line)
             handle.write(b"\n")
-            entries.append(_ENTRY.pack(digest, offset, len(line)))
+            entries.append(b"%s %d %d\n" % (digest.hex().encode(), offset, len(line)))
             offset += len(line) + 1
     if not entries:
         target.unlink()
@@ -311,6 +314,8 @@ def _collect(state_dir: Path) -> None:
     renamed: dict[str, str | None] = {}
     for idx in sorted(_objects(state_dir).glob("*.idx")):
         pack = idx.stem
+        if not _PACK.match(pack):
+            continue
         entries = _read_idx(idx)
         keep = used.get(pack, set()) & set(entries)
         if len(keep) == len(entries):

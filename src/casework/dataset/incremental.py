@@ -34,7 +34,7 @@ __all__ = [
     "summary_of",
 ]
 
-_BATCH = 2000
+_BATCH = 500  # lines validated at a time: bounds the models held at once
 
 
 def summary_of(case: Case) -> Summary:

@@ -108,15 +108,29 @@ step "Migrate the dataset with the rename map" casework migrate refunds -m "look
 step "Check passes again" casework check refunds
 commit "migrate"
 
-# --- 7. The judge: calibrated against people before its verdicts count ------------------------
+# --- 7. The judge: its verdicts count once people have checked its verdicts ------------------
 # The example's judge is a keyword stand-in (examples/refunds/llm/judge.py); point [models.judge]
-# at a real model to do this for real. It is shown what labellers were shown, never the label.
-step "Calibrate the judge on account: it agrees with people, its verdicts may gate" casework judge calibrate --slice account
-step "On order_status too" casework judge calibrate --slice order_status
-step "Not on refunds: there people disagree too, so its verdicts there never gate" casework judge calibrate --slice refunds
+# at a real model to do this for real. See docs/judge.md.
+run_id() { sed -n 's/^run \([^:]*\):.*/\1/p' | head -n 1; }
+step "The judge as a labeller: informative, it makes no verdict count" casework judge labeller-check --slice account
+step "Calibration runs (seed 11, not the runs gated below): the judge grades both agents' replies" \
+  bash -c 'casework run refunds --agent python:agents.refunds_agent:good -k 3 --seed 11 | tee run-cal-good.txt
+           casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 11 | tee run-cal-bad.txt'
+cal_good=$(run_id < run-cal-good.txt); cal_bad=$(run_id < run-cal-bad.txt)
+step "A trial read while tuning the judge's prompt is listed, so it is never sampled" \
+  casework judge tune add "$cal_good/status-002/0"
+rm -rf verdict-sheets
+step "Blind verdict sheets: 240 judge verdicts, stratified by slice and the judge's verdict, 20% to two people" \
+  casework judge sample "$cal_good" "$cal_bad" -n 240 --reviewers rev-01,rev-02 --out verdict-sheets
+step "(stand-in for the people who grade the replies)" python3 demo/simulated_reviewers.py verdict-sheets
+step "Import their verdicts (all or nothing) and their agreement on the shared items" \
+  casework judge verdicts import verdict-sheets/verdicts-rev-01.jsonl verdict-sheets/verdicts-rev-02.jsonl
+step "Certify: TPR and TNR lower bounds must reach 0.80 at 95% (account, order_status yes; refunds no)" \
+  casework judge certify
+commit "judge certified"
 
 # --- 8. Runs, pass^k, discrimination, retirement, the gate and the report ---------------------
-run_id() { sed -n 's/^run \([^:]*\):.*/\1/p' | head -n 1; }
+# The judge's verdicts on account and order_status count now: its certification is current.
 step "Run the good agent, k=3 trials per case" bash -c 'casework run refunds --agent python:agents.refunds_agent:good -k 3 --seed 7 | tee run-good.txt'
 step "Run the deliberately degraded agent" bash -c 'casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 7 | tee run-bad.txt'
 good=$(run_id < run-good.txt); bad=$(run_id < run-bad.txt)

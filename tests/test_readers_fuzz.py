@@ -57,8 +57,11 @@ from casework.mining import (
 )
 from casework.privacy import load_key, scrubber_for
 from casework.project import load_project
+from casework.review import ReviewItem, import_verdicts, read_verdict_sheet, render_sheet
+from casework.review import sheet_line as review_sheet_line
 from casework.runner import read_log
 from casework.schema import Case, LabelRecord
+from casework.workbench import ReviewItemRow, open_workbench
 from tests.factories import TOOLS, case_dict, write_lines
 from tests.mining.otlp_examples import envelope, simple_chat, span
 
@@ -230,6 +233,7 @@ def _build(root: Path) -> None:
     release(project, "refunds", cases, "first", labels=[label], now=NOW)
     assign_labels(project, "refunds", ("lab-14", "lab-22"), now=NOW)
     export_sheets(project, "refunds", root / "sheets")
+    _verdict_sheets(root)
     traces = root / "traces"
     traces.mkdir()
     (traces / "generic.jsonl").write_bytes(
@@ -277,6 +281,65 @@ def _build(root: Path) -> None:
     pq.write_table(
         pa.table({"text": ["one document", "another"]}), root / "corpus" / "docs.parquet"
     )
+
+
+def _verdict_sheets(root: Path) -> None:
+    """Two sampled judge verdicts (an outcome reading, a fact) on answered JSONL and CSV sheets."""
+    common: dict[str, Any] = {
+        "run_id": "r-1",
+        "case_id": "r-1",
+        "trial": 0,
+        "slice": "refunds",
+        "judge_model": "m",
+        "prompt_version": "p",
+        "rubric_digest": "r",
+        "judge_pass": True,
+        "turns": ({"role": "user", "content": "=refund ORD-000001", "tool_calls": []},),
+        "tool_calls": (
+            {"name": "get_order", "arguments": {"order_id": "o1"}, "result": {"ok": 1}},
+        ),
+        "reply": "Refunded 9.50; it takes 5 days.",
+        "rubric": "Pass if the refund is confirmed.",
+    }
+    items = [
+        ReviewItem(
+            key="r-1/r-1/0/outcome",
+            kind="outcome",
+            fact_index=None,
+            accepted=("resolve",),
+            **common,
+        ),
+        ReviewItem(
+            key="r-1/r-1/0/answer_fact/0", kind="answer_fact", fact_index=0, fact="9.50", **common
+        ),
+    ]
+    with open_workbench(load_project(root)) as wb, wb.session() as s:
+        for item in items:
+            s.add(
+                ReviewItemRow(
+                    key=item.key, sheet_id=item.sheet_id, run_id="r-1", case_id="r-1", trial=0,
+                    kind=item.kind, fact_index=item.fact_index, slice="refunds", judge_model="m",
+                    prompt_version="p", rubric_digest="r", judge_pass=True,
+                    accepted=list(item.accepted), reviewers=["ann"], sampled_at=NOW,
+                )
+            )  # fmt: skip
+    lines = [review_sheet_line(item, "ann") for item in items]
+    lines[0]["answer"], lines[1]["answer"] = "resolve", "yes"
+    (root / "verdicts").mkdir()
+    (root / "verdicts" / "verdicts-ann.jsonl").write_bytes(render_sheet(lines, "jsonl"))
+    # The fact line only: its answer is the one empty cell that ends a row.
+    rendered = render_sheet([dict(lines[1], answer=None)], "csv").decode("utf-8")
+    rendered = rendered.replace('""\n', '"yes"\n')
+    (root / "verdicts" / "verdicts-ann.csv").write_text(rendered, encoding="utf-8")
+
+
+def _verdicts(name: str) -> Callable[[Path], None]:
+    def read(root: Path) -> None:
+        path = root / "verdicts" / name
+        read_verdict_sheet(path, name)
+        import_verdicts(load_project(root), [path], now=NOW)
+
+    return read
 
 
 @pytest.fixture(scope="module")
@@ -398,6 +461,13 @@ READERS = [
         _sheet("refunds.lab-14.labels.csv", "adjudication"),
     ),
     Reader("adk", "adk/home.test.json", "json", _adk),
+    Reader(
+        "verdict-sheet-jsonl",
+        "verdicts/verdicts-ann.jsonl",
+        "jsonl",
+        _verdicts("verdicts-ann.jsonl"),
+    ),
+    Reader("verdict-sheet-csv", "verdicts/verdicts-ann.csv", "csv", _verdicts("verdicts-ann.csv")),
     Reader(
         "scripted-llm",
         "llm/responses.jsonl",

@@ -4,8 +4,15 @@ The public API is re-exported here; each stage (``casework.dataset``, ``casework
 exports its own in ``__all__``.
 """
 
-from casework.errors import CaseworkError, ConfigError, InputError, InputErrors
-from casework.schema import Case, Label, LabelRecord, Oracle, Provenance, Situation
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from casework._lazy import attach
+
+if TYPE_CHECKING:
+    from casework.errors import CaseworkError, ConfigError, InputError, InputErrors
+    from casework.schema import Case, Label, LabelRecord, Oracle, Provenance, Situation
 
 __all__ = [
     "Case",
@@ -22,3 +29,24 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
+    __getattr__, __dir__ = attach(
+        __name__,
+        {
+            "casework.errors": (
+                "CaseworkError",
+                "ConfigError",
+                "InputError",
+                "InputErrors",
+            ),
+            "casework.schema": (
+                "Case",
+                "Label",
+                "LabelRecord",
+                "Oracle",
+                "Provenance",
+                "Situation",
+            ),
+        },
+    )

@@ -119,7 +119,15 @@ class ThresholdsConfig(_Section):
     prompt_containment: float = Field(default=0.5, gt=0, le=1)
     """Share of a case's shingles found in the prompt above which it has become a memory test."""
     judge_agreement: float = Field(default=0.8, ge=-1, le=1)
-    """Kappa a judge must reach against human labels to be admissible for a slice."""
+    """Kappa the judge must reach as a labeller (`casework judge labeller-check`); informative."""
+    judge_tpr: float = Field(default=0.8, ge=0, le=1)
+    """Lower confidence bound the judge's true-positive rate against people's verdicts must reach."""
+    judge_tnr: float = Field(default=0.8, ge=0, le=1)
+    """Lower confidence bound the judge's true-negative rate against people's verdicts must reach."""
+    judge_confidence: float = Field(default=0.95, gt=0, lt=1)
+    """Confidence level of the judge's certification intervals."""
+    judge_interval: Literal["wilson", "clopper-pearson"] = "wilson"
+    """Interval of the judge's rates: `wilson` (score interval) or `clopper-pearson` (exact)."""
 
 
 class LabellingConfig(_Section):
@@ -197,7 +205,7 @@ class ModelsConfig(_Section):
     generator: ModelConfig = Field(default_factory=ModelConfig)
     """Writes synthetic variants and authored cases."""
     judge: ModelConfig = Field(default_factory=ModelConfig)
-    """Grades rubric cases (admissible only once calibrated)."""
+    """Grades rubric cases (admissible only once certified: `casework judge certify`)."""
     embedder: ModelConfig = Field(
         default_factory=lambda: ModelConfig(provider="tfidf", model="tfidf")
     )

@@ -17,6 +17,7 @@ MODULES = [
     "casework.agreement.bands",
     "casework.agreement.binary",
     "casework.agreement.clusters",
+    "casework.agreement._rates",
 ]
 
 

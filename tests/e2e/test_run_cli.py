@@ -206,22 +206,62 @@ def test_bad_input_exits_with_clear_messages(invoke: Invoke) -> None:
     )
 
 
-def test_judge_calibration_makes_the_judge_admissible(root: Path, invoke: Invoke) -> None:
+def _answer_sheet(path: Path) -> None:
+    """A person's answers: the toy fact (the refusal) is stated when the reply says it can't."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for line in lines:
+        assert line["kind"] == "answer_fact" and "judge" not in json.dumps(line).casefold()
+        line["answer"] = "yes" if "can't" in line["reply"] else "no"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_judge_certification_makes_the_judge_admissible(root: Path, invoke: Invoke) -> None:
+    # Issue 18: the labeller check no longer makes verdicts admissible; a certification of the
+    # judge's verdicts against people's does. Low thresholds: the toy project has few replies.
     with (root / "casework.toml").open("a") as f:
         f.write(JUDGE)
+    text = (root / "casework.toml").read_text()
+    (root / "casework.toml").write_text(
+        text.replace("[gate]", "[thresholds]\njudge_tpr = 0.2\njudge_tnr = 0.2\n\n[gate]")
+    )
     assert invoke("release", "refunds", "-m", "first").exit_code == 0
     before = _run(invoke, GOOD, "-good-")
     gate = invoke("gate", "--run", before)
     assert gate.exit_code == 1
-    assert (
-        "[judge_inadmissible] slice 'refunds': 2 verdict(s) rest on a judge not calibrated for this slice"
-        in gate.stderr
-    )
-    cal = invoke("judge", "calibrate", "--slice", "refunds", "--format", "json")
+    assert "[judge_inadmissible] slice 'refunds': 2 verdict(s) rest on a judge" in gate.stderr
+    cal = invoke("judge", "labeller-check", "--slice", "refunds", "--format", "json")
     assert cal.exit_code == 0, cal.stderr
     data = json.loads(cal.stdout)
     assert data["n"] == 4 and data["kappa"] == 1.0 and data["admissible"] is True
     assert data["confusion"][0] == [3, 0, 0, 0] and data["confusion"][2] == [0, 0, 1, 0]
+    still = _run(invoke, GOOD, "-good-")
+    results = json.loads(invoke("results", "show", still, "--format", "json").stdout)
+    assert results["inadmissible"] == 2  # the labeller check alone admits nothing
+    sloppy = _run(invoke, SLOPPY, "-sloppy-")
+    sheets = root / "sheets"
+    sample = invoke(
+        "judge", "sample", before, sloppy, "-n", "10", "--reviewers", "ada", "--overlap", "0",
+        "--out", str(sheets), "--format", "json",
+    )  # fmt: skip
+    assert sample.exit_code == 0, sample.stderr
+    assert json.loads(sample.stdout)["strata"] == {
+        "refunds/answer_fact/fail": 2,
+        "refunds/answer_fact/pass": 2,
+    }
+    _answer_sheet(sheets / "verdicts-ada.jsonl")
+    imported = invoke("judge", "verdicts", "import", str(sheets / "verdicts-ada.jsonl"))
+    assert imported.exit_code == 0, imported.stderr
+    cert = invoke("judge", "certify", "--format", "json")
+    assert cert.exit_code == 0, cert.stderr
+    (only,) = json.loads(cert.stdout)["certifications"]
+    assert (only["kind"], only["tp"], only["fn"], only["tn"], only["fp"]) == (
+        "answer_fact",
+        2,
+        0,
+        2,
+        0,
+    )
+    assert only["admissible"] is True and only["current"] is True
     after = _run(invoke, GOOD, "-good-")
     results = json.loads(invoke("results", "show", after, "--format", "json").stdout)
     assert results["inadmissible"] == 0

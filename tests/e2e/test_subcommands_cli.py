@@ -114,7 +114,12 @@ def test_split_choices_come_from_the_schema() -> None:
                 found[name] = tuple(param.type.choices)
     expected: dict[str, tuple[object, ...]] = {
         name: SPLITS
-        for name in ("casework cases", "casework mine", "casework run", "casework judge calibrate")
+        for name in (
+            "casework cases",
+            "casework mine",
+            "casework run",
+            "casework judge labeller-check",
+        )
     }
     expected["casework interop export-adk"] = SPLITS
     expected["casework interop import-adk"] = ("dev", "holdout")  # nothing is imported retired

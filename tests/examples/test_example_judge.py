@@ -1,7 +1,8 @@
 """The example project's stand-in judge (`examples/refunds/llm/judge.py`): deterministic, answers the
-judge's prompts with valid structured output, labels from the tool data the labellers saw, and
-calibrates on a scratch copy of the example to the agreement measured when it was written (account
-and order_status admissible; refunds, whose guideline people disagree on, not).
+judge's prompts with valid structured output, labels from the tool data the labellers saw, reaches
+the labeller-check agreement measured when it was written, and is certified on a scratch copy of
+the example from the demo's stand-in reviewers (account and order_status admissible; refunds, whose
+guideline people disagree on, not).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ PROJECT = Path(__file__).resolve().parents[2] / "examples" / "refunds"
 SPEC = "python:llm.judge:reply"
 KEY = "larkspur-example-demo-key-not-secret-0001"
 
-#: Measured with `casework judge calibrate --slice S --format json` on the example as shipped.
+#: Measured with `casework judge labeller-check --slice S --format json` on the example as shipped.
 MEASURED = {
     "account": (64, 0.9779, True),
     "order_status": (70, 1.0, True),
@@ -300,7 +301,21 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
         yield root
 
 
-def test_calibration_on_the_example_then_a_run_graded_by_the_judge(scratch: Path) -> None:
+def _judged_trials(root: Path, run_id: str) -> dict[str, int]:
+    """Trials of a run with a judge-decided check, per slice (read from its log)."""
+    counts: dict[str, int] = {}
+    for raw in (root / "runs" / f"{run_id}.jsonl").read_text(encoding="utf-8").splitlines():
+        rec = json.loads(raw)
+        if rec["kind"] == "trial" and any(c.get("judged") for c in rec["verdict"]["checks"]):
+            counts[rec["slice"]] = counts.get(rec["slice"], 0) + 1
+    return counts
+
+
+def test_labeller_check_then_certification_on_the_example_then_a_run_graded_by_the_judge(
+    scratch: Path,
+) -> None:
+    # Issue 18: the labeller check measures the judge as a labeller and admits nothing; sampled
+    # verdicts graded by (stand-in) people certify it where its lower bounds clear 0.80.
     runner = CliRunner()
 
     def invoke(*args: str) -> dict[str, object]:
@@ -310,18 +325,47 @@ def test_calibration_on_the_example_then_a_run_graded_by_the_judge(scratch: Path
         return data
 
     for slice_name, (n, kappa, admissible) in MEASURED.items():
-        report = invoke("judge", "calibrate", "--slice", slice_name)
+        report = invoke("judge", "labeller-check", "--slice", slice_name)
         assert report["judge_model"] == "keyword-stand-in"
         assert report["n"] == n and report["failed"] == []
         assert report["kappa"] == pytest.approx(kappa, abs=0.005)
         assert report["admissible"] is admissible
 
-    run = invoke("run", "refunds", "--agent", "python:agents.refunds_agent:good", "-k", "1")
+    good = "python:agents.refunds_agent:good"
+    run = invoke("run", "refunds", "--agent", good, "-k", "1")
     assert run["undetermined"] == 0  # the 77 runnable rubric cases are all decided now
     results = invoke("results", "show", str(run["run_id"]))
-    # Verdicts of a judge that is not admissible: refunds' 10 rubric and 2 human-oracle cases (their
-    # answer facts). order_status's 38 rubric cases now gate.
-    assert results["inadmissible"] == 12
+    judged = _judged_trials(scratch, str(run["run_id"]))
+    assert set(judged) == {"account", "order_status", "refunds"}
+    assert results["inadmissible"] == sum(judged.values())  # no certification yet
+
+    calibration = [
+        str(invoke("run", "refunds", "--agent", agent, "-k", "3", "--seed", "11")["run_id"])
+        for agent in (good, "python:agents.refunds_agent:degraded")
+    ]
+    sample = invoke(
+        "judge", "sample", *calibration, "-n", "240", "--reviewers", "rev-01,rev-02",
+        "--out", "sheets",
+    )  # fmt: skip
+    assert sample["sampled"] == 240 and sample["overlapped"] == 48
+    subprocess.run([sys.executable, "demo/simulated_reviewers.py", "sheets"], check=True)
+    imported = invoke("judge", "verdicts", "import", "sheets/verdicts-rev-01.jsonl",
+                      "sheets/verdicts-rev-02.jsonl")  # fmt: skip
+    assert imported["stored"] == 288
+    cert = invoke("judge", "certify")
+    assert cert["method"] == "wilson" and cert["confidence"] == 0.95
+    by_slice = {c["slice"]: c for c in cert["certifications"]}  # type: ignore[attr-defined]
+    assert {s: (c["kind"], c["current"], c["admissible"]) for s, c in by_slice.items()} == {
+        "account": ("answer_fact", True, True),
+        "order_status": ("answer_fact", True, True),
+        "refunds": ("answer_fact", True, False),
+    }
+    assert by_slice["refunds"]["more_needed"]["fail"] is None  # its TNR is below 0.80 itself
+
+    after = invoke("run", "refunds", "--agent", good, "-k", "1")
+    results = invoke("results", "show", str(after["run_id"]))
+    # Only refunds' judge verdicts stay inadmissible; account's and order_status's gate now.
+    assert results["inadmissible"] == _judged_trials(scratch, str(after["run_id"]))["refunds"]
 
 
 def test_a_reply_cannot_forge_the_facts_the_stand_in_checks(judge: Judge) -> None:

@@ -54,3 +54,18 @@ class FakeLLM:
         prompt = "\n".join(m.content for m in messages)
         self.prompts.append(prompt)
         return model.model_validate(self._answer(prompt))
+
+
+def certified(model: str, slices: dict[str, bool], rubric: str = "r-test") -> dict[str, Any]:
+    """Judge keyword arguments certifying ``model`` per slice (True: admissible), both check kinds.
+
+    The judge is told ``rubric`` as each slice's current rubric digest, as a run does.
+    """
+    from casework.grading import CHECK_KINDS, PROMPT_VERSION, Certification
+
+    certs = [
+        Certification(name, kind, model, PROMPT_VERSION, rubric, 40, 2, 40, 2, ok)
+        for name, ok in slices.items()
+        for kind in CHECK_KINDS
+    ]
+    return {"certifications": certs, "rubric_digests": dict.fromkeys(slices, rubric)}

@@ -6,14 +6,13 @@ from casework.grading import (
     GRADERS,
     CheckResult,
     Judge,
-    JudgeCalibration,
     combine,
     grade,
     needed_oracle_class,
     register_grader,
 )
 from casework.schema import Case, Trajectory, TrajectoryToolCall
-from tests.grading.fakes import FakeLLM
+from tests.grading.fakes import FakeLLM, certified
 from tests.runner.builders import escalate_case, refund_case, refuse_case
 
 
@@ -185,10 +184,7 @@ def _judge(
         return {"outcome": outcome, "reason": "the reply declines"}
 
     llm = FakeLLM(answer)
-    calibration = {
-        "refunds": JudgeCalibration("refunds", "judge-1", 0.85 if calibrated else 0.3, 0.9, 40, 0.8)
-    }
-    return Judge(llm, calibration), llm
+    return Judge(llm, **certified("judge-1", {"refunds": calibrated})), llm
 
 
 def test_judge_decides_facts_and_refusal_and_admissibility_follows_calibration() -> None:

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from casework.grading import Judge, JudgeCalibration, escape_block, grade, prompt_blocks
+from casework.grading import Judge, escape_block, grade, prompt_blocks
 from casework.llm import Client, Message, ScriptedProvider
 from casework.schema import Case, Trajectory, TrajectoryToolCall
+from tests.grading.fakes import certified
 
 FACTS = ["a refund of 54.00 USD", "it takes 5-10 business days"]
 RUBRIC = "Pass if the assistant escalates to a person."
@@ -135,8 +136,7 @@ class Recorder:
 def _judge() -> tuple[Judge, Recorder]:
     recorder = Recorder()
     client = Client(ScriptedProvider(fn=recorder), role="judge", provider_name="scripted")
-    calibration = {"refunds": JudgeCalibration("refunds", client.model, 0.9, 0.95, 50, 0.8)}
-    return Judge(client, calibration), recorder
+    return Judge(client, **certified(client.model, {"refunds": True})), recorder
 
 
 # --- a case whose label, oracle and provenance are full of markers -------------------------------

@@ -7,7 +7,7 @@ write valid identifiers with arbitrary separators, grouping, case and surroundin
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from tests.privacy.planted_formats import (
@@ -85,6 +85,7 @@ ORDINARY = st.sampled_from(
 
 # Figures are joined by words or punctuation, as in prose: figures separated by nothing but
 # spaces that add up to 13-19 Luhn-valid digits read as a card written in groups, by design.
+@example(parts=["1/2", "1747341706", "100/200/300"], joiner=". ")  # once read as a card
 @settings(max_examples=300, deadline=None)
 @given(
     parts=st.lists(ORDINARY, min_size=1, max_size=5),

@@ -14,8 +14,8 @@ agent's reply and tool calls; the expected facts) and answers the three prompt k
   and its escalation calls;
 - *check facts* (grading): whether each expected fact is in the reply, by number and word overlap.
 
-Calibration decides where its verdicts count: keyword rules reach people only where the guideline
-is clear and the rules cover the case. Spec: ``python:llm.judge:reply``, imported from the project
+Certification on people's verdicts of its verdicts (`casework judge certify`) decides where they
+count: keyword rules reach people only where the guideline is clear and the rules cover the case. Spec: ``python:llm.judge:reply``, imported from the project
 root (it must be on ``sys.path``).
 """
 

@@ -1,10 +1,25 @@
 """Inter-rater agreement: pure statistics, no I/O (kappa, AC1, Fleiss, Krippendorff, bands, clusters).
 
-Entry points: :func:`cohen_kappa`, :func:`bootstrap_kappa`, :func:`gwet_ac1`, :func:`fleiss_kappa`,
+Entry points: :func:`proportion_interval`, :func:`kappa_interval`, :func:`more_needed`,
+:func:`rogan_gladen`, :func:`corrected_rate`, :func:`combined_corrected_rate` (a judge's rates
+against people and pass rates corrected for its error), :func:`cohen_kappa`, :func:`bootstrap_kappa`, :func:`gwet_ac1`, :func:`fleiss_kappa`,
 :func:`krippendorff_alpha_nominal`, :func:`binary_agreement`, :func:`classify`,
 :func:`over_represented`. ``casework.labelling.agreement_report`` applies them to a dataset.
 """
 
+from casework.agreement._rates import (
+    CorrectedRate,
+    IntervalMethod,
+    KappaInterval,
+    Proportion,
+    RatePart,
+    combined_corrected_rate,
+    corrected_rate,
+    kappa_interval,
+    more_needed,
+    proportion_interval,
+    rogan_gladen,
+)
 from casework.agreement.bands import Band, BandEdges, BandVerdict, Status, band_of, classify
 from casework.agreement.binary import BinaryAgreement, binary_agreement
 from casework.agreement.bootstrap import BootstrapCI, bootstrap_kappa
@@ -43,11 +58,16 @@ __all__ = [
     "ClassKappa",
     "CohenKappa",
     "ConfusionMatrix",
+    "CorrectedRate",
     "FeatureCluster",
     "FleissKappa",
     "GwetAC",
+    "IntervalMethod",
+    "KappaInterval",
     "KappaStatus",
     "KrippendorffAlpha",
+    "Proportion",
+    "RatePart",
     "Scalar",
     "Status",
     "band_of",
@@ -57,16 +77,22 @@ __all__ = [
     "classify",
     "cohen_kappa",
     "cohen_kappa_from_table",
+    "combined_corrected_rate",
     "confusion_matrix",
+    "corrected_rate",
     "featurize",
     "flatten",
     "fleiss_kappa",
     "fleiss_kappa_from_ratings",
     "gwet_ac1",
     "gwet_ac2",
+    "kappa_interval",
     "krippendorff_alpha_nominal",
+    "more_needed",
     "normal_quantile",
     "one_vs_rest_kappa",
     "over_represented",
+    "proportion_interval",
     "rating_counts",
+    "rogan_gladen",
 ]

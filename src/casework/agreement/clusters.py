@@ -8,21 +8,39 @@ Fisher test, with counts and lift).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
-__all__ = ["FeatureCluster", "Scalar", "featurize", "flatten", "over_represented"]
+__all__ = [
+    "FeatureCluster",
+    "Scalar",
+    "disagreement_clusters",
+    "featurize",
+    "flatten",
+    "over_represented",
+]
 
 Scalar = str | int | float | bool | None
 """A JSON leaf value."""
 
 
+_ID_LIKE: dict[str, bool] = {}  # keys repeat across rows: test each once
+_SCALARS = (str, int, float, bool, type(None))
+_SCALAR_TYPES = frozenset(_SCALARS)
+
+
 def _id_like(key: str) -> bool:
-    return any(ch.isdigit() for ch in key)
+    found = _ID_LIKE.get(key)
+    if found is None:
+        if len(_ID_LIKE) > 100_000:
+            _ID_LIKE.clear()
+        found = _ID_LIKE[key] = any(ch.isdigit() for ch in key)
+    return found
 
 
 def flatten(value: Any, prefix: str = "") -> list[tuple[str, Scalar]]:
@@ -37,24 +55,32 @@ def flatten(value: Any, prefix: str = "") -> list[tuple[str, Scalar]]:
         [('orders.age_days', 45), ('orders.partial', True), ('tags', 'vip')]
     """
     out: list[tuple[str, Scalar]] = []
-    if isinstance(value, Mapping):
-        for key in sorted(value, key=str):
-            child = value[key]
-            nested = isinstance(child, Mapping | list | tuple)
-            path = prefix if nested and _id_like(str(key)) else _join(prefix, str(key))
-            out.extend(flatten(child, path))
-    elif isinstance(value, list | tuple):
-        for child in value:
-            out.extend(flatten(child, prefix))
-    elif value is None or isinstance(value, str | int | float | bool):
-        out.append((prefix or "value", value))
-    else:
-        out.append((prefix or "value", str(value)))
+    _walk(value, prefix, lambda path, leaf: out.append((path, leaf)))
     return out
 
 
-def _join(prefix: str, key: str) -> str:
-    return f"{prefix}.{key}" if prefix else key
+def _walk(value: Any, prefix: str, emit: Callable[[str, Scalar], object]) -> None:
+    # Scalars are tested by exact type first: the ABC checks below are slow and rarely needed.
+    if type(value) in _SCALAR_TYPES:
+        emit(prefix or "value", value)
+    elif type(value) is dict or isinstance(value, Mapping):
+        for key in sorted(value, key=str):
+            child = value[key]
+            name = str(key)
+            path = f"{prefix}.{name}" if prefix else name
+            kind = type(child)
+            if kind in _SCALAR_TYPES:
+                emit(path or "value", child)
+                continue
+            nested = kind is dict or kind is list or isinstance(child, Mapping | list | tuple)
+            _walk(child, prefix if nested and _id_like(name) else path, emit)
+    elif type(value) in (list, tuple) or isinstance(value, list | tuple):
+        for child in value:
+            _walk(child, prefix, emit)
+    elif isinstance(value, _SCALARS):
+        emit(prefix or "value", value)
+    else:
+        emit(prefix or "value", str(value))
 
 
 def _is_number(value: Scalar) -> bool:
@@ -212,6 +238,199 @@ def over_represented(
             continue
         seen.add(rows)
         out.append(FeatureCluster(feature, -neg_a, d, len(rows), n, -neg_lift, p_value))
+        if len(out) == top:
+            break
+    return tuple(out)
+
+
+def _thresholds(
+    rows: Sequence[Mapping[str, Sequence[Scalar]]], quantiles: Sequence[float]
+) -> tuple[dict[str, list[float]], set[str]]:
+    """The thresholds :func:`featurize` bins numbers at, per key, and every key of any row."""
+    numbers: dict[str, list[float]] = {}
+    for row in rows:
+        for key, values in row.items():
+            numbers.setdefault(key, []).extend(float(v) for v in values if _is_number(v))  # type: ignore[arg-type]
+    thresholds: dict[str, list[float]] = {}
+    for key, found in numbers.items():
+        if not found:
+            continue
+        lo, hi = min(found), max(found)
+        cuts = sorted({_nice(float(q)) for q in np.quantile(found, list(quantiles))})
+        thresholds[key] = [t for t in cuts if lo <= t < hi]
+    return thresholds, set(numbers)
+
+
+# Where a feature comes from: (key, ">" or "<=", threshold) or (key, "=", text).
+_Source = tuple[str, str, float | str]
+
+
+def _sources(
+    feature: str, thresholds: Mapping[str, Sequence[float]], keys: set[str]
+) -> set[_Source]:
+    """Every (key, op, argument) that renders as ``feature`` (a key may itself hold ``=`` or ``>``)."""
+    found: set[_Source] = set()
+    for i, ch in enumerate(feature):
+        if ch == "=" and feature[:i] in keys:
+            found.add((feature[:i], "=", feature[i + 1 :]))
+        for op in (">", "<="):
+            if feature.startswith(op, i):
+                key, rest = feature[:i], feature[i + len(op) :]
+                found.update((key, op, t) for t in thresholds.get(key, ()) if f"{t:g}" == rest)
+    return found
+
+
+def _row_features(
+    row: Mapping[str, Sequence[Scalar]], thresholds: Mapping[str, Sequence[float]], max_text: int
+) -> set[str]:
+    """One row's :func:`featurize` features."""
+    features: set[str] = set()
+    for key, values in row.items():
+        for value in values:
+            if _is_number(value):
+                for t in thresholds.get(key, []):
+                    op = ">" if float(value) > t else "<="  # type: ignore[arg-type]
+                    features.add(f"{key}{op}{t:g}")
+            elif not isinstance(value, str) or len(value) <= max_text:
+                features.add(f"{key}={_text(value)}")
+    return features
+
+
+class _Columns:
+    """Which rows have each wanted feature, from one pass over all rows' leaves."""
+
+    def __init__(
+        self,
+        rows: Sequence[Mapping[str, Sequence[Scalar]]],
+        wanted: Iterable[tuple[str, str, float | str]],
+        max_text: int,
+    ) -> None:
+        numeric = {key for key, op, _ in wanted if op != "="}
+        texts: dict[str, set[str]] = {}
+        for key, op, arg in wanted:
+            if op == "=":
+                texts.setdefault(key, set()).add(str(arg))
+        n = len(rows)
+        self.low = {key: np.full(n, np.nan) for key in numeric}
+        self.high = {key: np.full(n, np.nan) for key in numeric}
+        self.postings: dict[tuple[str, str], list[int]] = {}
+        for i, row in enumerate(rows):
+            for key, values in row.items():
+                if key in numeric:
+                    found = [float(v) for v in values if _is_number(v)]  # type: ignore[arg-type]
+                    if found:
+                        self.low[key][i], self.high[key][i] = min(found), max(found)
+                if key in texts:
+                    self._post(i, key, values, texts[key], max_text)
+
+    def _post(
+        self, i: int, key: str, values: Sequence[Scalar], texts: set[str], max_text: int
+    ) -> None:
+        for value in values:
+            if _is_number(value) or (isinstance(value, str) and len(value) > max_text):
+                continue
+            text = _text(value)
+            if text in texts:
+                rows = self.postings.setdefault((key, text), [])
+                if not rows or rows[-1] != i:
+                    rows.append(i)
+
+    def covered(self, sources: Iterable[_Source], n: int) -> np.ndarray[Any, Any]:
+        """Which rows have a feature (a row has it when any of its sources holds)."""
+        mask = np.zeros(n, dtype=bool)
+        for key, op, arg in sources:
+            if op == "=":
+                mask[self.postings.get((key, str(arg)), [])] = True
+            elif op == ">":
+                mask |= self.high[key] > arg
+            else:
+                mask |= self.low[key] <= arg
+        return mask
+
+
+def disagreement_clusters(
+    rows: Sequence[Mapping[str, Sequence[Scalar]]],
+    flags: Sequence[Sequence[bool]],
+    *,
+    top: int = 5,
+    min_support: int = 2,
+    max_text: int = 40,
+    quantiles: Sequence[float] = (0.25, 0.5, 0.75),
+) -> list[tuple[FeatureCluster, ...]]:
+    """``over_represented(featurize(rows), f)`` for each flag list ``f``, at the cost of the flagged rows.
+
+    Features are built only for rows some list flags (the disagreements); a feature is a candidate
+    only when ``min_support`` flagged rows have it, and its row count over all rows comes from
+    per-key columns (numeric minima and maxima, text postings) built for candidate keys only. The
+    result equals the composition, ranking and ties included.
+
+    Raises:
+        ValueError: A flag list differs in length from ``rows``.
+    """
+    for flag in flags:
+        if len(flag) != len(rows):
+            raise ValueError(
+                f"disagree: must have one flag per row ({len(rows)}). Got {len(flag)}."
+            )
+    n = len(rows)
+    thresholds, keys = _thresholds(rows, quantiles)
+    flagged = [i for i in range(n) if any(flag[i] for flag in flags)]
+    features = {i: _row_features(rows[i], thresholds, max_text) for i in flagged}
+    support: Counter[str] = Counter()
+    for feats in features.values():
+        support.update(feats)
+    # Any feature some ranking may need: held by min_support flagged rows (a superset per list).
+    sources = {
+        f: _sources(f, thresholds, keys) for f, count in support.items() if count >= min_support
+    }
+    columns = _Columns(rows, {s for found in sources.values() for s in found}, max_text)
+    masks: dict[str, np.ndarray[Any, Any]] = {}
+
+    def covered(feature: str) -> np.ndarray[Any, Any]:
+        if feature not in masks:
+            masks[feature] = np.packbits(columns.covered(sources[feature], n))
+        return masks[feature]
+
+    return [_ranked(features, flag, covered, n, top=top, min_support=min_support) for flag in flags]
+
+
+def _ranked(
+    features: Mapping[int, set[str]],
+    flag: Sequence[bool],
+    covered: Callable[[str], np.ndarray[Any, Any]],
+    n: int,
+    *,
+    top: int,
+    min_support: int,
+) -> tuple[FeatureCluster, ...]:
+    d = sum(1 for x in flag if x)
+    if d == 0:
+        return ()
+    support: dict[str, int] = {}
+    for i, feats in features.items():
+        if flag[i]:
+            for feature in feats:
+                support[feature] = support.get(feature, 0) + 1
+    found = []
+    counts: dict[str, int] = {}
+    for feature, a in support.items():
+        if a < min_support:
+            continue
+        b = counts[feature] = int(np.unpackbits(covered(feature), count=n).sum())
+        lift = (a / d) / (b / n)
+        if b == n or lift <= 1:
+            continue
+        p_value = float(stats.hypergeom.sf(a - 1, n, b, d))
+        found.append((p_value, -lift, -a, feature))
+    found.sort()
+    out: list[FeatureCluster] = []
+    seen: set[bytes] = set()
+    for p_value, neg_lift, neg_a, feature in found:
+        rows = covered(feature).tobytes()
+        if rows in seen:
+            continue
+        seen.add(rows)
+        out.append(FeatureCluster(feature, -neg_a, d, counts[feature], n, -neg_lift, p_value))
         if len(out) == top:
             break
     return tuple(out)

@@ -18,7 +18,7 @@ from casework import __version__
 from casework.cli.context import AppState
 from casework.errors import CaseworkError
 
-__all__ = ["COMMAND_MODULES", "CaseworkGroup", "cli", "main"]
+__all__ = ["COMMAND_HELP", "COMMAND_MODULES", "COMMAND_TABLE", "CaseworkGroup", "cli", "main"]
 
 
 class CaseworkGroup(click.Group):
@@ -47,6 +47,22 @@ class CaseworkGroup(click.Group):
                 if command.name is not None and command.name not in self.commands:
                     self.add_command(command)
         return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the commands with their short help from :data:`COMMAND_HELP`, importing none.
+
+        The rows are those click's own listing makes from the loaded commands (none is hidden or
+        deprecated; a test compares the two).
+        """
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        # A bare Command with the same help shortens it as the real one would (click's own rule).
+        rows = [
+            (name, click.Command(name, help=COMMAND_HELP[name]).get_short_help_str(limit))
+            for name in names
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 def _commands_under(command: click.Command) -> list[click.Command]:
@@ -105,39 +121,95 @@ def cli(ctx: click.Context, project_path: Path | None, debug: bool) -> None:
     ctx.obj = AppState(project_path=project_path, debug=debug)
 
 
-# Which module holds each command, in the order of the reference. Explicit (no discovery); a
-# module is imported only when one of its commands runs, so `casework versions` does not pay for
-# numpy, scipy and the LLM SDK. tests/e2e check this table against each module's COMMANDS.
-COMMAND_MODULES: dict[str, str] = {
-    "init": "datasets",
-    "schema": "datasets",
-    "check": "datasets",
-    "release": "datasets",
-    "versions": "datasets",
-    "diff": "datasets",
-    "show": "datasets",
-    "cases": "datasets",
-    "migrate": "datasets",
-    "db": "db",
-    "label": "labelling",
-    "adjudicate": "labelling",
-    "guideline": "labelling",
-    "agreement": "agreement",
-    "mine": "mining",
-    "forget": "mining",
-    "expire": "mining",
-    "synth": "synth",
-    "llm": "synth",
-    "leakage": "leakage",
-    "run": "run",
-    "results": "run",
-    "compare": "run",
-    "retire": "run",
-    "gate": "run",
-    "report": "run",
-    "judge": "run",
-    "interop": "interop",
+# Each command: the module that holds it and its one-line help, in the order of the reference.
+# Explicit (no discovery); a module is imported only when one of its commands runs, and
+# `casework --help` lists the commands from this table without importing any, so neither it nor
+# `casework versions` pays for numpy, scipy, SQLAlchemy or the LLM SDK. tests/e2e check this table
+# against each module's COMMANDS and tests/cli/test_lazy_cli.py the help texts against the commands'.
+COMMAND_TABLE: dict[str, tuple[str, str]] = {
+    "init": ("datasets", "Create a new eval project in FOLDER with a commented casework.toml."),
+    "schema": ("datasets", "Print the JSON Schema of a file format, for editors and validators."),
+    "check": (
+        "datasets",
+        "Check DATASET[@VERSION]: declared tools, stale rules, expired rows, synthetic cap, PII.",
+    ),
+    "release": (
+        "datasets",
+        "Release the working tree of DATASET as a new version (a no-op if unchanged).",
+    ),
+    "versions": ("datasets", "List the releases of DATASET, oldest first."),
+    "diff": (
+        "datasets",
+        "Compare two versions A and B of DATASET (B defaults to the working tree).",
+    ),
+    "show": ("datasets", "Print case CASE_ID of DATASET[@VERSION] as JSON."),
+    "cases": ("datasets", "List the cases of DATASET[@VERSION] matching the filters."),
+    "migrate": ("datasets", "Apply tool and argument renames to DATASET and release the result."),
+    "db": ("db", "Workbench database: status and migrations."),
+    "label": (
+        "labelling",
+        "Blind labelling: assign rows, export sheets, import answers, release labels.",
+    ),
+    "adjudicate": (
+        "labelling",
+        "Settle disagreements: list them, export and import adjudication sheets, apply decisions.",
+    ),
+    "guideline": ("labelling", "Versioned labelling guidelines (guidelines/<slice>.md)."),
+    "agreement": (
+        "agreement",
+        "Inter-rater agreement of DATASET[@VERSION] per slice and guideline version.",
+    ),
+    "mine": (
+        "mining",
+        "Mine production TRACES (files or folders) into scrubbed draft cases of a dataset.",
+    ),
+    "forget": (
+        "mining",
+        "Remove every row naming a customer (a deletion request) and release new versions.",
+    ),
+    "expire": ("mining", "Remove rows past their retain_until date and release new versions."),
+    "synth": (
+        "synth",
+        "Make synthetic variants of DATASET's seed cases and release them as a new version.",
+    ),
+    "llm": ("synth", "Check model endpoints and manage the response cache."),
+    "leakage": (
+        "leakage",
+        "Find leakage: near-duplicates across splits, rows in prompts, rows in training corpora.",
+    ),
+    "run": (
+        "run",
+        "Run an agent on DATASET[@VERSION]: k independent trials per case, graded, logged, stored.",
+    ),
+    "results": ("run", "The results of runs: one run's metrics, or the list of runs."),
+    "compare": (
+        "run",
+        "Pair RUN_BETTER with RUN_WORSE case by case: discrimination, inverted cases, paired test.",
+    ),
+    "retire": (
+        "run",
+        "Move cases that separate none of the compared systems to split smoke, as a new version.",
+    ),
+    "gate": (
+        "run",
+        "Decide a release from dataset checks and RUN's results; exit 1 with the reasons on failure.",
+    ),
+    "report": (
+        "run",
+        "Write one self-contained HTML report of RUN (charts, failing cases with evidence).",
+    ),
+    "judge": (
+        "judge",
+        "The LLM judge: certified on people's verdicts of its verdicts (see docs/judge.md).",
+    ),
+    "interop": ("interop", "Import and export other eval tools' formats (Google ADK eval sets)."),
 }
+
+#: Which module holds each command (``casework.cli.<module>``).
+COMMAND_MODULES: dict[str, str] = {name: module for name, (module, _) in COMMAND_TABLE.items()}
+
+#: Each command's short help as ``casework --help`` lists it (its docstring's first paragraph).
+COMMAND_HELP: dict[str, str] = {name: text for name, (_, text) in COMMAND_TABLE.items()}
 
 
 def main() -> None:

@@ -7,13 +7,13 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 from rich.console import Console
 
-from casework.project import Project, load_project
-from casework.schema import SPLITS
+if TYPE_CHECKING:
+    from casework.project import Project
 
 __all__ = [
     "FORMAT",
@@ -42,6 +42,8 @@ class AppState:
     def project(self) -> Project:
         """The project (loaded once, on first use)."""
         if self._project is None:
+            from casework.project import load_project  # here: `casework --help` needs no project
+
             self._project = load_project(self.project_path)
         return self._project
 
@@ -79,14 +81,22 @@ FORMAT = click.option(
 #: ``--slice`` as a repeatable filter (parameter ``slices``).
 SLICES = click.option("--slice", "slices", multiple=True, help="Only this slice (repeatable).")
 
+
+def _split_filter(fn: F) -> F:
+    from casework.schema import SPLITS  # here: the schema loads with the command that uses it
+
+    option = click.option(
+        "--split",
+        "splits",
+        multiple=True,
+        type=click.Choice(SPLITS),
+        help="Only this split (repeatable).",
+    )
+    return option(fn)
+
+
 #: ``--split`` as a repeatable filter, choices from the schema (parameter ``splits``).
-SPLIT_FILTER = click.option(
-    "--split",
-    "splits",
-    multiple=True,
-    type=click.Choice(SPLITS),
-    help="Only this split (repeatable).",
-)
+SPLIT_FILTER = _split_filter
 
 #: ``--out DIR`` for commands that write labelling or adjudication sheets (parameter ``out_dir``).
 SHEETS_OUT = click.option(

@@ -2,29 +2,47 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import get_args
 
 import click
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
-from casework.cli.context import FORMAT, SLICES, SPLIT_FILTER, console, emit_json, pass_project
+from casework.cli.context import (
+    FORMAT,
+    SLICES,
+    SPLIT_FILTER,
+    console,
+    emit_json,
+    err_console,
+    pass_project,
+)
 from casework.dataset import (
-    count_cases,
+    ProgressCallback,
     dataset_versions,
     diff_versions,
     dump_record,
-    load_dataset,
     parse_ref,
     release_tree,
+    scan_dataset,
     select_cases,
 )
 from casework.errors import CaseworkError, UsageError
-from casework.gate import check_project
-from casework.labelling import migrate_labelling
 from casework.project import Project
 from casework.scaffold import init_project
 from casework.schema import (
+    Case,
     LabelRecord,
     OracleClass,
     Source,
@@ -33,6 +51,38 @@ from casework.schema import (
 )
 
 __all__ = ["COMMANDS"]
+
+
+#: Files smaller than this read in well under two seconds: no progress bar for them.
+_PROGRESS_MIN_BYTES = 32 * 1024 * 1024
+
+
+@contextmanager
+def _reading(what: str, fmt: str) -> Iterator[ProgressCallback]:
+    """A progress bar on stderr (a terminal only, never with JSON output) fed bytes read.
+
+    Drawn on each update, without rich's refresh thread: a parallel scan forks workers only
+    from a process without threads.
+    """
+    quiet = fmt == "json" or not err_console.is_terminal
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(
+        *columns, console=err_console, transient=True, disable=quiet, auto_refresh=False
+    ) as progress:
+        task = progress.add_task(what, total=None, visible=False)
+
+        def update(done: int, total: int) -> None:
+            visible = total >= _PROGRESS_MIN_BYTES
+            progress.update(task, completed=done, total=total, visible=visible)
+            progress.refresh()
+
+        yield update
 
 
 @click.command("init")
@@ -74,7 +124,12 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
 
     Exits 1 when any error-level finding remains.
     """
-    report = check_project(project, dataset, pii=pii, presidio=presidio)
+    from casework.gate import check_project  # here: `casework versions` stays light
+
+    with _reading(f"checking {dataset}", fmt) as on_progress:
+        report = check_project(
+            project, dataset, pii=pii, presidio=presidio, on_progress=on_progress
+        )
     if fmt == "json":
         emit_json(
             {
@@ -203,11 +258,17 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
 @pass_project
 def show_cmd(project: Project, dataset: str, case_id: str) -> None:
     """Print case CASE_ID of DATASET[@VERSION] as JSON."""
-    loaded = load_dataset(project, dataset)
-    case = loaded.case(case_id)
-    if case is None:
-        raise CaseworkError(f"{loaded.ref}: no case with id '{case_id}'.")
-    emit_json(dump_record(case))
+    found: list[Case] = []
+
+    def keep(case: Case) -> None:
+        if case.id == case_id:
+            found.append(case)
+
+    with _reading(f"reading {dataset}", "json") as on_progress:
+        scan = scan_dataset(project, dataset, keep, on_progress=on_progress)
+    if not found:
+        raise CaseworkError(f"{scan.ref}: no case with id '{case_id}'.")
+    emit_json(dump_record(found[0]))
 
 
 @click.command("cases")
@@ -242,38 +303,51 @@ def cases_cmd(
     fmt: str,
 ) -> None:
     """List the cases of DATASET[@VERSION] matching the filters."""
-    loaded = load_dataset(project, dataset)
-    chosen = select_cases(
-        loaded.cases,
-        slices=slices,
-        splits=splits,
-        sources=sources,
-        labelled_under=labelled_under,
-        unlabelled=unlabelled,
-        oracle=oracle,
-    )
+    rows: list[tuple[str, str, str, str, str, str, str]] = []
+
+    def keep(case: Case) -> None:
+        chosen = select_cases(
+            (case,),
+            slices=slices,
+            splits=splits,
+            sources=sources,
+            labelled_under=labelled_under,
+            unlabelled=unlabelled,
+            oracle=oracle,
+        )
+        if chosen:  # only the table's columns are kept, not the case
+            label = case.label
+            rows.append(
+                (
+                    case.id,
+                    case.slice,
+                    case.split,
+                    case.source,
+                    label.outcome if label else "(unlabelled)",
+                    (label.guideline_version or "") if label else "",
+                    case.oracle.class_,
+                )
+            )
+
+    with _reading(f"reading {dataset}", fmt) as on_progress:
+        scan = scan_dataset(project, dataset, keep, on_progress=on_progress)
     if fmt == "json":
-        emit_json([c.id for c in chosen])
+        emit_json([row[0] for row in rows])
         return
     table = Table("id", "slice", "split", "source", "outcome", "guideline", "oracle")
-    for c in chosen:
-        table.add_row(
-            c.id,
-            c.slice,
-            c.split,
-            c.source,
-            c.label.outcome if c.label else "(unlabelled)",
-            (c.label.guideline_version or "") if c.label else "",
-            c.oracle.class_,
-        )
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
-    counts = count_cases(chosen)
-    console.print(f"{len(chosen)} of {len(loaded.cases)} cases in {loaded.ref}")
+    by_oracle = sorted(Counter(row[6] for row in rows).items())
+    by_outcome = sorted(
+        Counter("unlabelled" if row[4] == "(unlabelled)" else row[4] for row in rows).items()
+    )
+    console.print(f"{len(rows)} of {scan.cases} cases in {scan.ref}")
     console.print(
         "by oracle: "
-        + ", ".join(f"{name} {n}" for name, n in counts.by_oracle.items())
+        + ", ".join(f"{name} {n}" for name, n in by_oracle)
         + " · by outcome: "
-        + ", ".join(f"{name} {n}" for name, n in counts.by_outcome.items())
+        + ", ".join(f"{name} {n}" for name, n in by_outcome)
     )
 
 
@@ -294,6 +368,8 @@ def migrate_cmd(
 ) -> None:
     """Apply tool and argument renames to DATASET and release the result."""
     path = renames_path or project.path(project.config.paths.renames)
+    from casework.labelling import migrate_labelling  # here: it needs SQLAlchemy
+
     migration = migrate_labelling(project, dataset, path, message, dry_run=dry_run)
     result, record = migration.result, migration.record
     for line in result.changelog():

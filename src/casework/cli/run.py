@@ -1,4 +1,4 @@
-"""Run commands: `run`, `results show|list`, `compare`, `retire`, `gate`, `report`, `judge calibrate`."""
+"""Run commands: `run`, `results show|list`, `compare`, `retire`, `gate`, `report`."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ from rich.progress import (
 from rich.table import Table
 
 from casework.cli.context import FORMAT, SLICES, SPLIT_FILTER, console, emit_json, pass_project
-from casework.errors import GateFailed, UsageError
+from casework.errors import GateFailed
 from casework.gate import GateReport, gate_run
-from casework.grading import calibrate_judge
 from casework.project import Project
 from casework.report import write_report
 from casework.runner import (
     CompareResult,
+    CorrectedPass,
     GroupMetrics,
     RetireResult,
     RunRequest,
@@ -38,7 +38,6 @@ from casework.runner import (
     run_agent,
     run_results,
 )
-from casework.schema import SPLITS
 
 __all__ = ["COMMANDS"]
 
@@ -208,8 +207,25 @@ def _group_json(g: GroupMetrics) -> dict[str, Any]:
     }
 
 
+def _corrected_json(c: CorrectedPass) -> dict[str, Any]:
+    r = c.rate
+    return {
+        "raw": r.raw,
+        "corrected": r.corrected,
+        "interval": [r.low, r.high] if r.corrected is not None else None,
+        "method": r.method,
+        "trials": r.n,
+        "judged": r.judged,
+        "uncertified": list(c.uncertified),
+        "uncorrectable": list(c.uncorrectable),
+    }
+
+
 def _results_json(res: RunResults) -> dict[str, Any]:
     h = res.run.header
+    extra: dict[str, Any] = {}
+    if res.corrected:  # only runs with judge-decided verdicts carry it
+        extra["corrected_pass1"] = {g: _corrected_json(c) for g, c in res.corrected.items()}
     return {
         "run_id": h.run_id,
         "dataset": h.dataset_ref,
@@ -221,7 +237,22 @@ def _results_json(res: RunResults) -> dict[str, Any]:
         "groups": [_group_json(g) for g in res.groups()],
         "flaky": res.flaky,
         "inadmissible": res.inadmissible,
+        **extra,
     }
+
+
+def _print_corrected(res: RunResults) -> None:
+    if not res.corrected:
+        return
+    console.print(
+        "pass@1 corrected for the judge's measured error (Rogan–Gladen; 95% interval "
+        "carries the certification sample):"
+    )
+    for group, c in res.corrected.items():
+        console.print(
+            f"  {group}: {c.describe()} · {c.rate.judged} of {c.rate.n} trial(s) judge-decided",
+            highlight=False,
+        )
 
 
 @click.group("results")
@@ -286,13 +317,15 @@ def results_show_cmd(project: Project, run: str, fmt: str) -> None:
     Console(highlight=False, width=max(console.width, 120)).print(
         table
     )  # a data table: never squeezed
+    _print_corrected(res)
     if res.flaky:
         console.print(
             f"flaky cases ({len(res.flaky)}): {', '.join(res.flaky[:20])}{' …' if len(res.flaky) > 20 else ''}"
         )
     if res.inadmissible:
         console.print(
-            f"[yellow]{res.inadmissible} verdict(s) rest on an uncalibrated judge (never gate)[/]"
+            f"[yellow]{res.inadmissible} verdict(s) rest on a judge not certified for them "
+            "(never gate; see `casework judge certify`)[/]"
         )
 
 
@@ -407,9 +440,13 @@ def retire_cmd(
 
 
 def _gate_json(report: GateReport) -> dict[str, Any]:
+    extra: dict[str, Any] = {}
+    if report.corrected is not None:  # only when a judge decided gating verdicts
+        extra["corrected_pass_rate"] = _corrected_json(report.corrected)
     return {
         "passed": report.passed,
         "pass_rate": report.pass_rate,
+        **extra,
         "baseline_pass_rate": report.baseline_pass_rate,
         "cases": report.cases,
         "gating_slices": report.gating_slices,
@@ -463,8 +500,9 @@ def gate_cmd(
             if report.baseline_pass_rate is not None
             else ""
         )
+        fixed = f"; {report.corrected.describe()}" if report.corrected is not None else ""
         console.print(
-            f"pass@1 {rate}{base} on {report.cases} gating cases; slices: {', '.join(report.gating_slices) or 'none'}"
+            f"pass@1 {rate}{base} on {report.cases} gating cases{fixed}; slices: {', '.join(report.gating_slices) or 'none'}"
         )
         for w in report.warnings:
             console.print(f"[yellow]warn[/] {w}")
@@ -505,62 +543,6 @@ def report_cmd(
     console.print(f"wrote {project.relative(path)}")
 
 
-@click.group("judge")
-def judge_group() -> None:
-    """The LLM judge: calibration against human labels."""
-
-
-@judge_group.command("calibrate")
-@click.option("--slice", "slice_name", required=True, help="Slice to calibrate on.")
-@click.option(
-    "--dataset",
-    "dataset",
-    default=None,
-    help="DATASET[@VERSION] (default: the project's only dataset).",
-)
-@click.option(
-    "--split",
-    "splits",
-    multiple=True,
-    type=click.Choice(SPLITS),
-    help="Only cases of this split.",
-)
-@FORMAT
-@pass_project
-def calibrate_cmd(
-    project: Project, slice_name: str, dataset: str | None, splits: tuple[str, ...], fmt: str
-) -> None:
-    """Measure the judge's agreement with human labels on a slice; admissible at the threshold."""
-    if dataset is None:
-        names = project.dataset_names()
-        if len(names) != 1:
-            raise UsageError(
-                f"judge calibrate: pass --dataset (datasets here: {', '.join(names) or 'none'})."
-            )
-        dataset = names[0]
-    report = calibrate_judge(project, dataset, slice_name, splits=splits)
-    if fmt == "json":
-        emit_json(report.as_json())
-        return
-    cal = report.calibration
-    verdict = "[green]admissible[/]" if cal.admissible else "[red]not admissible[/]"
-    console.print(
-        f"judge {cal.judge_model} on slice {cal.slice}: kappa {_f(cal.kappa)}, accuracy {cal.accuracy:.3f} "
-        f"on {cal.n} cases (threshold {cal.threshold:g}) — {verdict}"
-    )
-    table = Table("human \\ judge", *report.categories)
-    for cat, row in zip(report.categories, report.confusion, strict=True):
-        table.add_row(cat, *(str(x) for x in row))
-    console.print(table)
-    if report.disagreements:
-        console.print("disagreements: " + ", ".join(d.case_id for d in report.disagreements))
-    if report.failed:
-        console.print(
-            f"[yellow]no usable judge answer for {len(report.failed)} case(s)[/]: "
-            + ", ".join(report.failed)
-        )
-
-
 COMMANDS: list[click.Command] = [
     run_cmd,
     results_group,
@@ -568,5 +550,4 @@ COMMANDS: list[click.Command] = [
     retire_cmd,
     gate_cmd,
     report_cmd,
-    judge_group,
 ]

@@ -1,11 +1,12 @@
 """Datasets as files: canonical JSONL, releases and versions, diffs, declared tools, migrations.
 
-Entry points: :func:`load_dataset`, :func:`release`, :func:`diff_cases`, :func:`declared_tools`,
+Entry points: :func:`load_dataset`, :func:`scan_dataset` (streaming), :func:`release`, :func:`diff_cases`, :func:`declared_tools`,
 :func:`check_dataset`, :func:`migrate_cases`.
 """
 
 from casework.dataset.check import (
     CheckReport,
+    DatasetChecks,
     Finding,
     check_contradictions,
     check_dataset,
@@ -36,6 +37,12 @@ from casework.dataset.migrate import (
     migrate_cases,
     migrate_dataset,
 )
+from casework.dataset.parallel import (
+    PARALLEL_MIN_BYTES,
+    CaseJob,
+    parallel_workers,
+    scan_dataset_chunks,
+)
 from casework.dataset.store import (
     Dataset,
     TreeRelease,
@@ -50,6 +57,13 @@ from casework.dataset.store import (
     release_working_tree,
     select_cases,
 )
+from casework.dataset.stream import (
+    CaseVisitor,
+    DatasetScan,
+    ProgressCallback,
+    scan_dataset,
+    working_tree_bytes,
+)
 from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
 from casework.dataset.versions import (
     CASES_FILE,
@@ -61,13 +75,19 @@ from casework.dataset.versions import (
 
 __all__ = [
     "CASES_FILE",
+    "PARALLEL_MIN_BYTES",
     "VERSIONS_FILE",
     "CaseChange",
+    "CaseJob",
+    "CaseVisitor",
     "CheckReport",
     "Dataset",
+    "DatasetChecks",
     "DatasetDiff",
+    "DatasetScan",
     "Finding",
     "MigrationResult",
+    "ProgressCallback",
     "RenameMap",
     "ToolDecl",
     "TreeRelease",
@@ -94,6 +114,7 @@ __all__ = [
     "load_renames",
     "migrate_cases",
     "migrate_dataset",
+    "parallel_workers",
     "parse_records",
     "parse_ref",
     "parse_tool_declarations",
@@ -105,8 +126,11 @@ __all__ = [
     "release",
     "release_tree",
     "release_working_tree",
+    "scan_dataset",
+    "scan_dataset_chunks",
     "select_cases",
     "tmp_dir",
+    "working_tree_bytes",
     "write_cases",
     "write_records",
 ]

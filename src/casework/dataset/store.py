@@ -24,7 +24,7 @@ from casework.dataset.incremental import (
     parse_lines,
 )
 from casework.dataset.journal import commit, tmp_dir
-from casework.dataset.jsonl import canonical_bytes, parse_records, read_records
+from casework.dataset.jsonl import byte_lines, canonical_bytes, read_records
 from casework.dataset.lock import (
     check_unchanged,
     dataset_lock,
@@ -34,6 +34,14 @@ from casework.dataset.lock import (
     settle,
 )
 from casework.dataset.objects import VersionIndex, fetch_lines, line_hash, read_index, write_version
+from casework.dataset.stream import (
+    ProgressCallback,
+    dangling_label_problems,
+    duplicate_label_problems,
+    parse_content,
+    parse_ref,
+    scan_dataset,
+)
 from casework.dataset.versions import (
     CASES_FILE,
     LABELS_FILE,
@@ -44,11 +52,9 @@ from casework.dataset.versions import (
     materialise,
     read_chunks,
     read_versions,
-    resolve_version,
 )
 from casework.errors import (
     CaseworkError,
-    InputError,
     InputErrors,
     Problem,
     ReleaseConflict,
@@ -105,34 +111,11 @@ class Dataset:
         return f"{self.name}@{self.version.number}" if self.version else f"{self.name}@working"
 
 
-def parse_ref(ref: str) -> tuple[str, str | None]:
-    """Split ``name@version`` into its parts (version ``None`` when absent).
-
-    ``name@working`` names the working tree explicitly, like a bare ``name``.
-    """
-    name, sep, version = ref.partition("@")
-    if not name or (sep and not version):
-        raise UsageError(f"'{ref}': expected DATASET or DATASET@VERSION.")
-    return name, (version if sep else None)
-
-
 def _dangling_labels(
     cases: Sequence[Case], labels: Sequence[LabelRecord], shown_dir: str
 ) -> list[Problem]:
     """Raw labels naming no case (located by their line in canonical order)."""
-    known = {c.id for c in cases}
-    return [
-        Problem(
-            f"{shown_dir}/{LABELS_FILE}",
-            i + 1,
-            "case_id",
-            "no case with this id",
-            rec.case_id,
-            has_got=True,
-        )
-        for i, rec in enumerate(labels)
-        if rec.case_id not in known
-    ]
+    return dangling_label_problems({c.id for c in cases}, labels, shown_dir)
 
 
 def _label_key(record: LabelRecord) -> tuple[str, str, str]:
@@ -146,24 +129,7 @@ def _label_identity(record: LabelRecord) -> str:
 
 def _duplicate_labels(labels: Sequence[LabelRecord], shown_dir: str) -> list[Problem]:
     """Two raw labels by one labeller of one case under one guideline (agreement needs one)."""
-    seen: Counter[tuple[str, str, str]] = Counter()
-    problems = []
-    for line, rec in enumerate(labels, start=1):
-        key = _label_key(rec)
-        seen[key] += 1
-        if seen[key] == 2:
-            problems.append(
-                Problem(
-                    f"{shown_dir}/{LABELS_FILE}",
-                    line,
-                    "labeller",
-                    f"labelled case '{rec.case_id}' twice under guideline "
-                    f"'{rec.guideline_version}'; agreement needs one label per person",
-                    rec.labeller,
-                    has_got=True,
-                )
-            )
-    return problems
+    return duplicate_label_problems(labels, shown_dir)
 
 
 def _contradictions(cases: Sequence[Case], shown_dir: str) -> list[Problem]:
@@ -232,52 +198,27 @@ def _duplicate_ids(cases: Sequence[Case], shown_dir: str) -> list[Problem]:
 
 def _parse(content: Content, shown_dir: str) -> tuple[list[Case], list[LabelRecord]]:
     """Parse both files of a version, reporting every bad line of either, and dangling labels."""
-    problems: list[Problem] = []
     cases: list[Case] = []
-    labels: list[LabelRecord] = []
-    try:
-        cases = parse_records(
-            content.cases, Case, shown=f"{shown_dir}/{CASES_FILE}", key=lambda c: c.id
-        ).records
-    except InputError as exc:
-        problems.extend(exc.problems)
-    try:
-        labels = parse_records(
-            content.labels, LabelRecord, shown=f"{shown_dir}/{LABELS_FILE}"
-        ).records
-    except InputError as exc:
-        problems.extend(exc.problems)
-    if cases:
-        problems.extend(_dangling_labels(cases, labels, shown_dir))
-    problems.extend(_duplicate_labels(labels, shown_dir))
-    InputErrors.raise_if_any(problems)
+    _, labels = parse_content(byte_lines(content.cases), content.labels, shown_dir, cases.append)
     return cases, labels
 
 
-def load_dataset(project: Project, ref: str) -> Dataset:
+def load_dataset(
+    project: Project, ref: str, *, on_progress: ProgressCallback | None = None
+) -> Dataset:
     """Load ``name`` (the working tree) or ``name@version`` (a release, materialised if needed).
+
+    The cases file is read as a stream and each case validated once (see
+    :func:`casework.dataset.stream.scan_dataset`); only the models are held.
 
     Raises:
         InputErrors: A file has bad lines (all reported, capped).
         VersionNotFound: The version is unknown or its content cannot be recovered.
         UsageError: The dataset does not exist.
     """
-    name, version = parse_ref(ref)
-    folder = project.dataset_dir(name)
-    shown_dir = project.relative(folder)
-    settle(project, name)  # complete an interrupted release before reading
-    if not (folder / CASES_FILE).exists():
-        known = ", ".join(project.dataset_names()) or "none"
-        raise UsageError(f"{shown_dir}/{CASES_FILE}: no dataset '{name}' (datasets here: {known}).")
-    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
-    if version in (None, "working"):
-        content = Content((folder / CASES_FILE).read_bytes(), _read_optional(folder / LABELS_FILE))
-        record = next((v for v in reversed(versions) if v.hash == content.hash), None)
-    else:
-        record = resolve_version(versions, name, version)
-        content = materialise(folder, project.state_dir, record, name)
-    cases, labels = _parse(content, shown_dir)
-    return Dataset(name, folder, cases, labels, content.hash, record)
+    cases: list[Case] = []
+    scan = scan_dataset(project, ref, cases.append, on_progress=on_progress)
+    return Dataset(scan.name, scan.path, cases, scan.labels, scan.hash, scan.version)
 
 
 def dataset_versions(project: Project, name: str) -> list[VersionRecord]:

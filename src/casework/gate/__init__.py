@@ -5,35 +5,42 @@
 - :func:`evaluate_gate`: the pure decision, a list of named rules (:data:`RULES`).
 """
 
-from casework.gate._dataset_checks import check_project
-from casework.gate._decision import (
-    RULES,
-    GateContext,
-    GateFinding,
-    GateInputs,
-    GateReason,
-    GateReport,
-    GateRule,
-    Ruling,
-    evaluate_gate,
-    pass_rate,
-    rule_dataset_findings,
-    rule_gating_slices_present,
-    rule_judge_admissible,
-    rule_labeller_agreement,
-    rule_pass_rate,
-    rule_regression,
-    rule_released_version,
-    rule_run_finished,
-)
-from casework.gate._gather import (
-    dataset_findings,
-    gate_inputs,
-    gate_run,
-    leakage_findings,
-    releases_of,
-    slice_kappas,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from casework._lazy import attach
+
+if TYPE_CHECKING:
+    from casework.gate._dataset_checks import check_project
+    from casework.gate._decision import (
+        RULES,
+        GateContext,
+        GateFinding,
+        GateInputs,
+        GateReason,
+        GateReport,
+        GateRule,
+        Ruling,
+        evaluate_gate,
+        pass_rate,
+        rule_dataset_findings,
+        rule_gating_slices_present,
+        rule_judge_admissible,
+        rule_labeller_agreement,
+        rule_pass_rate,
+        rule_regression,
+        rule_released_version,
+        rule_run_finished,
+    )
+    from casework.gate._gather import (
+        dataset_findings,
+        gate_inputs,
+        gate_run,
+        leakage_findings,
+        releases_of,
+        slice_kappas,
+    )
 
 __all__ = [
     "RULES",
@@ -62,3 +69,39 @@ __all__ = [
     "rule_run_finished",
     "slice_kappas",
 ]
+
+if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
+    __getattr__, __dir__ = attach(
+        __name__,
+        {
+            "casework.gate._dataset_checks": ("check_project",),
+            "casework.gate._decision": (
+                "RULES",
+                "GateContext",
+                "GateFinding",
+                "GateInputs",
+                "GateReason",
+                "GateReport",
+                "GateRule",
+                "Ruling",
+                "evaluate_gate",
+                "pass_rate",
+                "rule_dataset_findings",
+                "rule_gating_slices_present",
+                "rule_judge_admissible",
+                "rule_labeller_agreement",
+                "rule_pass_rate",
+                "rule_regression",
+                "rule_released_version",
+                "rule_run_finished",
+            ),
+            "casework.gate._gather": (
+                "dataset_findings",
+                "gate_inputs",
+                "gate_run",
+                "leakage_findings",
+                "releases_of",
+                "slice_kappas",
+            ),
+        },
+    )

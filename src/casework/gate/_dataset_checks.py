@@ -6,13 +6,83 @@ Entry point: :func:`check_project`. The gate runs the same function, so a datase
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime
+from typing import NamedTuple
 
-from casework.dataset import CheckReport, check_dataset, declared_tools, load_dataset
+from casework.dataset import (
+    PARALLEL_MIN_BYTES,
+    CheckReport,
+    DatasetChecks,
+    DatasetScan,
+    Finding,
+    ProgressCallback,
+    ToolDecl,
+    declared_tools,
+    parallel_workers,
+    scan_dataset,
+    scan_dataset_chunks,
+    working_tree_bytes,
+)
+from casework.errors import CaseworkError
 from casework.privacy import presidio_second_opinion, residual_pii
 from casework.project import Project
+from casework.schema import Case
 from casework.synth import synthetic_cap_violations
+
+
+class _SliceSource(NamedTuple):
+    """The two fields of a case the synthetic cap counts."""
+
+    slice: str
+    source: str
+
+
+class _CheckJob:
+    """Every per-case check of `casework check` over the cases fed to it (picklable)."""
+
+    def __init__(self, tools: Mapping[str, ToolDecl], today: date, pii: bool, presidio: bool):
+        self.checks = DatasetChecks(tools, today=today)
+        self.facts: list[_SliceSource] = []
+        self.pii_findings: list[Finding] = []
+        self.pii = pii
+        self.presidio = presidio
+        self.held: list[Case] = []
+
+    def add(self, case: Case) -> None:
+        self.checks.add(case)
+        self.facts.append(_SliceSource(case.slice, case.source))
+        if self.pii:
+            self.pii_findings.extend(residual_pii((case,)))
+        if self.presidio:
+            self.held.append(case)
+
+    def merge(self, other: _CheckJob) -> None:
+        self.checks.merge(other.checks)
+        self.facts += other.facts
+        self.pii_findings += other.pii_findings
+        self.held += other.held
+
+
+def _scan(
+    project: Project, ref: str, job: _CheckJob, on_progress: ProgressCallback | None
+) -> DatasetScan:
+    """Feed every case of ``ref`` to ``job``: on all cores for a large working tree."""
+    size = working_tree_bytes(project, ref)
+    workers = parallel_workers()
+    if size is None or size < PARALLEL_MIN_BYTES or workers < 2 or job.presidio:
+        return scan_dataset(project, ref, job.add, on_progress=on_progress)
+    scan, jobs = scan_dataset_chunks(
+        project,
+        ref,
+        lambda: _CheckJob(job.checks.tools, job.checks.today, job.pii, False),
+        workers=workers,
+        on_progress=on_progress,
+    )
+    for part in jobs:
+        job.merge(part)
+    return scan
 
 
 def check_project(
@@ -22,8 +92,15 @@ def check_project(
     today: date | None = None,
     pii: bool = False,
     presidio: bool = False,
+    on_progress: ProgressCallback | None = None,
 ) -> CheckReport:
     """Run the dataset checks on ``ref`` (``name`` or ``name@version``).
+
+    The cases stream past once (:func:`casework.dataset.scan_dataset`, or
+    :func:`casework.dataset.scan_dataset_chunks` on every core for a large working tree): each
+    is checked as it is read and dropped, keeping only its findings and the facts the
+    cross-case checks need (ids, slice and source), so memory stays bounded by the findings,
+    not the dataset.
 
     Args:
         project: The project.
@@ -31,26 +108,29 @@ def check_project(
         today: The date retention is judged against (default: today, UTC).
         pii: Also scan for residual raw PII (a second, independent pass over released text).
         presidio: Add Presidio's pattern recognisers as a second opinion (warnings; needs the
-            `presidio` extra).
+            `presidio` extra; holds the cases, as Presidio reads them all at once).
+        on_progress: Called with bytes read and bytes in all as the cases file streams past.
 
     Raises:
         InputErrors: The dataset files have bad lines (reported before any check runs).
     """
-    dataset = load_dataset(project, ref)
-    tools = declared_tools(project)
-    report = check_dataset(
-        dataset.ref, dataset.cases, tools, today=today or datetime.now(UTC).date()
-    )
+    try:
+        tools = declared_tools(project)
+        tools_error: CaseworkError | None = None
+    except CaseworkError as exc:  # reported after the dataset's own errors, as before streaming
+        tools, tools_error = {}, exc
+    job = _CheckJob(tools, today or datetime.now(UTC).date(), pii, presidio)
+    scan = _scan(project, ref, job, on_progress)
+    if tools_error is not None:
+        raise tools_error
+    report = job.checks.report(scan.ref)
     cap = project.config.thresholds.synthetic_cap
-    findings = [
-        *report.findings,
-        *(v.finding() for v in synthetic_cap_violations(dataset.cases, cap)),
-    ]
-    checks = [*report.checks, "synthetic_cap"]
+    findings = [*report.findings, *(v.finding() for v in synthetic_cap_violations(job.facts, cap))]
+    checks_run = [*report.checks, "synthetic_cap"]
     if pii:
-        findings += residual_pii(dataset.cases)
-        checks.append("residual_pii")
+        findings += job.pii_findings
+        checks_run.append("residual_pii")
     if presidio:
-        findings += presidio_second_opinion(dataset.cases)
-        checks.append("presidio")
-    return replace(report, findings=findings, checks=checks)
+        findings += presidio_second_opinion(job.held)
+        checks_run.append("presidio")
+    return replace(report, findings=findings, checks=checks_run)

@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 from casework.project import GateConfig, ThresholdsConfig
-from casework.runner import CaseTally
+from casework.runner import (
+    CaseTally,
+    CheckCertification,
+    CorrectedPass,
+    TrialDecision,
+    corrected_pass,
+)
 
 Severity = Literal["error", "warning"]
 
@@ -67,6 +73,10 @@ class GateInputs:
         allow_old_version: Why a run on an older release may still gate (``None``: it may not).
         same_as_latest: The run's release differs from the latest only in provenance (a
             `compare` release recording `discriminates`): it measures the latest cases.
+        decisions: What decided each gating verdict (admissible, decided), for the corrected
+            pass rate; empty: every verdict counts as it is.
+        certification: The judge's certification counts per slice and check kind (the run
+            header's), which correct the judge-decided verdicts.
     """
 
     run_id: str
@@ -83,6 +93,8 @@ class GateInputs:
     latest_version: int | None = None
     allow_old_version: str | None = None
     same_as_latest: bool = False
+    decisions: Sequence[TrialDecision] = ()
+    certification: Mapping[str, Mapping[str, CheckCertification]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -97,6 +109,8 @@ class GateReport:
         pass_rate: pass@1 over the gating cases.
         baseline_pass_rate: The baseline's pass@1 over the same cases, if a baseline was given.
         cases: Gating cases with a decided verdict.
+        corrected: pass@1 over the gating cases corrected for the judge's measured error, when
+            a judge decided gating verdicts (``pass_rate`` stays the raw figure).
     """
 
     passed: bool
@@ -106,6 +120,7 @@ class GateReport:
     pass_rate: float | None
     baseline_pass_rate: float | None
     cases: int
+    corrected: CorrectedPass | None = None
 
     def lines(self) -> list[str]:
         """The decision as text lines, failures first."""
@@ -144,6 +159,8 @@ class GateContext:
         thresholds: The ``[thresholds]`` configuration.
         gating: Slices that gate (configured, else every slice of the run).
         gating_cases: Case ids of the run in gating slices, the smoke split excluded.
+        corrected: pass@1 of the gating cases corrected for the judge's measured error
+            (``None``: no judge decided a gating verdict).
     """
 
     inputs: GateInputs
@@ -151,15 +168,19 @@ class GateContext:
     thresholds: ThresholdsConfig
     gating: list[str]
     gating_cases: list[str]
+    corrected: CorrectedPass | None = None
 
     @classmethod
     def of(cls, inputs: GateInputs, gate: GateConfig, thresholds: ThresholdsConfig) -> GateContext:
-        """The context for ``inputs``: works out the gating slices and cases once."""
+        """The context for ``inputs``: works out the gating slices, cases and corrected rate once."""
         gating = sorted(
             s for s in inputs.slices if not gate.gating_slices or s in gate.gating_slices
         )
         cases = [cid for cid, t in inputs.run.items() if t.slice in gating and t.split != "smoke"]
-        return cls(inputs, gate, thresholds, gating, cases)
+        chosen = set(cases)
+        gated = [d for d in inputs.decisions if d.case_id in chosen]
+        corrected = corrected_pass(gated, inputs.certification)
+        return cls(inputs, gate, thresholds, gating, cases, corrected)
 
     def shared_with_baseline(self) -> list[str]:
         """Gating cases both the run and the baseline graded (empty without a baseline)."""
@@ -271,20 +292,37 @@ def rule_judge_admissible(ctx: GateContext) -> Iterator[Ruling]:
 
 
 def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
-    """No decided gating verdict fails; pass@1 below ``gate.min_pass_rate`` fails."""
+    """No decided gating verdict fails; pass@1 below ``gate.min_pass_rate`` fails.
+
+    Where a judge decided gating verdicts and is certified for every slice and check kind it
+    decided, the floor is checked on pass@1 corrected for its measured error (and the message
+    says so); where it is not certified, on the raw figure, with a warning.
+    """
     rate = pass_rate(ctx.inputs.run, ctx.gating_cases)
-    if ctx.gate.min_pass_rate is None:
+    floor = ctx.gate.min_pass_rate
+    if floor is None:
         yield _fail(
             "no_floor",
             "no minimum pass rate is configured ([gate] min_pass_rate): "
             "a gate without a floor passes an agent that answers nothing",
         )
+    fixed = ctx.corrected
+    if fixed is not None and fixed.rate.corrected is None:
+        yield _warn(
+            "judge_not_corrected",
+            f"{fixed.describe()}: the floor is checked on the raw figure (certify the judge)",
+        )
     if rate is None:
         yield _fail("no_verdicts", "no gating case has a decided, admissible verdict")
-    elif ctx.gate.min_pass_rate is not None and rate < ctx.gate.min_pass_rate:
-        yield _fail(
-            "pass_rate", f"pass@1 {rate:.3f} is below the minimum {ctx.gate.min_pass_rate:g}"
-        )
+    elif fixed is not None and fixed.rate.corrected is not None:
+        if floor is not None and fixed.rate.corrected < floor:
+            yield _fail(
+                "pass_rate",
+                f"{fixed.describe()} is below the minimum {floor:g} "
+                "(corrected for the judge's measured error)",
+            )
+    elif floor is not None and rate < floor:
+        yield _fail("pass_rate", f"pass@1 {rate:.3f} is below the minimum {floor:g}")
 
 
 def rule_regression(ctx: GateContext) -> Iterator[Ruling]:
@@ -339,7 +377,8 @@ def evaluate_gate(
     dataset finding; a
     gating slice with kappa below ``thresholds.kappa_gate``; a gating slice whose verdicts rest on
     an inadmissible judge; no configured floor, no decided verdict, or pass@1 below
-    ``gate.min_pass_rate``; a drop
+    ``gate.min_pass_rate`` (corrected for the judge's measured error where a certified judge
+    decided verdicts); a drop
     against the baseline beyond ``gate.max_regression`` (paired: over the cases both runs graded).
     """
     ctx = GateContext.of(inputs, gate, thresholds)
@@ -358,4 +397,5 @@ def evaluate_gate(
         pass_rate=pass_rate(inputs.run, ctx.gating_cases),
         baseline_pass_rate=base_rate,
         cases=sum(1 for cid in ctx.gating_cases if inputs.run[cid].n),
+        corrected=ctx.corrected,
     )

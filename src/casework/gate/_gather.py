@@ -18,7 +18,7 @@ from casework.gate._decision import GateFinding, GateInputs, GateReport, evaluat
 from casework.labelling import dataset_agreement
 from casework.leakage import flag_file, unresolved_flags
 from casework.project import Project
-from casework.runner import LoadedRun, load_run, measures_same, tallies
+from casework.runner import LoadedRun, load_run, measures_same, tallies, trial_decisions
 
 
 def releases_of(project: Project, run: LoadedRun) -> tuple[int | None, int | None]:
@@ -145,6 +145,8 @@ def gate_inputs(
         latest_version=latest,
         allow_old_version=allow_old_version,
         same_as_latest=same,
+        decisions=trial_decisions(run.trials, admissible_only=True),
+        certification=run.header.judge.certification if run.header.judge is not None else {},
     )
 
 

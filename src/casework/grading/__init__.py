@@ -1,10 +1,17 @@
-"""Grading: checks over a trajectory, the LLM judge and its calibration.
+"""Grading: checks over a trajectory, the LLM judge, its labeller check and its certifications.
 
 Checks: tools, state, outcome, answer facts, unsatisfiable handling. Entry points: :func:`grade`,
 :class:`Judge`, :data:`GRADERS`, :func:`casework.grading.calibration.calibrate_judge`.
 """
 
-from casework.grading.calibration import LABELLER_VIEW, calibrate_judge, labeller_view, load_judge
+from casework.grading.calibration import (
+    LABELLER_VIEW,
+    calibrate_judge,
+    judge_configured,
+    labeller_view,
+    load_judge,
+    stored_certifications,
+)
 from casework.grading.grade import grade, needed_oracle_class
 from casework.grading.graders import (
     DEFAULT_GRADERS,
@@ -15,7 +22,19 @@ from casework.grading.graders import (
     observed_outcome,
     register_grader,
 )
-from casework.grading.judge import Judge, JudgeCalibration, escape_block, prompt_blocks
+from casework.grading.judge import (
+    CHECK_KINDS,
+    OUTCOME_DEFINITIONS,
+    PROMPT_VERSION,
+    Certification,
+    CheckKind,
+    Judge,
+    JudgeCalibration,
+    escape_block,
+    prompt_blocks,
+    rubric_digest,
+    rubric_digests,
+)
 from casework.grading.matchers import (
     MatcherError,
     argument_matches,
@@ -28,9 +47,14 @@ from casework.grading.matchers import (
 from casework.grading.verdict import CheckResult, Verdict, combine
 
 __all__ = [
+    "CHECK_KINDS",
     "DEFAULT_GRADERS",
     "GRADERS",
     "LABELLER_VIEW",
+    "OUTCOME_DEFINITIONS",
+    "PROMPT_VERSION",
+    "Certification",
+    "CheckKind",
     "CheckResult",
     "GradeContext",
     "Grader",
@@ -46,6 +70,7 @@ __all__ = [
     "evaluate_assertion",
     "get_grader",
     "grade",
+    "judge_configured",
     "labeller_view",
     "load_judge",
     "match_forbidden",
@@ -55,4 +80,7 @@ __all__ = [
     "observed_outcome",
     "prompt_blocks",
     "register_grader",
+    "rubric_digest",
+    "rubric_digests",
+    "stored_certifications",
 ]

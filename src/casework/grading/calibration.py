@@ -1,9 +1,11 @@
-"""Judge calibration: agreement of the LLM judge with human labels, per slice, and admissibility.
+"""The judge as a labeller (`casework judge labeller-check`), and loading the configured judge.
 
 The judge labels the outcome of human-labelled cases of a slice from what a labeller's blind sheet
-shows (:func:`labeller_view`), never the label; Cohen's kappa against the people's outcome decides
-whether its verdicts may gate on that slice. Entry points: :func:`calibrate_judge`,
-:func:`load_judge`, :func:`latest_calibrations`, :func:`labeller_view`.
+shows (:func:`labeller_view`), never the label; Cohen's kappa against the people's outcome says
+how well it labels. That is not what it does in a run (it reads replies), so it does not make its
+verdicts admissible: a certification of its verdicts against people's does
+(`casework judge certify`). Entry points: :func:`calibrate_judge`, :func:`load_judge`,
+:func:`latest_calibrations`, :func:`stored_certifications`, :func:`labeller_view`.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from sqlalchemy import select
 from casework.agreement import cohen_kappa, confusion_matrix
 from casework.dataset import ToolDecl, declared_tools, load_dataset
 from casework.errors import UsageError
-from casework.grading.judge import Judge, JudgeCalibration
+from casework.grading.judge import Certification, Judge, JudgeCalibration
 from casework.labelling import guideline_path, read_guideline, sheet_line
 from casework.llm import Ledger, LLMError, client_for
 from casework.project import Project
 from casework.schema import OUTCOMES, Case, Outcome
-from casework.workbench import JudgeCalibrationRow, open_workbench
+from casework.workbench import JudgeCalibrationRow, JudgeCertificationRow, open_workbench
 
 __all__ = [
     "LABELLER_VIEW",
@@ -35,6 +37,7 @@ __all__ = [
     "latest_calibrations",
     "load_judge",
     "save_calibration",
+    "stored_certifications",
 ]
 
 
@@ -50,7 +53,7 @@ class Disagreement:
 
 @dataclass(frozen=True)
 class CalibrationReport:
-    """Result of `casework judge calibrate` on one slice.
+    """Result of `casework judge labeller-check` on one slice.
 
     Attributes:
         calibration: Kappa, accuracy, n and threshold (``admissible`` follows from them).
@@ -91,11 +94,18 @@ def judge_configured(project: Project) -> bool:
 
 
 def load_judge(project: Project, *, ledger: Ledger | None = None) -> Judge | None:
-    """The configured judge with its latest calibrations, or ``None`` when none is configured."""
+    """The configured judge with its labeller checks and certifications, or ``None``.
+
+    Its rubric digests are unset: :meth:`Judge.for_cases` tells it the rubrics it grades by.
+    """
     if not judge_configured(project):
         return None
     client = client_for(project, "judge", ledger=ledger)
-    return Judge(client, latest_calibrations(project, client.model))
+    return Judge(
+        client,
+        latest_calibrations(project, client.model),
+        certifications=stored_certifications(project, client.model),
+    )
 
 
 def _human_labelled(case: Case, labelled_ids: set[str]) -> bool:
@@ -144,6 +154,7 @@ def calibrate_judge(
     judge: Judge | None = None,
     now: datetime | None = None,
     save: bool = True,
+    command: str = "judge labeller-check",
 ) -> CalibrationReport:
     """Run the judge over the human-labelled cases of a slice and measure agreement.
 
@@ -154,7 +165,8 @@ def calibrate_judge(
         splits: Restrict to these splits (default: every split).
         judge: The judge (default: the configured one).
         now: Time stamp of the stored result (injected by tests).
-        save: Store the result in the workbench (what makes the judge admissible).
+        save: Store the result in the workbench (informative: it makes no verdict admissible).
+        command: The command named in error messages.
 
     Raises:
         UsageError: No judge configured, or the slice has no human-labelled cases.
@@ -164,7 +176,7 @@ def calibrate_judge(
     judge = judge or load_judge(project)
     if judge is None:
         raise UsageError(
-            "judge calibrate: no judge configured; set [models.judge] in casework.toml "
+            f"{command}: no judge configured; set [models.judge] in casework.toml "
             "(provider, model, and base_url or script)."
         )
     dataset = load_dataset(project, dataset_ref)
@@ -180,7 +192,7 @@ def calibrate_judge(
     ]
     if not cases:
         raise UsageError(
-            f"judge calibrate: slice '{slice_name}' of {dataset.ref} has no human-labelled cases"
+            f"{command}: slice '{slice_name}' of {dataset.ref} has no human-labelled cases"
             + (f" in split(s) {', '.join(splits)}" if splits else "")
             + "."
         )
@@ -261,3 +273,30 @@ def latest_calibrations(project: Project, judge_model: str) -> dict[str, JudgeCa
         r.slice: JudgeCalibration(r.slice, r.judge_model, r.kappa, r.accuracy, r.n, r.threshold)
         for r in rows
     }
+
+
+def stored_certifications(project: Project, judge_model: str) -> list[Certification]:
+    """Every stored certification of ``judge_model``, oldest first (stale ones included)."""
+    with open_workbench(project) as wb, wb.session() as s:
+        rows = s.scalars(
+            select(JudgeCertificationRow)
+            .where(JudgeCertificationRow.judge_model == judge_model)
+            .order_by(JudgeCertificationRow.created_at, JudgeCertificationRow.id)
+        ).all()
+    return [
+        Certification(
+            slice=r.slice,
+            kind=r.kind,
+            judge_model=r.judge_model,
+            prompt_version=r.prompt_version,
+            rubric_digest=r.rubric_digest,
+            tp=r.tp,
+            fn=r.fn,
+            tn=r.tn,
+            fp=r.fp,
+            admissible=r.admissible,
+            # SQLite returns stored times without their zone; they were written in UTC.
+            certified_at=r.created_at if r.created_at.tzinfo else r.created_at.replace(tzinfo=UTC),
+        )
+        for r in rows
+    ]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from casework.errors import CaseworkError, UsageError
-from casework.grading.judge import Judge
+from casework.grading.judge import CheckKind, Judge
 from casework.grading.matchers import (
     MatcherError,
     describe_requirement,
@@ -78,9 +78,9 @@ class GradeContext:
             else self.initial_state
         )
 
-    def judge_admissible(self) -> bool:
-        """Whether the judge may gate on this case's slice."""
-        return self.judge is not None and self.judge.admissible(self.case.slice)
+    def judge_admissible(self, kind: CheckKind) -> bool:
+        """Whether the judge's verdicts of ``kind`` may gate on this case's slice."""
+        return self.judge is not None and self.judge.admissible(self.case.slice, kind)
 
 
 Grader = Callable[[GradeContext], CheckResult | None]
@@ -287,7 +287,7 @@ def outcome_check(ctx: GradeContext) -> CheckResult | None:
         seen = observed_outcome(ctx)
     except LLMError as exc:
         return _judge_failed("outcome", exc)
-    admissible = ctx.judge_admissible() if seen.judged else True
+    admissible = ctx.judge_admissible("outcome") if seen.judged else True
     if seen.outcome is None:
         return CheckResult(name="outcome", status="undetermined", evidence=f"outcome {seen.source}")
     status = "pass" if seen.outcome == label.outcome else "fail"
@@ -335,7 +335,8 @@ def answer_facts(ctx: GradeContext) -> CheckResult | None:
         for i, fact in enumerate(label.answer_facts)
         if i not in present or not present[i].present
     ]
-    admissible = ctx.judge_admissible()
+    admissible = ctx.judge_admissible("answer_fact")
+    findings = [i in present and present[i].present for i in range(len(label.answer_facts))]
     if missing:
         return CheckResult(
             name="answer_facts",
@@ -343,6 +344,7 @@ def answer_facts(ctx: GradeContext) -> CheckResult | None:
             evidence="reply lacks " + "; ".join(missing),
             judged=True,
             admissible=admissible,
+            findings=findings,
         )
     return CheckResult(
         name="answer_facts",
@@ -350,6 +352,7 @@ def answer_facts(ctx: GradeContext) -> CheckResult | None:
         evidence=f"reply states all {len(label.answer_facts)} fact(s)",
         judged=True,
         admissible=admissible,
+        findings=findings,
     )
 
 
@@ -405,7 +408,7 @@ def unsatisfiable(ctx: GradeContext) -> CheckResult | None:
         seen = observed_outcome(ctx)
     except LLMError as exc:
         return _judge_failed(name, exc)
-    admissible = ctx.judge_admissible() if seen.judged else True
+    admissible = ctx.judge_admissible("outcome") if seen.judged else True
     if seen.outcome == "resolve":
         return CheckResult(
             name=name,
@@ -435,7 +438,7 @@ def unsatisfiable(ctx: GradeContext) -> CheckResult | None:
                 status="fail",
                 evidence=f"reported refuse but the reply does not refuse ({how})",
                 judged=judged,
-                admissible=ctx.judge_admissible() if judged else True,
+                admissible=ctx.judge_admissible("outcome") if judged else True,
             )
     if seen.outcome == "clarify" and not seen.judged and "?" not in reply:
         return CheckResult(

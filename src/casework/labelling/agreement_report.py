@@ -36,14 +36,15 @@ from casework.agreement import (
     classify,
     cohen_kappa,
     confusion_matrix,
-    featurize,
     flatten,
     fleiss_kappa_from_ratings,
     gwet_ac1,
     krippendorff_alpha_nominal,
     one_vs_rest_kappa,
-    over_represented,
 )
+
+# Not yet re-exported by casework.agreement (its __init__ is being changed elsewhere).
+from casework.agreement.clusters import disagreement_clusters
 from casework.dataset import declared_tools, load_dataset
 from casework.errors import ConfigError, InputErrors, Problem, UsageError
 from casework.labelling.model import version_sort_key
@@ -350,7 +351,11 @@ def _slice_agreement(
             krippendorff_alpha_nominal(ratings, categories=OUTCOMES),
         )
     outcome_differs = [x != y for x, y in zip(first, second, strict=True)]
-    features = featurize([case_features(cases[i]) for i in ids])
+    clusters, tool_clusters = disagreement_clusters(
+        [case_features(cases[i]) for i in ids],
+        [outcome_differs, tool_disagree],
+        top=settings.top_clusters,
+    )
     return SliceAgreement(
         slice=slice_name,
         guideline_version=version,
@@ -366,9 +371,9 @@ def _slice_agreement(
         disagreeing_case_ids=tuple(i for i, d in zip(ids, outcome_differs, strict=True) if d),
         tools=tuple(tool_rows),
         multi_rater=multi,
-        clusters=over_represented(features, outcome_differs, top=settings.top_clusters),
+        clusters=clusters,
         tool_disagreement_case_ids=tuple(i for i, d in zip(ids, tool_disagree, strict=True) if d),
-        tool_clusters=over_represented(features, tool_disagree, top=settings.top_clusters),
+        tool_clusters=tool_clusters,
         exclusions=excluded,
     )
 

@@ -19,7 +19,13 @@ from casework.leakage.dataset_scan import ScanReport, scan_dataset
 from casework.leakage.embed import CosinePair, cosine_pairs, embedding_duplicates
 from casework.leakage.flagfile import LEAKAGE_FILE, flag_file, read_flags, write_flags
 from casework.leakage.flags import Decision, Flag
-from casework.leakage.join import exact_join, prefix_length, required_overlap
+from casework.leakage.join import (
+    TWO_PREFIX_RATIO,
+    choose_prefix_tokens,
+    exact_join,
+    prefix_length,
+    required_overlap,
+)
 from casework.leakage.lsh import (
     LshParams,
     band_candidates,
@@ -46,6 +52,7 @@ from casework.leakage.scan import (
 __all__ = [
     "EMPTY",
     "LEAKAGE_FILE",
+    "TWO_PREFIX_RATIO",
     "CorpusHit",
     "CorpusReport",
     "CosinePair",
@@ -66,6 +73,7 @@ __all__ = [
     "build_index",
     "check_prompts",
     "choose_params",
+    "choose_prefix_tokens",
     "collision_probability",
     "corpus_files",
     "cosine_pairs",

@@ -278,7 +278,9 @@ class CardDetector:
     """
 
     kind = "card"
-    _re = re.compile(rf"(?<![\d+])(?<!\d[.,:])[0-9](?:{_SEP}{{0,3}}[0-9]){{12,}}(?![0-9])")
+    # A dot straight after a digit and before a space ends a sentence (`1747341706. 100`), so it
+    # never joins groups; a spaced dot (`4111 . 1111`) and a bare one (`4111.1111`) still do.
+    _re = re.compile(rf"(?<![\d+])(?<!\d[.,:])[0-9](?:(?!\.\s){_SEP}{{0,3}}[0-9]){{12,}}(?![0-9])")
     _group = re.compile(r"[0-9]+")
 
     def find(self, text: str) -> Iterator[Detection]:

@@ -27,6 +27,7 @@ from casework.project import Project
 from casework.report.charts import Series, bar_chart, line_chart, stacked_bars
 from casework.runner import (
     CompareResult,
+    CorrectedPass,
     GroupMetrics,
     RunResults,
     TrialRecord,
@@ -99,6 +100,9 @@ class MetricsRow:
     pass_hat: list[str]
     pass_at: list[str]
     stability: str
+    corrected: str = ""
+    """pass@1 corrected for the judge's error with its interval, or why there is none ("" when
+    no judge decided a verdict of the group)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,9 @@ class ReportContext:
         frozen_failing_ids: Their ids, only when ``show_frozen``.
         flaky: Flaky non-frozen case ids (at most 50).
         flaky_frozen: Flaky frozen cases (a count).
+        corrected_column: Whether the metrics table shows pass@1 corrected for the judge's
+            measured error (a judge decided some verdicts).
+        corrected_note: How the corrected figure is made, when it is shown.
     """
 
     title: str
@@ -198,6 +205,8 @@ class ReportContext:
     frozen_failing_ids: list[str]
     flaky: list[str]
     flaky_frozen: int
+    corrected_column: bool = False
+    corrected_note: str | None = None
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -212,7 +221,21 @@ def _group_name(g: GroupMetrics) -> str:
     return g.group.split(":", 1)[-1] if ":" in g.group else g.group
 
 
-def _metrics(groups: Sequence[GroupMetrics], ks: Sequence[int]) -> list[MetricsRow]:
+def _corrected_cell(c: CorrectedPass | None) -> str:
+    if c is None:
+        return ""
+    r = c.rate
+    if r.corrected is not None and r.low is not None and r.high is not None:
+        return f"{r.corrected:.3f} [{r.low:.2f}, {r.high:.2f}]"
+    return "not certified" if c.uncertified else "not correctable"
+
+
+def _metrics(
+    groups: Sequence[GroupMetrics],
+    ks: Sequence[int],
+    corrected: Mapping[str, CorrectedPass] | None = None,
+) -> list[MetricsRow]:
+    fixed = corrected or {}
     return [
         MetricsRow(
             g.group,
@@ -223,9 +246,31 @@ def _metrics(groups: Sequence[GroupMetrics], ks: Sequence[int]) -> list[MetricsR
             [_fmt(g.pass_hat.get(i)) for i in ks],
             [_fmt(g.pass_at.get(i)) for i in ks],
             _fmt(g.stability),
+            _corrected_cell(fixed.get(g.group)),
         )
         for g in groups
     ]
+
+
+def _corrected_card(res: RunResults) -> list[Card]:
+    overall = res.corrected.get("all")
+    if overall is None:
+        return []
+    return [Card(_corrected_cell(overall), "pass@1 corrected for the judge's error")]
+
+
+def _corrected_note(res: RunResults) -> str | None:
+    if not res.corrected:
+        return None
+    overall = res.corrected.get("all")
+    judged = f"{overall.rate.judged} of {overall.rate.n} trials" if overall else "some trials"
+    return (
+        f"A judge decided {judged}. Corrected pass@1 takes its measured error out "
+        "(Rogan–Gladen, with the run's certification counts per slice and check kind); the "
+        "interval (Lang & Reiczigel 2014) carries the certification sample's uncertainty. "
+        "Programmatic verdicts count as they are; 'not certified': the judge has no "
+        "certification for a slice or check kind it decided."
+    )
 
 
 def _frozen_ids(trials: Sequence[TrialRecord]) -> set[str]:
@@ -350,17 +395,33 @@ def _comparison(data: ReportData, frozen: set[str]) -> ComparisonView | None:
     )
 
 
+def _certified_text(res: RunResults) -> str:
+    """`` · certified on refunds/outcome (TPR 0.95, TNR 0.88, admissible)``, or nothing."""
+    judge = res.run.header.judge
+    if judge is None or not judge.certification:
+        return ""
+    parts = []
+    for s, kinds in sorted(judge.certification.items()):
+        for kind, c in sorted(kinds.items()):
+            tpr = c.tp / (c.tp + c.fn) if c.tp + c.fn else None
+            tnr = c.tn / (c.tn + c.fp) if c.tn + c.fp else None
+            state = "admissible" if c.admissible else "inadmissible"
+            parts.append(f"{s}/{kind} (TPR {_fmt(tpr, 2)}, TNR {_fmt(tnr, 2)}, {state})")
+    version = f" with prompt {judge.prompt_version}" if judge.prompt_version else ""
+    return f" · certified{version} on {', '.join(parts)}"
+
+
 def _judge_text(res: RunResults) -> str:
     judge = res.run.header.judge
     if judge is None:
         return "none"
     if not judge.calibration:
-        return f"{judge.model} — not calibrated on any slice"
+        return f"{judge.model} — not calibrated on any slice{_certified_text(res)}"
     per_slice = ", ".join(
         f"{s} (κ={_fmt(c.kappa, 2)}, {'admissible' if c.admissible else 'inadmissible'})"
         for s, c in judge.calibration.items()
     )
-    return f"{judge.model} — calibrated on {per_slice}"
+    return f"{judge.model} — calibrated on {per_slice}{_certified_text(res)}"
 
 
 def report_context(data: ReportData) -> ReportContext:
@@ -410,6 +471,7 @@ def report_context(data: ReportData) -> ReportContext:
         judge=_judge_text(res),
         cards=[
             Card(_fmt(ov.pass1), "pass@1"),
+            *_corrected_card(res),
             Card(_fmt(ov.pass_hat.get(top)), f"pass^{top}"),
             Card(_fmt(ov.pass_at.get(top)), f"pass@{top}"),
             Card(_fmt(ov.stability), "verdict stability"),
@@ -418,7 +480,7 @@ def report_context(data: ReportData) -> ReportContext:
         ],
         notes=notes,
         ks=ks,
-        metrics=_metrics(res.groups(), ks),
+        metrics=_metrics(res.groups(), ks, res.corrected),
         charts=_charts(data),
         kappa_note=(
             f"Labeller agreement not measured for: {', '.join(unmeasured)}." if unmeasured else None
@@ -431,6 +493,8 @@ def report_context(data: ReportData) -> ReportContext:
         frozen_failing_ids=frozen_failing if data.show_frozen else [],
         flaky=flaky[:50],
         flaky_frozen=len(res.flaky) - len(flaky),
+        corrected_column=bool(res.corrected),
+        corrected_note=_corrected_note(res),
     )
 
 

@@ -1,6 +1,7 @@
 """The runner: agent adapters, fixture tools, runs of k trials, metrics and comparisons.
 
-Entry points: :func:`run_agent` (`casework run`), :func:`load_run`, :func:`run_results`,
+Entry points: :func:`run_agent` (`casework run`), :func:`load_run`, :func:`run_results`
+(with :func:`corrected_pass` where a judge decided verdicts),
 :func:`compare_runs`, :func:`retire_cases`; adapters via :func:`load_agent`.
 """
 
@@ -16,13 +17,18 @@ from casework.runner.adapters import (
     load_agent,
 )
 from casework.runner.analysis import (
+    CHECK_KIND_OF,
     CompareResult,
+    CorrectedPass,
     RetireResult,
     RunResults,
+    TrialDecision,
     compare_runs,
+    corrected_pass,
     measures_same,
     retire_cases,
     run_results,
+    trial_decisions,
 )
 from casework.runner.compare import (
     CaseDelta,
@@ -45,7 +51,16 @@ from casework.runner.metrics import (
     stability,
     summarize,
 )
-from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log, tallies
+from casework.runner.records import (
+    CheckCertification,
+    JudgeInfo,
+    LoadedRun,
+    RunEnd,
+    RunHeader,
+    TrialRecord,
+    read_log,
+    tallies,
+)
 from casework.runner.redact import LogRedaction, redact_run_logs, redact_run_rows
 from casework.runner.run import RunObserver, RunRequest, RunSummary, run_agent, trial_seed
 from casework.runner.store import RunStore, list_runs, load_run, log_path
@@ -53,16 +68,20 @@ from casework.runner.toolserver import ToolServer
 
 __all__ = [
     "AGENT_ENV_ALLOWED",
+    "CHECK_KIND_OF",
     "TOOL_SERVER_ENV",
     "Agent",
     "AgentUnavailable",
     "CaseDelta",
     "CaseTally",
+    "CheckCertification",
     "CmdAgent",
     "CompareResult",
     "Comparison",
+    "CorrectedPass",
     "GroupMetrics",
     "HttpAgent",
+    "JudgeInfo",
     "LoadedRun",
     "LogRedaction",
     "PythonAgent",
@@ -80,11 +99,13 @@ __all__ = [
     "ToolServer",
     "ToolSession",
     "Tools",
+    "TrialDecision",
     "TrialRecord",
     "agent_environment",
     "bootstrap_ci",
     "compare_runs",
     "compare_tallies",
+    "corrected_pass",
     "list_runs",
     "load_agent",
     "load_run",
@@ -107,5 +128,6 @@ __all__ = [
     "substitute_args",
     "summarize",
     "tallies",
+    "trial_decisions",
     "trial_seed",
 ]

@@ -1,32 +1,40 @@
 """What runs say: metrics per slice, split and source; paired comparison; retiring dead cases.
 
-Entry points: :func:`run_results` (`casework results show`), :func:`compare_runs` (`casework compare`,
-writes `discriminates` into provenance via a release), :func:`retire_cases` (`casework retire`).
+Entry points: :func:`run_results` (`casework results show`), :func:`corrected_pass` (pass@1
+corrected for the judge's measured error), :func:`compare_runs` (`casework compare`, writes
+`discriminates` into provenance via a release), :func:`retire_cases` (`casework retire`).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from casework.agreement import CorrectedRate, RatePart, combined_corrected_rate
 from casework.dataset import dataset_lock, load_dataset, release
 from casework.errors import CaseworkError, UsageError
+from casework.grading import Verdict
 from casework.project import Project
 from casework.runner.compare import Comparison, Retirement, compare_tallies, retirement
 from casework.runner.metrics import CaseTally, GroupMetrics, summarize
-from casework.runner.records import LoadedRun, tallies
+from casework.runner.records import CheckCertification, LoadedRun, TrialRecord, tallies
 from casework.schema import Case, VersionRecord
 
 __all__ = [
+    "CHECK_KIND_OF",
     "SMOKE",
     "CompareResult",
+    "CorrectedPass",
     "RetireResult",
     "RunResults",
+    "TrialDecision",
     "compare_runs",
+    "corrected_pass",
     "discriminates_update",
     "retire_cases",
     "run_results",
+    "trial_decisions",
 ]
 
 SMOKE = "smoke"
@@ -36,6 +44,202 @@ KEEP_PAIRS = 5
 
 def _source_group(source: str) -> str:
     return "synthetic" if source == "synthetic" else "real"
+
+
+#: The certified check kind that decides each judged check (`outcome` reads the reply's outcome).
+CHECK_KIND_OF: Mapping[str, str] = {
+    "outcome": "outcome",
+    "unsatisfiable": "outcome",
+    "answer_facts": "answer_fact",
+}
+
+Certifications = Mapping[str, Mapping[str, CheckCertification]]
+"""Certification counts per slice and check kind, as in the run header's ``judge.certification``."""
+
+
+@dataclass(frozen=True)
+class TrialDecision:
+    """What decided one trial's (decided) verdict.
+
+    Attributes:
+        case_id: The case.
+        slice: The case's slice.
+        split: The case's split.
+        source: The case's source.
+        passed: The verdict.
+        kinds: Check kinds of the judged checks the verdict rests on (see :data:`CHECK_KIND_OF`;
+            a judged check of another name keeps its name); empty when programmatic checks
+            decided it.
+    """
+
+    case_id: str
+    slice: str
+    split: str
+    source: str
+    passed: bool
+    kinds: tuple[str, ...] = ()
+
+
+def _deciding_kinds(verdict: Verdict) -> tuple[str, ...]:
+    """Kinds of the judged checks a verdict rests on, as :func:`casework.grading.combine` decides.
+
+    A failure rests on the judge only when no programmatic check failed; a pass rests on every
+    judged check.
+    """
+    if verdict.passed is False:
+        failed = verdict.failures()
+        deciding = [] if any(not c.judged for c in failed) else failed
+    else:
+        deciding = [c for c in verdict.checks if c.judged]
+    return tuple(sorted({CHECK_KIND_OF.get(c.name, c.name) for c in deciding}))
+
+
+def trial_decisions(
+    trials: Iterable[TrialRecord], *, admissible_only: bool = False
+) -> list[TrialDecision]:
+    """What decided each decided trial (undetermined verdicts are left out, as in the tallies).
+
+    Args:
+        trials: Trial records.
+        admissible_only: Keep only verdicts that may gate.
+    """
+    return [
+        TrialDecision(
+            t.case_id, t.slice, t.split, t.source, t.verdict.passed, _deciding_kinds(t.verdict)
+        )
+        for t in trials
+        if t.verdict.passed is not None and (t.verdict.admissible or not admissible_only)
+    ]
+
+
+@dataclass(frozen=True)
+class CorrectedPass:
+    """pass@1 of a group, raw and corrected for the judge's measured error.
+
+    Attributes:
+        group: Group name (`all`, `slice:refunds`…).
+        rate: Raw and corrected rate with the corrected rate's interval (``corrected`` is
+            ``None`` when not certified or not correctable).
+        uncertified: ``slice/kind`` pairs whose judge-decided verdicts have no certification.
+        uncorrectable: ``slice/kind`` pairs whose certification corrects nothing (a class
+            without human verdicts, or a judge no better than chance).
+    """
+
+    group: str
+    rate: CorrectedRate
+    uncertified: tuple[str, ...] = ()
+    uncorrectable: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One phrase: ``corrected pass@1 0.714 [0.620, 0.800] (raw 0.750)``, or why there is none."""
+        raw = "–" if self.rate.raw is None else f"{self.rate.raw:.3f}"
+        r = self.rate
+        if r.corrected is not None and r.low is not None and r.high is not None:
+            return f"corrected pass@1 {r.corrected:.3f} [{r.low:.3f}, {r.high:.3f}] (raw {raw})"
+        if self.uncertified:
+            return f"pass@1 {raw} (raw; judge not certified for {', '.join(self.uncertified)})"
+        return f"pass@1 {raw} (raw; judge no better than chance on {', '.join(self.uncorrectable)})"
+
+
+def _youden(c: CheckCertification) -> float:
+    if c.tp + c.fn == 0 or c.tn + c.fp == 0:
+        return float("-inf")  # an empty class: nothing measured, the weakest of all
+    return c.tp / (c.tp + c.fn) + c.tn / (c.tn + c.fp) - 1
+
+
+def _deciding_kind(d: TrialDecision, certs: Certifications) -> str | None:
+    """The kind whose certification corrects a judged verdict (``None``: one is not certified).
+
+    A verdict resting on several judged kinds is corrected with the kind whose certification
+    has the lowest Youden index (TPR + TNR - 1): the weakest judgement it rests on.
+    """
+    held = certs.get(d.slice, {})
+    if any(k not in held for k in d.kinds):
+        return None
+    return min(d.kinds, key=lambda k: (_youden(held[k]), k))
+
+
+@dataclass
+class _Part:
+    weight: float = 0.0
+    passes: float = 0.0
+    n: int = 0
+
+
+def _counts(c: CheckCertification) -> tuple[int, int, int, int]:
+    return c.tp, c.fn, c.tn, c.fp
+
+
+def corrected_pass(
+    decisions: Sequence[TrialDecision],
+    certification: Certifications,
+    *,
+    group: str = "all",
+    confidence: float = 0.95,
+) -> CorrectedPass | None:
+    """pass@1 of the decisions, with the judge-decided share corrected by Rogan–Gladen.
+
+    pass@1 weighs each trial by ``1 / (cases × its case's decided trials)``. Programmatically
+    decided trials count as they are; judge-decided ones are grouped by slice and deciding check
+    kind and their weighted pass share is corrected with that slice and kind's certification
+    counts (:func:`casework.agreement.combined_corrected_rate`, which also gives the interval).
+    With the same number of decided trials per case this is
+    ``(programmatic passes + Σ judged_n × RG) / n``.
+
+    Args:
+        decisions: Decided trials of the group (:func:`trial_decisions`).
+        certification: Certification counts per slice and kind (the run header's).
+        group: Name of the group.
+        confidence: Confidence level of the interval.
+
+    Returns:
+        ``None`` when no judge decided any of the decisions; else the figure, whose
+        ``corrected`` is ``None`` when a slice/kind the judge decided on is not certified or
+        its certification corrects nothing.
+    """
+    if not any(d.kinds for d in decisions):
+        return None
+    per_case: dict[str, int] = defaultdict(int)
+    for d in decisions:
+        per_case[d.case_id] += 1
+    parts: dict[tuple[str, str] | None, _Part] = defaultdict(_Part)
+    uncertified: set[str] = set()
+    for d in decisions:
+        key: tuple[str, str] | None = None
+        if d.kinds:
+            kind = _deciding_kind(d, certification)
+            if kind is None:
+                held = certification.get(d.slice, {})
+                uncertified.update(f"{d.slice}/{k}" for k in d.kinds if k not in held)
+                continue
+            key = (d.slice, kind)
+        w = 1 / (len(per_case) * per_case[d.case_id])
+        part = parts[key]
+        part.weight += w
+        part.passes += w * d.passed
+        part.n += 1
+    raw = sum(d.passed / (len(per_case) * per_case[d.case_id]) for d in decisions)
+    n, judged = len(decisions), sum(1 for d in decisions if d.kinds)
+    if uncertified:
+        blank = CorrectedRate(raw, None, None, None, n, judged, "lang-reiczigel")
+        return CorrectedPass(group, blank, uncertified=tuple(sorted(uncertified)))
+    rate = combined_corrected_rate(
+        [
+            RatePart(
+                p.weight,
+                p.passes / p.weight * p.n,
+                p.n,
+                None if key is None else _counts(certification[key[0]][key[1]]),
+            )
+            for key, p in sorted(parts.items(), key=lambda kv: str(kv[0]))
+        ],
+        confidence=confidence,
+    )
+    if rate.corrected is not None:
+        return CorrectedPass(group, rate)
+    judged_keys = sorted(k for k in parts if k is not None)
+    weak = [(s, k) for s, k in judged_keys if _youden(certification[s][k]) <= 0] or judged_keys
+    return CorrectedPass(group, rate, uncorrectable=tuple(f"{s}/{k}" for s, k in weak))
 
 
 @dataclass(frozen=True)
@@ -51,6 +255,8 @@ class RunResults:
         flaky: Cases whose verdict flips across trials (ids, sorted).
         inadmissible: Trials whose verdict rests on an uncalibrated judge.
         tallies: Per-case tallies.
+        corrected: pass@1 corrected for the judge's measured error, per group name (only groups
+            with judge-decided verdicts; empty when no judge decided any).
     """
 
     run: LoadedRun
@@ -61,6 +267,7 @@ class RunResults:
     flaky: list[str]
     inadmissible: int
     tallies: dict[str, CaseTally] = field(default_factory=dict)
+    corrected: dict[str, CorrectedPass] = field(default_factory=dict)
 
     @property
     def k(self) -> int:
@@ -82,8 +289,34 @@ def _grouped(
     return [summarize(f"{name}:{group}", buckets[group], k, seed=seed) for group in sorted(buckets)]
 
 
+def _corrected_groups(run: LoadedRun) -> dict[str, CorrectedPass]:
+    """Corrected pass@1 of every group (named as the metrics' groups) a judge decided in."""
+    decisions = trial_decisions(run.trials)
+    if not any(d.kinds for d in decisions):
+        return {}
+    judge = run.header.judge
+    certs = judge.certification if judge is not None else {}
+    groups: dict[str, list[TrialDecision]] = {"all": decisions}
+    for d in decisions:
+        groups.setdefault(f"slice:{d.slice}", []).append(d)
+    for d in decisions:
+        groups.setdefault(f"split:{d.split}", []).append(d)
+    for d in decisions:
+        groups.setdefault(f"source:{_source_group(d.source)}", []).append(d)
+    out = {}
+    for name, members in groups.items():
+        figure = corrected_pass(members, certs, group=name)
+        if figure is not None:
+            out[name] = figure
+    return out
+
+
 def run_results(run: LoadedRun, *, seed: int = 0) -> RunResults:
-    """Compute pass@1, pass^k, pass@k, stability and CIs for a run, overall and per group."""
+    """Compute pass@1, pass^k, pass@k, stability and CIs for a run, overall and per group.
+
+    Where a judge decided verdicts, :attr:`RunResults.corrected` holds pass@1 corrected for the
+    judge's measured error (:func:`corrected_pass`, with the run header's certification counts).
+    """
     per_case = tallies(run.trials)
     k = run.header.k
     return RunResults(
@@ -95,6 +328,7 @@ def run_results(run: LoadedRun, *, seed: int = 0) -> RunResults:
         flaky=sorted(cid for cid, t in per_case.items() if t.n >= 2 and 0 < t.c < t.n),
         inadmissible=sum(not t.verdict.admissible for t in run.trials),
         tallies=per_case,
+        corrected=_corrected_groups(run),
     )
 
 

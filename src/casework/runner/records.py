@@ -23,6 +23,7 @@ from casework.runner.metrics import CaseTally
 from casework.schema import Trajectory
 
 __all__ = [
+    "CheckCertification",
     "JudgeInfo",
     "LoadedRun",
     "RunEnd",
@@ -51,6 +52,28 @@ class SliceCalibration(_Record):
     """Whether the judge may gate on this slice."""
 
 
+class CheckCertification(_Record):
+    """The judge's certification for one check kind on one slice, as recorded on a run.
+
+    Counts compare the judge's verdicts on replies with people's verdicts on the same replies;
+    positive means the check passes. The true-positive rate is ``tp / (tp + fn)`` and the
+    true-negative rate ``tn / (tn + fp)``.
+    """
+
+    tp: int = Field(ge=0)
+    """Replies people passed and the judge passed."""
+    fn: int = Field(ge=0)
+    """Replies people passed and the judge failed."""
+    tn: int = Field(ge=0)
+    """Replies people failed and the judge failed."""
+    fp: int = Field(ge=0)
+    """Replies people failed and the judge passed."""
+    admissible: bool
+    """Whether the certification's lower bounds cleared the configured thresholds."""
+    certified_at: AwareDatetime | None = None
+    """When the certification was made (UTC), if known."""
+
+
 class JudgeInfo(_Record):
     """The judge a run used and its calibration."""
 
@@ -58,6 +81,14 @@ class JudgeInfo(_Record):
     """Judge model id."""
     calibration: dict[str, SliceCalibration] = Field(default_factory=dict)
     """Calibration per slice at the time of the run (missing slice: not calibrated)."""
+    prompt_version: str | None = None
+    """Version of the judge's prompt the certifications are pinned to (None: not recorded)."""
+    certification: dict[str, dict[str, CheckCertification]] = Field(default_factory=dict)
+    """Certification per slice and check kind (`outcome`, `answer_fact`) at the time of the run.
+
+    A missing slice or kind means the judge is not certified there; the rates it decided are then
+    reported raw only.
+    """
 
 
 class RunHeader(_Record):

@@ -26,11 +26,12 @@ from casework import __version__
 from casework.atomic import atomic_write_text
 from casework.dataset import Dataset, declared_tools, load_dataset, select_cases
 from casework.errors import CaseworkError, ConfigError, UsageError
-from casework.grading import Judge, Verdict, grade, load_judge
+from casework.grading import CHECK_KINDS, Judge, Verdict, grade, load_judge
 from casework.project import Project
 from casework.runner.adapters import Agent, load_agent
 from casework.runner.fixtures import ToolSession, catalogue_from, clone
 from casework.runner.records import (
+    CheckCertification,
     JudgeInfo,
     LoadedRun,
     RunEnd,
@@ -173,11 +174,34 @@ def _judge_info(judge: Judge | None) -> JudgeInfo | None:
         model=judge.model,
         calibration={
             name: SliceCalibration(
-                kappa=c.kappa, accuracy=c.accuracy, n=c.n, admissible=judge.admissible(name)
+                kappa=c.kappa,
+                accuracy=c.accuracy,
+                n=c.n,
+                admissible=all(judge.admissible(name, kind) for kind in CHECK_KINDS),
             )
             for name, c in sorted(judge.calibration.items())
         },
+        prompt_version=judge.prompt_version,
+        certification=_certification_info(judge),
     )
+
+
+def _certification_info(judge: Judge) -> dict[str, dict[str, CheckCertification]]:
+    """The judge's current certification per slice and check kind (admissible or not)."""
+    out: dict[str, dict[str, CheckCertification]] = {}
+    for name in sorted(judge.rubric_digests):
+        for kind in CHECK_KINDS:
+            cert = judge.certification(name, kind)
+            if cert is not None:
+                out.setdefault(name, {})[kind] = CheckCertification(
+                    tp=cert.tp,
+                    fn=cert.fn,
+                    tn=cert.tn,
+                    fp=cert.fp,
+                    admissible=cert.admissible,
+                    certified_at=cert.certified_at,
+                )
+    return out
 
 
 def _load_for_resume(project: Project, request: RunRequest) -> tuple[LoadedRun, Dataset]:
@@ -471,6 +495,7 @@ async def _run(
         judge = load_judge(project)
     if request.resume:
         loaded, dataset = _load_for_resume(project, request)
+        judge = judge.for_cases(dataset.cases) if judge is not None else None
         header = loaded.header
         done = loaded.done()
         previous = loaded.trials
@@ -478,6 +503,8 @@ async def _run(
         if not request.dataset:
             raise UsageError("run: name a dataset (DATASET or DATASET@VERSION).")
         dataset = load_dataset(project, request.dataset)
+        # The judge's certifications apply only under the rubrics of the cases it now grades.
+        judge = judge.for_cases(dataset.cases) if judge is not None else None
         header = _new_header(project, request, dataset, judge, clock())
         done, previous = set(), []
     path = log_path(project, header.run_id)

@@ -9,45 +9,52 @@ is its reference documentation (``casework schema`` prints the JSON Schema built
 - what an agent receives and returns (``_wire``): :class:`AgentInput`, :class:`Trajectory`.
 """
 
-from casework.schema._leakage import LeakageDecision, LeakageFlagRecord, LeakageStatus
-from casework.schema._records import (
-    OUTCOMES,
-    SCHEMA_VERSION,
-    SPLITS,
-    ArgMatcher,
-    Case,
-    Generator,
-    Injection,
-    JsonPatchOp,
-    Label,
-    LabelRecord,
-    Oracle,
-    OracleClass,
-    Outcome,
-    Provenance,
-    ScrubInfo,
-    Situation,
-    Source,
-    Split,
-    StateAssertion,
-    ToolCall,
-    ToolFixture,
-    ToolRequirement,
-    Turn,
-    UnsatisfiableKind,
-    VersionCounts,
-    VersionRecord,
-    case_json_schema,
-)
-from casework.schema._wire import (
-    TRAJECTORY_SCHEMA_VERSION,
-    AgentInput,
-    AgentTool,
-    Message,
-    Trajectory,
-    TrajectoryToolCall,
-    Usage,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from casework._lazy import attach
+
+if TYPE_CHECKING:
+    from casework.schema._leakage import LeakageDecision, LeakageFlagRecord, LeakageStatus
+    from casework.schema._records import (
+        OUTCOMES,
+        SCHEMA_VERSION,
+        SPLITS,
+        ArgMatcher,
+        Case,
+        Generator,
+        Injection,
+        JsonPatchOp,
+        Label,
+        LabelRecord,
+        Oracle,
+        OracleClass,
+        Outcome,
+        Provenance,
+        ScrubInfo,
+        Situation,
+        Source,
+        Split,
+        StateAssertion,
+        ToolCall,
+        ToolFixture,
+        ToolRequirement,
+        Turn,
+        UnsatisfiableKind,
+        VersionCounts,
+        VersionRecord,
+        case_json_schema,
+    )
+    from casework.schema._wire import (
+        TRAJECTORY_SCHEMA_VERSION,
+        AgentInput,
+        AgentTool,
+        Message,
+        Trajectory,
+        TrajectoryToolCall,
+        Usage,
+    )
 
 __all__ = [
     "OUTCOMES",
@@ -88,3 +95,53 @@ __all__ = [
     "VersionRecord",
     "case_json_schema",
 ]
+
+if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
+    __getattr__, __dir__ = attach(
+        __name__,
+        {
+            "casework.schema._leakage": (
+                "LeakageDecision",
+                "LeakageFlagRecord",
+                "LeakageStatus",
+            ),
+            "casework.schema._records": (
+                "OUTCOMES",
+                "SCHEMA_VERSION",
+                "SPLITS",
+                "ArgMatcher",
+                "Case",
+                "Generator",
+                "Injection",
+                "JsonPatchOp",
+                "Label",
+                "LabelRecord",
+                "Oracle",
+                "OracleClass",
+                "Outcome",
+                "Provenance",
+                "ScrubInfo",
+                "Situation",
+                "Source",
+                "Split",
+                "StateAssertion",
+                "ToolCall",
+                "ToolFixture",
+                "ToolRequirement",
+                "Turn",
+                "UnsatisfiableKind",
+                "VersionCounts",
+                "VersionRecord",
+                "case_json_schema",
+            ),
+            "casework.schema._wire": (
+                "TRAJECTORY_SCHEMA_VERSION",
+                "AgentInput",
+                "AgentTool",
+                "Message",
+                "Trajectory",
+                "TrajectoryToolCall",
+                "Usage",
+            ),
+        },
+    )

@@ -11,6 +11,7 @@ import re
 from datetime import date
 from typing import Annotated, Any, Literal, get_args
 
+import orjson
 from pydantic import (
     AfterValidator,
     AwareDatetime,
@@ -46,12 +47,37 @@ _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~:+-]{0,199}\Z")
 _TOOL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}\Z")
 
 
+def _sorted_already(value: Any) -> bool:
+    """Whether every object in ``value`` already lists its keys in sorted order (checked in C).
+
+    orjson writes a JSON value as is and with sorted keys; the bytes are equal exactly when no
+    key order changes. Values orjson cannot write (an int past 64 bits, a non-string key, a lone
+    surrogate, a subclass of dict or str) answer ``False``, and the Python sort below decides.
+    """
+    try:
+        plain = orjson.dumps(value, option=orjson.OPT_PASSTHROUGH_SUBCLASS)
+        return plain == orjson.dumps(
+            value, option=orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_SORT_KEYS
+        )
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return False
+
+
 def _sort_deep(value: Any) -> Any:
-    """Sort the keys of free-form JSON objects so that canonical output never depends on input order."""
+    """Sort the keys of free-form JSON objects so that canonical output never depends on input order.
+
+    Content read from a canonical file is sorted already and is kept as it is (no rebuild).
+    """
+    if _sorted_already(value):
+        return value
+    return _resort(value)
+
+
+def _resort(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _sort_deep(value[k]) for k in sorted(value)}
+        return {k: _resort(value[k]) for k in sorted(value)}
     if isinstance(value, list):
-        return [_sort_deep(v) for v in value]
+        return [_resort(v) for v in value]
     return value
 
 

@@ -11,9 +11,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 from casework.dataset import Finding
-from casework.schema import Case
 
 __all__ = ["CapViolation", "synthetic_budget", "synthetic_cap_violations"]
 
@@ -56,7 +56,19 @@ class CapViolation:
         return Finding("synthetic_cap", "error", None, self.slice, str(self).split(": ", 1)[1])
 
 
-def synthetic_cap_violations(cases: Iterable[Case], cap: float) -> list[CapViolation]:
+class SliceSource(Protocol):
+    """What the cap reads of a case (a :class:`~casework.schema.Case`, or its compact facts)."""
+
+    @property
+    def slice(self) -> str:
+        """The case's slice."""
+
+    @property
+    def source(self) -> str:
+        """The case's source (`synthetic` counts against the cap)."""
+
+
+def synthetic_cap_violations(cases: Iterable[SliceSource], cap: float) -> list[CapViolation]:
     """Slices whose synthetic share exceeds ``cap``, sorted by slice name.
 
     A slice exactly at the cap passes (3 synthetic of 10 with cap 0.3).

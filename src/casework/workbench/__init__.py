@@ -1,6 +1,6 @@
 """The workbench: a SQL database (SQLite by default, any SQLAlchemy URL) for work in progress.
 
-Labelling assignments and raw labels, review queues, runs and verdicts, the LLM response cache.
+Labelling assignments and raw labels, review queues, runs and verdicts, judge certifications, the LLM response cache.
 Entry points: :func:`open_workbench` (connect and check the schema revision), :func:`upgrade`
 (apply Alembic migrations; ``casework db upgrade``), :class:`Base` (declarative base of all tables).
 """
@@ -16,6 +16,7 @@ from casework.workbench.db import (
     workbench_exists,
 )
 from casework.workbench.models import Meta
+from casework.workbench.models_judge import JudgeCertificationRow, ReviewItemRow, ReviewVerdictRow
 from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 from casework.workbench.models_leakage import LeakageFlag
 from casework.workbench.models_llm import LLMResponse
@@ -25,10 +26,13 @@ __all__ = [
     "AssignmentRow",
     "Base",
     "JudgeCalibrationRow",
+    "JudgeCertificationRow",
     "LLMResponse",
     "LeakageFlag",
     "Meta",
     "RawLabelRow",
+    "ReviewItemRow",
+    "ReviewVerdictRow",
     "RunRow",
     "TrialRow",
     "Workbench",

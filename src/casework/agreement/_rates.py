@@ -1,0 +1,460 @@
+"""Rates of a judge against people, and pass rates corrected for the judge's measured error.
+
+Entry points: :func:`proportion_interval` (Wilson or Clopper–Pearson), :func:`kappa_interval`,
+:func:`more_needed` (the sample-size rule), :func:`rogan_gladen`, :func:`corrected_rate` (one
+judged group, Lang & Reiczigel 2014 interval) and :func:`combined_corrected_rate` (programmatic
+and judged verdicts together). Counts follow one convention: positive means the check passes, so
+``tp`` counts replies people and the judge both passed, ``fn`` replies people passed and the judge
+failed, ``tn`` both failed, ``fp`` people failed and the judge passed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from scipy.stats import beta
+
+from casework.agreement.kappa import cohen_kappa, cohen_kappa_from_table, normal_quantile
+
+IntervalMethod = Literal["wilson", "clopper-pearson"]
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """A rate with its confidence interval.
+
+    Attributes:
+        successes: Rows counted as successes.
+        n: Rows.
+        estimate: ``successes / n`` (``None`` when ``n`` is 0).
+        low: Lower end of the interval (``None`` when ``n`` is 0).
+        high: Upper end of the interval (``None`` when ``n`` is 0).
+        method: ``wilson`` or ``clopper-pearson``.
+        confidence: Confidence level of the interval, e.g. 0.95.
+    """
+
+    successes: int
+    n: int
+    estimate: float | None
+    low: float | None
+    high: float | None
+    method: str
+    confidence: float
+
+
+def _check_counts(successes: float, n: int) -> None:
+    if n < 0:
+        raise ValueError(f"n: must not be negative. Got {n}.")
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes: must lie between 0 and n ({n}). Got {successes}.")
+
+
+def _wilson(successes: float, n: int, z: float) -> tuple[float, float]:
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    # At the edges the bound is exactly 0 (or 1); keep float noise out.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
+
+
+def _clopper_pearson(successes: float, n: int, confidence: float) -> tuple[float, float]:
+    alpha = 1 - confidence
+    low = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, n - successes + 1))
+    high = 1.0 if successes == n else float(beta.ppf(1 - alpha / 2, successes + 1, n - successes))
+    return low, high
+
+
+def _bounds(
+    successes: float, n: int, confidence: float, method: IntervalMethod
+) -> tuple[float, float]:
+    if method == "wilson":
+        return _wilson(successes, n, normal_quantile(confidence))
+    if method == "clopper-pearson":
+        return _clopper_pearson(successes, n, confidence)
+    raise ValueError(f"method: must be 'wilson' or 'clopper-pearson'. Got {method!r}.")
+
+
+def proportion_interval(
+    successes: int,
+    n: int,
+    *,
+    confidence: float = 0.95,
+    method: IntervalMethod = "wilson",
+) -> Proportion:
+    r"""A binomial proportion with its Wilson (1927) or Clopper–Pearson (1934) interval.
+
+    Wilson's score interval, with :math:`\hat p = x/n` and :math:`z = z_{1-\alpha/2}`:
+
+    .. math::
+
+        \frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}.
+
+    Clopper–Pearson's exact interval takes the :math:`\alpha/2` quantile of
+    :math:`\mathrm{Beta}(x, n-x+1)` and the :math:`1-\alpha/2` quantile of
+    :math:`\mathrm{Beta}(x+1, n-x)` (0 and 1 at the edges). Both are ``method="wilson"`` and
+    ``method="beta"`` of statsmodels' ``proportion_confint``.
+
+    Args:
+        successes: Rows counted as successes.
+        n: Rows.
+        confidence: Confidence level, strictly between 0 and 1.
+        method: ``wilson`` (default) or ``clopper-pearson``.
+
+    Returns:
+        The proportion; estimate and bounds are ``None`` when ``n`` is 0.
+
+    Raises:
+        ValueError: Negative ``n``, ``successes`` outside ``[0, n]``, a confidence outside
+            (0, 1) or an unknown method.
+
+    Example:
+        Wilson's interval of 81 successes in 263 trials (Newcombe 1998, Table I, example 1:
+        0.2553 to 0.3662):
+
+        >>> p = proportion_interval(81, 263)
+        >>> round(p.low, 4), round(p.high, 4)
+        (0.2553, 0.3662)
+    """
+    _check_counts(successes, n)
+    if n == 0:
+        normal_quantile(confidence)  # the level is still checked
+        return Proportion(successes, 0, None, None, None, method, confidence)
+    low, high = _bounds(successes, n, confidence, method)
+    return Proportion(successes, n, successes / n, low, high, method, confidence)
+
+
+class KappaInterval(NamedTuple):
+    """Cohen's kappa with its asymptotic interval (``None`` throughout when undefined)."""
+
+    kappa: float | None
+    low: float | None
+    high: float | None
+
+
+def kappa_interval(
+    table: Sequence[Sequence[int]] | None = None,
+    *,
+    ratings: tuple[Sequence[Hashable], Sequence[Hashable]] | None = None,
+    confidence: float = 0.95,
+) -> KappaInterval:
+    r"""Cohen's kappa with the asymptotic interval :math:`\kappa \pm z\,\mathrm{SE}`.
+
+    The standard error is the large-sample one of Fleiss, Cohen & Everitt (1969, Psychological
+    Bulletin 72(5), eq. 13) — SAS PROC FREQ's ``ASE``, statsmodels' ``std_kappa`` — computed by
+    :func:`casework.agreement.cohen_kappa_from_table`. The bounds are clipped to [-1, 1].
+
+    Args:
+        table: A square table of counts (rows: first rater, columns: second).
+        ratings: Instead of a table, the two raters' ratings of the same rows.
+        confidence: Confidence level of the interval.
+
+    Returns:
+        ``(kappa, low, high)``; all ``None`` for an empty table or when every rating fell in one
+        category (kappa is then 0/0).
+
+    Raises:
+        ValueError: Neither or both of ``table`` and ``ratings``, a table that is not square or
+            holds negative counts, ratings of different lengths, or a confidence outside (0, 1).
+
+    Example:
+        The SAS PROC FREQ example reproduced by statsmodels' tests (kappa 0.4842,
+        95% CI 0.2137 to 0.7547):
+
+        >>> k = kappa_interval([[0, 4, 1], [0, 8, 0], [0, 1, 5]])
+        >>> round(k.kappa, 4), round(k.low, 4), round(k.high, 4)
+        (0.4842, 0.2137, 0.7547)
+    """
+    if (table is None) == (ratings is None):
+        raise ValueError("table: give either a table of counts or `ratings`, not both or neither.")
+    if table is not None:
+        k = cohen_kappa_from_table([list(row) for row in table], confidence=confidence)
+    else:
+        assert ratings is not None
+        k = cohen_kappa(list(ratings[0]), list(ratings[1]), confidence=confidence)
+    if k.kappa is None or k.ci_low is None or k.ci_high is None:
+        return KappaInterval(None, None, None)
+    return KappaInterval(k.kappa, max(-1.0, k.ci_low), min(1.0, k.ci_high))
+
+
+def _reaches(
+    successes: float, n: int, threshold: float, confidence: float, method: IntervalMethod
+) -> bool:
+    return _bounds(successes, n, confidence, method)[0] >= threshold
+
+
+def more_needed(
+    successes: int,
+    n: int,
+    threshold: float,
+    *,
+    confidence: float = 0.95,
+    method: IntervalMethod = "wilson",
+    cap: int = 10_000,
+) -> int | None:
+    """The sample-size rule: how many more verdicts of a class the lower bound needs.
+
+    The further verdicts are assumed to agree at the current observed rate (``successes / n``
+    is kept; with no verdict yet the rate is taken as 1.0). The answer is the fewest further
+    verdicts ``m`` for which the lower bound of the interval on ``n + m`` verdicts reaches
+    ``threshold``, found by doubling then bisection (the lower bound grows with the sample at a
+    fixed rate).
+
+    Args:
+        successes: Verdicts of the class where the judge agreed with people.
+        n: Verdicts of the class so far.
+        threshold: The lower bound to reach (e.g. 0.80).
+        confidence: Confidence level of the interval.
+        method: ``wilson`` or ``clopper-pearson``.
+        cap: Largest answer worth giving.
+
+    Returns:
+        0 when the bound already reaches ``threshold``; ``None`` when it never can (observed
+        rate at or below ``threshold``) or needs more than ``cap``.
+
+    Raises:
+        ValueError: Bad counts, confidence or method.
+
+    Example:
+        No verdict yet: 16 agreeing verdicts put Wilson's lower bound at 16 / (16 + 1.96²) =
+        0.806, while 15 leave it at 0.796.
+
+        >>> more_needed(0, 0, 0.8)
+        16
+    """
+    _check_counts(successes, n)
+    _bounds(1, 1, confidence, method)  # checks the level and the method
+    rate = successes / n if n else 1.0
+    if rate <= threshold:
+        return None
+    if n and _reaches(successes, n, threshold, confidence, method):
+        return 0
+    high = 1
+    while not _reaches(rate * (n + high), n + high, threshold, confidence, method):
+        if high > cap:
+            return None
+        high *= 2
+    low = high // 2  # does not reach (or is 0, checked above)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if _reaches(rate * (n + mid), n + mid, threshold, confidence, method):
+            high = mid
+        else:
+            low = mid
+    return high if high <= cap else None
+
+
+def _rates_of(tp: int, fn: int, tn: int, fp: int) -> tuple[float, float] | None:
+    for name, value in (("tp", tp), ("fn", fn), ("tn", tn), ("fp", fp)):
+        if value < 0:
+            raise ValueError(f"{name}: must not be negative. Got {value}.")
+    if tp + fn == 0 or tn + fp == 0:
+        return None
+    return tp / (tp + fn), tn / (tn + fp)
+
+
+def rogan_gladen(positives: float, n: int, *, tp: int, fn: int, tn: int, fp: int) -> float | None:
+    r"""The true pass rate behind an observed one, corrected for the judge's error (Rogan & Gladen 1978).
+
+    With :math:`\hat p` the observed pass share, :math:`Se = tp/(tp+fn)` (the judge's
+    true-positive rate) and :math:`Sp = tn/(tn+fp)` (its true-negative rate):
+
+    .. math:: \hat\pi = \frac{\hat p + Sp - 1}{Se + Sp - 1}, \text{ clipped to } [0, 1].
+
+    Args:
+        positives: Trials the judge passed (a weighted count may be fractional).
+        n: Trials the judge decided.
+        tp: Replies people and the judge passed.
+        fn: Replies people passed and the judge failed.
+        tn: Replies people and the judge failed.
+        fp: Replies people failed and the judge passed.
+
+    Returns:
+        The corrected rate; ``None`` when ``n`` is 0, a class of the certification is empty, or
+        :math:`Se + Sp - 1 \le 0` (the judge is no better than chance).
+
+    Raises:
+        ValueError: Negative counts or ``positives`` outside ``[0, n]``.
+
+    Example:
+        Observed 0.60 with Se 0.90 and Sp 0.80: (0.60 + 0.80 - 1) / (0.90 + 0.80 - 1) = 0.5714.
+
+        >>> round(rogan_gladen(60, 100, tp=90, fn=10, tn=80, fp=20), 4)
+        0.5714
+    """
+    _check_counts(positives, n)
+    rates = _rates_of(tp, fn, tn, fp)
+    if n == 0 or rates is None:
+        return None
+    se, sp = rates
+    youden = se + sp - 1
+    if youden <= 0:
+        return None
+    return min(1.0, max(0.0, (positives / n + sp - 1) / youden))
+
+
+@dataclass(frozen=True)
+class CorrectedRate:
+    """A pass rate before and after correcting for the judge's measured error.
+
+    Attributes:
+        raw: The pass rate as the verdicts say (``None`` without trials).
+        corrected: The rate corrected with Rogan–Gladen (``None``: not correctable, e.g. the
+            judge is not certified or no better than chance).
+        low: Lower end of the corrected rate's interval.
+        high: Upper end of the corrected rate's interval.
+        n: Trials behind the rate.
+        judged: Of them, trials a judge decided.
+        method: How the interval was made (``lang-reiczigel``).
+    """
+
+    raw: float | None
+    corrected: float | None
+    low: float | None
+    high: float | None
+    n: int
+    judged: int
+    method: str
+
+
+@dataclass(frozen=True)
+class RatePart:
+    """One part of a pass rate: programmatic verdicts, or verdicts of one certified judge kind.
+
+    Attributes:
+        weight: Share of the whole figure this part carries (the parts' weights sum to 1).
+        passes: Passes in the part (a weighted count may be fractional).
+        n: Trials in the part.
+        certification: ``(tp, fn, tn, fp)`` of the judge that decided the part; ``None`` for
+            programmatic verdicts, which count as they are.
+    """
+
+    weight: float
+    passes: float
+    n: int
+    certification: tuple[int, int, int, int] | None = None
+
+
+class _Piece(NamedTuple):
+    centre: float
+    variance: float
+
+
+def _lang_reiczigel(part: RatePart, z: float) -> _Piece | None:
+    """Centre and variance of one judged part's corrected rate (Lang & Reiczigel 2014)."""
+    assert part.certification is not None
+    tp, fn, tn, fp = part.certification
+    # Agresti–Coull for the observed rate, "add one success and one failure" for Se and Sp.
+    n_obs = part.n + z * z
+    p_obs = (part.passes + z * z / 2) / n_obs
+    n_se, n_sp = tp + fn + 2, tn + fp + 2
+    se, sp = (tp + 1) / n_se, (tn + 1) / n_sp
+    youden = se + sp - 1
+    if youden <= 0:
+        return None
+    est = (p_obs + sp - 1) / youden
+    var_se, var_sp = se * (1 - se) / n_se, sp * (1 - sp) / n_sp
+    variance = (p_obs * (1 - p_obs) / n_obs + var_se * est**2 + var_sp * (1 - est) ** 2) / youden**2
+    shift = 2 * z * z * (est * var_se - (1 - est) * var_sp)
+    return _Piece(est + shift, variance)
+
+
+def _programmatic(part: RatePart, z: float) -> _Piece:
+    n_adj = part.n + z * z
+    p_adj = (part.passes + z * z / 2) / n_adj
+    return _Piece(part.passes / part.n, p_adj * (1 - p_adj) / n_adj)
+
+
+def combined_corrected_rate(
+    parts: Sequence[RatePart], *, confidence: float = 0.95
+) -> CorrectedRate:
+    r"""A pass rate of programmatic and judge-decided verdicts, the judged parts corrected.
+
+    The raw rate is :math:`\sum_i w_i \hat p_i`; the corrected rate replaces each judged part's
+    :math:`\hat p_i` by its Rogan–Gladen rate (:func:`rogan_gladen`). With weights
+    :math:`n_i / n` this is ``(programmatic passes + Σ judged_n × RG) / n``.
+
+    The interval carries the calibration sample's uncertainty as well as the trials': each
+    judged part contributes the adjusted centre and variance of Lang & Reiczigel (2014,
+    Preventive Veterinary Medicine 113, 13–22) — the observed rate Agresti–Coull adjusted
+    (:math:`x + z^2/2` of :math:`n + z^2`), Se and Sp with one success and one failure added,
+    a delta-method variance
+
+    .. math:: \frac{\tilde p(1-\tilde p)/\tilde n + \tilde\pi^2\,\widetilde{Se}(1-\widetilde{Se})/\tilde n_{Se}
+        + (1-\tilde\pi)^2\,\widetilde{Sp}(1-\widetilde{Sp})/\tilde n_{Sp}}{(\widetilde{Se}+\widetilde{Sp}-1)^2}
+
+    and the shift :math:`2z^2[\tilde\pi\,\mathrm{Var}(\widetilde{Se}) - (1-\tilde\pi)\mathrm{Var}(\widetilde{Sp})]`;
+    a programmatic part contributes its observed rate and an Agresti–Coull binomial variance.
+    The parts are independent, so the interval is :math:`\sum w_i c_i \pm z\sqrt{\sum w_i^2 v_i}`,
+    clipped to [0, 1]; with one judged part of weight 1 it is exactly Lang & Reiczigel's. Trials
+    are taken as independent (trials of one case are not quite), so with several trials per
+    case the interval is on the narrow side.
+
+    Args:
+        parts: The parts of the rate (weights summing to 1; parts without trials are ignored).
+        confidence: Confidence level of the interval.
+
+    Returns:
+        Raw and corrected rates; ``corrected`` and the bounds are ``None`` when a judged part
+        has no certification that corrects (an empty class, or Se + Sp - 1 <= 0), or there is
+        no trial; with no judged part the corrected rate is the raw one.
+
+    Raises:
+        ValueError: Bad counts or confidence.
+    """
+    z = normal_quantile(confidence)
+    used = [p for p in parts if p.n > 0]
+    n = sum(p.n for p in used)
+    judged = sum(p.n for p in used if p.certification is not None)
+    if not used:
+        return CorrectedRate(None, None, None, None, 0, 0, "lang-reiczigel")
+    raw = sum(p.weight * p.passes / p.n for p in used)
+    corrected, pieces = 0.0, []
+    for part in used:
+        if part.certification is None:
+            corrected += part.weight * part.passes / part.n
+            pieces.append(_programmatic(part, z))
+            continue
+        tp, fn, tn, fp = part.certification
+        point = rogan_gladen(part.passes, part.n, tp=tp, fn=fn, tn=tn, fp=fp)
+        piece = _lang_reiczigel(part, z)
+        if point is None or piece is None:
+            return CorrectedRate(raw, None, None, None, n, judged, "lang-reiczigel")
+        corrected += part.weight * point
+        pieces.append(piece)
+    centre = sum(p.weight * c.centre for p, c in zip(used, pieces, strict=True))
+    half = z * math.sqrt(sum(p.weight**2 * c.variance for p, c in zip(used, pieces, strict=True)))
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    return CorrectedRate(raw, corrected, low, high, n, judged, "lang-reiczigel")
+
+
+def corrected_rate(
+    positives: int,
+    n: int,
+    *,
+    tp: int,
+    fn: int,
+    tn: int,
+    fp: int,
+    confidence: float = 0.95,
+) -> CorrectedRate:
+    """One judge-decided pass rate corrected with Rogan–Gladen, with Lang & Reiczigel's interval.
+
+    See :func:`combined_corrected_rate` for the formulas (this is its single judged part).
+
+    Example:
+        Observed 60 passes in 100 trials, a judge certified on 100 passing and 100 failing
+        replies with Se 0.90 and Sp 0.80:
+
+        >>> r = corrected_rate(60, 100, tp=90, fn=10, tn=80, fp=20)
+        >>> round(r.raw, 2), round(r.corrected, 4), round(r.low, 3), round(r.high, 3)
+        (0.6, 0.5714, 0.413, 0.722)
+    """
+    return combined_corrected_rate(
+        [RatePart(1.0, positives, n, (tp, fn, tn, fp))], confidence=confidence
+    )

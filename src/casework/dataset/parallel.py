@@ -1,0 +1,219 @@
+"""Scanning a large working-tree cases file on every core: chunks of lines, one job per chunk.
+
+Validation is the cost of reading a dataset (pydantic, about four fifths of it), and it is
+per line: a file of many megabytes is cut at line boundaries into one chunk per worker, each
+worker validates its chunk's lines and feeds the valid cases to its own copy of a job (a
+:class:`CaseJob`: picklable, keeping only what it needs), and the parent merges, in file order,
+the problems (renumbered to file lines), the case ids (duplicates are found across chunks here)
+and the jobs. The result equals a sequential scan's: the same problems, in the same order, cut
+at the same point.
+
+Entry point: :func:`scan_dataset_chunks`. Workers are forked (no second import of casework),
+so this runs only where fork is safe: Linux, and no other thread alive in the parent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Generic, Protocol, TypeVar
+
+from casework.dataset.jsonl import iter_records
+from casework.dataset.stream import (
+    DatasetScan,
+    ProgressCallback,
+    collector_paused,
+    finish_content,
+    open_dataset,
+    parse_ref,
+)
+from casework.dataset.versions import CASES_FILE, LABELS_FILE
+from casework.errors import MAX_REPORTED, Problem
+from casework.project import Project
+from casework.schema import Case
+
+__all__ = ["PARALLEL_MIN_BYTES", "CaseJob", "parallel_workers", "scan_dataset_chunks"]
+
+#: Cases files smaller than this are scanned in one process (forking costs more than it saves).
+PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+
+
+class CaseJob(Protocol):
+    """Work done on each valid case of a chunk; picklable, so it can travel to and from workers."""
+
+    def add(self, case: Case) -> None:
+        """Take one valid case."""
+
+
+J = TypeVar("J", bound=CaseJob)
+
+
+@dataclass(frozen=True)
+class _Chunk(Generic[J]):
+    """What one worker found in its chunk, with line numbers counted from the chunk's start."""
+
+    lines: int
+    problems: list[Problem]
+    ids: list[tuple[str, int]]
+    job: J
+
+
+def parallel_workers() -> int:
+    """How many worker processes a parallel scan may use here (1: scan sequentially)."""
+    if not sys.platform.startswith("linux"):  # fork is unsafe on macOS, absent on Windows
+        return 1
+    if threading.active_count() > 1:  # forking a process with threads can deadlock the child
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def _chunk_lines(path: Path, start: int, end: int, counted: list[int]) -> Iterator[bytes]:
+    with path.open("rb") as stream:
+        stream.seek(start)
+        position = start
+        while position < end:
+            raw = stream.readline()
+            if not raw:
+                return
+            position += len(raw)
+            counted[0] += 1
+            yield raw
+
+
+def _scan_chunk(path: Path, start: int, end: int, shown: str, job: J) -> _Chunk[J]:
+    problems: list[Problem] = []
+    ids: list[tuple[str, int]] = []
+    counted = [0]
+    lines = _chunk_lines(path, start, end, counted)
+    # Numbered from 2 past the file's start: only the file's first line may carry a BOM.
+    first = 1 if start == 0 else 2
+    with collector_paused():
+        for number, case in iter_records(lines, Case, problems, shown=shown, start=first):
+            ids.append((case.id, number))
+            job.add(case)
+    return _Chunk(counted[0], problems, ids, job)
+
+
+def _boundaries(path: Path, size: int, parts: int) -> list[int]:
+    """Offsets that cut the file into ``parts`` chunks, each starting at the start of a line."""
+    cuts = [0]
+    with path.open("rb") as stream:
+        for i in range(1, parts):
+            stream.seek(max(size * i // parts, cuts[-1]))
+            stream.readline()
+            cuts.append(min(stream.tell(), size))
+    cuts.append(size)
+    return sorted(set(cuts))
+
+
+def _merge(
+    chunks: list[_Chunk[J]], starts: list[int], shown: str
+) -> tuple[list[Problem], dict[str, int]]:
+    """Problems in file order (with duplicate ids between them), cut as a sequential scan cuts."""
+    by_line: list[Problem] = []
+    first: dict[str, int] = {}
+    offset = 0
+    for chunk, start in zip(chunks, starts, strict=True):
+        shift = offset - (1 if start > 0 else 0)  # a non-first chunk counts from 2
+        by_line += [replace(p, line=p.line + shift) if p.line else p for p in chunk.problems]
+        for case_id, number in chunk.ids:
+            line = number + shift
+            if case_id in first:
+                by_line.append(
+                    Problem(
+                        shown,
+                        line,
+                        "id",
+                        f"duplicate id, first on line {first[case_id]}",
+                        case_id,
+                        has_got=True,
+                    )
+                )
+            else:
+                first[case_id] = line
+        offset += chunk.lines
+        if len(chunk.problems) > MAX_REPORTED * 4:
+            break  # the chunk stopped reading: a sequential scan stops there too
+    by_line.sort(key=lambda p: p.line or 0)
+    return _cut(by_line), first
+
+
+def _cut(problems: list[Problem]) -> list[Problem]:
+    """The problems a sequential scan keeps: it stops before the first line past the limit."""
+    kept: list[Problem] = []
+    i = 0
+    while i < len(problems):
+        if len(kept) > MAX_REPORTED * 4:
+            break
+        line = problems[i].line
+        while i < len(problems) and problems[i].line == line:
+            kept.append(problems[i])
+            i += 1
+    return kept
+
+
+def _hash_file(path: Path, labels: bytes, on_progress: ProgressCallback | None) -> str:
+    digest = hashlib.sha256(CASES_FILE.encode() + b"\0")
+    size = path.stat().st_size
+    done = 0
+    with path.open("rb") as stream:
+        while block := stream.read(8 * 1024 * 1024):
+            digest.update(block)
+            done += len(block)
+    if on_progress is not None:
+        on_progress(done // 2, size)  # hashing is the cheap half; the workers report the rest
+    digest.update(LABELS_FILE.encode() + b"\0" + labels)
+    return digest.hexdigest()
+
+
+def scan_dataset_chunks(
+    project: Project,
+    name: str,
+    new_job: Callable[[], J],
+    *,
+    workers: int,
+    on_progress: ProgressCallback | None = None,
+) -> tuple[DatasetScan, list[J]]:
+    """Scan the working tree of ``name`` with ``workers`` processes; one job per chunk, in order.
+
+    Reports exactly what :func:`casework.dataset.scan_dataset` reports (raising the same
+    ``InputErrors``); a job's cases are valid, in file order within its chunk, and together the
+    jobs saw every case once (only meaningful when nothing is raised).
+
+    Raises:
+        InputErrors: A file has bad lines (all reported, capped).
+        UsageError: The dataset does not exist.
+    """
+    name, _ = parse_ref(name)
+    folder, shown_dir, versions = open_dataset(project, name)
+    path = folder / CASES_FILE
+    labels_path = folder / LABELS_FILE
+    labels = labels_path.read_bytes() if labels_path.exists() else b""
+    size = path.stat().st_size
+    cuts = _boundaries(path, size, workers)
+    shown = f"{shown_dir}/{CASES_FILE}"
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=len(cuts) - 1, mp_context=context) as pool:
+        futures = [
+            pool.submit(_scan_chunk, path, start, end, shown, new_job())
+            for start, end in itertools.pairwise(cuts)
+        ]
+        content_hash = _hash_file(path, labels, on_progress)
+        chunks = []
+        for i, future in enumerate(futures):
+            chunks.append(future.result())
+            if on_progress is not None:
+                on_progress(size // 2 + cuts[i + 1] // 2, size)
+    problems, ids = _merge(chunks, cuts[:-1], shown)
+    count, label_list = finish_content(problems, ids, labels, shown_dir)
+    record = next((v for v in reversed(versions) if v.hash == content_hash), None)
+    scan = DatasetScan(name, folder, content_hash, record, count, label_list)
+    return scan, [c.job for c in chunks]

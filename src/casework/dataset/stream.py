@@ -1,0 +1,294 @@
+"""Reading a dataset version line by line: each case is validated once, handed on, and dropped.
+
+Entry point: :func:`scan_dataset`, which reports exactly what loading the whole dataset reports
+(every bad line of either file, duplicate ids, labels naming no case, duplicate raw labels) while
+holding only the compact facts those cross-file checks need: case ids and the raw labels.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from casework.dataset.jsonl import byte_lines, iter_records, parse_records
+from casework.dataset.lock import settle
+from casework.dataset.versions import (
+    CASES_FILE,
+    LABELS_FILE,
+    VERSIONS_FILE,
+    materialise,
+    read_versions,
+    resolve_version,
+)
+from casework.errors import InputError, InputErrors, Problem, UsageError
+from casework.project import Project
+from casework.schema import Case, LabelRecord, VersionRecord
+
+__all__ = [
+    "CaseVisitor",
+    "DatasetScan",
+    "ProgressCallback",
+    "collector_paused",
+    "dangling_label_problems",
+    "duplicate_label_problems",
+    "finish_content",
+    "open_dataset",
+    "parse_content",
+    "parse_ref",
+    "scan_dataset",
+    "working_tree_bytes",
+]
+
+#: Called with each valid case, in file order.
+CaseVisitor = Callable[[Case], None]
+#: Called with ``(bytes read, bytes in all)`` as the cases file streams past.
+ProgressCallback = Callable[[int, int], None]
+
+#: Bytes of the cases file between two progress callbacks.
+_PROGRESS_EVERY = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class DatasetScan:
+    """What scanning one version of a dataset found besides the cases handed to the visitor.
+
+    Attributes:
+        name: Dataset name.
+        path: Its folder.
+        hash: Version hash of the content read.
+        version: The release this content is (``None``: unreleased working tree).
+        cases: Number of cases.
+        labels: The raw labels, in file order.
+    """
+
+    name: str
+    path: Path
+    hash: str
+    version: VersionRecord | None
+    cases: int
+    labels: list[LabelRecord]
+
+    @property
+    def ref(self) -> str:
+        """``name@N`` for a release, ``name@working`` for unreleased content."""
+        return f"{self.name}@{self.version.number}" if self.version else f"{self.name}@working"
+
+
+def parse_ref(ref: str) -> tuple[str, str | None]:
+    """Split ``name@version`` into its parts (version ``None`` when absent).
+
+    ``name@working`` names the working tree explicitly, like a bare ``name``.
+    """
+    name, sep, version = ref.partition("@")
+    if not name or (sep and not version):
+        raise UsageError(f"'{ref}': expected DATASET or DATASET@VERSION.")
+    return name, (version if sep else None)
+
+
+def dangling_label_problems(
+    known: AbstractSet[str], labels: Sequence[LabelRecord], shown_dir: str
+) -> list[Problem]:
+    """Raw labels naming no case of ``known`` ids (located by their line in canonical order)."""
+    return [
+        Problem(
+            f"{shown_dir}/{LABELS_FILE}",
+            i + 1,
+            "case_id",
+            "no case with this id",
+            rec.case_id,
+            has_got=True,
+        )
+        for i, rec in enumerate(labels)
+        if rec.case_id not in known
+    ]
+
+
+def duplicate_label_problems(labels: Sequence[LabelRecord], shown_dir: str) -> list[Problem]:
+    """Two raw labels by one labeller of one case under one guideline (agreement needs one)."""
+    seen: Counter[tuple[str, str, str]] = Counter()
+    problems = []
+    for line, rec in enumerate(labels, start=1):
+        key = (rec.case_id, rec.labeller, rec.guideline_version)
+        seen[key] += 1
+        if seen[key] == 2:
+            problems.append(
+                Problem(
+                    f"{shown_dir}/{LABELS_FILE}",
+                    line,
+                    "labeller",
+                    f"labelled case '{rec.case_id}' twice under guideline "
+                    f"'{rec.guideline_version}'; agreement needs one label per person",
+                    rec.labeller,
+                    has_got=True,
+                )
+            )
+    return problems
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while records are decoded and validated.
+
+    Records decoded from JSON hold no reference cycles, so each collection would only walk the
+    growing heap of live models again: loading 10k of the example's cases took 4.4 s of CPU with
+    the collector running and 2.0 s without. Reference counting still frees what is dropped.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def parse_content(
+    case_lines: Iterable[bytes], labels: bytes, shown_dir: str, visit: CaseVisitor
+) -> tuple[int, list[LabelRecord]]:
+    """Validate a version's cases as they stream past (each to ``visit``), then its raw labels.
+
+    Returns:
+        The number of cases and the raw labels.
+
+    Raises:
+        InputErrors: Every bad line of either file, then labels naming no case and duplicate
+            raw labels, as loading the whole version reports them.
+    """
+    problems: list[Problem] = []
+    ids: dict[str, int] = {}
+    with collector_paused():
+        for _, case in iter_records(
+            case_lines, Case, problems, shown=f"{shown_dir}/{CASES_FILE}", key=_case_id, seen=ids
+        ):
+            visit(case)
+        return finish_content(problems, ids, labels, shown_dir)
+
+
+def finish_content(
+    problems: list[Problem], ids: dict[str, int], labels: bytes, shown_dir: str
+) -> tuple[int, list[LabelRecord]]:
+    """After the cases (their ``problems`` and valid ``ids``): parse the raw labels, check both.
+
+    Raises:
+        InputErrors: See :func:`parse_content`.
+    """
+    count = len(ids)
+    if problems:
+        ids = {}  # a file with bad lines yields no cases (and so no dangling-label check)
+    label_list: list[LabelRecord] = []
+    try:
+        label_list = parse_records(labels, LabelRecord, shown=f"{shown_dir}/{LABELS_FILE}").records
+    except InputError as exc:
+        problems.extend(exc.problems)
+    if ids:
+        problems.extend(dangling_label_problems(ids.keys(), label_list, shown_dir))
+    problems.extend(duplicate_label_problems(label_list, shown_dir))
+    InputErrors.raise_if_any(problems)
+    return count, label_list
+
+
+def _case_id(case: Case) -> str:
+    return case.id
+
+
+def _hashed_lines(
+    stream: BinaryIO, digest: hashlib._Hash, total: int, on_progress: ProgressCallback | None
+) -> Iterator[bytes]:
+    """Lines of a binary file (with their newline), each added to ``digest`` as read."""
+    done = reported = 0
+    for raw in stream:
+        digest.update(raw)
+        done += len(raw)
+        if on_progress is not None and done - reported >= _PROGRESS_EVERY:
+            on_progress(done, total)
+            reported = done
+        yield raw
+    if on_progress is not None:
+        on_progress(done, total)
+
+
+def _progress_lines(data: bytes, on_progress: ProgressCallback | None) -> Iterator[bytes]:
+    done = reported = 0
+    for line in byte_lines(data):
+        done += len(line)
+        if on_progress is not None and done - reported >= _PROGRESS_EVERY:
+            on_progress(done, len(data))
+            reported = done
+        yield line
+    if on_progress is not None:
+        on_progress(len(data), len(data))
+
+
+def open_dataset(project: Project, name: str) -> tuple[Path, str, list[VersionRecord]]:
+    """A dataset's folder, its name in messages and its release log, once it is settled.
+
+    Completes an interrupted release first.
+
+    Raises:
+        UsageError: The dataset does not exist.
+        InputErrors: The release log is broken.
+    """
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    settle(project, name)  # complete an interrupted release before reading
+    if not (folder / CASES_FILE).exists():
+        known = ", ".join(project.dataset_names()) or "none"
+        raise UsageError(f"{shown_dir}/{CASES_FILE}: no dataset '{name}' (datasets here: {known}).")
+    return folder, shown_dir, read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+
+
+def working_tree_bytes(project: Project, ref: str) -> int | None:
+    """Size of the cases file ``ref`` reads, when ``ref`` names an existing working tree."""
+    name, version = parse_ref(ref)
+    if version not in (None, "working"):
+        return None
+    path = project.dataset_dir(name) / CASES_FILE
+    return path.stat().st_size if path.exists() else None
+
+
+def scan_dataset(
+    project: Project,
+    ref: str,
+    visit: CaseVisitor,
+    *,
+    on_progress: ProgressCallback | None = None,
+) -> DatasetScan:
+    """Stream ``name`` (the working tree) or ``name@version``: each valid case goes to ``visit``.
+
+    The working tree's cases file is read in bounded buffers and hashed as it is read; a release
+    is materialised (from the working tree, the cache or git) and its lines read one at a time.
+    What ``visit`` saw is meaningful only when no error is raised.
+
+    Raises:
+        InputErrors: A file has bad lines (all reported, capped), as :func:`load_dataset` does.
+        VersionNotFound: The version is unknown or its content cannot be recovered.
+        UsageError: The dataset does not exist.
+    """
+    name, version = parse_ref(ref)
+    folder, shown_dir, versions = open_dataset(project, name)
+    record: VersionRecord | None
+    if version in (None, "working"):
+        labels_path = folder / LABELS_FILE
+        labels = labels_path.read_bytes() if labels_path.exists() else b""
+        digest = hashlib.sha256(CASES_FILE.encode() + b"\0")
+        path = folder / CASES_FILE
+        with path.open("rb") as stream:
+            lines = _hashed_lines(stream, digest, path.stat().st_size, on_progress)
+            count, label_list = parse_content(lines, labels, shown_dir, visit)
+        digest.update(LABELS_FILE.encode() + b"\0" + labels)
+        content_hash = digest.hexdigest()
+        record = next((v for v in reversed(versions) if v.hash == content_hash), None)
+    else:
+        record = resolve_version(versions, name, version)
+        content = materialise(folder, project.state_dir, record, name)
+        content_hash = content.hash
+        lines = _progress_lines(content.cases, on_progress)
+        count, label_list = parse_content(lines, content.labels, shown_dir, visit)
+    return DatasetScan(name, folder, content_hash, record, count, label_list)

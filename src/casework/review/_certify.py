@@ -1,0 +1,308 @@
+"""`casework judge certify`: the judge's verdicts against people's, per slice and check kind.
+
+Positive = the check passes: ``tp`` human pass and judge pass, ``fn`` human pass and judge fail,
+``tn`` human fail and judge fail, ``fp`` human fail and judge pass. TPR = tp / (tp + fn) and
+TNR = tn / (tn + fp), each with an interval (Wilson by default); admissible only when both lower
+bounds reach the thresholds of ``[thresholds]``. Every certification is pinned to the judge model,
+prompt version and rubric digest the verdicts were given under.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
+
+from sqlalchemy import select
+
+from casework.agreement import Proportion, kappa_interval, more_needed, proportion_interval
+from casework.project import Project
+from casework.workbench import (
+    JudgeCertificationRow,
+    ReviewItemRow,
+    ReviewVerdictRow,
+    open_workbench,
+)
+
+IntervalMethod = Literal["wilson", "clopper-pearson"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Thresholds of a certification (from ``[thresholds]``)."""
+
+    tpr: float = 0.8
+    tnr: float = 0.8
+    confidence: float = 0.95
+    method: IntervalMethod = "wilson"
+
+
+@dataclass(frozen=True)
+class Pin:
+    """What a certification holds for: slice, check kind, judge model, prompt, rubric."""
+
+    slice: str
+    kind: str
+    judge_model: str
+    prompt_version: str
+    rubric_digest: str
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One reviewed item: the judge's verdict (from the run log) and the people's."""
+
+    pin: Pin
+    judge_pass: bool
+    human_pass: bool
+
+
+@dataclass(frozen=True)
+class CertificationResult:
+    """The certification of one :class:`Pin`.
+
+    Attributes:
+        pin: Slice, kind, model, prompt version, rubric digest.
+        tp: Human pass, judge pass.
+        fn: Human pass, judge fail.
+        tn: Human fail, judge fail.
+        fp: Human fail, judge pass.
+        tpr: True-positive rate with its interval.
+        tnr: True-negative rate with its interval.
+        kappa: Cohen's kappa of judge against people, with its asymptotic interval.
+        settings: Thresholds, confidence and interval method.
+        current: Pinned to the judge as configured now (else stale).
+    """
+
+    pin: Pin
+    tp: int
+    fn: int
+    tn: int
+    fp: int
+    tpr: Proportion
+    tnr: Proportion
+    kappa: tuple[float | None, float | None, float | None]
+    settings: Settings
+    current: bool
+
+    @property
+    def admissible(self) -> bool:
+        """Both lower bounds reach their thresholds."""
+        return (
+            self.tpr.low is not None
+            and self.tnr.low is not None
+            and self.tpr.low >= self.settings.tpr
+            and self.tnr.low >= self.settings.tnr
+        )
+
+    def more_needed(self) -> dict[str, int | None]:
+        """Further human verdicts of each class (``pass``, ``fail``) the lower bounds need.
+
+        0: enough; ``None``: more verdicts at the current agreement never suffice.
+        """
+        st = self.settings
+        return {
+            "pass": more_needed(
+                self.tp, self.tp + self.fn, st.tpr, confidence=st.confidence, method=st.method
+            ),
+            "fail": more_needed(
+                self.tn, self.tn + self.fp, st.tnr, confidence=st.confidence, method=st.method
+            ),
+        }
+
+    def as_json(self) -> dict[str, object]:
+        """JSON form (stored in the workbench, printed with ``--format json``)."""
+
+        def rate(p: Proportion) -> dict[str, object]:
+            return {"estimate": p.estimate, "low": p.low, "high": p.high, "n": p.n}
+
+        kappa, low, high = self.kappa
+        return {
+            "slice": self.pin.slice,
+            "kind": self.pin.kind,
+            "judge_model": self.pin.judge_model,
+            "prompt_version": self.pin.prompt_version,
+            "rubric_digest": self.pin.rubric_digest,
+            "current": self.current,
+            "tp": self.tp,
+            "fn": self.fn,
+            "tn": self.tn,
+            "fp": self.fp,
+            "n_pass": self.tp + self.fn,
+            "n_fail": self.tn + self.fp,
+            "tpr": rate(self.tpr),
+            "tnr": rate(self.tnr),
+            "kappa": {"estimate": kappa, "low": low, "high": high},
+            "admissible": self.admissible,
+            "more_needed": self.more_needed(),
+        }
+
+
+def certify_counts(
+    pin: Pin, tp: int, fn: int, tn: int, fp: int, settings: Settings, *, current: bool
+) -> CertificationResult:
+    """Rates, intervals and kappa of one pin's counts (pure)."""
+    conf, method = settings.confidence, settings.method
+    k = kappa_interval([[tp, fn], [fp, tn]], confidence=settings.confidence)
+    return CertificationResult(
+        pin=pin,
+        tp=tp,
+        fn=fn,
+        tn=tn,
+        fp=fp,
+        tpr=proportion_interval(tp, tp + fn, confidence=conf, method=method),
+        tnr=proportion_interval(tn, tn + fp, confidence=conf, method=method),
+        kappa=(k.kappa, k.low, k.high),
+        settings=settings,
+        current=current,
+    )
+
+
+def compare(
+    items: Iterable[ReviewItemRow], verdicts: Iterable[ReviewVerdictRow]
+) -> tuple[list[Compared], int, int]:
+    """Pair each reviewed item's judge verdict with the people's.
+
+    Items whose two people disagree are left out until adjudicated; agreeing people count once.
+
+    Returns:
+        ``(compared items, contested items, items from runs without a prompt version)``.
+    """
+    by_item: dict[str, set[bool]] = {}
+    for v in verdicts:
+        by_item.setdefault(v.item_key, set()).add(v.human_pass)
+    compared: list[Compared] = []
+    contested = unpinned = 0
+    for item in items:
+        answers = by_item.get(item.key)
+        if not answers:
+            continue
+        if len(answers) > 1:
+            contested += 1
+            continue
+        if item.prompt_version is None:
+            unpinned += 1
+            continue
+        pin = Pin(item.slice, item.kind, item.judge_model, item.prompt_version, item.rubric_digest)
+        compared.append(Compared(pin, item.judge_pass, answers.pop()))
+    return compared, contested, unpinned
+
+
+def _tally(compared: Iterable[Compared]) -> dict[Pin, list[int]]:
+    counts: dict[Pin, list[int]] = {}
+    for c in compared:
+        row = counts.setdefault(c.pin, [0, 0, 0, 0])  # tp, fn, tn, fp
+        index = (0 if c.judge_pass else 1) if c.human_pass else (3 if c.judge_pass else 2)
+        row[index] += 1
+    return counts
+
+
+@dataclass(frozen=True)
+class CertifyReport:
+    """What `casework judge certify` measured.
+
+    Attributes:
+        results: One certification per pin found, current ones first.
+        contested: Items left out because their two people disagree (adjudicate them first).
+        unpinned: Items from runs that recorded no prompt version (never certify a judge).
+        settings: Thresholds, confidence and interval method.
+        judge: The judge as configured now: ``model`` and ``prompt_version``.
+    """
+
+    results: tuple[CertificationResult, ...]
+    contested: int
+    unpinned: int
+    settings: Settings
+    judge: Mapping[str, str | None]
+
+    def as_json(self) -> dict[str, object]:
+        """JSON form (``--format json``)."""
+        st = self.settings
+        return {
+            "method": st.method,
+            "confidence": st.confidence,
+            "thresholds": {"tpr": st.tpr, "tnr": st.tnr},
+            "judge": dict(self.judge),
+            "excluded": {"contested": self.contested, "unpinned": self.unpinned},
+            "certifications": [r.as_json() for r in self.results],
+        }
+
+
+def settings_of(project: Project) -> Settings:
+    """The certification thresholds of ``[thresholds]``."""
+    t = project.config.thresholds
+    return Settings(t.judge_tpr, t.judge_tnr, t.judge_confidence, t.judge_interval)
+
+
+def certify_judge(
+    project: Project,
+    *,
+    judge_model: str | None,
+    prompt_version: str,
+    rubric_digests: Mapping[str, str],
+    slices: Sequence[str] = (),
+    now: datetime | None = None,
+    save: bool = True,
+) -> CertifyReport:
+    """Certify the judge on every pin people's verdicts cover, and store the certifications.
+
+    Args:
+        project: The project.
+        judge_model: The configured judge's model (``None``: none configured; all are stale).
+        prompt_version: The current prompt version.
+        rubric_digests: The current rubric digest per slice.
+        slices: Only these slices (default: every slice reviewed).
+        now: Time stamp of the stored certifications (injected by tests).
+        save: Store them in the workbench (what makes a judge admissible).
+    """
+    settings = settings_of(project)
+    with open_workbench(project) as wb, wb.session() as s:
+        items = s.scalars(select(ReviewItemRow)).all()
+        verdicts = s.scalars(select(ReviewVerdictRow)).all()
+        compared, contested, unpinned = compare(
+            [i for i in items if not slices or i.slice in slices], verdicts
+        )
+        results = []
+        for pin, (tp, fn, tn, fp) in sorted(_tally(compared).items(), key=lambda kv: _order(kv[0])):
+            current = pin == Pin(
+                pin.slice,
+                pin.kind,
+                judge_model or "",
+                prompt_version,
+                rubric_digests.get(pin.slice, ""),
+            )
+            results.append(certify_counts(pin, tp, fn, tn, fp, settings, current=current))
+        results.sort(key=lambda r: not r.current)
+        at = now or datetime.now(UTC)
+        if save:
+            s.add_all(_row(r, at) for r in results)
+    judge = {"model": judge_model, "prompt_version": prompt_version}
+    return CertifyReport(tuple(results), contested, unpinned, settings, judge)
+
+
+def _order(pin: Pin) -> tuple[str, ...]:
+    return (pin.slice, pin.kind, pin.judge_model, pin.prompt_version, pin.rubric_digest)
+
+
+def _row(result: CertificationResult, at: datetime) -> JudgeCertificationRow:
+    pin = result.pin
+    report = result.as_json() | {
+        "method": result.settings.method,
+        "confidence": result.settings.confidence,
+        "thresholds": {"tpr": result.settings.tpr, "tnr": result.settings.tnr},
+    }
+    return JudgeCertificationRow(
+        slice=pin.slice,
+        kind=pin.kind,
+        judge_model=pin.judge_model,
+        prompt_version=pin.prompt_version,
+        rubric_digest=pin.rubric_digest,
+        tp=result.tp,
+        fn=result.fn,
+        tn=result.tn,
+        fp=result.fp,
+        admissible=result.admissible,
+        created_at=at,
+        report=report,
+    )

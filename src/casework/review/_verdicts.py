@@ -1,0 +1,160 @@
+"""`casework judge verdicts import`: store people's verdicts (all sheets or none).
+
+It also measures how often two people grading the same reply agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from casework.agreement import cohen_kappa
+from casework.errors import InputErrors, Problem
+from casework.project import Project
+from casework.review._sheets import SheetVerdict, read_verdict_sheet
+from casework.workbench import ReviewItemRow, ReviewVerdictRow, open_workbench
+
+
+@dataclass(frozen=True)
+class HumanAgreement:
+    """How often two people agree on the pass/fail of the same judge-graded reply.
+
+    Attributes:
+        items: Items answered by two people.
+        agreeing: Of them, items where both give the same pass/fail.
+        kappa: Cohen's kappa of the two people's pass/fail (``None``: undefined or no items).
+    """
+
+    items: int
+    agreeing: int
+    kappa: float | None
+
+    def as_json(self) -> dict[str, object]:
+        """JSON form."""
+        share = self.agreeing / self.items if self.items else None
+        return {"items": self.items, "agreeing": self.agreeing, "share": share, "kappa": self.kappa}
+
+
+@dataclass(frozen=True)
+class VerdictImport:
+    """What an import stored.
+
+    Attributes:
+        stored: Answers stored (new or replacing an earlier answer of the same person).
+        replaced: Of them, answers that replaced an earlier one.
+        unanswered: Lines left blank (nothing stored for them).
+        agreement: Human–human agreement over every stored overlapped item.
+    """
+
+    stored: int
+    replaced: int
+    unanswered: int
+    agreement: HumanAgreement
+
+    def as_json(self) -> dict[str, object]:
+        """JSON form (``--format json``)."""
+        return {
+            "stored": self.stored,
+            "replaced": self.replaced,
+            "unanswered": self.unanswered,
+            "human_agreement": self.agreement.as_json(),
+        }
+
+
+def _problems(
+    entry: SheetVerdict, item: ReviewItemRow | None, seen: set[tuple[str, str]]
+) -> list[Problem]:
+    at = (entry.path, entry.line)
+    if item is None:
+        return [Problem(*at, "item", "no sampled item has this id", entry.item, True)]
+    out = []
+    if entry.reviewer not in item.reviewers:
+        given = ", ".join(item.reviewers)
+        out.append(
+            Problem(*at, "reviewer", f"this item was given to {given}", entry.reviewer, True)
+        )
+    if entry.kind != item.kind:
+        out.append(Problem(*at, "kind", f"this item is a(n) {item.kind} item", entry.kind, True))
+    if (entry.item, entry.reviewer) in seen:
+        out.append(
+            Problem(
+                *at, "item", "answered twice by this reviewer in these sheets", entry.item, True
+            )
+        )
+    seen.add((entry.item, entry.reviewer))
+    return out
+
+
+def _human_pass(item: ReviewItemRow, answer: str) -> bool:
+    return answer in item.accepted if item.kind == "outcome" else answer == "yes"
+
+
+def human_agreement(session: Session) -> HumanAgreement:
+    """Agreement of the two people on every stored item both answered."""
+    by_item: dict[str, list[ReviewVerdictRow]] = {}
+    for row in session.scalars(select(ReviewVerdictRow).order_by(ReviewVerdictRow.reviewer)):
+        by_item.setdefault(row.item_key, []).append(row)
+    pairs = [rows[:2] for rows in by_item.values() if len(rows) >= 2]
+    if not pairs:
+        return HumanAgreement(0, 0, None)
+    first = ["pass" if a.human_pass else "fail" for a, _ in pairs]
+    second = ["pass" if b.human_pass else "fail" for _, b in pairs]
+    agreeing = sum(x == y for x, y in zip(first, second, strict=True))
+    kappa = cohen_kappa(first, second, categories=["pass", "fail"]).kappa
+    return HumanAgreement(len(pairs), agreeing, kappa)
+
+
+def import_verdicts(
+    project: Project, sheets: Sequence[Path], *, now: datetime | None = None
+) -> VerdictImport:
+    """Validate every line of every returned sheet, then store all answers in one transaction.
+
+    Raises:
+        InputErrors: Any problem in any sheet (nothing is stored): bad syntax or fields, an
+            answer outside the kind's choices, an unknown item, an item not given to that
+            reviewer, an item answered twice.
+    """
+    entries: list[SheetVerdict] = []
+    problems: list[Problem] = []
+    for path in sheets:
+        found, bad = read_verdict_sheet(path, project.relative(path))
+        entries += found
+        problems += bad
+    at = now or datetime.now(UTC)
+    with open_workbench(project) as wb, wb.session() as s:
+        items = {r.sheet_id: r for r in s.scalars(select(ReviewItemRow)).all()}
+        seen: set[tuple[str, str]] = set()
+        for entry in entries:
+            problems += _problems(entry, items.get(entry.item), seen)
+        if problems:
+            raise InputErrors(problems)
+        stored = replaced = unanswered = 0
+        for entry in entries:
+            if entry.answer is None:
+                unanswered += 1
+                continue
+            item = items[entry.item]
+            row = s.scalars(
+                select(ReviewVerdictRow).where(
+                    ReviewVerdictRow.item_key == item.key,
+                    ReviewVerdictRow.reviewer == entry.reviewer,
+                )
+            ).one_or_none()
+            if row is None:
+                row = ReviewVerdictRow(item_key=item.key, reviewer=entry.reviewer)
+                s.add(row)
+            else:
+                replaced += 1
+            row.answer = entry.answer
+            row.human_pass = _human_pass(item, entry.answer)
+            row.source = entry.path
+            row.imported_at = at
+            stored += 1
+        s.flush()
+        agreement = human_agreement(s)
+    return VerdictImport(stored, replaced, unanswered, agreement)

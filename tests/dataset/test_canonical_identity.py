@@ -1,0 +1,157 @@
+"""Canonical bytes stay byte-identical to today's (issue 13): the example, and random cases.
+
+Free-form objects (`state`, `match`, `arguments`) are no longer rebuilt when they arrive sorted
+already; the oracle here is today's recursive sort, copied verbatim, and today's writer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from casework.dataset import (
+    canonical_bytes,
+    canonical_line,
+    dump_record,
+    label_sort_key,
+    load_dataset,
+)
+from casework.project import load_project
+from casework.schema import Case
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "refunds"
+
+
+def old_sort_deep(value: Any) -> Any:
+    """Today's `_sort_deep`, verbatim."""
+    if isinstance(value, dict):
+        return {k: old_sort_deep(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [old_sort_deep(v) for v in value]
+    return value
+
+
+def old_canonical_line(record: Any) -> str:
+    """Today's `canonical_line`, verbatim."""
+    return json.dumps(dump_record(record), ensure_ascii=False)
+
+
+def shape(value: Any) -> Any:
+    """A value with its types and every object's key order made comparable (NaN equal to NaN)."""
+    if isinstance(value, dict):
+        return ("dict", type(value).__name__, [(k, shape(v)) for k, v in value.items()])
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, [shape(v) for v in value])
+    if isinstance(value, float) and math.isnan(value):
+        return ("nan",)
+    return (type(value).__name__, repr(value))
+
+
+def test_the_example_is_written_back_byte_for_byte() -> None:
+    folder = EXAMPLE / "datasets" / "refunds"
+    loaded = load_dataset(load_project(EXAMPLE), "refunds")
+    cases = sorted(loaded.cases, key=lambda c: c.id)
+    assert canonical_bytes(cases) == (folder / "cases.jsonl").read_bytes()
+    assert b"".join(old_canonical_line(c).encode() + b"\n" for c in cases) == canonical_bytes(cases)
+    labels = sorted(loaded.labels, key=label_sort_key)
+    assert canonical_bytes(labels) == (folder / "labels.jsonl").read_bytes()
+
+
+KEYS = st.text(max_size=4) | st.sampled_from(["a", "B", "é", "😀", "\u2028", "", " ", "z", "aa"])
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([-0.0, 1e300, 1e16, 1e-7, 5e-324, 2.0**64])
+    | st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=8)
+    | st.sampled_from(['"', "\\", "\n\t\x00\x1f", "\x7f", "é€😀"])
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=5),
+    max_leaves=25,
+)
+OBJECTS = st.dictionaries(KEYS, VALUES, max_size=6)
+
+
+def _case(state: Any, match: Any, arguments: Any, response: Any) -> dict[str, Any]:
+    return {
+        "id": "c-1",
+        "slice": "refunds",
+        "split": "dev",
+        "source": "hand",
+        "situation": {
+            "goal": "g",
+            "turns": [
+                {"role": "user", "content": "hi"},
+                {
+                    "role": "assistant",
+                    "tool_calls": [{"name": "get_order", "arguments": arguments}],
+                },
+            ],
+            "fixtures": [{"tool": "get_order", "match": match, "response": response}],
+            "state": state,
+        },
+    }
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(OBJECTS, OBJECTS, OBJECTS, VALUES, st.booleans())
+def test_random_cases_write_as_today(
+    state: dict[str, Any],
+    match: dict[str, Any],
+    arguments: dict[str, Any],
+    response: Any,
+    presort: bool,
+) -> None:
+    if presort:  # the common case: read from a canonical file, sorted already
+        state, match, arguments = (
+            old_sort_deep(state),
+            old_sort_deep(match),
+            old_sort_deep(arguments),
+        )
+    case = Case.model_validate(_case(state, match, arguments, response))
+    assert shape(case.situation.state) == shape(old_sort_deep(state))
+    assert shape(case.situation.fixtures[0].match) == shape(old_sort_deep(match))
+    assert shape(case.situation.turns[1].tool_calls[0].arguments) == shape(old_sort_deep(arguments))
+    assert shape(case.situation.fixtures[0].response) == shape(response)  # `Any`: never sorted
+    assert canonical_line(case) == old_canonical_line(case)
+    expected = json.dumps(
+        {
+            "schema_version": 1,
+            **{
+                k: v
+                for k, v in _case(
+                    old_sort_deep(state), old_sort_deep(match), old_sort_deep(arguments), response
+                ).items()
+            },
+        },
+        ensure_ascii=False,
+    )
+    if response is not None and arguments and match and state:
+        assert canonical_line(case) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(VALUES)
+def test_values_orjson_cannot_write_are_sorted_as_before(value: Any) -> None:
+    """Python-only values (big ints, NaN, tuples, dict subclasses, surrogates) take today's sort."""
+    hostile = {
+        "z": value,
+        "big": 2**100,
+        "nan": float("nan"),
+        "tuple": (3, {"b": 1, "a": 2}),
+        "ordered": OrderedDict([("y", 1), ("x", 2)]),
+        "surrogate": "\ud800",
+        "a": [{"d": 1, "c": 2}],
+    }
+    case = Case.model_validate(_case(hostile, {}, {}, None))
+    assert shape(case.situation.state) == shape(old_sort_deep(hostile))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from casework.dataset.check import contradictory_tools
-from casework.dataset.jsonl import canonical_bytes, parse_records
+from casework.dataset.jsonl import canonical_bytes, canonical_line, parse_records
 from casework.dataset.objects import Summary, VersionIndex, line_hash
 from casework.errors import InputErrors
 from casework.schema import Case, LabelRecord, VersionCounts
@@ -135,6 +135,21 @@ def parse_lines(lines: Sequence[bytes | memoryview], shown: str) -> list[Case] |
     return records if len(records) == len(lines) else None
 
 
+def _canonical(case: Case, raw: memoryview) -> bytes | memoryview | None:
+    """The canonical line of a case parsed from ``raw``: ``raw`` itself when already canonical.
+
+    A strictly parsed line holds no bare `NaN`/`Infinity`, so a canonical line equal to it holds
+    no non-finite float either; any other line takes the full check (``None``: it fails).
+    """
+    line = canonical_line(case).encode("utf-8")
+    if line == raw:
+        return raw
+    try:
+        return canonical_bytes([case])[:-1]
+    except InputErrors:
+        return None
+
+
 @dataclass
 class _Row:
     id: str
@@ -156,12 +171,11 @@ def _parsed_rows(
         cases = parse_lines(raw, shown)
         if cases is None:
             return None
-        try:
-            lines = canonical_bytes(cases).split(b"\n")
-        except InputErrors:
-            return None
-        for case, line, before in zip(cases, lines, raw, strict=False):
-            same = line == before
+        for case, before in zip(cases, raw, strict=True):
+            line = _canonical(case, before)
+            if line is None:
+                return None
+            same = line is before
             canonical = canonical and same
             rows.append(_Row(case.id, line_hash(line), summary_of(case), before if same else line))
             if case.id in keep:

@@ -31,11 +31,10 @@ from casework.cli.context import (
 from casework.dataset import (
     ProgressCallback,
     dataset_versions,
-    diff_cases,
+    diff_versions,
     dump_record,
-    load_dataset,
     parse_ref,
-    release_working_tree,
+    release_tree,
     scan_dataset,
     select_cases,
 )
@@ -163,10 +162,11 @@ def release_cmd(project: Project, dataset: str, message: str) -> None:
     name, version = parse_ref(dataset)
     if version is not None:
         raise UsageError(f"release {dataset}: release takes a dataset name, not a version.")
-    current, record = release_working_tree(project, name, message)
+    done = release_tree(project, name, message)
+    record = done.record
     if record is None:
         console.print(
-            f"{name}: unchanged since release {current.version.number if current.version else '?'} ({current.hash[:12]}); nothing released."
+            f"{name}: unchanged since release {done.unchanged.number if done.unchanged else '?'} ({done.hash[:12]}); nothing released."
         )
         return
     console.print(
@@ -215,14 +215,13 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
     Versions are release numbers, hash prefixes, `latest` or `working`.
     """
     name, _ = parse_ref(dataset)
-    old = load_dataset(project, f"{name}@{a}")
-    new = load_dataset(project, f"{name}@{b}")
-    diff = diff_cases(old.cases, new.cases)
+    compared = diff_versions(project, name, a, b)
+    diff = compared.diff
     if fmt == "json":
         emit_json(
             {
-                "from": old.ref,
-                "to": new.ref,
+                "from": compared.old_ref,
+                "to": compared.new_ref,
                 "added": diff.added,
                 "removed": diff.removed,
                 "changed": [
@@ -237,7 +236,7 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
             }
         )
         return
-    console.print(f"{old.ref} -> {new.ref}: {'; '.join(diff.summary_lines())}")
+    console.print(f"{compared.old_ref} -> {compared.new_ref}: {'; '.join(diff.summary_lines())}")
     for case_id in diff.added:
         console.print(f"  + {case_id}")
     for case_id in diff.removed:

@@ -14,6 +14,7 @@ from casework.dataset.check import (
     contradictory_tools,
     expired_cases,
 )
+from casework.dataset.compare import VersionDiff, diff_versions
 from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
 from casework.dataset.journal import tmp_dir
 from casework.dataset.jsonl import (
@@ -44,6 +45,7 @@ from casework.dataset.parallel import (
 )
 from casework.dataset.store import (
     Dataset,
+    TreeRelease,
     count_cases,
     dataset_versions,
     hash_of,
@@ -51,6 +53,7 @@ from casework.dataset.store import (
     load_dataset,
     parse_ref,
     release,
+    release_tree,
     release_working_tree,
     select_cases,
 )
@@ -62,7 +65,13 @@ from casework.dataset.stream import (
     working_tree_bytes,
 )
 from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
-from casework.dataset.versions import CASES_FILE, VERSIONS_FILE, content_hash, read_versions
+from casework.dataset.versions import (
+    CASES_FILE,
+    VERSIONS_FILE,
+    content_hash,
+    purge_cached,
+    read_versions,
+)
 
 __all__ = [
     "CASES_FILE",
@@ -81,6 +90,8 @@ __all__ = [
     "ProgressCallback",
     "RenameMap",
     "ToolDecl",
+    "TreeRelease",
+    "VersionDiff",
     "canonical_bytes",
     "canonical_line",
     "check_contradictions",
@@ -93,6 +104,7 @@ __all__ = [
     "dataset_versions",
     "declared_tools",
     "diff_cases",
+    "diff_versions",
     "dump_record",
     "expired_cases",
     "hash_of",
@@ -107,10 +119,12 @@ __all__ = [
     "parse_ref",
     "parse_tool_declarations",
     "problems_from_validation",
+    "purge_cached",
     "read_cases",
     "read_records",
     "read_versions",
     "release",
+    "release_tree",
     "release_working_tree",
     "scan_dataset",
     "scan_dataset_chunks",

@@ -5,14 +5,21 @@ Entry point: :func:`diff_cases`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from casework.dataset.jsonl import dump_record
 from casework.schema import Case
 
-__all__ = ["CaseChange", "DatasetDiff", "changed_fields", "diff_cases"]
+__all__ = [
+    "CaseChange",
+    "DatasetDiff",
+    "changed_fields",
+    "changed_ids",
+    "diff_cases",
+    "diff_indexed",
+]
 
 
 def changed_fields(old: Any, new: Any, prefix: str = "", depth: int = 3) -> list[str]:
@@ -99,9 +106,38 @@ def diff_cases(old: Sequence[Case], new: Sequence[Case]) -> DatasetDiff:
     """Compare two versions' cases by id."""
     before = {c.id: c for c in old}
     after = {c.id: c for c in new}
+    return _diff(before, after, sorted(set(before) & set(after)), before, after)
+
+
+def changed_ids(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[str]:
+    """Ids in both versions whose line hashes differ, sorted."""
+    return sorted(i for i, h in after.items() if i in before and before[i] != h)
+
+
+def diff_indexed(
+    before: Mapping[str, bytes],
+    after: Mapping[str, bytes],
+    old_cases: Mapping[str, Case],
+    new_cases: Mapping[str, Case],
+) -> DatasetDiff:
+    """Compare two versions by their {case id: line hash} maps, as :func:`diff_cases` does.
+
+    Only the cases whose lines differ are compared as records: ``old_cases`` and ``new_cases``
+    hold (at least) those, keyed by id; equal lines are equal cases.
+    """
+    return _diff(before, after, changed_ids(before, after), old_cases, new_cases)
+
+
+def _diff(
+    before: Mapping[str, object],
+    after: Mapping[str, object],
+    both: list[str],
+    old_cases: Mapping[str, Case],
+    new_cases: Mapping[str, Case],
+) -> DatasetDiff:
     changed = []
-    for case_id in sorted(set(before) & set(after)):
-        a, b = before[case_id], after[case_id]
+    for case_id in both:
+        a, b = old_cases[case_id], new_cases[case_id]
         if a == b:
             continue
         fields = changed_fields(dump_record(a), dump_record(b))

@@ -12,10 +12,28 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from casework.dataset.check import contradictory_tools
-from casework.dataset.diff import diff_cases
+from casework.dataset.diff import changed_ids, diff_cases, diff_indexed
+from casework.dataset.incremental import (
+    NewCases,
+    counts_of,
+    guideline_versions_of,
+    index_file,
+    index_models,
+    label_lines,
+    labels_of,
+    parse_lines,
+)
 from casework.dataset.journal import commit, tmp_dir
 from casework.dataset.jsonl import byte_lines, canonical_bytes, read_records
-from casework.dataset.lock import check_unchanged, dataset_lock, note_written, settle
+from casework.dataset.lock import (
+    check_unchanged,
+    dataset_lock,
+    fingerprint_of,
+    held_fingerprint,
+    note_written,
+    settle,
+)
+from casework.dataset.objects import VersionIndex, fetch_lines, line_hash, read_index, write_version
 from casework.dataset.stream import (
     ProgressCallback,
     dangling_label_problems,
@@ -29,10 +47,10 @@ from casework.dataset.versions import (
     LABELS_FILE,
     VERSIONS_FILE,
     Content,
-    cache_content,
-    cached_files,
     content_hash,
+    files_hash,
     materialise,
+    read_chunks,
     read_versions,
 )
 from casework.errors import (
@@ -47,6 +65,7 @@ from casework.schema import Case, LabelRecord, VersionCounts, VersionRecord
 
 __all__ = [
     "Dataset",
+    "TreeRelease",
     "count_cases",
     "dataset_versions",
     "hash_of",
@@ -54,6 +73,7 @@ __all__ = [
     "load_dataset",
     "parse_ref",
     "release",
+    "release_tree",
     "release_working_tree",
     "select_cases",
 ]
@@ -269,21 +289,38 @@ def release(
             requires and forbids one tool, raw labels of kept cases dropped, or a broken release log.
         ReleaseConflict: Another process holds the lock, or the files changed underneath.
     """
-    if not message.strip():
-        raise UsageError("a message is required: say why this version exists.", param="message")
+    _require_message(message)
     with dataset_lock(project, name):
         if base is not None:
             _check_base(project, name, base)
         return _release_locked(project, name, cases, message, changes, labels, now)
 
 
+def _require_message(message: str) -> None:
+    if not message.strip():
+        raise UsageError("a message is required: say why this version exists.", param="message")
+
+
+@dataclass(frozen=True)
+class TreeRelease:
+    """What `casework release` did to a dataset's working tree."""
+
+    name: str
+    hash: str
+    """Version hash of the content released (or found unchanged)."""
+    record: VersionRecord | None
+    """The new release, ``None`` when the tree equals the latest release."""
+    unchanged: VersionRecord | None
+    """When nothing was released: the release the tree equals (``None`` if unknown)."""
+
+
 def release_working_tree(
     project: Project, name: str, message: str
 ) -> tuple[Dataset, VersionRecord | None]:
-    """Release the working tree of ``name`` as it is (`casework release`).
+    """Release the working tree of ``name`` as it is, returning the dataset as released.
 
-    The tree is read and validated before the lock is taken (bad input leaves no trace), and
-    read again under the lock only if another command changed it meanwhile.
+    See :func:`release_tree` (which `casework release` uses, and which does not load the
+    cases); this loads them afterwards.
 
     Returns:
         The dataset as released, and the new release (``None`` when unchanged).
@@ -293,16 +330,118 @@ def release_working_tree(
         UsageError: Unknown dataset or empty message.
         ReleaseConflict: Another process holds the lock beyond the timeout.
     """
+    done = release_tree(project, name, message)
+    return load_dataset(project, name), done.record
+
+
+def release_tree(project: Project, name: str, message: str) -> TreeRelease:
+    """Release the working tree of ``name`` as it is (`casework release`).
+
+    Each case line is hashed once and compared with the latest release's stored lines: a tree
+    equal to that release is left alone without parsing a case, and otherwise only the lines
+    the release lacks are validated (and diffed). Whatever a release refuses is reported by
+    the full path, exactly as before. The tree is read and validated before the lock is taken
+    (bad input leaves no trace), and read again under the lock only if it changed meanwhile.
+
+    Raises:
+        InputErrors: Bad lines, or contradictions a release refuses (see :func:`release`).
+        UsageError: Unknown dataset or empty message.
+        ReleaseConflict: Another process holds the lock beyond the timeout.
+    """
+    folder = project.dataset_dir(name)
+    settle(project, name)
+    if not (folder / CASES_FILE).exists():
+        return _release_tree_fully(project, name, message)
+    prepared = _prepare_tree(project, name)
+    if isinstance(prepared, VersionRecord):
+        _require_message(message)
+        return TreeRelease(name, prepared.hash, None, prepared)
+    if prepared is None:
+        return _release_tree_fully(project, name, message)
+    _require_message(message)
+    with dataset_lock(project, name):
+        if held_fingerprint(project, name) != prepared.fingerprint:
+            again = _prepare_tree(project, name)  # changed meanwhile: read it again, locked
+            if not isinstance(again, _Prepared):
+                return _release_tree_fully(project, name, message)
+            prepared = again
+        try:
+            record = _release_prepared(project, name, prepared, message, None, None)
+        except _FullPath:
+            return _release_tree_fully(project, name, message)
+    digest = record.hash if record else prepared.content.hash
+    return TreeRelease(name, digest, record, None if record else prepared.parent)
+
+
+def _release_tree_fully(project: Project, name: str, message: str) -> TreeRelease:
+    """The full path: parse and validate every case (reports problems as it always has)."""
     current = load_dataset(project, name)
     with dataset_lock(project, name):
         if _working_hash(project, name) != current.hash:
             current = load_dataset(project, name)
-        return current, release(project, name, current.cases, message)
+        record = release(project, name, current.cases, message)
+    return TreeRelease(name, record.hash if record else current.hash, record, current.version)
+
+
+class _FullPath(Exception):
+    """The incremental path cannot decide (the store lacks a line): take the full path."""
+
+
+@dataclass
+class _Prepared:
+    """A working tree validated against the latest release's stored lines."""
+
+    fingerprint: str
+    """The dataset's files as read (see :func:`casework.dataset.lock.fingerprint_of`)."""
+    parent: VersionRecord | None
+    parent_index: VersionIndex | None
+    new: NewCases
+    labels: list[LabelRecord]
+    content: Content
+
+
+def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | None:
+    """The tree as a release would write it; the latest release if equal; ``None``: full path."""
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    log = _read_or_none(folder / VERSIONS_FILE)
+    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+    parent = versions[-1] if versions else None
+    if parent is not None and parent.hash == files_hash(folder):
+        return parent
+    data, label_data = _read_or_none(folder / CASES_FILE), _read_or_none(folder / LABELS_FILE)
+    if data is None or log != _read_or_none(folder / VERSIONS_FILE):
+        return None  # released meanwhile: the full path reads it under the lock
+    fingerprint = fingerprint_of(data, label_data, log)
+    label_data = label_data or b""
+    parent_index = read_index(project.state_dir, parent.hash) if parent else None
+    if parent is not None and parent_index is None:
+        return None
+    new = index_file(data, parent_index, f"{shown_dir}/{CASES_FILE}")
+    parsed = labels_of(label_data, f"{shown_dir}/{LABELS_FILE}")
+    if new is None or parsed is None:
+        return None
+    labels = sorted(parsed, key=label_sort_key)
+    ids = set(new.ids)
+    if _duplicate_labels(labels, shown_dir) or any(r.case_id not in ids for r in labels):
+        return None
+    label_bytes = canonical_bytes(labels)
+    if new.data is data and label_bytes == label_data:  # already canonical: hash it once
+        content = Content.known(data, label_bytes, content_hash(data, label_data))
+    else:
+        content = Content(new.data, label_bytes)
+    return _Prepared(fingerprint, parent, parent_index, new, labels, content)
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _working_hash(project: Project, name: str) -> str:
-    folder = project.dataset_dir(name)
-    return content_hash(_read_optional(folder / CASES_FILE), _read_optional(folder / LABELS_FILE))
+    return files_hash(project.dataset_dir(name))
 
 
 def _check_base(project: Project, name: str, base: str) -> None:
@@ -343,16 +482,62 @@ def _release_locked(
     content = Content(canonical_bytes(case_list), canonical_bytes(label_list))
     versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
     parent = versions[-1] if versions else None
+    prepared = _Prepared(
+        "",  # the lock is held throughout
+        parent,
+        read_index(project.state_dir, parent.hash) if parent else None,
+        index_models(case_list, content.cases),
+        label_list,
+        content,
+    )
+    return _release_prepared(project, name, prepared, message, changes, now, case_list)
+
+
+def _release_prepared(
+    project: Project,
+    name: str,
+    prepared: _Prepared,
+    message: str,
+    changes: Sequence[str] | None,
+    now: datetime | None,
+    case_list: list[Case] | None = None,
+) -> VersionRecord | None:
+    """Refuse dropped labels, write the store, then the files through the journal (under the lock).
+
+    ``case_list`` (every case, as models) lets the full diff stand in when the parent release
+    is not in the line store; without it such a release raises :class:`_FullPath`.
+    """
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    parent, new, content = prepared.parent, prepared.new, prepared.content
+    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+    if (versions[-1] if versions else None) != parent:
+        raise _FullPath
     check_unchanged(project, name)
     if parent is not None and parent.hash == content.hash:
         # Re-canonicalise a hand-edited but equal file.
         _commit(project, name, folder, content, None)
         return None
-    old = _parent_content(project, folder, parent, name)
+    old = _parent_lines(project, name, prepared)
+    if old is None and case_list is None:
+        raise _FullPath
     if old is not None:
-        InputErrors.raise_if_any(_dropped_labels(old[1], case_list, label_list, shown_dir))
-    if changes is None:
-        changes = _changes_since(parent, old, case_list, label_list)
+        gone = _dropped_label_count(old[1], set(new.ids), prepared.labels)
+        if gone and case_list is None:
+            raise _FullPath
+        if gone and case_list is not None:
+            InputErrors.raise_if_any(_dropped_labels(old[1], case_list, prepared.labels, shown_dir))
+        if changes is None:
+            changes = _changes_by_line(prepared, old)
+    else:
+        assert case_list is not None
+        full = _parent_content(project, folder, parent, name)
+        if full is not None:
+            InputErrors.raise_if_any(
+                _dropped_labels(full[1], case_list, prepared.labels, shown_dir)
+            )
+        if changes is None:
+            changes = _changes_since(parent, full, case_list, prepared.labels)
     record = VersionRecord(
         number=(parent.number + 1) if parent else 1,
         hash=content.hash,
@@ -360,14 +545,81 @@ def _release_locked(
         created_at=now or datetime.now(UTC),
         message=message.strip(),
         changes=list(changes),
-        counts=count_cases(case_list, label_list),
-        guideline_versions=sorted(
-            {c.label.guideline_version for c in case_list if c.label and c.label.guideline_version}
-        ),
+        counts=counts_of(new.summaries, len(prepared.labels)),
+        guideline_versions=guideline_versions_of(new.summaries),
     )
-    cache_content(project.state_dir, content, tmp_dir(project, name))
+    _store(project, name, prepared)
     _commit(project, name, folder, content, canonical_bytes([*versions, record]))
     return record
+
+
+def _store(project: Project, name: str, prepared: _Prepared) -> None:
+    """Keep the release in the line store, so old versions materialise without git."""
+    new, content = prepared.new, prepared.content
+    label_lines_ = label_lines(content.labels)
+    index = VersionIndex(
+        content.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
+    )
+    write_version(
+        project.state_dir,
+        index,
+        new.line,
+        label_lines_,
+        prepared.parent_index,
+        tmp_dir(project, name),
+    )
+
+
+def _dropped_label_count(
+    old: Sequence[LabelRecord], kept: set[str], labels: Sequence[LabelRecord]
+) -> int:
+    now = {_label_key(r) for r in labels}
+    return sum(1 for r in old if r.case_id in kept and _label_key(r) not in now)
+
+
+def _parent_lines(
+    project: Project, name: str, prepared: _Prepared
+) -> tuple[dict[str, Case], list[LabelRecord]] | None:
+    """The parent's cases whose lines changed, and its raw labels, from the line store.
+
+    ``({}, [])`` for a first release; ``None`` when the store cannot give them.
+    """
+    parent, index = prepared.parent, prepared.parent_index
+    if parent is None:
+        return {}, []
+    if index is None:
+        return None
+    shown_dir = project.relative(project.dataset_dir(name))
+    before = dict(zip(index.ids, index.hashes, strict=True))
+    after = dict(zip(prepared.new.ids, prepared.new.hashes, strict=True))
+    wanted = [before[i] for i in changed_ids(before, after)]
+    lines = fetch_lines(project.state_dir, index, [*wanted, *index.label_hashes])
+    if lines is None:
+        return None
+    cases = parse_lines([lines[h] for h in wanted], f"{shown_dir}/{CASES_FILE}")
+    label_bytes = b"".join(lines[h] + b"\n" for h in index.label_hashes)
+    labels = labels_of(label_bytes, f"{shown_dir}/{LABELS_FILE}")
+    if cases is None or labels is None:
+        return None
+    return {c.id: c for c in cases}, labels
+
+
+def _changes_by_line(
+    prepared: _Prepared, old: tuple[dict[str, Case], list[LabelRecord]]
+) -> list[str]:
+    """The changelog from line hashes: as :func:`_changes_since` gives, parsing changed cases only."""
+    new, index = prepared.new, prepared.parent_index
+    if prepared.parent is None or index is None:
+        return [f"first release: {len(new.ids)} cases"]
+    diff = diff_indexed(
+        dict(zip(index.ids, index.hashes, strict=True)),
+        dict(zip(new.ids, new.hashes, strict=True)),
+        old[0],
+        new.models,
+    )
+    lines = [] if diff.empty else diff.summary_lines()
+    lines += _label_change_lines(old[1], prepared.labels)
+    return lines or diff.summary_lines()
 
 
 def _existing_labels(folder: Path, shown_dir: str) -> list[LabelRecord]:
@@ -379,18 +631,34 @@ def _existing_labels(folder: Path, shown_dir: str) -> list[LabelRecord]:
     )
 
 
+def _same_bytes(path: Path, data: bytes) -> bool:
+    """Whether the file holds exactly ``data`` (compared chunk by chunk)."""
+    try:
+        if path.stat().st_size != len(data):
+            return False
+    except FileNotFoundError:
+        return False
+    at = 0
+    for chunk in read_chunks(path):
+        if data[at : at + len(chunk)] != chunk:
+            return False
+        at += len(chunk)
+    return at == len(data)
+
+
 def _commit(
     project: Project, name: str, folder: Path, content: Content, versions: bytes | None
 ) -> None:
-    """Write the release's files all-or-nothing through the journal."""
+    """Write the release's files all-or-nothing through the journal (files already equal: kept)."""
     files = {folder / CASES_FILE: content.cases}
     if content.labels or (folder / LABELS_FILE).exists():
         files[folder / LABELS_FILE] = content.labels
     if versions is not None:
         files[folder / VERSIONS_FILE] = versions
-    cached = cached_files(project.state_dir, content) if versions is not None else {}
-    staged = {t: cached[t.name] for t in files if t.name in cached}
-    commit(project, name, files, staged)
+    files = {t: data for t, data in files.items() if not _same_bytes(t, data)}
+    if not files:
+        return
+    commit(project, name, files, {})
     note_written(project, name)
 
 
@@ -422,13 +690,20 @@ def _changes_since(
         ]
     diff = diff_cases(old[0], cases)
     lines = [] if diff.empty else diff.summary_lines()
+    lines += _label_change_lines(old[1], labels)
+    return lines or diff.summary_lines()
+
+
+def _label_change_lines(old: Sequence[LabelRecord], labels: Sequence[LabelRecord]) -> list[str]:
+    """Changelog lines of raw labels edited, added and removed."""
+    lines = []
     before, after = (
-        Counter(_label_identity(r) for r in old[1]),
+        Counter(_label_identity(r) for r in old),
         Counter(map(_label_identity, labels)),
     )
     added, removed = sum((after - before).values()), sum((before - after).values())
     changed = {_label_key(r) for r in labels if _label_identity(r) not in before} & {
-        _label_key(r) for r in old[1]
+        _label_key(r) for r in old
     }
     if changed:
         lines.append(f"labels.jsonl: {len(changed)} raw label(s) edited")
@@ -436,7 +711,7 @@ def _changes_since(
         lines.append(f"labels.jsonl: {added - len(changed)} raw label(s) added")
     if removed - len(changed) > 0:
         lines.append(f"labels.jsonl: {removed - len(changed)} raw label(s) removed")
-    return lines or diff.summary_lines()
+    return lines
 
 
 def hash_of(cases: Sequence[Case], labels: Sequence[LabelRecord]) -> str:

@@ -2,7 +2,8 @@
 
 A version is the sha256 of the canonical content: ``cases.jsonl`` then ``labels.jsonl``, each
 preceded by its file name and a NUL byte. Old content is recovered from, in order, the working
-tree, the local cache ``.casework/versions/<hash>/`` (written at release) and git history.
+tree, the local cache ``.casework/versions/`` (written at release: each distinct line once, see
+:mod:`casework.dataset.objects`; full copies per version from older caches) and git history.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import re
 import subprocess
+from collections.abc import Iterator, Sequence, Set
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
-from casework.atomic import atomic_write_bytes
 from casework.dataset.jsonl import read_records
+from casework.dataset.objects import read_stored, remove_versions, stored_case_ids
 from casework.errors import InputErrors, Problem, VersionNotFound
 from casework.schema import VersionRecord
 
@@ -23,10 +26,12 @@ __all__ = [
     "LABELS_FILE",
     "VERSIONS_FILE",
     "Content",
-    "cache_content",
     "cached_files",
     "content_hash",
+    "files_hash",
     "materialise",
+    "purge_cached",
+    "read_chunks",
     "read_versions",
     "resolve_version",
 ]
@@ -45,18 +50,48 @@ class Content:
     cases: bytes
     labels: bytes
 
-    @property
+    @classmethod
+    def known(cls, cases: bytes, labels: bytes, digest: str) -> Content:
+        """Content whose version hash the caller has already computed (from the same bytes)."""
+        content = cls(cases, labels)
+        content.__dict__["hash"] = digest
+        return content
+
+    @cached_property
     def hash(self) -> str:
-        """The version hash of this content."""
+        """The version hash of this content (computed once)."""
         return content_hash(self.cases, self.labels)
 
 
 def content_hash(cases: bytes, labels: bytes) -> str:
     """sha256 over the file name ``cases.jsonl``, a NUL, its bytes, then the same for labels."""
     digest = hashlib.sha256()
-    digest.update(CASES_FILE.encode() + b"\0" + cases)
-    digest.update(LABELS_FILE.encode() + b"\0" + labels)
+    digest.update(CASES_FILE.encode() + b"\0")
+    digest.update(cases)
+    digest.update(LABELS_FILE.encode() + b"\0")
+    digest.update(labels)
     return digest.hexdigest()
+
+
+def files_hash(dataset_dir: Path) -> str:
+    """:func:`content_hash` of a dataset's files as they are, read in chunks (a missing file: empty)."""
+    digest = hashlib.sha256()
+    for name in (CASES_FILE, LABELS_FILE):
+        digest.update(name.encode() + b"\0")
+        for chunk in read_chunks(dataset_dir / name):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_chunks(path: Path, size: int = 1 << 24) -> Iterator[bytes]:
+    """A file's bytes in chunks (none when it does not exist)."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        return
+    with handle:
+        while chunk := handle.read(size):
+            yield chunk
 
 
 def read_versions(dataset_dir: Path, shown: str) -> list[VersionRecord]:
@@ -150,20 +185,38 @@ def _cache_dir(state_dir: Path, digest: str) -> Path:
     return state_dir / "versions" / digest
 
 
-def cache_content(state_dir: Path, content: Content, tmp_dir: Path | None = None) -> None:
-    """Keep a local copy of released content so old versions materialise without git.
+def cached_files(state_dir: Path, content: Content) -> dict[str, Path]:
+    """Old-layout cache copies of a version's files, by file name (full copies per version).
 
-    ``tmp_dir`` holds the temp files meanwhile (one the release lock cleans after a crash).
+    The cache now stores lines by hash (:mod:`casework.dataset.objects`); this layout is still
+    read by :func:`materialise` (caches written before) but no longer written.
     """
     folder = _cache_dir(state_dir, content.hash)
-    atomic_write_bytes(folder / CASES_FILE, content.cases, tmp_dir=tmp_dir)
-    atomic_write_bytes(folder / LABELS_FILE, content.labels, tmp_dir=tmp_dir)
-
-
-def cached_files(state_dir: Path, content: Content) -> dict[str, Path]:
-    """The cache's copies of a version's files, by file name (written by :func:`cache_content`)."""
-    folder = _cache_dir(state_dir, content.hash)
     return {CASES_FILE: folder / CASES_FILE, LABELS_FILE: folder / LABELS_FILE}
+
+
+def purge_cached(state_dir: Path, records: Sequence[VersionRecord], case_ids: Set[str]) -> int:
+    """Delete the cached versions among ``records`` that hold any of ``case_ids``, in either layout.
+
+    Lines no remaining version uses are deleted with them (no copy of a removed row stays).
+
+    Returns:
+        How many versions were deleted.
+    """
+    needles = [f'"id": "{i}"'.encode() for i in case_ids]
+    gone = []
+    for record in records:
+        ids = stored_case_ids(state_dir, record.hash)
+        if ids is not None:
+            if not case_ids.isdisjoint(ids):
+                gone.append(record.hash)
+            continue
+        cases = _cache_dir(state_dir, record.hash) / CASES_FILE
+        if cases.exists() and any(n in cases.read_bytes() for n in needles):
+            gone.append(record.hash)
+    if gone:
+        remove_versions(state_dir, gone)
+    return len(gone)
 
 
 def _read_or_empty(path: Path) -> bytes:
@@ -211,6 +264,9 @@ def materialise(
     )
     if here.hash == record.hash:
         return here
+    stored = read_stored(state_dir, record.hash)
+    if stored is not None and Content(*stored).hash == record.hash:
+        return Content(*stored)
     cached = _cache_dir(state_dir, record.hash)
     if (cached / CASES_FILE).exists():
         content = Content((cached / CASES_FILE).read_bytes(), _read_or_empty(cached / LABELS_FILE))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -24,6 +23,7 @@ from casework.dataset import (
     canonical_line,
     dataset_lock,
     load_dataset,
+    purge_cached,
     read_versions,
     release,
 )
@@ -148,15 +148,7 @@ def _purge_cache(project: Project, name: str, removed_ids: set[str]) -> int:
     """Delete cached old versions of ``name`` that hold any removed row."""
     folder = project.dataset_dir(name)
     versions = read_versions(folder, project.relative(folder / VERSIONS_FILE))
-    count = 0
-    needles = [f'"id": "{i}"'.encode() for i in removed_ids]
-    for record in versions:
-        cached = project.state_dir / "versions" / record.hash
-        cases = cached / CASES_FILE
-        if cases.exists() and any(n in cases.read_bytes() for n in needles):
-            shutil.rmtree(cached)
-            count += 1
-    return count
+    return purge_cached(project.state_dir, versions, removed_ids)
 
 
 def _purge_expressions(removed_ids: Sequence[str]) -> str:

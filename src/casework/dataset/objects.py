@@ -1,0 +1,361 @@
+"""The content-addressed version store: each distinct line once, a version as its line hashes.
+
+Layout under ``.casework/versions/`` (git-ignored):
+
+- ``objects/<digest>-<token>.pack``: lines (each with its newline) new in one release, end to end;
+  ``objects/<...>.idx``: for each line of the pack its hash (hex), offset and length.
+- ``<version hash>/manifest``: JSON naming the packs the version draws from, its cases' ids,
+  line hashes and per-line summaries (what the release log counts; each distinct summary once),
+  and its labels' line hashes. A version rebuilds byte for byte by joining its lines in order.
+
+Every file is UTF-8 text, so a scan of the project for an identifier finds the store's copies.
+
+A line's hash is XXH3-128 of its bytes without the newline (:func:`line_hash`); the version hash
+(sha256, :func:`casework.dataset.versions.content_hash`) is checked on every rebuild, so a damaged
+store is never read as a version. Writers and the purge hold the store's lock
+(``versions/.lock``), so a purge never drops a pack a release is writing.
+Entry points: :func:`write_version`, :func:`read_index`, :func:`read_stored`, :func:`fetch_lines`,
+:func:`remove_versions`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+import shutil
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+import xxhash
+from filelock import FileLock
+
+from casework.atomic import atomic_write_bytes, atomic_writer
+
+__all__ = [
+    "Summary",
+    "VersionIndex",
+    "fetch_lines",
+    "line_hash",
+    "read_index",
+    "read_stored",
+    "remove_versions",
+    "stored_case_ids",
+    "write_version",
+]
+
+_FORMAT = 1
+_PACK = re.compile(r"^[0-9a-f]{16}-[0-9a-f]{8}$")
+_MANIFEST = "manifest"
+
+Summary = tuple[str, str, str, str, str, bool, bool, str, bool]
+"""What the release log needs of one case: slice, split, source, outcome (``unlabelled``),
+oracle class, satisfiable, frozen, guideline version (``""``: none), requires-and-forbids."""
+
+
+def line_hash(line: bytes | memoryview) -> bytes:
+    """The 16-byte hash of one line (its bytes without the newline)."""
+    return xxhash.xxh3_128_digest(line)
+
+
+@dataclass(frozen=True)
+class VersionIndex:
+    """A stored version: its cases (id-sorted) as ids, line hashes and summaries; its labels."""
+
+    digest: str
+    ids: list[str]
+    hashes: list[bytes]
+    summaries: list[Summary]
+    label_hashes: list[bytes]
+    packs: list[str] = field(default_factory=list)
+
+    def positions(self) -> dict[bytes, int]:
+        """Line hash -> index of the case line with that hash."""
+        return {h: i for i, h in enumerate(self.hashes)}
+
+
+def _root(state_dir: Path) -> Path:
+    return state_dir / "versions"
+
+
+def _objects(state_dir: Path) -> Path:
+    return _root(state_dir) / "objects"
+
+
+def _manifest_path(state_dir: Path, digest: str) -> Path:
+    return _root(state_dir) / digest / _MANIFEST
+
+
+@contextlib.contextmanager
+def _store_lock(state_dir: Path) -> Iterator[None]:
+    _root(state_dir).mkdir(parents=True, exist_ok=True)
+    with FileLock(str(_root(state_dir) / ".lock")):
+        yield
+
+
+def _encode(index: VersionIndex) -> bytes:
+    kinds: dict[Summary, int] = {}
+    rows = [kinds.setdefault(s, len(kinds)) for s in index.summaries]
+    body = {
+        "format": _FORMAT,
+        "packs": index.packs,
+        "ids": index.ids,
+        "hashes": b"".join(index.hashes).hex(),
+        "kinds": list(kinds),
+        "rows": rows,
+        "labels": b"".join(index.label_hashes).hex(),
+    }
+    return orjson.dumps(body)
+
+
+def _split_hashes(hexed: str) -> list[bytes]:
+    raw = bytes.fromhex(hexed)
+    return [raw[i : i + 16] for i in range(0, len(raw), 16)]
+
+
+def read_index(state_dir: Path, digest: str) -> VersionIndex | None:
+    """The stored index of version ``digest`` (``None``: not in the store, or unreadable)."""
+    try:
+        body: dict[str, Any] = orjson.loads(_manifest_path(state_dir, digest).read_bytes())
+        if body.get("format") != _FORMAT or not all(_PACK.match(p) for p in body["packs"]):
+            return None  # unknown format, or pack names that are not ours (paths stay inside)
+        ids, hashes = list(body["ids"]), _split_hashes(body["hashes"])
+        kinds = [tuple(k) for k in body["kinds"]]
+        summaries = [kinds[r] for r in body["rows"]]
+        if not (len(ids) == len(hashes) == len(summaries)):
+            return None
+        return VersionIndex(
+            digest,
+            ids,
+            hashes,
+            summaries,
+            _split_hashes(body["labels"]),
+            list(body["packs"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError, IndexError, orjson.JSONDecodeError):
+        return None
+
+
+def stored_case_ids(state_dir: Path, digest: str) -> list[str] | None:
+    """The case ids of a stored version (``None``: not stored in this layout)."""
+    index = read_index(state_dir, digest)
+    return None if index is None else index.ids
+
+
+def _read_idx(path: Path) -> dict[bytes, tuple[int, int]]:
+    out = {}
+    for line in path.read_bytes().splitlines():
+        digest, offset, length = line.split(b" ")
+        out[bytes.fromhex(digest.decode())] = (int(offset), int(length))
+    return out
+
+
+def _locations(state_dir: Path, packs: Sequence[str]) -> dict[bytes, tuple[str, int, int]]:
+    out: dict[bytes, tuple[str, int, int]] = {}
+    for pack in packs:
+        for digest, (offset, length) in _read_idx(_objects(state_dir) / f"{pack}.idx").items():
+            out.setdefault(digest, (pack, offset, length))
+    return out
+
+
+def fetch_lines(
+    state_dir: Path, index: VersionIndex, wanted: Iterable[bytes]
+) -> dict[bytes, bytes] | None:
+    """The bytes (without newline) of the lines with these hashes (``None``: the store is damaged)."""
+    try:
+        where = _locations(state_dir, index.packs)
+        out: dict[bytes, bytes] = {}
+        by_pack: dict[str, list[tuple[int, int, bytes]]] = {}
+        for digest in set(wanted):
+            if digest not in where:
+                return None
+            pack, offset, length = where[digest]
+            by_pack.setdefault(pack, []).append((offset, length, digest))
+        for pack, spans in by_pack.items():
+            with open(_objects(state_dir) / f"{pack}.pack", "rb") as handle:
+                for offset, length, digest in sorted(spans):
+                    handle.seek(offset)
+                    line = handle.read(length)
+                    if len(line) != length or line_hash(line) != digest:
+                        return None
+                    out[digest] = line
+        return out
+    except OSError:
+        return None
+
+
+def _rebuild(state_dir: Path, index: VersionIndex, hashes: Sequence[bytes]) -> bytes | None:
+    """Join the lines ``hashes`` name, each with its newline, reading each pack in one pass."""
+    where = _locations(state_dir, index.packs)
+    if any(h not in where for h in hashes):
+        return None
+    handles = {p: open(_objects(state_dir) / f"{p}.pack", "rb") for p in index.packs}  # noqa: SIM115
+    try:
+        pieces = []
+        for digest in hashes:
+            pack, offset, length = where[digest]
+            handle = handles[pack]
+            if handle.tell() != offset:
+                handle.seek(offset)
+            pieces.append(handle.read(length + 1))
+        return b"".join(pieces)
+    finally:
+        for handle in handles.values():
+            handle.close()
+
+
+def read_stored(state_dir: Path, digest: str) -> tuple[bytes, bytes] | None:
+    """Rebuild a stored version's cases and labels bytes (the caller checks the version hash)."""
+    index = read_index(state_dir, digest)
+    if index is None:
+        return None
+    try:
+        cases = _rebuild(state_dir, index, index.hashes)
+        labels = _rebuild(state_dir, index, index.label_hashes)
+    except OSError:
+        return None
+    if cases is None or labels is None:
+        return None
+    return cases, labels
+
+
+def _write_pack(
+    state_dir: Path,
+    stem: str,
+    lines: Iterable[tuple[bytes, bytes | memoryview]],
+    tmp_dir: Path | None,
+) -> bool:
+    """Write the pack ``stem`` of ``(hash, line)`` pairs and its index; ``False`` when empty."""
+    entries = []
+    offset = 0
+    target = _objects(state_dir) / f"{stem}.pack"
+    with atomic_writer(target, tmp_dir=tmp_dir) as handle:
+        for digest, line in lines:
+            handle.write(line)
+            handle.write(b"\n")
+            entries.append(b"%s %d %d\n" % (digest.hex().encode(), offset, len(line)))
+            offset += len(line) + 1
+    if not entries:
+        target.unlink()
+        return False
+    atomic_write_bytes(_objects(state_dir) / f"{stem}.idx", b"".join(entries), tmp_dir=tmp_dir)
+    return True
+
+
+def write_version(
+    state_dir: Path,
+    index: VersionIndex,
+    line_of: Callable[[int], bytes | memoryview],
+    label_lines: Sequence[bytes],
+    base: VersionIndex | None,
+    tmp_dir: Path | None = None,
+) -> None:
+    """Store a version: its lines not yet in ``base``'s packs go to a new pack, then its manifest.
+
+    Args:
+        state_dir: The project's `.casework/` folder.
+        index: The version (``packs`` is filled in here).
+        line_of: The bytes (without newline) of case line ``i``.
+        label_lines: The labels file's lines, without newlines.
+        base: A stored version (the parent) whose lines need not be written again.
+        tmp_dir: Where temp files wait (one the release lock cleans after a crash).
+    """
+    with _store_lock(state_dir):
+        if read_index(state_dir, index.digest) is not None:
+            return
+        packs = [
+            p for p in (base.packs if base else []) if (_objects(state_dir) / f"{p}.idx").exists()
+        ]
+        known = set(_locations(state_dir, packs))
+        fresh: dict[bytes, bytes | memoryview] = {}
+        for i, digest in enumerate(index.hashes):
+            if digest not in known and digest not in fresh:
+                fresh[digest] = line_of(i)
+        for digest, line in zip(index.label_hashes, label_lines, strict=True):
+            if digest not in known:
+                fresh.setdefault(digest, line)
+        stem = f"{index.digest[:16]}-{secrets.token_hex(4)}"
+        if _write_pack(state_dir, stem, fresh.items(), tmp_dir):
+            packs.append(stem)
+        stored = VersionIndex(
+            index.digest, index.ids, index.hashes, index.summaries, index.label_hashes, packs
+        )
+        atomic_write_bytes(
+            _manifest_path(state_dir, index.digest), _encode(stored), tmp_dir=tmp_dir
+        )
+
+
+def remove_versions(state_dir: Path, digests: Iterable[str]) -> None:
+    """Delete stored versions (either layout), then every stored line no version still uses.
+
+    Packs holding both kept and dropped lines are rewritten without the dropped ones (a purge
+    must leave no copy of a forgotten row).
+    """
+    with _store_lock(state_dir):
+        for digest in digests:
+            shutil.rmtree(_root(state_dir) / digest, ignore_errors=True)
+        _collect(state_dir)
+
+
+def _collect(state_dir: Path) -> None:
+    manifests = {p.parent.name: p for p in _root(state_dir).glob(f"*/{_MANIFEST}")}
+    indexes = {d: read_index(state_dir, d) for d in manifests}
+    used: dict[str, set[bytes]] = {}
+    for index in indexes.values():
+        if index is None:
+            continue
+        wanted = {*index.hashes, *index.label_hashes}
+        for pack in index.packs:
+            used.setdefault(pack, set()).update(wanted)
+    renamed: dict[str, str | None] = {}
+    for idx in sorted(_objects(state_dir).glob("*.idx")):
+        pack = idx.stem
+        if not _PACK.match(pack):
+            continue
+        entries = _read_idx(idx)
+        keep = used.get(pack, set()) & set(entries)
+        if len(keep) == len(entries):
+            continue
+        renamed[pack] = _rewrite_pack(state_dir, pack, entries, keep)
+    for digest, index in indexes.items():
+        if index is None or not set(index.packs) & set(renamed):
+            continue
+        packs = [renamed.get(p, p) for p in index.packs]
+        kept = VersionIndex(
+            digest,
+            index.ids,
+            index.hashes,
+            index.summaries,
+            index.label_hashes,
+            [p for p in packs if p is not None],
+        )
+        atomic_write_bytes(manifests[digest], _encode(kept))
+    for pack in renamed:
+        for suffix in (".idx", ".pack"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(_objects(state_dir) / f"{pack}{suffix}")
+    for orphan in _objects(state_dir).glob("*.pack"):
+        if not orphan.with_suffix(".idx").exists():
+            orphan.unlink()
+
+
+def _rewrite_pack(
+    state_dir: Path, pack: str, entries: dict[bytes, tuple[int, int]], keep: set[bytes]
+) -> str | None:
+    if not keep:
+        return None
+    stem = f"{pack.partition('-')[0]}-{secrets.token_hex(4)}"
+    with open(_objects(state_dir) / f"{pack}.pack", "rb") as handle:
+
+        def lines() -> Iterator[tuple[bytes, bytes]]:
+            for digest, (offset, length) in sorted(entries.items(), key=lambda e: e[1][0]):
+                if digest in keep:
+                    handle.seek(offset)
+                    yield digest, handle.read(length)
+
+        _write_pack(state_dir, stem, lines(), None)
+    return stem

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dataset_data import DATASET, edit_cases, make_project
+from dataset_data import DATASET
 
 ROOT = Path(__file__).resolve().parents[1]
 CLI = "from casework.cli import main; main()"
@@ -61,6 +61,38 @@ class Step:
     peak_mb: float
     ok: bool
     note: str = ""
+
+
+# Generating and editing run in child processes: the kernel's peak-RSS figure of a command started
+# from this process counts this process's own peak at the fork, so this one must stay small.
+_GENERATE = (
+    "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1])\n"
+    "from dataset_data import make_project\n"
+    "print(make_project(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])))\n"
+)
+_EDIT = (
+    "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1])\n"
+    "from dataset_data import edit_cases\n"
+    "edit_cases(Path(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))\n"
+)
+_HERE = str(Path(__file__).resolve().parent)
+
+
+def make_project(root: Path, n: int, seed: int) -> Path:
+    """Generate a project of ``n`` cases in a child process; the cases file's path."""
+    out = subprocess.run(
+        [sys.executable, "-c", _GENERATE, _HERE, str(root), str(n), str(seed)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return Path(out.stdout.strip())
+
+
+def edit_cases(path: Path, share: float, seed: int) -> None:
+    """Reword a seeded ``share`` of the cases in ``path``, in a child process."""
+    argv = [sys.executable, "-c", _EDIT, _HERE, str(path), str(share), str(seed)]
+    subprocess.run(argv, check=True)
 
 
 def _env() -> dict[str, str]:

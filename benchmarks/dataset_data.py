@@ -11,15 +11,15 @@ label from the example's first label; the second disagrees on the outcome for ab
 (a "1% edit" between releases). The same arguments always give the same bytes; nothing here is
 committed data.
 
-Run ``python benchmarks/dataset_data.py N OUT_DIR [SEED]`` to write a project.
+Run ``python benchmarks/dataset_data.py N OUT_DIR [--seed SEED]`` to write a project.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +166,17 @@ def edit_cases(path: Path, share: float, seed: int) -> int:
     return len(chosen)
 
 
-if __name__ == "__main__":
-    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-    written = make_project(Path(sys.argv[2]), int(sys.argv[1]), seed)
+def _main() -> None:
+    parser = argparse.ArgumentParser(description="Write a seeded generated casework project.")
+    parser.add_argument("cases", type=int, help="number of cases")
+    parser.add_argument("folder", type=Path, help="project folder to write (created)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    if args.cases < 1:
+        parser.error("cases: must be at least 1")
+    written = make_project(args.folder, args.cases, args.seed)
     print(f"{written}: {written.stat().st_size / 1e6:.1f} MB")
+
+
+if __name__ == "__main__":
+    _main()

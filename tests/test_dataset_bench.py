@@ -29,7 +29,7 @@ def _digest(root: Path) -> str:
 
 def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path: Path) -> None:
     for name, seed in (("a", "3"), ("b", "3"), ("c", "4")):
-        _run(str(BENCH / "dataset_data.py"), "120", str(tmp_path / name), seed)
+        _run(str(BENCH / "dataset_data.py"), "120", str(tmp_path / name), "--seed", seed)
     assert _digest(tmp_path / "a") == _digest(tmp_path / "b")
     assert _digest(tmp_path / "a") != _digest(tmp_path / "c")
     lines = (tmp_path / "a" / "datasets" / "refunds" / "cases.jsonl").read_text().splitlines()

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     )
     from casework.labelling.sheets import (
         SheetKind,
+        csv_rows,
         escape_cell,
         read_sheet,
         render_csv,
@@ -115,6 +116,7 @@ __all__ = [
     "audit_draw",
     "bump_guideline",
     "case_features",
+    "csv_rows",
     "current_versions",
     "dataset_agreement",
     "decide_round",
@@ -211,6 +213,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             ),
             "casework.labelling.sheets": (
                 "SheetKind",
+                "csv_rows",
                 "escape_cell",
                 "read_sheet",
                 "render_csv",

@@ -28,6 +28,7 @@ __all__ = [
     "SheetAnswer",
     "SheetEntry",
     "SheetKind",
+    "csv_rows",
     "escape_cell",
     "read_sheet",
     "render_csv",
@@ -378,8 +379,11 @@ def _read_csv(data: bytes, shown: str) -> tuple[list[SheetEntry], list[Problem]]
         csv.field_size_limit(limit)
 
 
-def _rows(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple[int, list[str]]]:
-    """``(line the record starts on, cells)`` per CSV record; a syntax error ends the reading."""
+def csv_rows(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple[int, list[str]]]:
+    """``(line the record starts on, cells)`` per CSV record; a syntax error ends the reading.
+
+    The error is appended to ``problems`` (located at the record it stopped at).
+    """
     reader = csv.reader(io.StringIO(text, newline=""))
     start = 1
     while True:
@@ -396,7 +400,7 @@ def _rows(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple[int,
 
 def _parse_csv(text: str, shown: str) -> tuple[list[SheetEntry], list[Problem]]:
     problems: list[Problem] = []
-    rows = _rows(text, shown, problems)
+    rows = csv_rows(text, shown, problems)
     first = next(rows, None)
     if first is None:
         return [], problems

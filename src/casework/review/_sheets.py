@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from casework.dataset import json_objects, problems_from_validation
 from casework.errors import Problem
 from casework.grading import OUTCOME_DEFINITIONS, CheckKind
-from casework.labelling import escape_cell, unescape_cell
+from casework.labelling import csv_rows, escape_cell, unescape_cell
 from casework.review._items import ReviewItem
 from casework.schema import OUTCOMES
 
@@ -181,25 +181,10 @@ def _entry(obj: dict[str, Any], shown: str, line: int) -> SheetVerdict | list[Pr
     return [result] if isinstance(result, Problem) else result
 
 
-def _csv_records(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple[int, list[str]]]:
-    reader = csv.reader(io.StringIO(text, newline=""))
-    start = 1
-    while True:
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as exc:
-            problems.append(Problem(shown, start, None, f"not readable as CSV: {exc}"))
-            return
-        yield start, row
-        start = reader.line_num + 1
-
-
 def _csv_objects(
     text: str, shown: str, problems: list[Problem]
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    records = _csv_records(text, shown, problems)
+    records = csv_rows(text, shown, problems)
     first = next(records, None)
     if first is None:
         return

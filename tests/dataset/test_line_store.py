@@ -406,3 +406,32 @@ def test_purging_a_row_leaves_no_stored_copy_of_it(tmp_path: Path) -> None:
     expected = (folder / CASES_FILE).read_bytes()
     (folder / CASES_FILE).write_bytes(b"")
     assert materialise(folder, project.state_dir, versions[1], NAME).cases == expected
+
+
+_MANIFEST_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    body=st.one_of(
+        st.binary(max_size=200),
+        _MANIFEST_JSON.map(lambda v: json.dumps(v).encode()),
+        st.fixed_dictionaries(
+            {"format": st.sampled_from([1, "casework-lines-1", None])}, optional={}
+        ).map(lambda v: json.dumps({**v, "packs": ["../x"], "ids": [1]}).encode()),
+    )
+)
+def test_a_damaged_manifest_reads_as_absent(body: bytes) -> None:
+    from casework.dataset.objects import _manifest_path, read_index
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = _manifest_path(Path(tmp), "d" * 64)
+        path.parent.mkdir(parents=True)
+        path.write_bytes(body)
+        assert read_index(Path(tmp), "d" * 64) is None

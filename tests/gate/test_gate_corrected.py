@@ -78,16 +78,17 @@ def test_corrected_above_the_floor_passes_while_raw_is_below() -> None:
     assert report.corrected.rate.corrected == pytest.approx((6 + 12 * 0.55 / 0.7) / 20)
 
 
-def test_without_certification_the_raw_figure_decides_with_a_warning() -> None:
+def test_without_certification_judged_verdicts_fail_closed() -> None:
     report = evaluate_gate(_inputs({}), GateConfig(min_pass_rate=0.74), ThresholdsConfig())
-    assert report.passed
-    assert [w.code for w in report.warnings] == ["judge_not_corrected"]
-    assert report.warnings[0].message == (
-        "pass@1 0.750 (raw; judge not certified for refunds/answer_fact): the floor is checked "
-        "on the raw figure (certify the judge)"
+    assert not report.passed
+    assert [r.code for r in report.failures] == ["judge_not_corrected"]
+    assert report.failures[0].message == (
+        "pass@1 0.750 (raw; judge not certified for refunds/answer_fact): the judge's measured "
+        "error is not recorded on the run, so its verdicts cannot be corrected (certify the "
+        "judge: casework judge certify, then run again)"
     )
     below = evaluate_gate(_inputs({}), GateConfig(min_pass_rate=0.8), ThresholdsConfig())
-    assert [str(r) for r in below.failures] == ["[pass_rate] pass@1 0.750 is below the minimum 0.8"]
+    assert [r.code for r in below.failures] == ["judge_not_corrected", "pass_rate"]
 
 
 def test_inadmissible_verdicts_still_fail_closed() -> None:
@@ -193,13 +194,13 @@ def test_gate_run_decides_on_the_corrected_figure(project: Project) -> None:
     assert "corrected pass@1 0.769" in text.stderr
 
 
-def test_gate_run_without_a_certified_slice_uses_raw(project: Project) -> None:
+def test_gate_run_without_a_certified_slice_fails_closed(project: Project) -> None:
     log = _judged_log(project, {"refunds": {"answer_fact": LENIENT}})
     report = gate_run(project, log)
-    assert report.passed, report.lines()
+    assert not report.passed
     assert report.corrected is not None and report.corrected.rate.corrected is None
     assert report.corrected.uncertified == ("SECRET-SLICE/answer_fact",)
-    assert "judge_not_corrected" in {w.code for w in report.warnings}
+    assert "judge_not_corrected" in {r.code for r in report.failures}
 
 
 def test_gate_json_of_a_run_without_judged_verdicts_has_no_corrected_key(project: Project) -> None:

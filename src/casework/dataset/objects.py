@@ -28,7 +28,6 @@ import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 import xxhash
@@ -120,8 +119,12 @@ def _split_hashes(hexed: str) -> list[bytes]:
 def read_index(state_dir: Path, digest: str) -> VersionIndex | None:
     """The stored index of version ``digest`` (``None``: not in the store, or unreadable)."""
     try:
-        body: dict[str, Any] = orjson.loads(_manifest_path(state_dir, digest).read_bytes())
-        if body.get("format") != _FORMAT or not all(_PACK.match(p) for p in body["packs"]):
+        body = orjson.loads(_manifest_path(state_dir, digest).read_bytes())
+        if (
+            not isinstance(body, dict)
+            or body.get("format") != _FORMAT
+            or not all(_PACK.match(p) for p in body["packs"])
+        ):
             return None  # unknown format, or pack names that are not ours (paths stay inside)
         ids, hashes = list(body["ids"]), _split_hashes(body["hashes"])
         kinds = [tuple(k) for k in body["kinds"]]
@@ -136,8 +139,8 @@ def read_index(state_dir: Path, digest: str) -> VersionIndex | None:
             _split_hashes(body["labels"]),
             list(body["packs"]),
         )
-    except (OSError, ValueError, KeyError, TypeError, IndexError, orjson.JSONDecodeError):
-        return None
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None  # a damaged manifest: the caller rebuilds from packs or git, or parses
 
 
 def stored_case_ids(state_dir: Path, digest: str) -> list[str] | None:

@@ -294,9 +294,10 @@ def rule_judge_admissible(ctx: GateContext) -> Iterator[Ruling]:
 def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
     """No decided gating verdict fails; pass@1 below ``gate.min_pass_rate`` fails.
 
-    Where a judge decided gating verdicts and is certified for every slice and check kind it
-    decided, the floor is checked on pass@1 corrected for its measured error (and the message
-    says so); where it is not certified, on the raw figure, with a warning.
+    Where a judge decided gating verdicts, the floor is checked on pass@1 corrected for its
+    measured error (and the message says so). Verdicts whose judge error the run does not record
+    (no certification in its header: a log from before certification, or a hand-made one) cannot
+    be corrected, so the gate fails closed on them.
     """
     rate = pass_rate(ctx.inputs.run, ctx.gating_cases)
     floor = ctx.gate.min_pass_rate
@@ -308,9 +309,10 @@ def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
         )
     fixed = ctx.corrected
     if fixed is not None and fixed.rate.corrected is None:
-        yield _warn(
+        yield _fail(
             "judge_not_corrected",
-            f"{fixed.describe()}: the floor is checked on the raw figure (certify the judge)",
+            f"{fixed.describe()}: the judge's measured error is not recorded on the run, so its "
+            "verdicts cannot be corrected (certify the judge: casework judge certify, then run again)",
         )
     if rate is None:
         yield _fail("no_verdicts", "no gating case has a decided, admissible verdict")

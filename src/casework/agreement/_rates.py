@@ -179,7 +179,25 @@ def kappa_interval(
         k = cohen_kappa(list(ratings[0]), list(ratings[1]), confidence=confidence)
     if k.kappa is None or k.ci_low is None or k.ci_high is None:
         return KappaInterval(None, None, None)
+    if _one_sided(table, ratings):
+        # One side used a single category: kappa is 0 whatever the other does, and the
+        # asymptotic SE degenerates to 0/0 (statsmodels: nan). A zero-width interval would
+        # claim certainty the data cannot give; the whole range says "not informative".
+        return KappaInterval(0.0, -1.0, 1.0)
     return KappaInterval(k.kappa, max(-1.0, k.ci_low), min(1.0, k.ci_high))
+
+
+def _one_sided(
+    table: Sequence[Sequence[int]] | None,
+    ratings: tuple[Sequence[Hashable], Sequence[Hashable]] | None,
+) -> bool:
+    """Whether one side put every item in a single category (kappa is then 0 by construction)."""
+    if table is not None:
+        rows = [sum(r) for r in table]
+        cols = [sum(col) for col in zip(*table, strict=True)] if table else []
+        return sum(x > 0 for x in rows) <= 1 or sum(x > 0 for x in cols) <= 1
+    assert ratings is not None
+    return len(set(ratings[0])) <= 1 or len(set(ratings[1])) <= 1
 
 
 def _reaches(

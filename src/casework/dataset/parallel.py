@@ -20,7 +20,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,16 +29,19 @@ from typing import Generic, Protocol, TypeVar
 from casework.dataset.jsonl import iter_records
 from casework.dataset.stream import (
     DatasetScan,
+    LabelKey,
     ProgressCallback,
     collector_paused,
     finish_content,
+    finish_label_keys,
+    label_key_of,
     open_dataset,
     parse_ref,
 )
 from casework.dataset.versions import CASES_FILE, LABELS_FILE
 from casework.errors import MAX_REPORTED, Problem
 from casework.project import Project
-from casework.schema import Case
+from casework.schema import Case, LabelRecord
 
 __all__ = ["PARALLEL_MIN_BYTES", "CaseJob", "parallel_workers", "scan_dataset_chunks"]
 
@@ -57,13 +60,26 @@ J = TypeVar("J", bound=CaseJob)
 
 
 @dataclass(frozen=True)
-class _Chunk(Generic[J]):
-    """What one worker found in its chunk, with line numbers counted from the chunk's start."""
+class _Part:
+    """What one worker found in its chunk of a file, with line numbers counted from its start."""
 
     lines: int
     problems: list[Problem]
     ids: list[tuple[str, int]]
+
+
+@dataclass(frozen=True)
+class _Chunk(_Part, Generic[J]):
+    """A chunk of the cases file: its valid ids and the job that saw its cases."""
+
     job: J
+
+
+@dataclass(frozen=True)
+class _LabelChunk(_Part):
+    """A chunk of the labels file: the compact key of each of its valid lines, in order."""
+
+    keys: list[LabelKey]
 
 
 def parallel_workers() -> int:
@@ -102,6 +118,19 @@ def _scan_chunk(path: Path, start: int, end: int, shown: str, job: J) -> _Chunk[
     return _Chunk(counted[0], problems, ids, job)
 
 
+def _scan_labels(path: Path, start: int, end: int, shown: str) -> _LabelChunk:
+    """Validate one chunk of the labels file, keeping only each label's compact key."""
+    problems: list[Problem] = []
+    keys: list[LabelKey] = []
+    counted = [0]
+    lines = _chunk_lines(path, start, end, counted)
+    first = 1 if start == 0 else 2
+    with collector_paused():
+        for _, record in iter_records(lines, LabelRecord, problems, shown=shown, start=first):
+            keys.append(label_key_of(record))
+    return _LabelChunk(counted[0], problems, [], keys)
+
+
 def _boundaries(path: Path, size: int, parts: int) -> list[int]:
     """Offsets that cut the file into ``parts`` chunks, each starting at the start of a line."""
     cuts = [0]
@@ -115,7 +144,7 @@ def _boundaries(path: Path, size: int, parts: int) -> list[int]:
 
 
 def _merge(
-    chunks: list[_Chunk[J]], starts: list[int], shown: str
+    chunks: Sequence[_Part], starts: list[int], shown: str
 ) -> tuple[list[Problem], dict[str, int]]:
     """Problems in file order (with duplicate ids between them), cut as a sequential scan cuts."""
     by_line: list[Problem] = []
@@ -160,18 +189,23 @@ def _cut(problems: list[Problem]) -> list[Problem]:
     return kept
 
 
-def _hash_file(path: Path, labels: bytes, on_progress: ProgressCallback | None) -> str:
+def _hash_file(path: Path, labels: Path, on_progress: ProgressCallback | None) -> str:
+    """The version hash of the working tree, both files read in bounded blocks."""
     digest = hashlib.sha256(CASES_FILE.encode() + b"\0")
     size = path.stat().st_size
-    done = 0
+    _hash_into(digest, path)
+    if on_progress is not None:
+        on_progress(size // 2, size)  # hashing is the cheap half; the workers report the rest
+    digest.update(LABELS_FILE.encode() + b"\0")
+    if labels.exists():
+        _hash_into(digest, labels)
+    return digest.hexdigest()
+
+
+def _hash_into(digest: hashlib._Hash, path: Path) -> None:
     with path.open("rb") as stream:
         while block := stream.read(8 * 1024 * 1024):
             digest.update(block)
-            done += len(block)
-    if on_progress is not None:
-        on_progress(done // 2, size)  # hashing is the cheap half; the workers report the rest
-    digest.update(LABELS_FILE.encode() + b"\0" + labels)
-    return digest.hexdigest()
 
 
 def scan_dataset_chunks(
@@ -180,6 +214,7 @@ def scan_dataset_chunks(
     new_job: Callable[[], J],
     *,
     workers: int,
+    keep_labels: bool = True,
     on_progress: ProgressCallback | None = None,
 ) -> tuple[DatasetScan, list[J]]:
     """Scan the working tree of ``name`` with ``workers`` processes; one job per chunk, in order.
@@ -187,6 +222,10 @@ def scan_dataset_chunks(
     Reports exactly what :func:`casework.dataset.scan_dataset` reports (raising the same
     ``InputErrors``); a job's cases are valid, in file order within its chunk, and together the
     jobs saw every case once (only meaningful when nothing is raised).
+
+    With ``keep_labels=False`` the labels file is validated in chunks by the workers too, which
+    keep only each label's compact key (:data:`~casework.dataset.stream.LabelKey`) for the
+    cross-file checks; the scan's ``labels`` is then empty. Neither file is held whole.
 
     Raises:
         InputErrors: A file has bad lines (all reported, capped).
@@ -196,24 +235,39 @@ def scan_dataset_chunks(
     folder, shown_dir, versions = open_dataset(project, name)
     path = folder / CASES_FILE
     labels_path = folder / LABELS_FILE
-    labels = labels_path.read_bytes() if labels_path.exists() else b""
     size = path.stat().st_size
     cuts = _boundaries(path, size, workers)
+    label_cuts = [0]
+    if not keep_labels and labels_path.exists():
+        label_cuts = _boundaries(labels_path, labels_path.stat().st_size, workers)
     shown = f"{shown_dir}/{CASES_FILE}"
+    shown_labels = f"{shown_dir}/{LABELS_FILE}"
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=len(cuts) - 1, mp_context=context) as pool:
         futures = [
             pool.submit(_scan_chunk, path, start, end, shown, new_job())
             for start, end in itertools.pairwise(cuts)
         ]
-        content_hash = _hash_file(path, labels, on_progress)
+        label_futures = [
+            pool.submit(_scan_labels, labels_path, start, end, shown_labels)
+            for start, end in itertools.pairwise(label_cuts)
+        ]
+        content_hash = _hash_file(path, labels_path, on_progress)
         chunks = []
-        for i, future in enumerate(futures):
-            chunks.append(future.result())
-            if on_progress is not None:
-                on_progress(size // 2 + cuts[i + 1] // 2, size)
+        with collector_paused():  # unpickling the parts makes many objects, none cyclic
+            for i, future in enumerate(futures):
+                chunks.append(future.result())
+                if on_progress is not None:
+                    on_progress(size // 2 + cuts[i + 1] // 2, size)
+            label_chunks = [future.result() for future in label_futures]
     problems, ids = _merge(chunks, cuts[:-1], shown)
-    count, label_list = finish_content(problems, ids, labels, shown_dir)
+    if keep_labels:
+        labels = labels_path.read_bytes() if labels_path.exists() else b""
+        count, label_list = finish_content(problems, ids, labels, shown_dir)
+    else:
+        label_problems, _ = _merge(label_chunks, label_cuts[:-1], shown_labels)
+        keys = [key for chunk in label_chunks for key in chunk.keys]
+        count, label_list = finish_label_keys(problems, ids, label_problems, keys, shown_dir), []
     record = next((v for v in reversed(versions) if v.hash == content_hash), None)
     scan = DatasetScan(name, folder, content_hash, record, count, label_list)
     return scan, [c.job for c in chunks]

@@ -8,7 +8,6 @@ holding only the compact facts those cross-file checks need: case ids and the ra
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -32,11 +31,16 @@ from casework.schema import Case, LabelRecord, VersionRecord
 __all__ = [
     "CaseVisitor",
     "DatasetScan",
+    "LabelKey",
     "ProgressCallback",
     "collector_paused",
+    "dangling_key_problems",
     "dangling_label_problems",
+    "duplicate_key_problems",
     "duplicate_label_problems",
     "finish_content",
+    "finish_label_keys",
+    "label_key_of",
     "open_dataset",
     "parse_content",
     "parse_ref",
@@ -44,6 +48,8 @@ __all__ = [
     "working_tree_bytes",
 ]
 
+#: What the cross-file label checks read of a raw label: case id, labeller, guideline version.
+LabelKey = tuple[str, str, str]
 #: Called with each valid case, in file order.
 CaseVisitor = Callable[[Case], None]
 #: Called with ``(bytes read, bytes in all)`` as the cases file streams past.
@@ -94,36 +100,56 @@ def dangling_label_problems(
     known: AbstractSet[str], labels: Sequence[LabelRecord], shown_dir: str
 ) -> list[Problem]:
     """Raw labels naming no case of ``known`` ids (located by their line in canonical order)."""
+    return dangling_key_problems(known, [label_key_of(r) for r in labels], shown_dir)
+
+
+def duplicate_label_problems(labels: Sequence[LabelRecord], shown_dir: str) -> list[Problem]:
+    """Two raw labels by one labeller of one case under one guideline (agreement needs one)."""
+    return duplicate_key_problems([label_key_of(r) for r in labels], shown_dir)
+
+
+def label_key_of(record: LabelRecord) -> LabelKey:
+    """The compact key of a raw label: what the cross-file label checks read."""
+    return (record.case_id, record.labeller, record.guideline_version)
+
+
+def dangling_key_problems(
+    known: AbstractSet[str], keys: Sequence[LabelKey], shown_dir: str
+) -> list[Problem]:
+    """:func:`dangling_label_problems` on compact keys (one per line of the labels file)."""
     return [
         Problem(
             f"{shown_dir}/{LABELS_FILE}",
             i + 1,
             "case_id",
             "no case with this id",
-            rec.case_id,
+            key[0],
             has_got=True,
         )
-        for i, rec in enumerate(labels)
-        if rec.case_id not in known
+        for i, key in enumerate(keys)
+        if key[0] not in known
     ]
 
 
-def duplicate_label_problems(labels: Sequence[LabelRecord], shown_dir: str) -> list[Problem]:
-    """Two raw labels by one labeller of one case under one guideline (agreement needs one)."""
-    seen: Counter[tuple[str, str, str]] = Counter()
+def duplicate_key_problems(keys: Sequence[LabelKey], shown_dir: str) -> list[Problem]:
+    """:func:`duplicate_label_problems` on compact keys (one per line of the labels file)."""
+    seen: set[LabelKey] = set()
+    reported: set[LabelKey] = set()
     problems = []
-    for line, rec in enumerate(labels, start=1):
-        key = (rec.case_id, rec.labeller, rec.guideline_version)
-        seen[key] += 1
-        if seen[key] == 2:
+    for line, key in enumerate(keys, start=1):
+        if key not in seen:
+            seen.add(key)
+        elif key not in reported:  # the second label of a key is reported, not the third
+            reported.add(key)
+            case_id, labeller, guideline = key
             problems.append(
                 Problem(
                     f"{shown_dir}/{LABELS_FILE}",
                     line,
                     "labeller",
-                    f"labelled case '{rec.case_id}' twice under guideline "
-                    f"'{rec.guideline_version}'; agreement needs one label per person",
-                    rec.labeller,
+                    f"labelled case '{case_id}' twice under guideline "
+                    f"'{guideline}'; agreement needs one label per person",
+                    labeller,
                     has_got=True,
                 )
             )
@@ -160,22 +186,46 @@ def finish_content(
     Raises:
         InputErrors: See :func:`parse_content`.
     """
-    count = len(ids)
-    if problems:
-        ids = {}  # a file with bad lines yields no cases (and so no dangling-label check)
     label_list: list[LabelRecord] = []
+    label_problems: list[Problem] = []
     with collector_paused():  # the label checks walk 200k labels in 0.2 s paused, 5.6 s not
         try:
             label_list = parse_records(
                 labels, LabelRecord, shown=f"{shown_dir}/{LABELS_FILE}"
             ).records
         except InputError as exc:
-            problems.extend(exc.problems)
-        if ids:
-            problems.extend(dangling_label_problems(ids.keys(), label_list, shown_dir))
-        problems.extend(duplicate_label_problems(label_list, shown_dir))
-    InputErrors.raise_if_any(problems)
+            label_problems = exc.problems
+        keys = [label_key_of(r) for r in label_list]
+        count = finish_label_keys(problems, ids, label_problems, keys, shown_dir)
     return count, label_list
+
+
+def finish_label_keys(
+    problems: list[Problem],
+    ids: dict[str, int],
+    label_problems: list[Problem],
+    keys: Sequence[LabelKey],
+    shown_dir: str,
+) -> int:
+    """:func:`finish_content` once the labels are read: their bad lines and compact keys.
+
+    ``keys`` holds one key per line of the labels file (it is ignored when ``label_problems``
+    has any). Returns the number of cases.
+
+    Raises:
+        InputErrors: See :func:`parse_content`.
+    """
+    count = len(ids)
+    if problems:
+        ids = {}  # a file with bad lines yields no cases (and so no dangling-label check)
+    problems.extend(label_problems)
+    if label_problems:
+        keys = []  # a labels file with bad lines yields no labels to check
+    if ids:
+        problems.extend(dangling_key_problems(ids.keys(), keys, shown_dir))
+    problems.extend(duplicate_key_problems(keys, shown_dir))
+    InputErrors.raise_if_any(problems)
+    return count
 
 
 def _case_id(case: Case) -> str:

@@ -78,6 +78,7 @@ def _scan(
         ref,
         lambda: _CheckJob(job.checks.tools, job.checks.today, job.pii, False),
         workers=workers,
+        keep_labels=False,  # the check reads only the labels' keys: validated on every core
         on_progress=on_progress,
     )
     for part in jobs:

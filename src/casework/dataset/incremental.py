@@ -10,14 +10,22 @@ takes the full path, which reports the problem exactly as before. Entry points:
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
 
 from casework.dataset.check import contradictory_tools
-from casework.dataset.jsonl import canonical_bytes, canonical_line, parse_records
+from casework.dataset.jsonl import (
+    canonical_bytes,
+    canonical_line,
+    collector_paused,
+    parse_records,
+)
 from casework.dataset.objects import Summary, VersionIndex, line_hash
+from casework.dataset.parallel import parallel_workers
 from casework.errors import InputErrors
 from casework.schema import Case, LabelRecord, VersionCounts
 
@@ -161,7 +169,19 @@ class _Row:
 def _parsed_rows(
     data: bytes, spans: Sequence[tuple[int, int]], shown: str, keep: set[str]
 ) -> tuple[list[_Row], dict[str, Case], bool] | None:
-    """Parse lines, returning rows of their canonical form, the models in ``keep``, canonical?"""
+    """Parse lines, returning rows of their canonical form, the models in ``keep``, canonical?
+
+    Many lines (a first release) are parsed on every core: see :func:`_parsed_rows_forked`.
+    """
+    workers = parallel_workers()
+    if workers > 1 and sum(n for _, n in spans) >= PARALLEL_MIN_ROW_BYTES:
+        return _parsed_rows_forked(data, spans, shown, keep, workers)
+    return _parsed_rows_here(data, spans, shown, keep)
+
+
+def _parsed_rows_here(
+    data: bytes, spans: Sequence[tuple[int, int]], shown: str, keep: set[str]
+) -> tuple[list[_Row], dict[str, Case], bool] | None:
     view = memoryview(data)
     rows: list[_Row] = []
     models: dict[str, Case] = {}
@@ -180,6 +200,76 @@ def _parsed_rows(
             rows.append(_Row(case.id, line_hash(line), summary_of(case), before if same else line))
             if case.id in keep:
                 models[case.id] = case
+    return rows, models, canonical
+
+
+#: Lines of at least this many bytes in all are parsed on every core (forking costs the rest).
+PARALLEL_MIN_ROW_BYTES = 16 * 1024 * 1024
+
+#: What a forked worker reads: the file's bytes, the spans to parse, their name, ids to keep.
+_SHARED: tuple[bytes, Sequence[tuple[int, int]], str, set[str]] | None = None
+
+#: A row as it travels back from a worker: its line is ``None`` when the input line is kept.
+_SentRow = tuple[str, bytes, Summary, bytes | None]
+
+
+def _rows_part(first: int, last: int) -> tuple[list[_SentRow], dict[str, Case], bool] | None:
+    """In a worker: the rows of spans ``first`` to ``last`` of the shared file, picklable."""
+    assert _SHARED is not None
+    data, spans, shown, keep = _SHARED
+    with collector_paused():
+        parsed = _parsed_rows_here(data, spans[first:last], shown, keep)
+    if parsed is None:
+        return None
+    rows, models, canonical = parsed
+    sent = [
+        (r.id, r.hash, r.summary, None if isinstance(r.line, memoryview) else bytes(r.line))
+        for r in rows
+    ]
+    return sent, models, canonical
+
+
+def _parsed_rows_forked(
+    data: bytes, spans: Sequence[tuple[int, int]], shown: str, keep: set[str], workers: int
+) -> tuple[list[_Row], dict[str, Case], bool] | None:
+    """:func:`_parsed_rows` on ``workers`` forked processes, each a share of the spans.
+
+    The workers read the file's bytes from the parent's memory (shared by the fork, not sent)
+    and send back each row's id, hash and summary, and its line only when it is not the input
+    line as it stands.
+    """
+    global _SHARED
+    cuts = [len(spans) * i // workers for i in range(workers + 1)]
+    _SHARED = (data, spans, shown, keep)
+    try:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = [pool.submit(_rows_part, a, b) for a, b in pairwise(cuts) if b > a]
+            parts = [future.result() for future in futures]
+    finally:
+        _SHARED = None
+    view = memoryview(data)
+    rows: list[_Row] = []
+    models: dict[str, Case] = {}
+    canonical = True
+    at = 0
+    for part in parts:
+        if part is None:
+            return None
+        sent, some, same = part
+        for case_id, digest, summary, line in sent:
+            offset, length = spans[at]
+            at += 1
+            rows.append(
+                _Row(
+                    case_id,
+                    digest,
+                    summary,
+                    view[offset : offset + length] if line is None else line,
+                )
+            )
+        models.update(some)
+        canonical = canonical and same
     return rows, models, canonical
 
 

@@ -24,7 +24,7 @@ from casework.dataset.incremental import (
     parse_lines,
 )
 from casework.dataset.journal import commit, tmp_dir
-from casework.dataset.jsonl import byte_lines, canonical_bytes, read_records
+from casework.dataset.jsonl import byte_lines, canonical_bytes, collector_paused, read_records
 from casework.dataset.lock import (
     check_unchanged,
     dataset_lock,
@@ -348,6 +348,13 @@ def release_tree(project: Project, name: str, message: str) -> TreeRelease:
         UsageError: Unknown dataset or empty message.
         ReleaseConflict: Another process holds the lock beyond the timeout.
     """
+    # Cases, labels and their rows hold no reference cycles: with the collector running, its
+    # full passes over the growing heap took 28 of 205 s of a first release of 100k cases.
+    with collector_paused():
+        return _release_tree(project, name, message)
+
+
+def _release_tree(project: Project, name: str, message: str) -> TreeRelease:
     folder = project.dataset_dir(name)
     settle(project, name)
     if not (folder / CASES_FILE).exists():

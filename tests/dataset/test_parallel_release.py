@@ -1,0 +1,110 @@
+"""A release whose new lines are parsed on several forked workers (issue 13, first release at scale).
+
+The oracle is the same release with the lines parsed in this process: the files written, the
+release record and the stored versions must be the same, and so must what is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from casework.dataset import read_versions, release_tree
+from casework.dataset.versions import CASES_FILE, LABELS_FILE, VERSIONS_FILE, materialise
+from casework.errors import InputErrors
+from casework.project import Project
+from tests.dataset.test_line_store import OPS, _case, _label, _project, _run_script, _write
+from tests.factories import case_dict
+
+NAME = "d"
+
+
+def _forked(monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
+    """Every release below parses its new lines on ``workers`` forked processes."""
+    monkeypatch.setattr("casework.dataset.incremental.PARALLEL_MIN_ROW_BYTES", 0)
+    monkeypatch.setattr("casework.dataset.incremental.parallel_workers", lambda: workers)
+
+
+def _released(project: Project) -> tuple[bytes, bytes, list[Any], list[bytes]]:
+    folder = project.dataset_dir(NAME)
+    versions = read_versions(folder, "v")
+    stored = [materialise(folder, project.state_dir, v, NAME).cases for v in versions]
+    records = [v.model_dump(exclude={"created_at"}) for v in versions]
+    return (folder / CASES_FILE).read_bytes(), (folder / LABELS_FILE).read_bytes(), records, stored
+
+
+def _two_releases(root: Path, hand: bool) -> tuple[bytes, bytes, list[Any], list[bytes]]:
+    project = _project(root)
+    cases = [_case(i) for i in range(30)]
+    labels = [_label(c["id"], "l0") for c in cases[:8]]
+    _write(project, cases, labels, hand=hand)
+    assert release_tree(project, NAME, "first").record is not None
+    for c in cases[::4]:
+        c["situation"] = dict(c["situation"], goal="edited")
+    _write(project, cases, labels, hand=not hand)
+    assert release_tree(project, NAME, "second").record is not None
+    return _released(project)
+
+
+@pytest.mark.parametrize("hand", [False, True])
+@pytest.mark.parametrize("workers", [2, 3, 7])
+def test_forked_releases_write_what_one_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hand: bool, workers: int
+) -> None:
+    want = _two_releases(tmp_path / "here", hand)
+    _forked(monkeypatch, workers)
+    got = _two_releases(tmp_path / "forked", hand)
+    assert got == want
+    assert json.loads((tmp_path / "forked" / "datasets" / NAME / VERSIONS_FILE).read_text()
+                      .splitlines()[0])["number"] == 1  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        '{"id": NaN}',  # a bad line
+        json.dumps(_case(3)),  # a duplicate id
+        json.dumps(case_dict("c-040", split="nope")),  # a schema violation
+    ],
+)
+def test_forked_releases_refuse_what_one_process_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str
+) -> None:
+    def attempt(root: Path) -> str:
+        project = _project(root)
+        folder = project.dataset_dir(NAME)
+        folder.mkdir(parents=True)
+        lines = [json.dumps(_case(i)) for i in range(20)]
+        lines.insert(11, bad)
+        (folder / CASES_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        with pytest.raises(InputErrors) as caught:
+            release_tree(project, NAME, "first")
+        assert not (folder / VERSIONS_FILE).exists()
+        return str(caught.value).replace(str(root), "<root>")
+
+    want = attempt(tmp_path / "here")
+    _forked(monkeypatch, 3)
+    assert attempt(tmp_path / "forked") == want
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(ops=st.lists(st.tuples(OPS, st.integers(0, 50)), max_size=6), hand=st.booleans())
+def test_forked_release_and_diff_match_the_full_parse(
+    ops: list[tuple[str, int]], hand: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line-store oracle test of `test_line_store`, with every release forked."""
+    monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
+    _forked(monkeypatch, 2)
+    with tempfile.TemporaryDirectory() as tmp:
+        monkeypatch.chdir(tmp)
+        _run_script(Path(tmp) / "proj", ops, hand)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import orjson
+
 from casework.dataset.check import contradictory_tools
 from casework.dataset.diff import changed_ids, diff_cases, diff_indexed
 from casework.dataset.incremental import (
@@ -405,6 +407,15 @@ class _Prepared:
     new: NewCases
     labels: list[LabelRecord]
     content: Content
+    labels_as_parent: bool = False
+    """The labels file is the parent release's, line for line: ``labels`` is left empty (unparsed)."""
+    label_total: int | None = None
+    """How many raw labels there are, when ``labels`` is left empty."""
+
+    @property
+    def label_count(self) -> int:
+        """How many raw labels the release holds."""
+        return len(self.labels) if self.label_total is None else self.label_total
 
 
 def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | None:
@@ -425,6 +436,13 @@ def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | No
     if parent is not None and parent_index is None:
         return None
     new = index_file(data, parent_index, f"{shown_dir}/{CASES_FILE}")
+    if new is not None and parent_index is not None:
+        same = _labels_as_parent(label_data, parent_index, set(new.ids))
+        if same is not None:
+            content = Content(new.data, label_data)
+            if new.data is data:  # both files as they stand: hash them once
+                content = Content.known(data, label_data, content_hash(data, label_data))
+            return _Prepared(fingerprint, parent, parent_index, new, [], content, True, same)
     parsed = labels_of(label_data, f"{shown_dir}/{LABELS_FILE}")
     if new is None or parsed is None:
         return None
@@ -438,6 +456,27 @@ def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | No
     else:
         content = Content(new.data, label_bytes)
     return _Prepared(fingerprint, parent, parent_index, new, labels, content)
+
+
+def _labels_as_parent(label_data: bytes, parent: VersionIndex, ids: set[str]) -> int | None:
+    """How many labels there are, when the file holds exactly the parent release's label lines.
+
+    Those lines were validated, sorted and found free of duplicates when the parent was
+    released, so only the labels naming a case no longer present need a look (their case id is
+    read without validating the line). ``None``: the labels differ, or one names no case.
+    """
+    if label_data and not label_data.endswith(b"\n"):
+        return None
+    lines = label_lines(label_data)
+    if len(lines) != len(parent.label_hashes):
+        return None
+    if any(line_hash(x) != h for x, h in zip(lines, parent.label_hashes, strict=True)):
+        return None
+    for line in lines:
+        case_id = orjson.loads(line).get("case_id")
+        if case_id not in ids:
+            return None  # the full check reports it
+    return len(lines)
 
 
 def _read_or_none(path: Path) -> bytes | None:
@@ -529,7 +568,9 @@ def _release_prepared(
     if old is None and case_list is None:
         raise _FullPath
     if old is not None:
-        gone = _dropped_label_count(old[1], set(new.ids), prepared.labels)
+        gone = 0  # the parent's labels, each naming a case still present: none dropped
+        if not prepared.labels_as_parent:
+            gone = _dropped_label_count(old[1], set(new.ids), prepared.labels)
         if gone and case_list is None:
             raise _FullPath
         if gone and case_list is not None:
@@ -552,7 +593,7 @@ def _release_prepared(
         created_at=now or datetime.now(UTC),
         message=message.strip(),
         changes=list(changes),
-        counts=counts_of(new.summaries, len(prepared.labels)),
+        counts=counts_of(new.summaries, prepared.label_count),
         guideline_versions=guideline_versions_of(new.summaries),
     )
     _store(project, name, prepared)
@@ -600,12 +641,15 @@ def _parent_lines(
     before = dict(zip(index.ids, index.hashes, strict=True))
     after = dict(zip(prepared.new.ids, prepared.new.hashes, strict=True))
     wanted = [before[i] for i in changed_ids(before, after)]
-    lines = fetch_lines(project.state_dir, index, [*wanted, *index.label_hashes])
+    label_hashes = [] if prepared.labels_as_parent else index.label_hashes  # known: unchanged
+    lines = fetch_lines(project.state_dir, index, [*wanted, *label_hashes])
     if lines is None:
         return None
     cases = parse_lines([lines[h] for h in wanted], f"{shown_dir}/{CASES_FILE}")
-    label_bytes = b"".join(lines[h] + b"\n" for h in index.label_hashes)
-    labels = labels_of(label_bytes, f"{shown_dir}/{LABELS_FILE}")
+    labels: list[LabelRecord] | None = []
+    if not prepared.labels_as_parent:
+        label_bytes = b"".join(lines[h] + b"\n" for h in label_hashes)
+        labels = labels_of(label_bytes, f"{shown_dir}/{LABELS_FILE}")
     if cases is None or labels is None:
         return None
     return {c.id: c for c in cases}, labels
@@ -625,7 +669,8 @@ def _changes_by_line(
         new.models,
     )
     lines = [] if diff.empty else diff.summary_lines()
-    lines += _label_change_lines(old[1], prepared.labels)
+    if not prepared.labels_as_parent:
+        lines += _label_change_lines(old[1], prepared.labels)
     return lines or diff.summary_lines()
 
 

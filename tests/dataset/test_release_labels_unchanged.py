@@ -7,12 +7,15 @@ case removed while labels still name it) is still refused, with the same message
 
 from __future__ import annotations
 
+import base64
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from casework.dataset import read_versions, release_tree
+from casework.dataset.objects import read_index
 from casework.dataset.versions import LABELS_FILE
 from casework.errors import InputErrors
 from casework.project import Project
@@ -99,3 +102,27 @@ def test_removing_a_labelled_case_is_still_refused(
     got = _release(project, tmp_path / "fast")
     assert want[0] == "refused" and "c-001" in want[1]
     assert got == (want[0], want[1].replace("plain", "fast"))
+
+
+def test_a_manifest_of_format_one_reads_as_the_same_index(tmp_path: Path) -> None:
+    """Manifests now hold line hashes in base64; those written in hex (format 1) still read."""
+    project, _, _ = _start(tmp_path / "p")
+    record = read_versions(project.dataset_dir(NAME), "v")[-1]
+    index = read_index(project.state_dir, record.hash)
+    assert index is not None
+    path = project.state_dir / "versions" / record.hash / "manifest"
+    body = json.loads(path.read_bytes())
+    assert body["format"] == 2
+    assert len(body["hashes"]) == len(base64.b64encode(b"\0" * 16 * len(index.hashes)))
+    old = dict(
+        body,
+        format=1,
+        hashes=b"".join(index.hashes).hex(),
+        labels=b"".join(index.label_hashes).hex(),
+    )
+    path.write_text(json.dumps(old), encoding="utf-8")
+    assert read_index(project.state_dir, record.hash) == index
+    path.write_text(json.dumps(dict(body, hashes=body["hashes"][:-4])), encoding="utf-8")
+    assert read_index(project.state_dir, record.hash) is None  # not whole hashes: damaged
+    path.write_text(json.dumps(dict(body, format=3)), encoding="utf-8")
+    assert read_index(project.state_dir, record.hash) is None  # a format not known

@@ -20,6 +20,7 @@ from casework.dataset.journal import tmp_dir
 from casework.dataset.jsonl import (
     canonical_bytes,
     canonical_line,
+    collector_paused,
     dump_record,
     json_objects,
     parse_records,
@@ -97,6 +98,7 @@ __all__ = [
     "check_contradictions",
     "check_dataset",
     "check_tools",
+    "collector_paused",
     "content_hash",
     "contradictory_tools",
     "count_cases",

@@ -45,7 +45,7 @@ from casework.agreement import (
 )
 
 # Not yet re-exported by casework.agreement (its __init__ is being changed elsewhere).
-from casework.dataset import declared_tools, load_dataset
+from casework.dataset import collector_paused, declared_tools, load_dataset
 from casework.errors import ConfigError, InputErrors, Problem, UsageError
 from casework.labelling.model import version_sort_key
 from casework.project import Project
@@ -551,6 +551,15 @@ def dataset_agreement(
     """
     if bootstrap < 0:
         raise UsageError(f"must be 0 (none) or more resamples. Got {bootstrap}.", param="bootstrap")
+    # Cases, labels and the report's rows hold no reference cycles: with the collector running,
+    # its passes over the heap of loaded cases took a fifth of `agreement` at 20k labels.
+    with collector_paused():
+        return _dataset_agreement(project, ref, slice, guideline, bootstrap, seed)
+
+
+def _dataset_agreement(
+    project: Project, ref: str, slice: str | None, guideline: str | None, bootstrap: int, seed: int
+) -> AgreementReport:
     thresholds = project.config.thresholds
     data = load_dataset(project, ref)
     try:

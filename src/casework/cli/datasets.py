@@ -28,15 +28,12 @@ from casework.cli.context import (
     err_console,
     pass_project,
 )
-from casework.dataset import (
+from casework.dataset import (  # the release store and diffs load in their commands
     ProgressCallback,
     dataset_versions,
-    diff_versions,
     dump_record,
     parse_ref,
-    release_tree,
     scan_dataset,
-    select_cases,
 )
 from casework.errors import CaseworkError, UsageError
 from casework.project import Project
@@ -159,6 +156,8 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
 @pass_project
 def release_cmd(project: Project, dataset: str, message: str) -> None:
     """Release the working tree of DATASET as a new version (a no-op if unchanged)."""
+    from casework.dataset import release_tree  # here: `casework versions` stays light
+
     name, version = parse_ref(dataset)
     if version is not None:
         raise UsageError(f"release {dataset}: release takes a dataset name, not a version.")
@@ -214,6 +213,8 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
 
     Versions are release numbers, hash prefixes, `latest` or `working`.
     """
+    from casework.dataset import diff_versions  # here: `casework versions` stays light
+
     name, _ = parse_ref(dataset)
     compared = diff_versions(project, name, a, b)
     diff = compared.diff
@@ -303,6 +304,8 @@ def cases_cmd(
     fmt: str,
 ) -> None:
     """List the cases of DATASET[@VERSION] matching the filters."""
+    from casework.dataset import select_cases  # here: `casework versions` stays light
+
     rows: list[tuple[str, str, str, str, str, str, str]] = []
 
     def keep(case: Case) -> None:

@@ -4,75 +4,79 @@ Entry points: :func:`load_dataset`, :func:`scan_dataset` (streaming), :func:`rel
 :func:`check_dataset`, :func:`migrate_cases`.
 """
 
-from casework.dataset.check import (
-    CheckReport,
-    DatasetChecks,
-    Finding,
-    check_contradictions,
-    check_dataset,
-    check_tools,
-    contradictory_tools,
-    expired_cases,
-)
-from casework.dataset.compare import VersionDiff, diff_versions
-from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
-from casework.dataset.journal import tmp_dir
-from casework.dataset.jsonl import (
-    canonical_bytes,
-    canonical_line,
-    collector_paused,
-    dump_record,
-    json_objects,
-    parse_records,
-    problems_from_validation,
-    read_cases,
-    read_records,
-    write_cases,
-    write_records,
-)
-from casework.dataset.lock import dataset_lock
-from casework.dataset.migrate import (
-    MigrationResult,
-    RenameMap,
-    load_renames,
-    migrate_cases,
-    migrate_dataset,
-)
-from casework.dataset.parallel import (
-    PARALLEL_MIN_BYTES,
-    CaseJob,
-    parallel_workers,
-    scan_dataset_chunks,
-)
-from casework.dataset.store import (
-    Dataset,
-    TreeRelease,
-    count_cases,
-    dataset_versions,
-    hash_of,
-    label_sort_key,
-    load_dataset,
-    parse_ref,
-    release,
-    release_tree,
-    release_working_tree,
-    select_cases,
-)
-from casework.dataset.stream import (
-    CaseVisitor,
-    DatasetScan,
-    ProgressCallback,
-    scan_dataset,
-    working_tree_bytes,
-)
-from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
-from casework.dataset.versions import (
-    CASES_FILE,
-    VERSIONS_FILE,
-    content_hash,
-    purge_cached,
-    read_versions,
-)
+from typing import TYPE_CHECKING
+
+from casework._lazy import attach
+
+if TYPE_CHECKING:
+    from casework.dataset.check import (
+        CheckReport,
+        DatasetChecks,
+        Finding,
+        check_contradictions,
+        check_dataset,
+        check_tools,
+        contradictory_tools,
+        expired_cases,
+    )
+    from casework.dataset.compare import VersionDiff, diff_versions
+    from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
+    from casework.dataset.journal import tmp_dir
+    from casework.dataset.jsonl import (
+        canonical_bytes,
+        canonical_line,
+        collector_paused,
+        dump_record,
+        json_objects,
+        parse_records,
+        problems_from_validation,
+        read_cases,
+        read_records,
+        write_cases,
+        write_records,
+    )
+    from casework.dataset.lock import dataset_lock, dataset_versions
+    from casework.dataset.migrate import (
+        MigrationResult,
+        RenameMap,
+        load_renames,
+        migrate_cases,
+        migrate_dataset,
+    )
+    from casework.dataset.parallel import (
+        PARALLEL_MIN_BYTES,
+        CaseJob,
+        parallel_workers,
+        scan_dataset_chunks,
+    )
+    from casework.dataset.store import (
+        Dataset,
+        TreeRelease,
+        count_cases,
+        hash_of,
+        label_sort_key,
+        load_dataset,
+        release,
+        release_tree,
+        release_working_tree,
+        select_cases,
+    )
+    from casework.dataset.stream import (
+        CaseVisitor,
+        DatasetScan,
+        ProgressCallback,
+        parse_ref,
+        scan_dataset,
+        working_tree_bytes,
+    )
+    from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
+    from casework.dataset.versions import (
+        CASES_FILE,
+        VERSIONS_FILE,
+        content_hash,
+        purge_cached,
+        read_versions,
+    )
 
 __all__ = [
     "CASES_FILE",
@@ -136,3 +140,90 @@ __all__ = [
     "write_cases",
     "write_records",
 ]
+
+
+if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
+    __getattr__, __dir__ = attach(
+        __name__,
+        {
+            "casework.dataset.check": (
+                "CheckReport",
+                "DatasetChecks",
+                "Finding",
+                "check_contradictions",
+                "check_dataset",
+                "check_tools",
+                "contradictory_tools",
+                "expired_cases",
+            ),
+            "casework.dataset.compare": (
+                "VersionDiff",
+                "diff_versions",
+            ),
+            "casework.dataset.diff": (
+                "CaseChange",
+                "DatasetDiff",
+                "diff_cases",
+            ),
+            "casework.dataset.journal": ("tmp_dir",),
+            "casework.dataset.jsonl": (
+                "canonical_bytes",
+                "canonical_line",
+                "collector_paused",
+                "dump_record",
+                "json_objects",
+                "parse_records",
+                "problems_from_validation",
+                "read_cases",
+                "read_records",
+                "write_cases",
+                "write_records",
+            ),
+            "casework.dataset.lock": ("dataset_lock", "dataset_versions"),
+            "casework.dataset.migrate": (
+                "MigrationResult",
+                "RenameMap",
+                "load_renames",
+                "migrate_cases",
+                "migrate_dataset",
+            ),
+            "casework.dataset.parallel": (
+                "PARALLEL_MIN_BYTES",
+                "CaseJob",
+                "parallel_workers",
+                "scan_dataset_chunks",
+            ),
+            "casework.dataset.store": (
+                "Dataset",
+                "TreeRelease",
+                "count_cases",
+                "hash_of",
+                "label_sort_key",
+                "load_dataset",
+                "release",
+                "release_tree",
+                "release_working_tree",
+                "select_cases",
+            ),
+            "casework.dataset.stream": (
+                "CaseVisitor",
+                "DatasetScan",
+                "ProgressCallback",
+                "parse_ref",
+                "scan_dataset",
+                "working_tree_bytes",
+            ),
+            "casework.dataset.tools": (
+                "ToolDecl",
+                "declared_tools",
+                "parse_tool_declarations",
+            ),
+            "casework.dataset.versions": (
+                "CASES_FILE",
+                "VERSIONS_FILE",
+                "content_hash",
+                "purge_cached",
+                "read_versions",
+            ),
+        },
+    )

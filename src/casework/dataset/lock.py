@@ -20,14 +20,22 @@ import xxhash
 from filelock import FileLock, Timeout
 
 from casework.dataset.journal import pending, recover
-from casework.dataset.versions import CASES_FILE, LABELS_FILE, VERSIONS_FILE, read_chunks
+from casework.dataset.versions import (
+    CASES_FILE,
+    LABELS_FILE,
+    VERSIONS_FILE,
+    read_chunks,
+    read_versions,
+)
 from casework.errors import ReleaseConflict, UsageError
 from casework.project import Project
+from casework.schema import VersionRecord
 
 __all__ = [
     "LOCK_TIMEOUT_ENV",
     "check_unchanged",
     "dataset_lock",
+    "dataset_versions",
     "fingerprint_of",
     "held_fingerprint",
     "lock_path",
@@ -178,3 +186,13 @@ def settle(project: Project, name: str) -> None:
     if pending(project, name) and lock_path(project, name).resolve() not in _registry.held:
         with dataset_lock(project, name):
             pass
+
+
+def dataset_versions(project: Project, name: str) -> list[VersionRecord]:
+    """The release log of ``name``, oldest first, after completing any interrupted release.
+
+    Here, beside :func:`settle`, so that `casework versions` imports no more than it uses.
+    """
+    folder = project.dataset_dir(name)
+    settle(project, name)
+    return read_versions(folder, f"{project.relative(folder)}/{VERSIONS_FILE}")

@@ -30,6 +30,7 @@ from casework.dataset.jsonl import byte_lines, canonical_bytes, collector_paused
 from casework.dataset.lock import (
     check_unchanged,
     dataset_lock,
+    dataset_versions,
     fingerprint_of,
     held_fingerprint,
     note_written,
@@ -221,13 +222,6 @@ def load_dataset(
     cases: list[Case] = []
     scan = scan_dataset(project, ref, cases.append, on_progress=on_progress)
     return Dataset(scan.name, scan.path, cases, scan.labels, scan.hash, scan.version)
-
-
-def dataset_versions(project: Project, name: str) -> list[VersionRecord]:
-    """The release log of ``name``, oldest first, after completing any interrupted release."""
-    folder = project.dataset_dir(name)
-    settle(project, name)
-    return read_versions(folder, f"{project.relative(folder)}/{VERSIONS_FILE}")
 
 
 def _read_optional(path: Path) -> bytes:

@@ -127,7 +127,9 @@ def _scan_labels(path: Path, start: int, end: int, shown: str) -> _LabelChunk:
     first = 1 if start == 0 else 2
     with collector_paused():
         for _, record in iter_records(lines, LabelRecord, problems, shown=shown, start=first):
-            keys.append(label_key_of(record))
+            case_id, labeller, guideline = label_key_of(record)
+            # Few labellers and guideline versions: one string each travels back, not one a label.
+            keys.append((case_id, sys.intern(labeller), sys.intern(guideline)))
     return _LabelChunk(counted[0], problems, [], keys)
 
 

@@ -130,22 +130,24 @@ def measure(
         argv, cwd=cwd, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     stopped: list[str] = []
+    reaped = threading.Event()
 
     def watch() -> None:  # stop a command past the memory cap or the time limit
-        while proc.poll() is None:
+        # Never proc.poll() here: it would reap the child before wait4 reads its usage.
+        while not reaped.wait(0.2):
             if _rss_mb(proc.pid) > max_rss_gb * 1024:
                 stopped.append(f"stopped past {max_rss_gb:g} GB")
                 proc.kill()
             elif time.perf_counter() - start > timeout:
                 stopped.append(f"stopped after {timeout:g} s")
                 proc.kill()
-            time.sleep(0.2)
 
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     assert proc.stderr is not None
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
+    reaped.set()
     proc.returncode = os.waitstatus_to_exitcode(status)
     seconds = time.perf_counter() - start
     watcher.join()

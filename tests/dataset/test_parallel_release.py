@@ -108,3 +108,14 @@ def test_forked_release_and_diff_match_the_full_parse(
     with tempfile.TemporaryDirectory() as tmp:
         monkeypatch.chdir(tmp)
         _run_script(Path(tmp) / "proj", ops, hand)
+
+
+def test_packs_written_in_batches_hold_what_line_by_line_writing_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pack lines are joined a batch per write; a batch boundary falls anywhere in the lines."""
+    want = _two_releases(tmp_path / "one", hand=True)
+    monkeypatch.setattr("casework.dataset.objects._WRITE_BATCH", 3)
+    assert _two_releases(tmp_path / "three", hand=True) == want
+    monkeypatch.setattr("casework.dataset.objects._WRITE_BATCH", 1)
+    assert _two_releases(tmp_path / "each", hand=True) == want

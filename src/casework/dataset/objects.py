@@ -55,6 +55,9 @@ _FORMAT = 2
 _FORMATS = (1, 2)
 _PACK = re.compile(r"^[0-9a-f]{16}-[0-9a-f]{8}$")
 _MANIFEST = "manifest"
+_WRITE_BATCH = (
+    1024  # lines joined per write of a pack (two small writes a line cost 7% of a release)
+)
 
 Summary = tuple[str, str, str, str, str, bool, bool, str, bool]
 """What the release log needs of one case: slice, split, source, outcome (``unlabelled``),
@@ -248,12 +251,17 @@ def _write_pack(
     entries = []
     offset = 0
     target = _objects(state_dir) / f"{stem}.pack"
+    batch: list[bytes | memoryview] = []
     with atomic_writer(target, tmp_dir=tmp_dir) as handle:
         for digest, line in lines:
-            handle.write(line)
-            handle.write(b"\n")
+            batch.append(line)
             entries.append(b"%s %d %d\n" % (digest.hex().encode(), offset, len(line)))
             offset += len(line) + 1
+            if len(batch) == _WRITE_BATCH:
+                handle.write(b"\n".join(batch) + b"\n")
+                batch.clear()
+        if batch:
+            handle.write(b"\n".join(batch) + b"\n")
     if not entries:
         target.unlink()
         return False

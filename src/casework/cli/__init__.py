@@ -203,6 +203,10 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "The LLM judge: certified on people's verdicts of its verdicts (see docs/judge.md).",
     ),
     "interop": ("interop", "Import and export other eval tools' formats (Google ADK eval sets)."),
+    "import-run": (
+        "interop",
+        "Import another tool's per-trial results FILE as a casework run log in runs/.",
+    ),
 }
 
 #: Which module holds each command (``casework.cli.<module>``).

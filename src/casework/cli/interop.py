@@ -9,7 +9,14 @@ from typing import Any
 import click
 
 from casework.cli.context import FORMAT, console, emit_json, pass_project
-from casework.interop import ImportOptions, export_adk, import_adk
+from casework.interop import (
+    RESULT_FORMATS,
+    ImportOptions,
+    RunImportOptions,
+    export_adk,
+    import_adk,
+    import_run,
+)
 from casework.project import Project
 from casework.schema import SPLITS
 
@@ -147,4 +154,77 @@ def export_adk_cmd(
         console.print(f"left out (ADK cannot express them): {what} of {n} case(s)")
 
 
-COMMANDS: list[click.Command] = [interop_group]
+@click.command("import-run")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--results-format",
+    "results_format",
+    type=click.Choice(RESULT_FORMATS),
+    required=True,
+    help="generic (JSONL, one trial a line), inspect (Inspect AI .eval/.json log) or tau "
+    "(τ-bench results JSON).",
+)
+@click.option(
+    "--map",
+    "mapping",
+    multiple=True,
+    metavar="DST=SRC.PATH",
+    help="Read field DST from SRC.PATH (generic; `scorer=NAME` picks an Inspect scorer). Repeatable.",
+)
+@click.option("--dataset", default=None, help="Dataset whose case ids the task ids are.")
+@click.option("--version", "version", type=int, default=None, help="Release the run was on.")
+@click.option(
+    "--dataset-hash", default=None, help="Content hash (8+ hex) of the release the run was on."
+)
+@click.option(
+    "--threshold",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="A trial passes when its reward is at least this.",
+)
+@click.option("--run-id", default=None, help="Id of the imported run (default: from the file).")
+@click.option("--agent-version", default=None, help="Version label of the agent that was run.")
+@FORMAT
+@pass_project
+def import_run_cmd(
+    project: Project,
+    file: Path,
+    results_format: Any,
+    mapping: tuple[str, ...],
+    dataset: str | None,
+    version: int | None,
+    dataset_hash: str | None,
+    threshold: float,
+    run_id: str | None,
+    agent_version: str | None,
+    fmt: str,
+) -> None:
+    """Import another tool's per-trial results FILE as a casework run log in runs/.
+
+    Pinned to a release of `--dataset` (task ids are case ids) or standing alone. `results`,
+    `compare` and `report` then read it; `gate` fails it (no per-check evidence). Nothing is
+    written when any line is bad.
+    """
+    options = RunImportOptions(
+        format=results_format,
+        mapping=mapping,
+        dataset=dataset,
+        version=version,
+        dataset_hash=dataset_hash,
+        threshold=threshold,
+        run_id=run_id,
+        agent_version=agent_version,
+    )
+    report = import_run(project, file, options)
+    if fmt == "json":
+        emit_json(asdict(report))
+        return
+    console.print(
+        f"run {report.run_id}: {report.trials} trial(s) of {report.cases} task(s) (k={report.k}), "
+        f"{report.passed} passed, on {report.dataset_ref}; wrote {report.path}"
+    )
+    console.print(f"next: casework results show {report.run_id}")
+
+
+COMMANDS: list[click.Command] = [interop_group, import_run_cmd]

@@ -147,6 +147,10 @@ def gate_inputs(
         same_as_latest=same,
         decisions=trial_decisions(run.trials, admissible_only=True),
         certification=run.header.judge.certification if run.header.judge is not None else {},
+        # `casework import-run` writes agent specs `import:<format>:<file>` (casework.interop).
+        imported_from=run.header.agent_spec
+        if run.header.agent_spec.startswith("import:")
+        else None,
     )
 
 

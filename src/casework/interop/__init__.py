@@ -3,6 +3,10 @@
 Google ADK eval sets: :func:`import_adk` / :func:`export_adk` (project level, in ``adk_io``) over
 reading ADK's file shapes (:func:`read_adk_file`, in ``adk_format``) and the pure conversion both
 ways (:func:`cases_from_adk`, :func:`eval_set_from_cases`, in ``adk``).
+
+Results of other tools (τ-bench, Inspect AI, generic JSONL): :func:`import_run` writes them as a
+casework run log (``run_import``) over :func:`read_results` (``results_formats``); the run-log
+line's JSON Schema is :func:`run_log_schema`.
 """
 
 from casework.interop.adk import (
@@ -27,11 +31,34 @@ from casework.interop.adk_format import (
     read_adk_file,
 )
 from casework.interop.adk_io import ExportReport, ImportReport, export_adk, import_adk
+from casework.interop.results_formats import (
+    RESULT_FIELDS,
+    RESULT_FORMATS,
+    ExternalResults,
+    ExternalTrial,
+    ResultFormat,
+    read_results,
+)
+from casework.interop.run_import import (
+    IMPORTED_CHECK,
+    IMPORTED_SPEC,
+    STANDALONE_DATASET,
+    RunImportOptions,
+    RunImportReport,
+    import_run,
+    run_log_schema,
+    run_records,
+)
 
 __all__ = [
     "GUIDELINE_VERSION",
+    "IMPORTED_CHECK",
+    "IMPORTED_SPEC",
     "IN_ORDER_REF",
+    "RESULT_FIELDS",
+    "RESULT_FORMATS",
     "RUBRIC",
+    "STANDALONE_DATASET",
     "AdkEvalCase",
     "AdkExport",
     "AdkFile",
@@ -39,15 +66,24 @@ __all__ = [
     "AdkInvocation",
     "AdkToolUse",
     "ExportReport",
+    "ExternalResults",
+    "ExternalTrial",
     "ImportOptions",
     "ImportReport",
     "ImportedCase",
+    "ResultFormat",
+    "RunImportOptions",
+    "RunImportReport",
     "case_from_adk",
     "case_id_for",
     "cases_from_adk",
     "eval_set_from_cases",
     "export_adk",
     "import_adk",
+    "import_run",
     "parse_adk",
     "read_adk_file",
+    "read_results",
+    "run_log_schema",
+    "run_records",
 ]

@@ -63,7 +63,7 @@ from casework.runner.records import (
 )
 from casework.runner.redact import LogRedaction, redact_run_logs, redact_run_rows
 from casework.runner.run import RunObserver, RunRequest, RunSummary, run_agent, trial_seed
-from casework.runner.store import RunStore, list_runs, load_run, log_path
+from casework.runner.store import RunStore, list_run_files, list_runs, load_run, log_path
 from casework.runner.toolserver import ToolServer
 
 __all__ = [
@@ -106,6 +106,7 @@ __all__ = [
     "compare_runs",
     "compare_tallies",
     "corrected_pass",
+    "list_run_files",
     "list_runs",
     "load_agent",
     "load_run",

@@ -207,6 +207,10 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "interop",
         "Import another tool's per-trial results FILE as a casework run log in runs/.",
     ),
+    "export": (
+        "interop",
+        "Send a run's verdicts to other tools: JUnit XML, OpenTelemetry events, OpenInference.",
+    ),
 }
 
 #: Which module holds each command (``casework.cli.<module>``).

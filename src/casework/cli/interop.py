@@ -13,7 +13,9 @@ from casework.interop import (
     RESULT_FORMATS,
     ImportOptions,
     RunImportOptions,
+    VerdictFormat,
     export_adk,
+    export_verdicts,
     import_adk,
     import_run,
 )
@@ -227,4 +229,67 @@ def import_run_cmd(
     console.print(f"next: casework results show {report.run_id}")
 
 
-COMMANDS: list[click.Command] = [interop_group, import_run_cmd]
+@click.group("export")
+def export_group() -> None:
+    """Send a run's verdicts to other tools: JUnit XML, OpenTelemetry events, OpenInference."""
+
+
+def _export_command(name: VerdictFormat, doc: str, default_out: str) -> click.Command:
+    @click.argument("run")
+    @click.option(
+        "-o",
+        "--out",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=default_out,
+        show_default=True,
+        help="File to write.",
+    )
+    @FORMAT
+    @pass_project
+    def command(project: Project, run: str, out: Path, fmt: str, **extra: Any) -> None:
+        report = export_verdicts(project, run, name, out, endpoint=extra.get("endpoint"))
+        if fmt == "json":
+            emit_json(asdict(report))
+            return
+        what = "test case(s)" if name == "junit" else "evaluation(s)"
+        console.print(f"{report.run_id}: wrote {report.records} {what} to {report.out}")
+        if report.posted:
+            console.print(f"posted to {report.posted}: HTTP {report.status}")
+
+    command.__doc__ = doc
+    if name == "otel":
+        command = click.option(
+            "--endpoint",
+            default=None,
+            help="Also POST the events to this OTLP/HTTP endpoint (`/v1/logs` is appended).",
+        )(command)
+    return export_group.command(name)(command)
+
+
+_export_command(
+    "junit",
+    """Write RUN's verdicts as JUnit XML: one test case per case, trials as properties.
+
+    A case fails when any trial failed; each failing check is a line of its failure message.
+    """,
+    "casework-junit.xml",
+)
+_export_command(
+    "otel",
+    """Write RUN's verdicts as OpenTelemetry `gen_ai.evaluation.result` events (OTLP/JSON logs).
+
+    One event per trial verdict and per check, on the trial's trace and span.
+    """,
+    "casework-otel.json",
+)
+_export_command(
+    "openinference",
+    """Write RUN's verdicts as OpenInference span annotations (name, score, label, explanation).
+
+    The file is the body of Phoenix's `POST /v1/span_annotations`.
+    """,
+    "casework-openinference.json",
+)
+
+
+COMMANDS: list[click.Command] = [interop_group, import_run_cmd, export_group]

@@ -6,7 +6,8 @@ ways (:func:`cases_from_adk`, :func:`eval_set_from_cases`, in ``adk``).
 
 Results of other tools (τ-bench, Inspect AI, generic JSONL): :func:`import_run` writes them as a
 casework run log (``run_import``) over :func:`read_results` (``results_formats``); the run-log
-line's JSON Schema is :func:`run_log_schema`.
+line's JSON Schema is :func:`run_log_schema`. A run's verdicts out: :func:`export_verdicts` (JUnit
+XML, OTLP `gen_ai.evaluation.result` events, OpenInference span annotations; ``verdicts_out``).
 """
 
 from casework.interop.adk import (
@@ -49,8 +50,23 @@ from casework.interop.run_import import (
     run_log_schema,
     run_records,
 )
+from casework.interop.verdicts_out import (
+    EVALUATION_EVENT,
+    VERDICT_FORMATS,
+    VERDICT_NAME,
+    Evaluation,
+    VerdictExport,
+    VerdictFormat,
+    evaluations,
+    export_verdicts,
+    junit_xml,
+    openinference_annotations,
+    otlp_logs,
+    trace_ids,
+)
 
 __all__ = [
+    "EVALUATION_EVENT",
     "GUIDELINE_VERSION",
     "IMPORTED_CHECK",
     "IMPORTED_SPEC",
@@ -59,12 +75,15 @@ __all__ = [
     "RESULT_FORMATS",
     "RUBRIC",
     "STANDALONE_DATASET",
+    "VERDICT_FORMATS",
+    "VERDICT_NAME",
     "AdkEvalCase",
     "AdkExport",
     "AdkFile",
     "AdkFormat",
     "AdkInvocation",
     "AdkToolUse",
+    "Evaluation",
     "ExportReport",
     "ExternalResults",
     "ExternalTrial",
@@ -74,16 +93,24 @@ __all__ = [
     "ResultFormat",
     "RunImportOptions",
     "RunImportReport",
+    "VerdictExport",
+    "VerdictFormat",
     "case_from_adk",
     "case_id_for",
     "cases_from_adk",
     "eval_set_from_cases",
+    "evaluations",
     "export_adk",
+    "export_verdicts",
     "import_adk",
     "import_run",
+    "junit_xml",
+    "openinference_annotations",
+    "otlp_logs",
     "parse_adk",
     "read_adk_file",
     "read_results",
     "run_log_schema",
     "run_records",
+    "trace_ids",
 ]

@@ -46,9 +46,11 @@ from casework.interop.run_import import (
     STANDALONE_DATASET,
     RunImportOptions,
     RunImportReport,
+    RunPin,
     import_run,
     run_log_schema,
     run_records,
+    standalone_pin,
 )
 from casework.interop.verdicts_out import (
     EVALUATION_EVENT,
@@ -93,6 +95,7 @@ __all__ = [
     "ResultFormat",
     "RunImportOptions",
     "RunImportReport",
+    "RunPin",
     "VerdictExport",
     "VerdictFormat",
     "case_from_adk",

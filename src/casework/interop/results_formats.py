@@ -289,12 +289,12 @@ def _generic_trial(
     counts[task_id] = max(counts.get(task_id, 0), trial + 1)
     at_p, raw_pass = _first(obj, paths["passed"])
     at_r, raw_reward = _first(obj, paths["reward"])
-    if raw_pass is _MISSING and raw_reward is _MISSING:
+    raw_pass = None if raw_pass is _MISSING else raw_pass
+    raw_reward = None if raw_reward is _MISSING else raw_reward
+    if raw_pass is None and raw_reward is None:
         raise _Bad(at_p, "no pass/fail and no reward (map one with passed=PATH or reward=PATH)")
-    passed: bool | None = None
-    if raw_pass is not _MISSING and raw_pass is not None:
-        passed = score_value(raw_pass, at_p) >= 1.0
-    reward = None if raw_reward is _MISSING else score_value(raw_reward, at_r)
+    passed = None if raw_pass is None else score_value(raw_pass, at_p) >= 1.0
+    reward = None if raw_reward is None else score_value(raw_reward, at_r)
     messages: list[Message] = []
     calls: list[TrajectoryToolCall] = []
     at, raw_msgs = _first(obj, paths["messages"])

@@ -94,11 +94,26 @@ class RunImportReport:
 
 
 @dataclass(frozen=True)
-class _Pin:
+class RunPin:
+    """What an imported run is pinned to.
+
+    Attributes:
+        name: Dataset name (``external`` for a run standing alone).
+        ref: ``name@N``, or ``external@<file name>``.
+        hash: The release's content hash, or the results file's SHA-256.
+        cases: The release's cases by id (empty standing alone).
+    """
+
     name: str
     ref: str
     hash: str
     cases: Mapping[str, Case]
+
+
+def standalone_pin(data: bytes, file_name: str) -> RunPin:
+    """The pin of a run standing alone: dataset ``external``, hashed by the file's bytes."""
+    digest = hashlib.sha256(data).hexdigest()
+    return RunPin(STANDALONE_DATASET, f"{STANDALONE_DATASET}@{file_name}", digest, {})
 
 
 def run_log_schema() -> dict[str, Any]:
@@ -162,7 +177,7 @@ def run_records(
     results: ExternalResults,
     *,
     run_id: str,
-    pin: _Pin,
+    pin: RunPin,
     spec: str,
     threshold: float,
     agent_version: str | None = None,
@@ -207,13 +222,13 @@ def run_records(
     return header, records, end
 
 
-def _standalone(options: RunImportOptions, digest: str, stem: str) -> _Pin:
+def _standalone(options: RunImportOptions, data: bytes, stem: str) -> RunPin:
     if options.version is not None or options.dataset_hash is not None:
         which = "version" if options.version is not None else "dataset_hash"
         raise UsageError(
             "a run pinned to a version needs `dataset`.", param=which, mentions=("dataset",)
         )
-    return _Pin(STANDALONE_DATASET, f"{STANDALONE_DATASET}@{stem}", digest, {})
+    return standalone_pin(data, stem)
 
 
 def _releases(versions: Sequence[Any], name: str) -> str:
@@ -223,11 +238,11 @@ def _releases(versions: Sequence[Any], name: str) -> str:
 
 
 def _pin(
-    project: Project, results: ExternalResults, options: RunImportOptions, digest: str, stem: str
-) -> _Pin:
+    project: Project, results: ExternalResults, options: RunImportOptions, data: bytes, stem: str
+) -> RunPin:
     """The dataset version the run was on, from `version`, a dataset hash, or the latest."""
     if options.dataset is None:
-        return _standalone(options, digest, stem)
+        return _standalone(options, data, stem)
     name = check_name(options.dataset, "dataset")
     versions = dataset_versions(project, name)
     if not versions:
@@ -261,10 +276,10 @@ def _pin(
         chosen = matches[-1]
     ref = f"{name}@{chosen.number}"
     cases = {c.id: c for c in load_dataset(project, ref).cases}
-    return _Pin(name, ref, chosen.hash, cases)
+    return RunPin(name, ref, chosen.hash, cases)
 
 
-def _check_trials(results: ExternalResults, pin: _Pin) -> None:
+def _check_trials(results: ExternalResults, pin: RunPin) -> None:
     """Every trial names a case of the pinned version, and no (task, trial) pair twice."""
     problems: list[Problem] = []
     seen: set[tuple[str, int]] = set()
@@ -304,7 +319,8 @@ def import_run(
     if options.threshold != options.threshold:
         raise UsageError("must be a number. Got nan.", param="threshold")
     results = read_results(path, options.format, options.mapping, shown)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
     run_id = options.run_id or f"import-{options.format}-{digest[:12]}"
     check_name(run_id, "run id")
     out = log_path(project, run_id)
@@ -313,7 +329,7 @@ def import_run(
             f"run {run_id} already exists ({project.relative(out)}); give another `run_id`.",
             param="run_id",
         )
-    pin = _pin(project, results, options, digest, path.name)
+    pin = _pin(project, results, options, data, path.name)
     _check_trials(results, pin)
     header, records, end = run_records(
         results,

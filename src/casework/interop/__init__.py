@@ -115,5 +115,6 @@ __all__ = [
     "read_results",
     "run_log_schema",
     "run_records",
+    "standalone_pin",
     "trace_ids",
 ]

@@ -37,11 +37,15 @@ from casework.dataset import (
 )
 from casework.errors import CaseworkError
 from casework.interop import (
+    CaseDefaults,
     ImportOptions,
     ResultFormat,
     cases_from_adk,
+    cases_from_rows,
+    parse_case_map,
     read_adk_file,
     read_results,
+    read_rows,
     run_records,
     standalone_pin,
 )
@@ -310,6 +314,20 @@ def _results_files(folder: Path) -> None:
     ]
     small = {"version": log["version"], "eval": {"model": log["eval"]["model"]}, "samples": samples}
     (folder / "inspect.json").write_text(json.dumps(small), encoding="utf-8")
+    rows = [
+        {
+            "id": "w-1",
+            "input": "Refund ORD-1",
+            "outcome": "resolve",
+            "required_tools": ["get_order"],
+        },
+        {"id": "w-2", "input": [{"role": "user", "content": "hi"}], "outcome": "clarify"},
+    ]
+    (folder / "cases.jsonl").write_bytes(_jsonl(rows))
+    (folder / "samples.csv").write_text(
+        'id,input,target,metadata\ns-1,"Refund it",refunded,"{""slice"": ""refunds""}"\n',
+        encoding="utf-8",
+    )
     (folder / "inspect.eval").write_bytes(
         (INTEROP_DATA / "inspect" / "refunds-deflate.eval").read_bytes()
     )
@@ -447,6 +465,16 @@ def _results(name: str, fmt: ResultFormat) -> Callable[[Path], None]:
     return read
 
 
+def _rows(name: str, defaults: CaseDefaults) -> Callable[[Path], None]:
+    def read(root: Path) -> None:
+        rows = read_rows((root / "results" / name).read_bytes(), name)
+        paths = parse_case_map(())
+        for case in cases_from_rows(rows, name, paths, defaults):
+            parse_records(canonical_bytes([case]), Case, shown="cases.jsonl")
+
+    return read
+
+
 def _corpus(name: str) -> Callable[[Path], None]:
     def read(root: Path) -> None:
         for _ in iter_documents(str(root / "corpus" / name)):
@@ -517,6 +545,18 @@ READERS = [
         lambda r: load_script(r / "llm" / "responses.jsonl"),
     ),
     Reader("run-log", "runs/r-1.jsonl", "jsonl", lambda r: read_log(r / "runs" / "r-1.jsonl")),
+    Reader(
+        "cases-jsonl",
+        "results/cases.jsonl",
+        "jsonl",
+        _rows("cases.jsonl", CaseDefaults("jsonl", "m")),
+    ),
+    Reader(
+        "inspect-samples-csv",
+        "results/samples.csv",
+        "csv",
+        _rows("samples.csv", CaseDefaults("inspect", "m")),
+    ),
     Reader("results-tau", "results/tau.json", "json", _results("tau.json", "tau")),
     Reader(
         "results-generic", "results/generic.jsonl", "jsonl", _results("generic.jsonl", "generic")

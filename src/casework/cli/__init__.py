@@ -207,9 +207,13 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "interop",
         "Import another tool's per-trial results FILE as a casework run log in runs/.",
     ),
+    "import": (
+        "interop",
+        "Import labelled cases from other tools' rows: generic JSONL with --map, Inspect samples.",
+    ),
     "export": (
         "interop",
-        "Send a run's verdicts to other tools: JUnit XML, OpenTelemetry events, OpenInference.",
+        "Send verdicts and cases to other tools: JUnit XML, OpenTelemetry, OpenInference, Inspect.",
     ),
 }
 

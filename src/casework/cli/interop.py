@@ -1,4 +1,4 @@
-"""`casework interop`: import and export other eval tools' formats (Google ADK eval sets)."""
+"""Other eval tools' formats: `interop` (ADK eval sets), `import-run`, `import`, `export`."""
 
 from __future__ import annotations
 
@@ -11,12 +11,15 @@ import click
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.interop import (
     RESULT_FORMATS,
+    CaseDefaults,
     ImportOptions,
     RunImportOptions,
     VerdictFormat,
     export_adk,
+    export_inspect_samples,
     export_verdicts,
     import_adk,
+    import_cases,
     import_run,
 )
 from casework.project import Project
@@ -231,7 +234,7 @@ def import_run_cmd(
 
 @click.group("export")
 def export_group() -> None:
-    """Send a run's verdicts to other tools: JUnit XML, OpenTelemetry events, OpenInference."""
+    """Send verdicts and cases to other tools: JUnit XML, OpenTelemetry, OpenInference, Inspect."""
 
 
 def _export_command(name: VerdictFormat, doc: str, default_out: str) -> click.Command:
@@ -292,4 +295,132 @@ _export_command(
 )
 
 
-COMMANDS: list[click.Command] = [interop_group, import_run_cmd, export_group]
+@click.group("import")
+def import_group() -> None:
+    """Import labelled cases from other tools' rows: generic JSONL with --map, Inspect samples."""
+
+
+def _import_cases(
+    project: Project,
+    file: Path,
+    dataset: str,
+    defaults: CaseDefaults,
+    mapping: tuple[str, ...],
+    message: str | None,
+    fmt: str,
+) -> None:
+    report = import_cases(project, file, dataset, defaults, mapping, message)
+    if fmt == "json":
+        data = asdict(report)
+        data["version"] = report.version.model_dump(mode="json") if report.version else None
+        emit_json(data)
+        return
+    console.print(f"read {len(report.imported)} case(s) from {report.file}")
+    if report.version is None:
+        console.print(f"{report.dataset}: content unchanged; no release.")
+    else:
+        v = report.version
+        console.print(
+            f"{report.dataset}@{v.number} released: {v.hash[:12]} ({v.counts.cases} cases)"
+        )
+    console.print(f"next: run `casework check {report.dataset}`")
+
+
+def _case_options(command: Any) -> Any:
+    for option in reversed(
+        [
+            click.argument("file", type=click.Path(path_type=Path)),
+            click.option("--dataset", required=True, help="Dataset the cases are added to."),
+            click.option(
+                "--slice",
+                "slice_",
+                default="imported",
+                show_default=True,
+                help="Slice of rows that name none.",
+            ),
+            click.option(
+                "--split",
+                type=click.Choice([s for s in SPLITS if s != "smoke"]),
+                default="dev",
+                show_default=True,
+                help="Split of rows that name none.",
+            ),
+            click.option(
+                "--map",
+                "mapping",
+                multiple=True,
+                metavar="DST=SRC.PATH",
+                help="Read case field DST from SRC.PATH (repeatable).",
+            ),
+            click.option("-m", "--message", default=None, help="Release message."),
+            FORMAT,
+            pass_project,
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+@import_group.command("jsonl")
+@_case_options
+def import_jsonl_cmd(
+    project: Project,
+    file: Path,
+    dataset: str,
+    slice_: str,
+    split: Any,
+    mapping: tuple[str, ...],
+    message: str | None,
+    fmt: str,
+) -> None:
+    """Import labelled cases from FILE (JSONL, a JSON list, or CSV), fields found by --map.
+
+    Each row needs an id, an input (text or messages) and an outcome; required and forbidden
+    tools, answer facts, state, slice and split are read when present. Every bad row is
+    reported by line and nothing is written.
+    """
+    defaults = CaseDefaults("jsonl", slice_, split)
+    _import_cases(project, file, dataset, defaults, mapping, message, fmt)
+
+
+@import_group.command("inspect-samples")
+@_case_options
+def import_inspect_cmd(
+    project: Project,
+    file: Path,
+    dataset: str,
+    slice_: str,
+    split: Any,
+    mapping: tuple[str, ...],
+    message: str | None,
+    fmt: str,
+) -> None:
+    """Import Inspect AI samples (JSONL or CSV: input, target, id, metadata) as cases.
+
+    `target` becomes the answer facts; `metadata` may carry slice, split, outcome (default
+    `resolve`) and required tools. Nothing is written when any row is bad.
+    """
+    defaults = CaseDefaults("inspect", slice_, split)
+    _import_cases(project, file, dataset, defaults, mapping, message, fmt)
+
+
+@export_group.command("inspect-samples")
+@click.argument("ref", metavar="DATASET[@VERSION]")
+@click.option(
+    "-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+    help="JSONL file to write.",
+)  # fmt: skip
+@click.option("--slice", "slices", multiple=True, help="Export only this slice (repeatable).")
+@click.option(
+    "--split", "splits", multiple=True, type=click.Choice(SPLITS), help="Export only this split."
+)
+@pass_project
+def export_inspect_cmd(
+    project: Project, ref: str, out: Path, slices: tuple[str, ...], splits: tuple[str, ...]
+) -> None:
+    """Write DATASET[@VERSION]'s cases as Inspect AI samples (JSONL); frozen cases never."""
+    n = export_inspect_samples(project, ref, out, slices=slices, splits=splits)
+    console.print(f"{ref}: wrote {n} sample(s) to {project.relative(out)}")
+
+
+COMMANDS: list[click.Command] = [interop_group, import_run_cmd, import_group, export_group]

@@ -8,6 +8,8 @@ Results of other tools (τ-bench, Inspect AI, generic JSONL): :func:`import_run`
 casework run log (``run_import``) over :func:`read_results` (``results_formats``); the run-log
 line's JSON Schema is :func:`run_log_schema`. A run's verdicts out: :func:`export_verdicts` (JUnit
 XML, OTLP `gen_ai.evaluation.result` events, OpenInference span annotations; ``verdicts_out``).
+Labelled cases from rows (generic JSONL with ``--map``, Inspect samples): :func:`import_cases`,
+and back out as Inspect samples: :func:`export_inspect_samples` (``cases_in``).
 """
 
 from casework.interop.adk import (
@@ -32,6 +34,20 @@ from casework.interop.adk_format import (
     read_adk_file,
 )
 from casework.interop.adk_io import ExportReport, ImportReport, export_adk, import_adk
+from casework.interop.cases_in import (
+    CASE_FIELDS,
+    CASE_FORMATS,
+    CaseDefaults,
+    CaseFormat,
+    CasesImportReport,
+    Row,
+    cases_from_rows,
+    export_inspect_samples,
+    import_cases,
+    inspect_samples,
+    parse_case_map,
+    read_rows,
+)
 from casework.interop.results_formats import (
     RESULT_FIELDS,
     RESULT_FORMATS,
@@ -68,6 +84,8 @@ from casework.interop.verdicts_out import (
 )
 
 __all__ = [
+    "CASE_FIELDS",
+    "CASE_FORMATS",
     "EVALUATION_EVENT",
     "GUIDELINE_VERSION",
     "IMPORTED_CHECK",
@@ -85,6 +103,9 @@ __all__ = [
     "AdkFormat",
     "AdkInvocation",
     "AdkToolUse",
+    "CaseDefaults",
+    "CaseFormat",
+    "CasesImportReport",
     "Evaluation",
     "ExportReport",
     "ExternalResults",
@@ -93,6 +114,7 @@ __all__ = [
     "ImportReport",
     "ImportedCase",
     "ResultFormat",
+    "Row",
     "RunImportOptions",
     "RunImportReport",
     "RunPin",
@@ -101,18 +123,24 @@ __all__ = [
     "case_from_adk",
     "case_id_for",
     "cases_from_adk",
+    "cases_from_rows",
     "eval_set_from_cases",
     "evaluations",
     "export_adk",
+    "export_inspect_samples",
     "export_verdicts",
     "import_adk",
+    "import_cases",
     "import_run",
+    "inspect_samples",
     "junit_xml",
     "openinference_annotations",
     "otlp_logs",
     "parse_adk",
+    "parse_case_map",
     "read_adk_file",
     "read_results",
+    "read_rows",
     "run_log_schema",
     "run_records",
     "standalone_pin",

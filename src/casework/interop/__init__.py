@@ -15,6 +15,7 @@ and back out as Inspect samples: :func:`export_inspect_samples` (``cases_in``).
 from casework.interop.adk import (
     GUIDELINE_VERSION,
     IN_ORDER_REF,
+    INTERMEDIATE_AUTHOR,
     RUBRIC,
     AdkExport,
     ImportedCase,
@@ -23,6 +24,7 @@ from casework.interop.adk import (
     case_id_for,
     cases_from_adk,
     eval_set_from_cases,
+    reference_reply,
 )
 from casework.interop.adk_format import (
     AdkEvalCase,
@@ -90,6 +92,7 @@ __all__ = [
     "GUIDELINE_VERSION",
     "IMPORTED_CHECK",
     "IMPORTED_SPEC",
+    "INTERMEDIATE_AUTHOR",
     "IN_ORDER_REF",
     "RESULT_FIELDS",
     "RESULT_FORMATS",
@@ -141,6 +144,7 @@ __all__ = [
     "read_adk_file",
     "read_results",
     "read_rows",
+    "reference_reply",
     "run_log_schema",
     "run_records",
     "standalone_pin",

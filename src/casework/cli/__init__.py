@@ -211,6 +211,10 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "interop",
         "Import labelled cases from other tools' rows: generic JSONL with --map, Inspect samples.",
     ),
+    "tools": (
+        "interop",
+        "Tool declarations from what a team already has: ADK tool uses, trace tool definitions.",
+    ),
     "export": (
         "interop",
         "Send verdicts and cases to other tools: JUnit XML, OpenTelemetry, OpenInference, Inspect.",

@@ -21,6 +21,7 @@ from casework.interop import (
     import_adk,
     import_cases,
     import_run,
+    suggest_tools,
 )
 from casework.project import Project
 from casework.schema import SPLITS
@@ -423,4 +424,61 @@ def export_inspect_cmd(
     console.print(f"{ref}: wrote {n} sample(s) to {project.relative(out)}")
 
 
-COMMANDS: list[click.Command] = [interop_group, import_run_cmd, import_group, export_group]
+@click.group("tools")
+def tools_group() -> None:
+    """Tool declarations from what a team already has: ADK tool uses, trace tool definitions."""
+
+
+@tools_group.command("suggest")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["adk", "traces"]),
+    required=True,
+    help="adk (ADK eval files: tools their invocations use) or traces (OTLP JSON spans with "
+    "gen_ai.tool.definitions or OpenInference llm.tools).",
+)
+@click.option(
+    "-o", "--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Write the patch here (default: print it).",
+)  # fmt: skip
+@FORMAT
+@pass_project
+def tools_suggest_cmd(
+    project: Project, files: tuple[Path, ...], source: Any, out: Path | None, fmt: str
+) -> None:
+    """Suggest declarations for the tools FILES use that the agent does not declare.
+
+    Prints a unified diff of the declared tools file to review and apply (`git apply`); the
+    parameters of tools seen only in calls are inferred from the arguments, so check them.
+    """
+    result = suggest_tools(project, list(files), source)
+    if fmt == "json":
+        emit_json(asdict(result))
+        return
+    if not result.suggested:
+        console.print(
+            "every tool found is declared already" if result.already_declared else "no tool found"
+        )
+        return
+    if result.target is None:
+        console.print("the agent declares tools with `tools_from`: add these there")
+        emit_json([s.declaration for s in result.suggested])
+        return
+    if out is not None:
+        out.write_text(result.patch, encoding="utf-8")
+        names = ", ".join(s.declaration["name"] for s in result.suggested)
+        console.print(f"wrote a patch of {result.target} adding {names} to {project.relative(out)}")
+        console.print(f"next: review it, then `git apply {project.relative(out)}`")
+    else:
+        click.echo(result.patch, nl=False)
+
+
+COMMANDS: list[click.Command] = [
+    interop_group,
+    import_run_cmd,
+    import_group,
+    export_group,
+    tools_group,
+]

@@ -70,6 +70,14 @@ from casework.interop.run_import import (
     run_records,
     standalone_pin,
 )
+from casework.interop.tools_suggest import (
+    ToolSource,
+    ToolsSuggestion,
+    ToolSuggestion,
+    suggest_tools,
+    tools_from_adk,
+    tools_from_spans,
+)
 from casework.interop.verdicts_out import (
     EVALUATION_EVENT,
     VERDICT_FORMATS,
@@ -121,6 +129,9 @@ __all__ = [
     "RunImportOptions",
     "RunImportReport",
     "RunPin",
+    "ToolSource",
+    "ToolSuggestion",
+    "ToolsSuggestion",
     "VerdictExport",
     "VerdictFormat",
     "case_from_adk",
@@ -148,5 +159,8 @@ __all__ = [
     "run_log_schema",
     "run_records",
     "standalone_pin",
+    "suggest_tools",
+    "tools_from_adk",
+    "tools_from_spans",
     "trace_ids",
 ]

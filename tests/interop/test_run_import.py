@@ -284,3 +284,16 @@ def test_cli_results_compare_report_and_gate_on_imported_runs(
     assert gate.exit_code == 1
     codes = {f["code"] for f in json.loads(gate.stdout)["failures"]}
     assert "imported_run" in codes
+
+
+def test_cli_report_and_gate_on_a_run_standing_alone(project_dir: Path, run_cli: Run) -> None:
+    _copy("tau/results.json", project_dir)
+    out = run_cli("import-run", "results.json", "--results-format", "tau", "--run-id", "tau")
+    assert out.exit_code == 0, out.stderr
+    report = run_cli("report", "tau", "--out", "tau.html")
+    assert report.exit_code == 0, report.stderr
+    assert "external@results.json" in (project_dir / "tau.html").read_text(encoding="utf-8")
+    gate = run_cli("gate", "--run", "tau", "--format", "json")
+    assert gate.exit_code == 1
+    codes = [f["code"] for f in json.loads(gate.stdout)["failures"]]
+    assert {"imported_run", "dataset_absent", "unreleased_version"} <= set(codes)

@@ -50,9 +50,9 @@ def _label(case_id: str, slice_name: str, who: str, role: str, outcome: str) -> 
     return LabelRecord(
         case_id=case_id,
         labeller=who,
-        role=role,  # type: ignore[arg-type]
+        role=role,
         overlap_reason="calibration" if role == "second" else None,
-        outcome=outcome,  # type: ignore[arg-type]
+        outcome=outcome,
         guideline_version=VERSIONS[slice_name],
         labelled_at=NOW + timedelta(minutes=1 if role == "second" else 0),
     )
@@ -140,7 +140,11 @@ def _contested(root: Path) -> tuple[Project, str]:
     assign_labels(project, "refunds", LABELLERS, now=NOW)
     out = root / "sheets"
     export_sheets(project, "refunds", out)
-    resolve = {"outcome": "resolve", "required": ["get_order", "issue_refund"], "answer_facts": ["Refund issued"]}
+    resolve = {
+        "outcome": "resolve",
+        "required": ["get_order", "issue_refund"],
+        "answer_facts": ["Refund issued"],
+    }
     sheets = []
     for jsonl in sorted(out.glob("*.labels.jsonl")):
         answers = {}
@@ -181,16 +185,28 @@ def _released(project: Project) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 CHOICES: dict[str, tuple[dict[str, Any], list[str]]] = {
     "pick-a": (
-        {"outcome": "resolve", "required": ["get_order", "issue_refund"], "answer_facts": ["Refund issued"]},
+        {
+            "outcome": "resolve",
+            "required": ["get_order", "issue_refund"],
+            "answer_facts": ["Refund issued"],
+        },
         ["--pick", "A"],
     ),
     "pick-b": ({"outcome": "escalate", "required": ["escalate_to_human"]}, ["--pick", "B"]),
     "merge": (
-        {"outcome": "escalate", "required": ["get_order", "issue_refund"], "answer_facts": ["Refund issued"]},
+        {
+            "outcome": "escalate",
+            "required": ["get_order", "issue_refund"],
+            "answer_facts": ["Refund issued"],
+        },
         ["--merge", "outcome=B", "--merge", "required_tools=A"],
     ),
     "write": (
-        {"outcome": "escalate", "required": ["get_order", "escalate_to_human"], "forbidden": ["issue_refund"]},
+        {
+            "outcome": "escalate",
+            "required": ["get_order", "escalate_to_human"],
+            "forbidden": ["issue_refund"],
+        },
         [
             "--outcome",
             "escalate",
@@ -221,7 +237,18 @@ def test_queue_decisions_equal_adjudication_sheet_imports(
     assert same == adjudicator
     monkeypatch.chdir(tmp_path / "new")
     decided = CliRunner().invoke(
-        cli, ["adjudicate", "decide", "refunds", "d-2", "--by", adjudicator, *options, "--seconds", "30"]
+        cli,
+        [
+            "adjudicate",
+            "decide",
+            "refunds",
+            "d-2",
+            "--by",
+            adjudicator,
+            *options,
+            "--seconds",
+            "30",
+        ],
     )
     assert decided.exit_code == 0, decided.output
     assert decided.stdout.endswith("apply: casework label release refunds -m MSG\n")

@@ -67,7 +67,9 @@ class SlowKind:
         self.applied.append(reviewer)
 
 
-def _race(project: Project, task_id: int, decisions: list[tuple[str, str]]) -> tuple[list[str], list[Exception]]:
+def _race(
+    project: Project, task_id: int, decisions: list[tuple[str, str]]
+) -> tuple[list[str], list[Exception]]:
     barrier = threading.Barrier(len(decisions))
     won: list[str] = []
     lost: list[Exception] = []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -69,9 +68,7 @@ def scanned(root: Path) -> None:
 
 def items_by_pair(root: Path) -> dict[tuple[str, str], dict[str, Any]]:
     listed = json.loads(ok(run(root, "review", "list", "--format", "json")).stdout)
-    return {
-        (t["payload"]["left"]["case_id"], t["payload"]["right"]["case_id"]): t for t in listed
-    }
+    return {(t["payload"]["left"]["case_id"], t["payload"]["right"]["case_id"]): t for t in listed}
 
 
 def _flags(root: Path) -> list[dict[str, Any]]:
@@ -131,7 +128,9 @@ def test_pair_decisions_through_the_queue_equal_leakage_decide(tmp_path: Path) -
         old / "datasets/support/cases.jsonl"
     ).read_bytes()
     assert _flags(new) == _flags(old)
-    done = json.loads(ok(run(new, "review", "list", "--status", "decided", "--format", "json")).stdout)
+    done = json.loads(
+        ok(run(new, "review", "list", "--status", "decided", "--format", "json")).stdout
+    )
     assert {(t["decision"], t["reviewer"], t["seconds_on_screen"]) for t in done} == {
         ("keep", "rev-1", 12.5),
         ("move-right", "rev-1", 12.5),
@@ -172,8 +171,8 @@ def test_a_pair_item_shows_both_texts_and_where_the_shared_shingles_are(root: Pa
         assert payload["shared_count"] == flag["shared_count"]
         assert [s["shingle"] for s in payload["shared"]][:50] == flag["shared"]
         for entry in payload["shared"]:
-            for side in (left, right):
-                for start, end in entry[side is left and "left" or "right"]:
+            for name, side in (("left", left), ("right", right)):
+                for start, end in entry[name]:
                     assert " ".join(tokenize(side["text"][start:end])) == entry["shingle"]
     near = next(t for t in list_tasks(project) if t.subject == "d-near~h-near")
     shown = ok(run(root, "review", "show", str(near.id))).stdout
@@ -240,7 +239,15 @@ def test_generated_cases_accept_edit_reject(root: Path, tmp_path: Path) -> None:
     bad_edit = tmp_path / "bad.json"
     bad_edit.write_text(json.dumps({**case_row("g-2", "dev", "x"), "split": "nowhere"}))
     refused = run(
-        root, "review", "decide", str(ids["g-2"]), "edit", "--reviewer", "rev-1", "--edited", str(bad_edit)
+        root,
+        "review",
+        "decide",
+        str(ids["g-2"]),
+        "edit",
+        "--reviewer",
+        "rev-1",
+        "--edited",
+        str(bad_edit),
     )
     assert refused.exit_code == 1
     assert refused.stderr.startswith("edited case: split: ")
@@ -277,7 +284,6 @@ def test_generated_cases_accept_edit_reject(root: Path, tmp_path: Path) -> None:
 
 
 def labelling_status_minutes(root: Path) -> float | None:
-    shutil.rmtree(root / "guidelines", ignore_errors=True)
     (root / "guidelines").mkdir()
     (root / "guidelines" / "support.md").write_text("---\nversion: support-g1\n---\n# Support\n")
     status = labelling_status(load_project(root), "support")
@@ -295,7 +301,9 @@ def test_deciding_twice_is_a_conflict(root: Path) -> None:
     with pytest.raises(DecisionConflict, match=r"already decided \(keep by rev-1 at "):
         decide_task(project, task.id, "template", reviewer="rev-2")
     with pytest.raises(UsageError, match="a leakage-pair decision carries no data"):
-        decide_task(project, list_tasks(project, status="open")[0].id, "keep", reviewer="r", data={"x": 1})
+        decide_task(
+            project, list_tasks(project, status="open")[0].id, "keep", reviewer="r", data={"x": 1}
+        )
     with pytest.raises(InputErrors):
         open_case = generated_case_item("support", _generated("g-9", "hello"), source="t")
         added = add_items(project, [open_case]).created[0]

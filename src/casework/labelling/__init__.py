@@ -209,9 +209,9 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
         {
             "casework.labelling.adjudication_queue": (
                 "MERGE_FIELDS",
+                "Adjudicated",
                 "AdjudicationChoice",
                 "AdjudicationQueue",
-                "Adjudicated",
                 "FinalLabel",
                 "QueueEntry",
                 "ShownLabel",
@@ -224,7 +224,6 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "SliceAgreement",
                 "agreement_report",
                 "case_features",
-                "check_person",
                 "dataset_agreement",
             ),
             "casework.labelling.assign": (

@@ -176,13 +176,14 @@ def dashboard(project: Project, dataset: str) -> Dashboard:
     with open_workbench(project) as wb, wb.session() as session:
         state = load_state(project, name, session)
         timings = read_timings(session, name)
-        open_items = dict(
-            session.execute(
+        open_items: dict[str | None, int] = {
+            slice_name: int(count)
+            for slice_name, count in session.execute(
                 select(ReviewTaskRow.slice, func.count())
                 .where(ReviewTaskRow.dataset == name, ReviewTaskRow.status == "open")
                 .group_by(ReviewTaskRow.slice)
-            ).tuples()
-        )
+            )
+        }
     agreement = _agreement(project, state)
     once, twice = _labelled(state)
     rows = Counter(c.slice for c in state.dataset.cases)

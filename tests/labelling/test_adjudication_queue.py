@@ -122,6 +122,14 @@ def test_decisions_are_checked_and_a_labeller_cannot_adjudicate(kappa_project: P
             label=FinalLabel("resolve", ("teleport",)),
         )
     assert undeclared.value.param == "required"
+    merge = CliRunner().invoke(
+        cli,
+        ["adjudicate", "decide", "refunds", "b-4", "--by", "adj-1", "--merge", "answer_facts=B"],
+    )
+    assert merge.exit_code == 2
+    assert merge.stderr == (
+        "--merge: the labels differ on outcome: say which side each comes from (missing: outcome).\n"
+    )
     with pytest.raises(UsageError, match="is ready: there is no disagreement"):
         adjudicate(kappa_project, "refunds", "b-1", adjudicator="adj-1", choice="A")
     done = adjudicate(

@@ -159,6 +159,23 @@ def test_sync_is_idempotent_and_withdraws_pairs_settled_elsewhere(root: Path) ->
     assert late.stderr.endswith("this decision was not stored.\n")
 
 
+def test_sync_refreshes_an_open_item_whose_row_changed(root: Path) -> None:
+    scanned(root)
+    project = load_project(root)
+    sync_leakage(project, "support")
+    [task_id] = [t.id for t in list_tasks(project) if t.subject == "d-near~h-near"]
+    before = get_task(project, task_id)
+    cases = root / "datasets" / "support" / "cases.jsonl"
+    cases.write_text(cases.read_text().replace("thank you", "THANK YOU!"))  # same words
+    ok(run(root, "release", "support", "-m", "h-near edited"))
+    assert run(root, "leakage", "scan", "support").exit_code == 1
+    again = sync_leakage(project, "support")
+    assert task_id in again.existing and again.created == ()
+    after = get_task(project, task_id)
+    assert after.payload["right"]["text"].endswith("THANK YOU!")
+    assert after.payload != before.payload and after.created_at == before.created_at
+
+
 def test_a_pair_item_shows_both_texts_and_where_the_shared_shingles_are(root: Path) -> None:
     scanned(root)
     project = load_project(root)
@@ -236,6 +253,9 @@ def test_generated_cases_accept_edit_reject(root: Path, tmp_path: Path) -> None:
     no_reason = run(root, "review", "decide", str(ids["g-3"]), "reject", "--reviewer", "rev-1")
     assert no_reason.exit_code == 2
     assert no_reason.stderr == "--reason: a rejected case needs a reason.\n"
+    no_case = run(root, "review", "decide", str(ids["g-2"]), "edit", "--reviewer", "rev-1")
+    assert no_case.exit_code == 2
+    assert no_case.stderr == "--edited: an edit carries the edited case as JSON.\n"
     bad_edit = tmp_path / "bad.json"
     bad_edit.write_text(json.dumps({**case_row("g-2", "dev", "x"), "split": "nowhere"}))
     refused = run(

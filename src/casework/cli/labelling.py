@@ -398,7 +398,7 @@ def _merge_fields(values: tuple[str, ...]) -> dict[str, str]:
         if not sep:
             raise UsageError(
                 f"FIELD=A or FIELD=B with FIELD one of {', '.join(MERGE_FIELDS)}. Got '{value}'.",
-                param="merge",
+                param="fields",
             )
         out[field_name.strip()] = side.strip().upper()
     return out
@@ -411,7 +411,7 @@ def _merge_fields(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--pick", type=click.Choice(["A", "B"]), default=None, help="Take label A or B.")
 @click.option(
     "--merge",
-    "merge",
+    "fields",
     multiple=True,
     metavar="FIELD=A|B",
     help=f"Merge field by field ({', '.join(MERGE_FIELDS)}; repeatable).",
@@ -432,7 +432,7 @@ def adjudicate_decide_cmd(
     case_id: str,
     adjudicator: str,
     pick: str | None,
-    merge: tuple[str, ...],
+    fields: tuple[str, ...],
     outcome: str | None,
     required: tuple[str, ...],
     forbidden: tuple[str, ...],
@@ -446,7 +446,7 @@ def adjudicate_decide_cmd(
     Stored like an imported adjudication sheet line (a case nobody holds is assigned to the
     adjudicator first, if they labelled neither side); `label release` applies it.
     """
-    chosen = [n for n, on in (("pick", pick), ("merge", merge), ("outcome", outcome)) if on]
+    chosen = [n for n, on in (("pick", pick), ("merge", fields), ("outcome", outcome)) if on]
     if len(chosen) != 1:
         raise UsageError(
             "adjudicate decide: give exactly one of --pick A|B, --merge FIELD=A|B or --outcome."
@@ -461,8 +461,8 @@ def adjudicate_decide_cmd(
         dataset,
         case_id,
         adjudicator=adjudicator,
-        choice="merge" if merge else (pick or "write"),  # type: ignore[arg-type]
-        fields=_merge_fields(merge) if merge else None,
+        choice="merge" if fields else (pick or "write"),  # type: ignore[arg-type]
+        fields=_merge_fields(fields) if fields else None,
         label=label,
         gap_note=gap_note,
         seconds=seconds,

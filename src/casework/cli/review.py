@@ -173,6 +173,7 @@ def _edited(path: Path | None) -> dict[str, Any] | None:
 @click.option("--seconds", type=float, default=None, help="Seconds the item was on screen.")
 @click.option(
     "--edited",
+    "data",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     default=None,
     help="For an edit: a file holding the edited case as JSON.",
@@ -186,7 +187,7 @@ def decide_cmd(
     reviewer: str,
     reason: str | None,
     seconds: float | None,
-    edited: Path | None,
+    data: Path | None,
     fmt: str,
 ) -> None:
     """Decide review item ID (leakage-pair: move-left|move-right|keep|template; generated-case: accept|edit|reject).
@@ -202,7 +203,7 @@ def decide_cmd(
         reviewer=reviewer,
         reason=reason,
         seconds=seconds,
-        data=_edited(edited),
+        data=_edited(data),
     )
     if fmt == "json":
         emit_json(task.as_json())

@@ -252,8 +252,8 @@ def adjudication_queue(
         project: The project.
         dataset: Dataset name (working tree).
         reveal_names: Include labeller (and adjudicator) ids; left out by default.
-        adjudicator: Only cases this person may decide: held by them, or unassigned and labelled
-            by neither side's labeller being them.
+        adjudicator: Only cases this person may decide: those they hold, and unassigned ones
+            they did not label.
 
     Raises:
         UsageError: Unknown dataset, or a bad adjudicator id.

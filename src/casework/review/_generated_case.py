@@ -55,14 +55,14 @@ def generated_case_item(
 
 def _edited(task: ReviewTask, data: Mapping[str, Any] | None) -> dict[str, Any]:
     if not data or "case" not in data:
-        raise UsageError("an edit carries the edited case as JSON.", param="edited")
+        raise UsageError("an edit carries the edited case as JSON.", param="data")
     try:
         case = Case.model_validate(data["case"])
     except ValidationError as exc:
         raise InputErrors(problems_from_validation(exc, "edited case", None)) from None
     if case.id != task.subject:
         raise UsageError(
-            f"the edited case keeps the id '{task.subject}'. Got '{case.id}'.", param="edited"
+            f"the edited case keeps the id '{task.subject}'. Got '{case.id}'.", param="data"
         )
     return {"case": _case_json(case)}
 
@@ -86,9 +86,7 @@ class GeneratedCaseKind:
         if decision == "edit":
             return _edited(task, data)
         if data:
-            raise UsageError(
-                f"only an edit carries a case. Got one with {decision}.", param="edited"
-            )
+            raise UsageError(f"only an edit carries a case. Got one with {decision}.", param="data")
         if decision == "reject" and not (reason or "").strip():
             raise UsageError("a rejected case needs a reason.", param="reason")
         return None

@@ -115,20 +115,24 @@ def _writing(workbench: Workbench, what: str) -> Iterator[Session]:
         ) from exc
 
 
-def _add_once(session: Session, items: Sequence[NewItem], now: datetime) -> AddReport:
+def _add_once(
+    session: Session, items: Sequence[NewItem], now: datetime, refresh: bool
+) -> AddReport:
     created: list[int] = []
     existing: list[int] = []
     for item in items:
         review_kind(item.kind)
         found = session.scalar(
-            select(ReviewTaskRow.id).where(
+            select(ReviewTaskRow).where(
                 ReviewTaskRow.kind == item.kind,
                 ReviewTaskRow.dataset == item.dataset,
                 ReviewTaskRow.open_subject == item.subject,
             )
         )
         if found is not None:
-            existing.append(found)
+            if refresh and (found.payload != item.payload or found.slice != item.slice):
+                found.payload, found.slice = item.payload, item.slice
+            existing.append(found.id)
             continue
         row = ReviewTaskRow(
             kind=item.kind,
@@ -147,12 +151,18 @@ def _add_once(session: Session, items: Sequence[NewItem], now: datetime) -> AddR
 
 
 def add_items(
-    project: Project, items: Sequence[NewItem], *, now: datetime | None = None
+    project: Project,
+    items: Sequence[NewItem],
+    *,
+    refresh: bool = False,
+    now: datetime | None = None,
 ) -> AddReport:
     """Store new review items; a subject that already has an open item is not added again.
 
     Safe to run twice, or from two processes at once: at most one open item exists per (kind,
     dataset, subject) (a unique constraint); a clash with a concurrent builder retries once.
+    With ``refresh`` an open item's payload and slice are replaced by the new item's (its
+    subject changed since it was built); decided items are never touched.
 
     Raises:
         UsageError: An item of an unknown kind.
@@ -162,7 +172,7 @@ def add_items(
         for attempt in range(2):
             try:
                 with _writing(wb, "review items") as session:
-                    return _add_once(session, items, when)
+                    return _add_once(session, items, when, refresh)
             except IntegrityError:
                 if attempt:
                     raise WorkbenchError(
@@ -176,7 +186,8 @@ def sync_leakage(project: Project, dataset: str, *, now: datetime | None = None)
     """Build ``leakage-pair`` items from the open flags of ``dataset`` and withdraw stale ones.
 
     An open item whose flag is no longer open (decided with `casework leakage decide`, resolved,
-    or gone) is withdrawn, so the queue never offers a decision the review file has settled.
+    or gone) is withdrawn, so the queue never offers a decision the review file has settled; an
+    open item whose rows changed since (a later scan refreshed the flag) shows the new texts.
 
     Raises:
         UsageError: Unknown dataset.
@@ -185,7 +196,7 @@ def sync_leakage(project: Project, dataset: str, *, now: datetime | None = None)
     name = dataset_name(dataset)
     items = leakage_pair_items(project, name)
     when = now or datetime.now(UTC)
-    added = add_items(project, items, now=when)
+    added = add_items(project, items, refresh=True, now=when)
     live = {item.subject for item in items}
     with open_workbench(project) as wb, _writing(wb, "review sync") as session:
         stale = [

@@ -224,6 +224,11 @@ def test_unknown_decision_and_item_are_usage_errors(root: Path) -> None:
     missing = run(root, "review", "show", "99")
     assert missing.exit_code == 2
     assert missing.stderr == "ID: no review item 99 (see `casework review list`).\n"
+    kind = run(root, "review", "list", "--kind", "pairs")
+    assert kind.exit_code == 2
+    assert kind.stderr.startswith(
+        "--kind: no review kind 'pairs' (kinds: generated-case, leakage-pair"
+    )
     who = run(root, "review", "decide", "1", "keep", "--reviewer", "a b")
     assert who.exit_code == 2
     assert who.stderr.startswith("--reviewer: a person's id holds letters")

@@ -76,7 +76,7 @@ def add_cases_cmd(project: Project, dataset: str, cases_file: Path, source: str,
 
 @review_group.command("list")
 @click.option(
-    "--kind", type=click.Choice(sorted(review_kinds())), default=None, help="Only this kind."
+    "--kind", default=None, metavar="KIND", help="Only this kind (leakage-pair, generated-case)."
 )
 @click.option(
     "--status", type=click.Choice(STATUSES), default=None, help="Only items in this status."

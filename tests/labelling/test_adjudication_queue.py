@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,7 +16,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from casework.cli import cli
 from casework.dataset import load_dataset, release
-from casework.errors import UsageError
+from casework.errors import DecisionConflict, UsageError, WorkbenchError
 from casework.labelling import (
     FinalLabel,
     adjudicate,
@@ -23,12 +26,16 @@ from casework.labelling import (
     import_sheets,
     labelling_status,
     list_gaps,
+    load_work,
     release_labels,
 )
 from casework.project import Project, load_project
 from casework.schema import LabelRecord
+from casework.workbench import open_workbench
 from tests.factories import write_lines
-from tests.labelling.builders import answer_jsonl, draft, make_project, read_jsonl
+from tests.labelling.builders import answer_jsonl, draft, make_project, read_jsonl, workbench_url
+
+__all__ = ["workbench_url"]
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 LABELLERS = ("lab-14", "lab-22", "lab-31")
@@ -59,9 +66,8 @@ def _label(case_id: str, slice_name: str, who: str, role: str, outcome: str) -> 
 
 
 @pytest.fixture
-def kappa_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+def kappa_project(tmp_path: Path, workbench_url: str, monkeypatch: pytest.MonkeyPatch) -> Project:
     """Two slices of released raw labels with two disagreements and no adjudicator yet."""
-    monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
     root = make_project(tmp_path / "proj")
     write_lines(
         root / "datasets" / "refunds" / "cases.jsonl",
@@ -140,6 +146,48 @@ def test_decisions_are_checked_and_a_labeller_cannot_adjudicate(kappa_project: P
     assert labelling_status(kappa_project, "refunds").totals["ready"] == 8 - 1
 
 
+def test_two_adjudicators_at_once_store_one_decision(
+    kappa_project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Opened once first, as a server does: Alembic's first load of the migrations is not
+    # thread-safe (the revision check of open_workbench loads them).
+    assert len(adjudication_queue(kappa_project, "refunds").entries) == 2
+    # The package exports a function of the module's name, so the module is taken by path.
+    module = importlib.import_module("casework.labelling.adjudication_queue")
+    loaded = module.load_state
+
+    def slow_load(*args: Any, **kwargs: Any) -> Any:  # both read before either writes
+        state = loaded(*args, **kwargs)
+        time.sleep(0.5)
+        return state
+
+    monkeypatch.setattr(module, "load_state", slow_load)
+    barrier = threading.Barrier(2)
+    won: list[str] = []
+    lost: list[Exception] = []
+
+    def decide(person: str, choice: str) -> None:
+        barrier.wait()
+        try:
+            adjudicate(kappa_project, "refunds", "b-4", adjudicator=person, choice=choice)  # type: ignore[arg-type]
+            won.append(person)
+        except (DecisionConflict, UsageError, WorkbenchError) as exc:
+            lost.append(exc)
+
+    threads = [threading.Thread(target=decide, args=a) for a in (("adj-1", "A"), ("adj-2", "B"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert len(won) == 1 and len(lost) == 1, (won, lost)
+    assert "case 'b-4'" in str(lost[0])
+    with open_workbench(kappa_project) as wb, wb.session() as session:
+        work = load_work(session, "refunds")
+    adjudicators = [r.labeller for r in work.labels if r.role == "adjudicator"]
+    assert adjudicators == won
+    assert [e.case_id for e in adjudication_queue(kappa_project, "refunds").entries] == ["a-1"]
+
+
 def _contested(root: Path) -> tuple[Project, str]:
     """The standard flow up to d-2 contested and assigned to an adjudicator (as in test_workflow)."""
     make_project(root)
@@ -170,9 +218,6 @@ def _contested(root: Path) -> tuple[Project, str]:
 
 def _role(project: Project, case_id: str, sheet: Path) -> str:
     labeller = sheet.name.split(".")[1]
-    from casework.labelling import load_work
-    from casework.workbench import open_workbench
-
     with open_workbench(project) as wb, wb.session() as session:
         work = load_work(session, "refunds")
     return next(

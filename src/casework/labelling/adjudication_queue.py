@@ -10,12 +10,14 @@ label through the same path as `casework adjudicate import` (the adjudicator's a
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from casework.dataset import declared_tools
@@ -436,7 +438,29 @@ def adjudicate(
     person = check_person(adjudicator, "adjudicator")
     tools = list(declared_tools(project))
     when = now or datetime.now(UTC)
+    try:
+        return _adjudicate(
+            project, name, case_id, person, tools, (choice, fields, label, gap_note, seconds), when
+        )
+    except OperationalError as exc:  # SQLite: another writer held the database
+        raise DecisionConflict(
+            f"case '{case_id}': another adjudicator was storing a decision at the same time; "
+            "nothing was stored. Look at the case again."
+        ) from exc
+
+
+def _adjudicate(
+    project: Project,
+    name: str,
+    case_id: str,
+    person: str,
+    tools: list[str],
+    asked: tuple[str, Mapping[str, str] | None, FinalLabel | None, str | None, float | None],
+    when: datetime,
+) -> Adjudicated:
+    choice, fields, label, gap_note, seconds = asked
     with open_workbench(project) as wb, writing(wb, "adjudicate") as session:
+        _lock_case(session, name, case_id)
         state = load_state(project, name, session)
         progress = state.snapshot.by_id.get(case_id)
         if progress is None:
@@ -482,6 +506,21 @@ def adjudicate(
         return Adjudicated(
             name, case_id, progress.case.slice, found.guideline_version, final, assigned_now, gap
         )
+
+
+def _lock_case(session: Session, dataset: str, case_id: str) -> None:
+    """Serialise decisions on one case: a transaction-scoped advisory lock on PostgreSQL.
+
+    SQLite serialises writers itself (and the count in :func:`_stamp_and_check` catches a late
+    one); on PostgreSQL two transactions would not see each other's uncommitted labels.
+    """
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    digest = hashlib.sha256(f"adjudicate\0{dataset}\0{case_id}".encode()).digest()
+    session.execute(
+        text("SELECT pg_advisory_xact_lock(:key)"),
+        {"key": int.from_bytes(digest[:8], "big", signed=True)},
+    )
 
 
 def _stamp_and_check(

@@ -202,6 +202,10 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "judge",
         "The LLM judge: certified on people's verdicts of its verdicts (see docs/judge.md).",
     ),
+    "review": (
+        "review",
+        "Review queue: near-duplicate pairs and generated cases, decided one item at a time.",
+    ),
     "interop": ("interop", "Import and export other eval tools' formats (Google ADK eval sets)."),
     "import-run": (
         "interop",

@@ -3,6 +3,8 @@
 Entry points: :func:`assign_labels`, :func:`export_sheets`, :func:`import_sheets`,
 :func:`labelling_status`, :func:`list_disagreements`, :func:`release_labels`,
 :func:`bump_guideline`; the pure policy is :func:`plan_labelling` / :func:`plan_adjudication`.
+For pages: :func:`adjudication_queue` / :func:`adjudicate`, :func:`dashboard`, :func:`list_gaps`
+/ :func:`add_gap` / :func:`bump_with_gaps`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,17 @@ from typing import TYPE_CHECKING
 from casework._lazy import attach
 
 if TYPE_CHECKING:
+    from casework.labelling.adjudication_queue import (
+        MERGE_FIELDS,
+        Adjudicated,
+        AdjudicationChoice,
+        AdjudicationQueue,
+        FinalLabel,
+        QueueEntry,
+        ShownLabel,
+        adjudicate,
+        adjudication_queue,
+    )
     from casework.labelling.agreement_report import (
         AgreementReport,
         AgreementSettings,
@@ -21,12 +34,26 @@ if TYPE_CHECKING:
         dataset_agreement,
     )
     from casework.labelling.assign import AssignReport, assign_labels
+    from casework.labelling.dashboard import (
+        Dashboard,
+        LabellerDashboard,
+        SliceDashboard,
+        dashboard,
+    )
     from casework.labelling.exchange import (
         ExportReport,
         ImportReport,
         SheetFile,
         export_sheets,
         import_sheets,
+    )
+    from casework.labelling.gaps import (
+        GapBump,
+        GuidelineGap,
+        add_gap,
+        bump_with_gaps,
+        check_person,
+        list_gaps,
     )
     from casework.labelling.guidelines import (
         Bump,
@@ -80,8 +107,20 @@ if TYPE_CHECKING:
         list_disagreements,
     )
     from casework.labelling.store import Work, load_work
+    from casework.labelling.timings import (
+        ACCEPTING_DECISIONS,
+        GENERATED_CASE_KIND,
+        Timings,
+        read_timings,
+    )
 
 __all__ = [
+    "ACCEPTING_DECISIONS",
+    "GENERATED_CASE_KIND",
+    "MERGE_FIELDS",
+    "Adjudicated",
+    "AdjudicationChoice",
+    "AdjudicationQueue",
     "AgreementReport",
     "AgreementSettings",
     "AssignReport",
@@ -91,33 +130,48 @@ __all__ = [
     "CaseProgress",
     "CaseStatus",
     "Contested",
+    "Dashboard",
     "Disagreement",
     "ExportReport",
+    "FinalLabel",
+    "GapBump",
     "Guideline",
+    "GuidelineGap",
     "Held",
     "ImportReport",
     "LabelRelease",
+    "LabellerDashboard",
     "LabellerLoad",
     "LabellingMigration",
     "LabellingStatus",
     "PlannedAssignment",
+    "QueueEntry",
     "QueueRow",
     "Round",
     "SheetFile",
     "SheetKind",
+    "ShownLabel",
     "Skipped",
     "SliceAgreement",
     "SliceCalibration",
+    "SliceDashboard",
     "SliceStatus",
     "Snapshot",
+    "Timings",
     "Work",
+    "add_gap",
+    "adjudicate",
+    "adjudication_queue",
     "agreement_report",
     "assign_labels",
     "audit_draw",
     "bump_guideline",
+    "bump_with_gaps",
     "case_features",
+    "check_person",
     "csv_rows",
     "current_versions",
+    "dashboard",
     "dataset_agreement",
     "decide_round",
     "differing_fields",
@@ -131,6 +185,7 @@ __all__ = [
     "labelling_status",
     "latest_round",
     "list_disagreements",
+    "list_gaps",
     "list_guidelines",
     "load_work",
     "migrate_labelling",
@@ -139,6 +194,7 @@ __all__ = [
     "plan_labelling",
     "read_guideline",
     "read_sheet",
+    "read_timings",
     "release_labels",
     "render_csv",
     "render_jsonl",
@@ -151,6 +207,17 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
     __getattr__, __dir__ = attach(
         __name__,
         {
+            "casework.labelling.adjudication_queue": (
+                "MERGE_FIELDS",
+                "Adjudicated",
+                "AdjudicationChoice",
+                "AdjudicationQueue",
+                "FinalLabel",
+                "QueueEntry",
+                "ShownLabel",
+                "adjudicate",
+                "adjudication_queue",
+            ),
             "casework.labelling.agreement_report": (
                 "AgreementReport",
                 "AgreementSettings",
@@ -163,12 +230,26 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "AssignReport",
                 "assign_labels",
             ),
+            "casework.labelling.dashboard": (
+                "Dashboard",
+                "LabellerDashboard",
+                "SliceDashboard",
+                "dashboard",
+            ),
             "casework.labelling.exchange": (
                 "ExportReport",
                 "ImportReport",
                 "SheetFile",
                 "export_sheets",
                 "import_sheets",
+            ),
+            "casework.labelling.gaps": (
+                "GapBump",
+                "GuidelineGap",
+                "add_gap",
+                "bump_with_gaps",
+                "check_person",
+                "list_gaps",
             ),
             "casework.labelling.guidelines": (
                 "Bump",
@@ -239,6 +320,12 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             "casework.labelling.store": (
                 "Work",
                 "load_work",
+            ),
+            "casework.labelling.timings": (
+                "ACCEPTING_DECISIONS",
+                "GENERATED_CASE_KIND",
+                "Timings",
+                "read_timings",
             ),
         },
     )

@@ -20,11 +20,13 @@ from casework.workbench.models_judge import JudgeCertificationRow, ReviewItemRow
 from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 from casework.workbench.models_leakage import LeakageFlag
 from casework.workbench.models_llm import LLMResponse
+from casework.workbench.models_review import GuidelineGapRow, ReviewTaskRow
 from casework.workbench.models_runs import JudgeCalibrationRow, RunRow, TrialRow
 
 __all__ = [
     "AssignmentRow",
     "Base",
+    "GuidelineGapRow",
     "JudgeCalibrationRow",
     "JudgeCertificationRow",
     "LLMResponse",
@@ -32,6 +34,7 @@ __all__ = [
     "Meta",
     "RawLabelRow",
     "ReviewItemRow",
+    "ReviewTaskRow",
     "ReviewVerdictRow",
     "RunRow",
     "TrialRow",

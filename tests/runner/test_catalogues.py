@@ -156,3 +156,14 @@ def test_tools_file_and_its_hash_go_together() -> None:
         Situation.model_validate(
             {"goal": "g", "turns": [{"role": "user", "content": "x"}], "tools_file": "a.json"}
         )
+
+
+def test_an_empty_offered_set_survives_the_canonical_form() -> None:
+    from casework.dataset import canonical_line
+    from casework.schema import Case
+
+    case = Case.model_validate(clarify_case("w-1", tools=[]))
+    line = canonical_line(case)
+    assert '"tools": []' in line
+    assert Case.model_validate_json(line).situation.tools == []
+    assert '"tools"' not in canonical_line(Case.model_validate(clarify_case("w-2")))

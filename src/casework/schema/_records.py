@@ -115,14 +115,14 @@ FactMatch = Literal["exact", "normalised", "regex"]
 """How a matched fact is checked against the final reply, deterministically."""
 
 
-def _drop_empty(data: Any, keys: tuple[str, ...]) -> Any:
+def _drop_empty(data: Any, keys: tuple[str, ...], empty: tuple[Any, ...] = (None, [])) -> Any:
     """``data`` without the issue-16 fields that are unset.
 
     Dumps of older records stay as they were (canonical files leave defaults out anyway).
     """
     if isinstance(data, dict):
         for key in keys:
-            if key in data and data[key] in (None, []):
+            if key in data and any(data[key] == e for e in empty):
                 del data[key]
     return data
 
@@ -286,7 +286,9 @@ class Situation(_Record):
 
     @model_serializer(mode="wrap")
     def _drop_unset_env(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _drop_empty(handler(self), ("user_scenario", "tools", "tools_file", "tools_sha256"))
+        # Only unset (None): `tools: []` is a case that offers no tool at all.
+        keys = ("user_scenario", "tools", "tools_file", "tools_sha256")
+        return _drop_empty(handler(self), keys, (None,))
 
     @model_validator(mode="after")
     def _non_empty(self) -> Situation:

@@ -26,7 +26,9 @@ def reply(messages: Sequence[Message]) -> str:
     assistant = messages[-1].content
     if assistant.startswith("(The conversation starts"):
         goal = re.search(r"^Your goal: (.+)$", system, re.MULTILINE)
-        return "Will I need an umbrella tomorrow?" if goal and "umbrella" in goal.group(1) else "Hi."
+        return (
+            "Will I need an umbrella tomorrow?" if goal and "umbrella" in goal.group(1) else "Hi."
+        )
     if "?" in assistant:  # the assistant asks: answer with what the scenario says the user knows
         return _known(system)
     return f"Great, thanks. {STOP_TOKEN}"

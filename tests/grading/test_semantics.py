@@ -217,7 +217,7 @@ def test_nl_assertions_are_judge_findings_one_per_assertion() -> None:
 
 
 def test_review_items_number_nl_findings_after_the_judged_facts() -> None:
-    from casework.review._items import _trial_items  # the item builder the sampler uses
+    from casework.review import run_items
     from casework.runner import JudgeInfo, LoadedRun, RunHeader, TrialRecord
 
     data = refund_case("r-1", "o1", 12.0)
@@ -260,7 +260,7 @@ def test_review_items_number_nl_findings_after_the_judged_facts() -> None:
         }
     )
     run = LoadedRun(header=header, trials=[trial], end=None, source="test")
-    facts = [(i.key, i.fact) for i in _trial_items(run, trial, c, "r-x") if i.kind == "answer_fact"]
+    facts = [(i.key, i.fact) for i in run_items(run, [c], private=True) if i.kind == "answer_fact"]
     assert facts == [
         ("run-1/r-1/0/answer_fact/0", "fact zero"),
         ("run-1/r-1/0/answer_fact/1", "assertion one"),
@@ -278,3 +278,77 @@ def test_old_cases_keep_their_canonical_bytes() -> None:
             assert field not in line
         assert canonical_line(Case.model_validate_json(line)) == line
         assert "tools_file" not in json.dumps(c.model_dump(mode="json"))
+
+
+# --- labelling: one outcome per labeller, the accepted set authored on the case ------------------
+
+
+def _round(outcome: str) -> Any:
+    from datetime import UTC, datetime, timedelta
+
+    from casework.labelling import decide_round
+    from casework.schema import LabelRecord
+
+    t0 = datetime(2026, 11, 1, tzinfo=UTC)
+    records = [
+        LabelRecord.model_validate(
+            {
+                "case_id": "c-1",
+                "labeller": name,
+                "role": role,
+                "outcome": outcome,
+                "guideline_version": "g2",
+                "labelled_at": t0 + timedelta(minutes=i),
+            }
+        )
+        for i, (name, role) in enumerate([("a", "first"), ("b", "second")])
+    ]
+    return decide_round("c-1", "g2", [], records)
+
+
+def test_a_relabelling_round_keeps_the_accepted_set_only_while_people_stay_inside_it() -> None:
+    from casework.labelling import final_label
+
+    previous = Label.model_validate(
+        {
+            "outcome": ["refuse", "escalate"],
+            "matched_facts": [{"text": "30 days"}],
+            "nl_assertions": ["No promise"],
+        }
+    )
+    same = final_label(_round("refuse"), previous)
+    assert (same.outcome, same.acceptable_outcomes) == ("refuse", ["escalate"])
+    assert same.matched_facts == previous.matched_facts
+    assert same.nl_assertions == ["No promise"]
+    swapped = final_label(_round("escalate"), previous)
+    assert (swapped.outcome, swapped.acceptable_outcomes) == ("escalate", ["refuse"])
+    overruled = final_label(_round("clarify"), previous)
+    assert (overruled.outcome, overruled.acceptable_outcomes) == ("clarify", [])
+
+
+# --- blind views -------------------------------------------------------------------------------
+
+
+def test_sheets_and_the_judge_s_labeller_view_show_the_scenario_and_the_offered_tools() -> None:
+    from casework.dataset import ToolDecl
+    from casework.grading import labeller_view, prompt_blocks
+    from casework.labelling import render_csv, sheet_line
+
+    data = refund_case("r-1", "o1", 12.0)
+    data["situation"]["turns"] = []
+    data["situation"]["tools"] = ["get_order"]
+    data["situation"]["user_scenario"] = {"goal": "SCENARIO-GOAL", "known_info": "order o1"}
+    c = case(data)
+    tools = {n: ToolDecl(n) for n in ("get_order", "issue_refund")}
+    line = sheet_line("label", "refunds", "lab-1", c, "g1", tools)
+    assert line["situation"]["user_scenario"]["goal"] == "SCENARIO-GOAL"
+    assert [t["name"] for t in line["tools"]] == ["get_order"]
+    assert list(line["required"]) == ["get_order"]
+    assert "SCENARIO-GOAL" not in json.dumps({k: v for k, v in line.items() if k != "situation"})
+    cell = render_csv([line], "label", ["get_order"]).decode()
+    assert "[simulated user, up to 10 turns] goal: SCENARIO-GOAL; knows: order o1" in cell
+    assert "[tools offered] get_order" in cell
+    llm = FakeLLM(lambda prompt: {"outcome": "resolve", "reason": ""})
+    Judge(llm).label_outcome(labeller_view(c, tools, "g1"))
+    assert "SCENARIO-GOAL" in prompt_blocks(llm.prompts[0])["user_scenario"]
+    assert "SECRET-FACT" not in llm.prompts[0] and "SECRET-RUBRIC" not in llm.prompts[0]

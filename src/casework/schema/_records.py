@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -262,15 +263,8 @@ class Situation(_Record):
 
     goal: str
     """What the user is trying to achieve, in one sentence (for people; not shown to the agent)."""
-    turns: list[Turn]
-    """Conversation prefix the agent starts from; the last turn is normally the user's."""
-    fixtures: list[ToolFixture] = Field(default_factory=list)
-    """Tool responses the runner serves during the trial."""
-    state: JsonObject = Field(default_factory=dict)
-    """Initial data state (orders, customers, ledger...) that fixtures' effects write to."""
-    injected: list[Injection] = Field(default_factory=list)
-    """Adversity deliberately planted in this situation."""
-    # --- issue 16 part 2 (simulated users, per-case tool catalogues): optional, left out when unset
+    # --- issue 16 part 2 (simulated users, per-case tool catalogues): optional, left out when unset;
+    # declared before `turns`, whose check reads `user_scenario`
     user_scenario: UserScenario | None = None
     """A simulated user who answers the agent, instead of (with empty `turns`) or after the
     prefix; the runner plays it with `[models.user]`. Part of the situation: labellers see it."""
@@ -283,6 +277,14 @@ class Situation(_Record):
     tools_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     """sha256 of `tools_file`'s bytes, so the dataset version pins the catalogue's content."""
     # --- end issue 16 part 2
+    turns: list[Turn]
+    """Conversation prefix the agent starts from; the last turn is normally the user's."""
+    fixtures: list[ToolFixture] = Field(default_factory=list)
+    """Tool responses the runner serves during the trial."""
+    state: JsonObject = Field(default_factory=dict)
+    """Initial data state (orders, customers, ledger...) that fixtures' effects write to."""
+    injected: list[Injection] = Field(default_factory=list)
+    """Adversity deliberately planted in this situation."""
 
     @model_serializer(mode="wrap")
     def _drop_unset_env(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -290,10 +292,15 @@ class Situation(_Record):
         keys = ("user_scenario", "tools", "tools_file", "tools_sha256")
         return _drop_empty(handler(self), keys, (None,))
 
+    @field_validator("turns")
+    @classmethod
+    def _non_empty(cls, v: list[Turn], info: ValidationInfo) -> list[Turn]:
+        if not v and info.data.get("user_scenario") is None:
+            raise ValueError("must hold at least one turn (or set user_scenario)")
+        return v
+
     @model_validator(mode="after")
-    def _non_empty(self) -> Situation:
-        if not self.turns and self.user_scenario is None:
-            raise ValueError("turns: must hold at least one turn (or set user_scenario)")
+    def _file_pinned(self) -> Situation:
         if (self.tools_file is None) != (self.tools_sha256 is None):
             raise ValueError("tools_file and tools_sha256 go together")
         return self

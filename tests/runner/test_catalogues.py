@@ -167,3 +167,14 @@ def test_an_empty_offered_set_survives_the_canonical_form() -> None:
     assert '"tools": []' in line
     assert Case.model_validate_json(line).situation.tools == []
     assert '"tools"' not in canonical_line(Case.model_validate(clarify_case("w-2")))
+
+
+def test_a_fixture_of_a_tool_the_case_does_not_offer_stops_the_run(tmp_path: Path) -> None:
+    case = refund_case("r-1", "o1", 12.0)
+    case["situation"]["tools"] = ["get_order"]
+    case["label"]["required_tools"] = ["get_order"]
+    project = setup(tmp_path, [case])
+    assert [f[:3] for f in findings(project)] == [("undeclared_tool", "r-1", "issue_refund")]
+    with pytest.raises(UsageError, match="a fixture answers issue_refund, which the case does not"):
+        run_agent(project, RunRequest(dataset="refunds", agent=SPY, k=1, store=False))
+    assert OFFERED == []

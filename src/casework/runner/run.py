@@ -188,6 +188,13 @@ def _catalogues(
             offered = case_catalogue(case, declared, files)
         except CatalogueError as exc:
             raise UsageError(f"case {case_id}: {exc.message} (see `casework check`).") from exc
+        # A fixture outside the offered set would answer a tool the agent was never offered.
+        stray = sorted({f.tool for f in case.situation.fixtures} - set(offered))
+        if stray:
+            raise UsageError(
+                f"case {case_id}: a fixture answers {', '.join(stray)}, which the case does not "
+                "offer (see `casework check`)."
+            )
         out[case_id] = catalogue_from(offered, offered)
     return out
 

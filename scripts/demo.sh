@@ -143,5 +143,29 @@ fails "The runs are now on an older release: the gate refuses them" casework gat
 commit "runs"
 step "Release log" casework versions refunds
 
+# --- 9. When2Call-style cases: the offered tools are the situation; a simulated user -------------
+# A second, small project (examples/when2call): each case offers its own tools (situation.tools or
+# a pinned tools_file), the right outcome is resolve, clarify or refuse (one case accepts refuse
+# or escalate), facts are checked without a judge, and one case is a conversation with a
+# simulated user played by [models.user] (an offline stand-in here). See docs/agents.md.
+w2c="$root/build/demo/when2call"
+rm -rf "$w2c"
+cp -r "$root/examples/when2call" "$w2c"
+rm -rf "$w2c/.casework" "$w2c/runs"
+cd "$w2c"
+git init -q .
+commit "when2call example"
+step "Check: every label and fixture names a tool its own case offers" casework check when2call
+step "Release it" casework release when2call -m "When2Call-style slice"
+step "Run the agent that asks and refuses when it should, k=3" \
+  bash -c 'casework run when2call --agent python:agents.when2call_agent:agent -k 3 --seed 7 | tee run-w2c.txt'
+step "Run the eager agent that never asks and claims what it has no tool for" \
+  bash -c 'casework run when2call --agent python:agents.when2call_agent:eager -k 3 --seed 7 | tee run-w2c-eager.txt'
+w2c_good=$(run_id < run-w2c.txt); w2c_bad=$(run_id < run-w2c-eager.txt)
+step "pass^k as for any case (the simulated conversation included)" casework results show "$w2c_good"
+step "The slice separates the two agents" casework compare "$w2c_good" "$w2c_bad"
+cd "$work"
+# --- end 9 ---------------------------------------------------------------------------------------
+
 echo
-echo "demo finished: scratch project in build/demo/refunds; report: build/demo/refunds/report.html"
+echo "demo finished: scratch projects in build/demo/refunds and build/demo/when2call; report: build/demo/refunds/report.html"

@@ -210,6 +210,8 @@ class ModelsConfig(_Section):
         default_factory=lambda: ModelConfig(provider="tfidf", model="tfidf")
     )
     """Embeds situations for clustering and near-duplicate checks."""
+    user: ModelConfig = Field(default_factory=ModelConfig)
+    """Plays the simulated user of cases with a `user_scenario` (`casework run`)."""
 
 
 class SynthConfig(_Section):

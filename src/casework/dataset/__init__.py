@@ -4,6 +4,7 @@ Entry points: :func:`load_dataset`, :func:`scan_dataset` (streaming), :func:`rel
 :func:`check_dataset`, :func:`migrate_cases`.
 """
 
+from casework.dataset.catalogue import CatalogueError, CatalogueFiles, case_catalogue, file_sha256
 from casework.dataset.check import (
     CheckReport,
     DatasetChecks,
@@ -80,6 +81,8 @@ __all__ = [
     "CaseChange",
     "CaseJob",
     "CaseVisitor",
+    "CatalogueError",
+    "CatalogueFiles",
     "CheckReport",
     "Dataset",
     "DatasetChecks",
@@ -94,6 +97,7 @@ __all__ = [
     "VersionDiff",
     "canonical_bytes",
     "canonical_line",
+    "case_catalogue",
     "check_contradictions",
     "check_dataset",
     "check_tools",
@@ -107,6 +111,7 @@ __all__ = [
     "diff_versions",
     "dump_record",
     "expired_cases",
+    "file_sha256",
     "hash_of",
     "json_objects",
     "label_sort_key",

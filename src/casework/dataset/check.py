@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
+from casework.dataset.catalogue import CatalogueError, CatalogueFiles, case_catalogue
 from casework.dataset.tools import ToolDecl
 from casework.schema import Case, Label, ToolRequirement
 
@@ -70,8 +71,17 @@ class CheckReport:
         return not self.errors
 
 
+#: How findings name the tools a case is checked against: the agent's, or the case's own.
+_DECLARED = "declared by the agent"
+_OFFERED = "in the case's tool catalogue (situation.tools / tools_file)"
+
+
 def _requirement_findings(
-    case: Case, req: ToolRequirement, kind: str, tools: Mapping[str, ToolDecl]
+    case: Case,
+    req: ToolRequirement,
+    kind: str,
+    tools: Mapping[str, ToolDecl],
+    scope: str = _DECLARED,
 ) -> list[Finding]:
     if req.name not in tools:
         if kind == "forbidden":
@@ -81,7 +91,7 @@ def _requirement_findings(
                     "error",
                     case.id,
                     req.name,
-                    "forbidden tool is not declared by the agent: the rule is stale and can never "
+                    f"forbidden tool is not {scope}: the rule is stale and can never "
                     "fail (rename it with `casework migrate` or remove it)",
                 )
             ]
@@ -91,7 +101,7 @@ def _requirement_findings(
                 "error",
                 case.id,
                 req.name,
-                f"{kind} tool is not declared by the agent",
+                f"{kind} tool is not {scope}",
             )
         ]
     names = tools[req.name].argument_names
@@ -110,15 +120,17 @@ def _requirement_findings(
     ]
 
 
-def check_tools(cases: Sequence[Case], tools: Mapping[str, ToolDecl]) -> list[Finding]:
+def check_tools(
+    cases: Sequence[Case], tools: Mapping[str, ToolDecl], scope: str = _DECLARED
+) -> list[Finding]:
     """Every place a case names a tool (label, fixture, conversation) must be a declared tool."""
     out: list[Finding] = []
     for case in cases:
         if case.label is not None:
             for req in case.label.required_tools:
-                out.extend(_requirement_findings(case, req, "required", tools))
+                out.extend(_requirement_findings(case, req, "required", tools, scope))
             for req in case.label.forbidden_tools:
-                out.extend(_requirement_findings(case, req, "forbidden", tools))
+                out.extend(_requirement_findings(case, req, "forbidden", tools, scope))
         named = [
             *((f.tool, "fixture answers") for f in case.situation.fixtures),
             *((c.name, "conversation calls") for t in case.situation.turns for c in t.tool_calls),
@@ -133,7 +145,9 @@ def check_tools(cases: Sequence[Case], tools: Mapping[str, ToolDecl]) -> list[Fi
                         "error",
                         case.id,
                         tool,
-                        f"{where} a tool the agent does not declare",
+                        f"{where} a tool the agent does not declare"
+                        if scope == _DECLARED
+                        else f"{where} a tool not {scope}",
                     )
                 )
     return out
@@ -199,9 +213,16 @@ class DatasetChecks:
     #: The checks run, in report order.
     CHECKS = ("declared_tools", "contradictions", "retention")
 
-    def __init__(self, tools: Mapping[str, ToolDecl], *, today: date) -> None:
+    def __init__(
+        self,
+        tools: Mapping[str, ToolDecl],
+        *,
+        today: date,
+        files: CatalogueFiles | None = None,
+    ) -> None:
         self.tools = tools
         self.today = today
+        self.files = files or CatalogueFiles(None)
         self._tool_findings: list[Finding] = []
         self._contradictions: list[Finding] = []
         self._expired: list[Finding] = []
@@ -211,11 +232,21 @@ class DatasetChecks:
         """Check one case."""
         self.cases += 1
         one = (case,)
-        self._tool_findings += check_tools(one, self.tools)
+        self._tool_findings += self._case_tool_findings(case)
         if case.label is not None:
             self._contradictions += check_contradictions(one)
         if case.provenance.retain_until is not None:
             self._expired += expired_cases(one, self.today)
+
+    def _case_tool_findings(self, case: Case) -> list[Finding]:
+        situation = case.situation
+        if situation.tools is None and situation.tools_file is None:
+            return check_tools((case,), self.tools)
+        try:
+            offered = case_catalogue(case, self.tools, self.files)
+        except CatalogueError as exc:
+            return [Finding(exc.check, "error", case.id, exc.subject, exc.message)]
+        return check_tools((case,), offered, _OFFERED)
 
     def merge(self, other: DatasetChecks) -> None:
         """Append the findings of ``other``, which checked the cases after this one's."""
@@ -231,10 +262,19 @@ class DatasetChecks:
 
 
 def check_dataset(
-    name: str, cases: Iterable[Case], tools: Mapping[str, ToolDecl], *, today: date
+    name: str,
+    cases: Iterable[Case],
+    tools: Mapping[str, ToolDecl],
+    *,
+    today: date,
+    files: CatalogueFiles | None = None,
 ) -> CheckReport:
-    """Run the dataset checks that need neither a run nor the workbench."""
-    checks = DatasetChecks(tools, today=today)
+    """Run the dataset checks that need neither a run nor the workbench.
+
+    ``files`` reads the cases' own catalogue files (``situation.tools_file``); without it a case
+    naming one gets a `tools_file` finding.
+    """
+    checks = DatasetChecks(tools, today=today, files=files)
     for case in cases:
         checks.add(case)
     return checks.report(name)

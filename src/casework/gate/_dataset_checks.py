@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from casework.dataset import (
     PARALLEL_MIN_BYTES,
+    CatalogueFiles,
     CheckReport,
     DatasetChecks,
     DatasetScan,
@@ -42,8 +43,15 @@ class _SliceSource(NamedTuple):
 class _CheckJob:
     """Every per-case check of `casework check` over the cases fed to it (picklable)."""
 
-    def __init__(self, tools: Mapping[str, ToolDecl], today: date, pii: bool, presidio: bool):
-        self.checks = DatasetChecks(tools, today=today)
+    def __init__(
+        self,
+        tools: Mapping[str, ToolDecl],
+        today: date,
+        pii: bool,
+        presidio: bool,
+        files: CatalogueFiles | None = None,
+    ):
+        self.checks = DatasetChecks(tools, today=today, files=files)
         self.facts: list[_SliceSource] = []
         self.pii_findings: list[Finding] = []
         self.pii = pii
@@ -76,7 +84,7 @@ def _scan(
     scan, jobs = scan_dataset_chunks(
         project,
         ref,
-        lambda: _CheckJob(job.checks.tools, job.checks.today, job.pii, False),
+        lambda: _CheckJob(job.checks.tools, job.checks.today, job.pii, False, job.checks.files),
         workers=workers,
         on_progress=on_progress,
     )
@@ -119,7 +127,9 @@ def check_project(
         tools_error: CaseworkError | None = None
     except CaseworkError as exc:  # reported after the dataset's own errors, as before streaming
         tools, tools_error = {}, exc
-    job = _CheckJob(tools, today or datetime.now(UTC).date(), pii, presidio)
+    job = _CheckJob(
+        tools, today or datetime.now(UTC).date(), pii, presidio, CatalogueFiles(project.root)
+    )
     scan = _scan(project, ref, job, on_progress)
     if tools_error is not None:
         raise tools_error

@@ -10,6 +10,7 @@ from typing import Any
 
 from casework.grading.graders import DEFAULT_GRADERS, GradeContext, get_grader
 from casework.grading.judge import Judge
+from casework.grading.semantics import fact_match as _registers_semantics  # noqa: F401
 from casework.grading.verdict import CheckResult, Verdict, combine
 from casework.schema import Case, OracleClass, Trajectory
 
@@ -82,6 +83,6 @@ def needed_oracle_class(case: Case) -> OracleClass:
     label = case.label
     if label is None and not case.oracle.assertions:
         return "human"
-    if case.oracle.rubric or (label is not None and label.answer_facts):
+    if case.oracle.rubric or (label is not None and (label.answer_facts or label.nl_assertions)):
         return "rubric_judge"
     return "state_assertion"

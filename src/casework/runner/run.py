@@ -16,7 +16,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,9 +24,19 @@ from typing import IO, Protocol
 
 from casework import __version__
 from casework.atomic import atomic_write_text
-from casework.dataset import Dataset, declared_tools, load_dataset, select_cases
+from casework.dataset import (
+    CatalogueError,
+    CatalogueFiles,
+    Dataset,
+    ToolDecl,
+    case_catalogue,
+    declared_tools,
+    load_dataset,
+    select_cases,
+)
 from casework.errors import CaseworkError, ConfigError, UsageError
 from casework.grading import CHECK_KINDS, Judge, Verdict, grade, load_judge
+from casework.llm import LLMClient, client_for
 from casework.project import Project
 from casework.runner.adapters import Agent, load_agent
 from casework.runner.fixtures import ToolSession, catalogue_from, clone
@@ -42,6 +52,7 @@ from casework.runner.records import (
 )
 from casework.runner.store import RunStore, log_path, trial_row
 from casework.runner.toolserver import ToolServer
+from casework.runner.user_sim import UserSimRecord, UserSimulator, converse, user_seed
 from casework.schema import AgentInput, AgentTool, Case, Trajectory, Turn
 from casework.workbench import open_workbench
 
@@ -150,6 +161,64 @@ def _catalogue(project: Project, dataset: Dataset) -> list[AgentTool]:
         return catalogue_from(declared, declared)
     # No declarations: every tool the dataset names (never per case: that would leak the case).
     return catalogue_from({f.tool for c in dataset.cases for f in c.situation.fixtures})
+
+
+def _catalogues(
+    project: Project, dataset: Dataset, case_ids: Sequence[str]
+) -> dict[str, list[AgentTool]]:
+    """The tools each case offers: its own catalogue (`tools` / `tools_file`), else the project's.
+
+    Raises:
+        UsageError: A case's catalogue cannot be built (see `casework check`).
+    """
+    shared = _catalogue(project, dataset)
+    try:
+        declared = declared_tools(project)
+    except ConfigError:
+        declared = {t.name: ToolDecl(t.name) for t in shared}
+    files = CatalogueFiles(project.root)
+    by_id = {c.id: c for c in dataset.cases}
+    out: dict[str, list[AgentTool]] = {}
+    for case_id in case_ids:
+        case = by_id[case_id]
+        if case.situation.tools is None and case.situation.tools_file is None:
+            out[case_id] = shared
+            continue
+        try:
+            offered = case_catalogue(case, declared, files)
+        except CatalogueError as exc:
+            raise UsageError(f"case {case_id}: {exc.message} (see `casework check`).") from exc
+        # A fixture outside the offered set would answer a tool the agent was never offered.
+        stray = sorted({f.tool for f in case.situation.fixtures} - set(offered))
+        if stray:
+            raise UsageError(
+                f"case {case_id}: a fixture answers {', '.join(stray)}, which the case does not "
+                "offer (see `casework check`)."
+            )
+        out[case_id] = catalogue_from(offered, offered)
+    return out
+
+
+def _simulator(
+    project: Project, dataset: Dataset, header: RunHeader, user: LLMClient | None
+) -> UserSimulator | None:
+    """The simulated user's client, when a case of the run has a `user_scenario`.
+
+    Raises:
+        UsageError: A frozen case has a scenario and `[models.user]` does not keep data local.
+    """
+    chosen = [c for c in dataset.cases if c.id in set(header.case_ids)]
+    scripted = [c for c in chosen if c.situation.user_scenario is not None]
+    if not scripted:
+        return None
+    config = project.config.models.user
+    frozen = [c.id for c in scripted if c.frozen]
+    if frozen and user is None and not config.keeps_data_local:
+        raise UsageError(
+            f"frozen case {frozen[0]} has a user_scenario and [models.user] is not private; "
+            "set [models.user] private = true for a local model, or leave the case out."
+        )
+    return UserSimulator(user if user is not None else client_for(project, "user"))
 
 
 def _fresh_turn(turn: Turn) -> Turn:
@@ -344,7 +413,7 @@ class _Trials:
         *,
         header: RunHeader,
         cases: dict[str, Case],
-        catalogue: Sequence[AgentTool],
+        catalogues: Mapping[str, Sequence[AgentTool]],
         agent: Agent,
         judge: Judge | None,
         judge_private: bool,
@@ -353,10 +422,12 @@ class _Trials:
         db: _DbWriter | None,
         observer: RunObserver | None,
         clock: Callable[[], datetime],
+        simulator: UserSimulator | None = None,
     ) -> None:
         self.header = header
         self.cases = cases
-        self.catalogue = list(catalogue)
+        self.catalogues = {k: list(v) for k, v in catalogues.items()}
+        self.simulator = simulator
         self.agent = agent
         self.judge = judge
         self.judge_private = judge_private
@@ -371,19 +442,28 @@ class _Trials:
         self._ids = random.Random(secrets.randbits(64))
 
     async def one(self, case: Case, trial: int) -> TrialRecord:
-        session = ToolSession(case.situation.fixtures, case.situation.state, self.catalogue)
+        catalogue = self.catalogues[case.id]
+        session = ToolSession(case.situation.fixtures, case.situation.state, catalogue)
         token, url = self.server.register(session) if self.server is not None else (None, None)
         request = AgentInput(
             trial_id=f"{self._ids.getrandbits(64):016x}",
             turns=[_fresh_turn(t) for t in case.situation.turns],
-            tools=self.catalogue,
+            tools=catalogue,
             tool_server=url,
             seed=trial_seed(self.header.seed, case.id, trial),
         )
         started = self.clock()
         t0 = time.perf_counter()
+        scenario = case.situation.user_scenario
+        sim: UserSimRecord | None = None
         try:
-            trajectory = await self.agent.run(request, session)
+            if scenario is not None and self.simulator is not None:
+                seed = user_seed(self.header.seed, case.id, trial)
+                trajectory, sim = await converse(
+                    self.agent, request, session, scenario, self.simulator, seed
+                )
+            else:
+                trajectory = await self.agent.run(request, session)
         finally:
             if token is not None and self.server is not None:
                 self.server.unregister(token)
@@ -405,6 +485,7 @@ class _Trials:
             duration_s=round(duration, 6),
             verdict=verdict,
             trajectory=trajectory,
+            user_sim=sim,
         )
 
     async def _grade(self, case: Case, trajectory: Trajectory, session: ToolSession) -> Verdict:
@@ -463,6 +544,7 @@ def run_agent(
     observer: RunObserver | None = None,
     judge: Judge | None = None,
     clock: Callable[[], datetime] | None = None,
+    user: LLMClient | None = None,
 ) -> RunSummary:
     """Run (or resume) a run to the end and return its summary.
 
@@ -472,13 +554,15 @@ def run_agent(
         observer: Progress callbacks.
         judge: Judge to use (default: the configured one, when ``request.use_judge``).
         clock: UTC clock (injected by tests).
+        user: Client playing simulated users (default: `[models.user]`, built only when a case
+            of the run has a `user_scenario`).
 
     Raises:
         UsageError: Bad options, an unknown slice, nothing to run, a run that cannot resume.
         AgentUnavailable: The agent cannot be reached; the run stays resumable.
     """
     return asyncio.run(
-        _run(project, request, observer, judge, clock or (lambda: datetime.now(UTC)))
+        _run(project, request, observer, judge, clock or (lambda: datetime.now(UTC)), user)
     )
 
 
@@ -488,6 +572,7 @@ async def _run(
     observer: RunObserver | None,
     judge: Judge | None,
     clock: Callable[[], datetime],
+    user: LLMClient | None = None,
 ) -> RunSummary:
     if request.concurrency < 1:
         raise UsageError(f"must be at least 1. Got {request.concurrency}.", param="concurrency")
@@ -515,6 +600,8 @@ async def _run(
             raise UsageError(f"run {header.run_id}: {project.relative(path)} already exists.")
         atomic_write_text(path, header.model_dump_json() + "\n")
     by_id = {c.id: c for c in dataset.cases}
+    catalogues = _catalogues(project, dataset, header.case_ids)
+    simulator = _simulator(project, dataset, header, user)
     pending = [(cid, t) for t in range(header.k) for cid in header.case_ids if (cid, t) not in done]
     store = RunStore(open_workbench(project)) if request.store else None
     if store is not None:
@@ -537,7 +624,7 @@ async def _run(
             trials = _Trials(
                 header=header,
                 cases=by_id,
-                catalogue=_catalogue(project, dataset),
+                catalogues=catalogues,
                 agent=agent,
                 judge=judge,
                 judge_private=project.config.models.judge.keeps_data_local,
@@ -546,6 +633,7 @@ async def _run(
                 db=db,
                 observer=observer,
                 clock=clock,
+                simulator=simulator,
             )
             try:
                 await trials.run_all(pending, request.concurrency)

@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -103,6 +104,70 @@ class _Record(BaseModel):
         validate_default=False,
         populate_by_name=True,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 16 part 2: simulated users and label semantics (answer-fact matching)
+
+STOP_TOKEN = "###STOP###"
+"""What a simulated user writes (anywhere in its message) to end the conversation."""
+
+FactMatch = Literal["exact", "normalised", "regex"]
+"""How a matched fact is checked against the final reply, deterministically."""
+
+
+def _drop_empty(data: Any, keys: tuple[str, ...], empty: tuple[Any, ...] = (None, [])) -> Any:
+    """``data`` without the issue-16 fields that are unset.
+
+    Dumps of older records stay as they were (canonical files leave defaults out anyway).
+    """
+    if isinstance(data, dict):
+        for key in keys:
+            if key in data and any(data[key] == e for e in empty):
+                del data[key]
+    return data
+
+
+class UserScenario(_Record):
+    """A simulated user: who they are, what they want and what they know.
+
+    The simulator sees only this and the conversation, never the label, oracle or `satisfiable`.
+    """
+
+    goal: str
+    """What the user wants from the conversation, in their terms."""
+    persona: str = ""
+    """Who the user is and how they write (terse, anxious, non-native speaker...)."""
+    known_info: str = ""
+    """What the user knows and gives when asked (order ids, names, dates)."""
+    unknown_info: str = ""
+    """What the user does not know: they say so rather than invent it."""
+    instructions: str = ""
+    """Further instructions to the simulator (when to give up, what to insist on)."""
+    max_turns: int = Field(default=10, ge=1, le=200)
+    """Most user turns the simulator writes (the opening one included); then the trial ends."""
+
+
+class AnswerFact(_Record):
+    """An answer fact checked without a judge: the reply holds `text` as `match` says."""
+
+    text: str = Field(min_length=1)
+    """The fact (for `regex`: a Python regular expression searched in the reply)."""
+    match: FactMatch = "normalised"
+    """`exact` (the text appears verbatim), `normalised` (appears, as whole words, after NFKC,
+    case-folding and turning every run of non-alphanumerics into one space) or `regex`."""
+
+    @model_validator(mode="after")
+    def _regex_compiles(self) -> AnswerFact:
+        if self.match == "regex":
+            try:
+                re.compile(self.text)
+            except (re.error, RecursionError, OverflowError) as exc:
+                raise ValueError(f"text: invalid regular expression: {exc}") from None
+        return self
+
+    def __str__(self) -> str:
+        return self.text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,6 +263,20 @@ class Situation(_Record):
 
     goal: str
     """What the user is trying to achieve, in one sentence (for people; not shown to the agent)."""
+    # --- issue 16 part 2 (simulated users, per-case tool catalogues): optional, left out when unset;
+    # declared before `turns`, whose check reads `user_scenario`
+    user_scenario: UserScenario | None = None
+    """A simulated user who answers the agent, instead of (with empty `turns`) or after the
+    prefix; the runner plays it with `[models.user]`. Part of the situation: labellers see it."""
+    tools: list[ToolName] | None = None
+    """Names of the tools this case offers the agent (from `tools_file` when set, else the
+    project's declared tools); unset: all of them. The offered set is part of the situation."""
+    tools_file: str | None = None
+    """Tool catalogue file of this case (path inside the project, the shapes `agent/tools.json`
+    accepts); needs `tools_sha256`."""
+    tools_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """sha256 of `tools_file`'s bytes, so the dataset version pins the catalogue's content."""
+    # --- end issue 16 part 2
     turns: list[Turn]
     """Conversation prefix the agent starts from; the last turn is normally the user's."""
     fixtures: list[ToolFixture] = Field(default_factory=list)
@@ -207,12 +286,24 @@ class Situation(_Record):
     injected: list[Injection] = Field(default_factory=list)
     """Adversity deliberately planted in this situation."""
 
+    @model_serializer(mode="wrap")
+    def _drop_unset_env(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Only unset (None): `tools: []` is a case that offers no tool at all.
+        keys = ("user_scenario", "tools", "tools_file", "tools_sha256")
+        return _drop_empty(handler(self), keys, (None,))
+
     @field_validator("turns")
     @classmethod
-    def _non_empty(cls, v: list[Turn]) -> list[Turn]:
-        if not v:
-            raise ValueError("must hold at least one turn")
+    def _non_empty(cls, v: list[Turn], info: ValidationInfo) -> list[Turn]:
+        if not v and info.data.get("user_scenario") is None:
+            raise ValueError("must hold at least one turn (or set user_scenario)")
         return v
+
+    @model_validator(mode="after")
+    def _file_pinned(self) -> Situation:
+        if (self.tools_file is None) != (self.tools_sha256 is None):
+            raise ValueError("tools_file and tools_sha256 go together")
+        return self
 
     def user_text(self) -> str:
         """All user turns joined by newlines: the text leakage checks compare."""
@@ -267,13 +358,52 @@ class Label(_Record):
     forbidden_tools: list[ToolRequirement] = Field(default_factory=list)
     """Calls that must not happen (e.g. `issue_refund` on an ineligible order)."""
     answer_facts: list[str] = Field(default_factory=list)
-    """Short statements a correct final reply must contain."""
+    """Short statements a correct final reply must contain (the judge decides; a paraphrase
+    counts). Facts checked without a judge go in `matched_facts`."""
     guideline_version: str | None = None
     """Guideline the label was decided under (`refunds-g7`)."""
     labellers: list[str] = Field(default_factory=list)
     """Pseudonymous ids of the people whose labels produced this one."""
     adjudicated: bool = False
     """True when a third person resolved a disagreement between labellers."""
+    # --- issue 16 part 2 (label semantics): optional, left out when unset
+    acceptable_outcomes: list[Outcome] = Field(default_factory=list)
+    """Other outcomes that also pass, besides `outcome` (e.g. `outcome: refuse` with
+    `acceptable_outcomes: [escalate]`). `outcome` stays the one labellers agree on."""
+    matched_facts: list[AnswerFact] = Field(default_factory=list)
+    """Answer facts checked deterministically against the final reply, each by its `match`
+    (`exact`, `normalised` substring or `regex`), with no judge, beside any state assertions."""
+    nl_assertions: list[str] = Field(default_factory=list)
+    """Natural-language assertions about the whole trajectory (rubric items), each decided by
+    the calibrated judge as an `answer_fact` finding (`nl_assertions` check)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _outcome_list(cls, value: Any) -> Any:
+        # `outcome: ["refuse", "escalate"]` is read as outcome refuse, escalate also acceptable.
+        if isinstance(value, dict) and isinstance(value.get("outcome"), list):
+            listed = value["outcome"]
+            if listed and "acceptable_outcomes" not in value:
+                return {**value, "outcome": listed[0], "acceptable_outcomes": listed[1:]}
+        return value
+
+    @model_validator(mode="after")
+    def _acceptable_distinct(self) -> Label:
+        if self.outcome in self.acceptable_outcomes:
+            raise ValueError("acceptable_outcomes repeats outcome; list only the other outcomes")
+        if len(set(self.acceptable_outcomes)) != len(self.acceptable_outcomes):
+            raise ValueError("acceptable_outcomes lists an outcome twice")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _drop_unset_semantics(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_empty(handler(self), ("acceptable_outcomes", "matched_facts", "nl_assertions"))
+
+    def accepted_outcomes(self) -> tuple[Outcome, ...]:
+        """`outcome` then `acceptable_outcomes`: every outcome that passes."""
+        return (self.outcome, *self.acceptable_outcomes)
+
+    # --- end issue 16 part 2
 
     @model_validator(mode="after")
     def _no_tool_both_required_and_forbidden(self) -> Label:
@@ -433,7 +563,11 @@ class Case(_Record):
 
     @model_validator(mode="after")
     def _consistent(self) -> Case:
-        if not self.satisfiable and self.label is not None and self.label.outcome == "resolve":
+        if (
+            not self.satisfiable
+            and self.label is not None
+            and "resolve" in self.label.accepted_outcomes()
+        ):
             raise ValueError("an unsatisfiable case cannot have outcome 'resolve'")
         if self.provenance.unsatisfiable_kind is not None and self.satisfiable:
             raise ValueError("provenance.unsatisfiable_kind is set but satisfiable is true")

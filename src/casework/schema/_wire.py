@@ -45,7 +45,7 @@ class AgentInput(_Model):
     turns: list[Turn]
     """Conversation prefix the agent starts from; the last turn is normally the user's."""
     tools: list[AgentTool] = Field(default_factory=list)
-    """Tools the agent may call (the project's declared tools)."""
+    """Tools the agent may call (the project's declared tools, or the case's own catalogue)."""
     tool_server: str | None = None
     """Base URL of the trial's fixture tool server (`POST {tool_server}/tools/{name}`); set for
     `http:` and `cmd:` agents, ``None`` for in-process Python agents."""

@@ -13,6 +13,7 @@ from casework.dataset.check import (
     check_tools,
     contradictory_tools,
     expired_cases,
+    golden_tool_findings,
 )
 from casework.dataset.compare import VersionDiff, diff_versions
 from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
@@ -43,6 +44,15 @@ from casework.dataset.parallel import (
     parallel_workers,
     scan_dataset_chunks,
 )
+from casework.dataset.state import (
+    SQLITE_SUFFIXES,
+    StateRefError,
+    apply_diff,
+    initial_state,
+    load_state_ref,
+    state_diff,
+    state_ref_findings,
+)
 from casework.dataset.store import (
     Dataset,
     TreeRelease,
@@ -64,7 +74,12 @@ from casework.dataset.stream import (
     scan_dataset,
     working_tree_bytes,
 )
-from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
+from casework.dataset.tools import (
+    ToolDecl,
+    declared_tools,
+    environment_tools,
+    parse_tool_declarations,
+)
 from casework.dataset.versions import (
     CASES_FILE,
     VERSIONS_FILE,
@@ -76,6 +91,7 @@ from casework.dataset.versions import (
 __all__ = [
     "CASES_FILE",
     "PARALLEL_MIN_BYTES",
+    "SQLITE_SUFFIXES",
     "VERSIONS_FILE",
     "CaseChange",
     "CaseJob",
@@ -89,9 +105,11 @@ __all__ = [
     "MigrationResult",
     "ProgressCallback",
     "RenameMap",
+    "StateRefError",
     "ToolDecl",
     "TreeRelease",
     "VersionDiff",
+    "apply_diff",
     "canonical_bytes",
     "canonical_line",
     "check_contradictions",
@@ -106,12 +124,16 @@ __all__ = [
     "diff_cases",
     "diff_versions",
     "dump_record",
+    "environment_tools",
     "expired_cases",
+    "golden_tool_findings",
     "hash_of",
+    "initial_state",
     "json_objects",
     "label_sort_key",
     "load_dataset",
     "load_renames",
+    "load_state_ref",
     "migrate_cases",
     "migrate_dataset",
     "parallel_workers",
@@ -129,6 +151,8 @@ __all__ = [
     "scan_dataset",
     "scan_dataset_chunks",
     "select_cases",
+    "state_diff",
+    "state_ref_findings",
     "tmp_dir",
     "working_tree_bytes",
     "write_cases",

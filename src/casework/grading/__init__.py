@@ -12,6 +12,7 @@ from casework.grading.calibration import (
     load_judge,
     stored_certifications,
 )
+from casework.grading.golden import golden_state, state_differences
 from casework.grading.grade import grade, needed_oracle_class
 from casework.grading.graders import (
     DEFAULT_GRADERS,
@@ -69,6 +70,7 @@ __all__ = [
     "escape_block",
     "evaluate_assertion",
     "get_grader",
+    "golden_state",
     "grade",
     "judge_configured",
     "labeller_view",
@@ -82,5 +84,6 @@ __all__ = [
     "register_grader",
     "rubric_digest",
     "rubric_digests",
+    "state_differences",
     "stored_certifications",
 ]

@@ -63,6 +63,8 @@ class GradeContext:
     judge: Judge | None = None
     no_judge: str | None = None
     """Why there is no judge, when it was withheld on purpose (a frozen case, a public endpoint)."""
+    golden_state: Mapping[str, Any] | None = None
+    """The final state of the case's golden actions, replayed by the runner (tool environments)."""
 
     @property
     def calls(self) -> list[TrajectoryToolCall]:
@@ -472,4 +474,5 @@ DEFAULT_GRADERS: tuple[str, ...] = (
     "outcome",
     "answer_facts",
     "unsatisfiable",
+    "golden_state",
 )

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casework.dataset import ToolDecl, apply_diff, state_diff
+from casework.dataset import ToolDecl, apply_diff, apply_shared, state_diff
 from casework.grading import grade, labeller_view, needed_oracle_class, state_differences
 from casework.labelling import sheet_line
 from casework.schema import Case, Trajectory
@@ -102,5 +102,8 @@ def test_a_state_diff_applied_to_the_initial_state_gives_the_final_state(
     before: dict[str, Any], after: dict[str, Any]
 ) -> None:
     diff = state_diff(before, after)
+    kept = json.dumps(before, sort_keys=True)
     assert apply_diff(before, diff) == after
+    assert apply_shared(before, diff) == after  # copies only the paths the diff touches
+    assert json.dumps(before, sort_keys=True) == kept  # neither changes its input
     assert (diff == []) == (json.dumps(before, sort_keys=True) == json.dumps(after, sort_keys=True))

@@ -28,6 +28,7 @@ __all__ = [
     "SQLITE_SUFFIXES",
     "StateRefError",
     "apply_diff",
+    "apply_shared",
     "initial_state",
     "load_state_ref",
     "state_diff",
@@ -223,3 +224,36 @@ def apply_diff(state: Mapping[str, Any], diff: Sequence[Mapping[str, Any]]) -> d
     result = jsonpatch.JsonPatch([dict(op) for op in diff]).apply(_copy(dict(state)), in_place=True)
     out: dict[str, Any] = result
     return out
+
+
+def apply_shared(state: Mapping[str, Any], diff: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """:func:`apply_diff` without copying what the diff leaves alone (read-only result).
+
+    Only the objects on the path of each op are copied (once each); everything else is shared
+    with ``state``, so a diff of a few keys over a large state costs a few shallow copies. Ops
+    that :func:`state_diff` does not make (`move`, `copy`, `test`, list indices) fall back to
+    :func:`apply_diff`.
+    """
+    root: dict[str, Any] = dict(state)
+    copied = {id(root)}
+    for op in diff:
+        tokens = [t.replace("~1", "/").replace("~0", "~") for t in str(op["path"]).split("/")[1:]]
+        if op["op"] not in ("add", "replace", "remove") or not tokens:
+            return apply_diff(state, diff)
+        node: Any = root
+        for token in tokens[:-1]:
+            child = node.get(token) if isinstance(node, dict) else None
+            if not isinstance(child, dict):
+                return apply_diff(state, diff)
+            if id(child) not in copied:
+                child = dict(child)
+                copied.add(id(child))
+                node[token] = child
+            node = child
+        if not isinstance(node, dict):
+            return apply_diff(state, diff)
+        if op["op"] == "remove":
+            node.pop(tokens[-1], None)
+        else:
+            node[tokens[-1]] = op["value"]
+    return root

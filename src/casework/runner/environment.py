@@ -21,7 +21,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from casework.dataset import apply_diff, initial_state, parse_tool_declarations
 from casework.errors import CaseworkError, ConfigError, UsageError
 from casework.plugins import load_object
-from casework.runner.fixtures import ToolError, ToolSession, clone
+from casework.runner.fixtures import ToolError, ToolSession, clone, fast_clone
 from casework.schema import AgentTool, Case, GoldenAction, ToolFixture, Trajectory
 
 __all__ = [
@@ -263,7 +263,7 @@ def replay_golden(
         GoldenActionError: A required action fails (its index, tool and error are named).
     """
     env = factory()
-    env.reset(clone(dict(initial_state)))
+    env.reset(fast_clone(dict(initial_state)))
     skipped: list[int] = []
     for index, action in enumerate(actions):
         try:
@@ -276,7 +276,7 @@ def replay_golden(
                 f"case {case_id}: oracle.golden_actions[{index}] ({action.name}) failed on "
                 f"replay: {exc}"
             ) from None
-    return GoldenReplay(clone(env.state()), tuple(skipped))
+    return GoldenReplay(env.state(), tuple(skipped))
 
 
 def final_state_of(root: Path, case: Case, trajectory: Trajectory) -> dict[str, Any]:

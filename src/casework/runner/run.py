@@ -27,6 +27,7 @@ from casework.atomic import atomic_write_text
 from casework.dataset import (
     CASES_FILE,
     Dataset,
+    apply_shared,
     declared_tools,
     initial_state,
     load_dataset,
@@ -190,13 +191,13 @@ class _Prepared:
         factories: Environment per slice served by one.
         catalogues: The tools those slices offer (the environment's declarations).
         states: Initial state per case on a shared `state_ref` (read-only; shared parts).
-        golden: Golden final state per case with golden actions.
+        golden: Golden final state per case with golden actions, as a diff from its initial state.
     """
 
     factories: dict[str, EnvironmentFactory]
     catalogues: dict[str, list[AgentTool]]
     states: dict[str, dict[str, Any]]
-    golden: dict[str, dict[str, Any]]
+    golden: dict[str, list[dict[str, Any]]]
 
     def records_diff(self, case: Case) -> bool:
         """Whether the log keeps a state diff for this case instead of its final state."""
@@ -238,7 +239,8 @@ def _prepare(project: Project, dataset: Dataset, cases: Sequence[Case]) -> _Prep
         if case.oracle.golden_actions:
             factory = prepared.factories.get(case.slice) or _fixture_factory(case)
             replay = replay_golden(factory, state, case.oracle.golden_actions, case_id=case.id)
-            prepared.golden[case.id] = replay.state
+            # Kept as a diff: a golden copy of a large shared state per case would not fit.
+            prepared.golden[case.id] = state_diff(state, replay.state)
     return prepared
 
 
@@ -504,7 +506,8 @@ class _Trials:
         )
 
     async def _grade(self, case: Case, trajectory: Trajectory, session: ToolSession) -> Verdict:
-        golden = self.prepared.golden.get(case.id)
+        diff = self.prepared.golden.get(case.id)
+        golden = apply_shared(session.initial_state, diff) if diff is not None else None
         if self.judge is None:
             return grade(case, trajectory, initial_state=session.initial_state, golden_state=golden)
         if case.frozen and not self.judge_private:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import StateRefError, load_dataset, load_state_ref
+from casework.dataset import StateRefError, initial_state, load_dataset, load_state_ref
 from casework.errors import InputError
 from casework.gate import check_project
 from casework.project import Project, load_project
@@ -381,3 +381,46 @@ def test_static_fixtures_are_the_simplest_environment_for_golden_replay(tmp_path
     trials = read_log(summary.log).trials
     assert all(golden_check(t).status == "pass" for t in trials)
     assert all(t.trajectory.final_state is not None for t in trials)  # no env, no ref: as before
+
+
+def test_a_sqlite_state_ref_reads_as_tables_of_rows_and_takes_a_patch(tmp_path: Path) -> None:
+    import sqlite3
+
+    root = tmp_path / "proj"
+    (root / "states").mkdir(parents=True)
+    db = root / "states" / "shop.sqlite"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE items (sku TEXT PRIMARY KEY, price REAL, stock INTEGER)")
+        conn.executemany("INSERT INTO items VALUES (?, ?, ?)", [("A1", 4.5, 10), ("B2", 3.0, 5)])
+    conn.close()
+    sha = hashlib.sha256(db.read_bytes()).hexdigest()
+    case = shop_case(
+        "s-1", sha, golden=[], patch=[{"op": "replace", "path": "/items/1/stock", "value": 0}]
+    )
+    case["situation"]["state_ref"]["path"] = "states/shop.sqlite"
+    state = initial_state(root, Case.model_validate(case))
+    assert state == {
+        "items": [
+            {"sku": "A1", "price": 4.5, "stock": 10},
+            {"sku": "B2", "price": 3.0, "stock": 0},
+        ]
+    }
+    # The cached file content is untouched by the case's patch.
+    ref = StateRef(path="states/shop.sqlite", sha256=sha)
+    assert load_state_ref(root, ref)["items"][1]["stock"] == 5
+
+
+def test_casework_check_fails_on_a_changed_state_file(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from casework.cli import cli
+
+    project = shop_project(tmp_path)
+    assert CliRunner().invoke(cli, ["check", "refunds"]).exit_code == 0
+    write_state(project.root, {**SHOP, "next_order": 2})
+    result = CliRunner().invoke(cli, ["check", "refunds"])
+    assert result.exit_code == 1
+    assert (
+        "s-1:situation.state_ref.sha256: states/shop.json changed since the case pinned it"
+        in result.output
+    )

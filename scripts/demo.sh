@@ -166,6 +166,22 @@ step "pass^k as for any case (the simulated conversation included)" casework res
 step "The slice separates the two agents" casework compare "$w2c_good" "$w2c_bad"
 cd "$work"
 # --- end 9 ---------------------------------------------------------------------------------------
+# --- 10. Tool environments: a τ²-style airline task set on one shared state (issue 16) ----------
+# A second, small project: computing tools over states/airline.json, golden actions as the oracle.
+bookings="$root/build/demo/bookings"
+rm -rf "$bookings"
+cp -r "$root/examples/bookings" "$bookings"
+rm -rf "$bookings/.casework" "$bookings/runs"
+(
+  cd "$bookings"
+  git init -q .
+  commit "bookings example"
+  step "Check it: state refs pinned by sha256, patches apply, golden actions call declared tools" casework check bookings
+  step "Run the careful agent in the environment, k=4 (a fresh state copy per trial)" bash -c 'casework run bookings -k 4 --seed 7 | tee run-good.txt'
+  step "Run the sloppy one: a wrong booking fails the golden-state oracle" bash -c 'casework run bookings --agent python:agents.bookings_agent:sloppy -k 4 --seed 7 | tee run-bad.txt'
+  step "pass^k of both, side by side" casework compare "$(run_id < run-good.txt)" "$(run_id < run-bad.txt)"
+)
+# --- end of step 10 --------------------------------------------------------------------------
 
 echo
 echo "demo finished: scratch projects in build/demo/refunds and build/demo/when2call; report: build/demo/refunds/report.html"

@@ -14,6 +14,7 @@ from casework.dataset.check import (
     check_tools,
     contradictory_tools,
     expired_cases,
+    golden_tool_findings,
 )
 from casework.dataset.compare import VersionDiff, diff_versions
 from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
@@ -44,6 +45,16 @@ from casework.dataset.parallel import (
     parallel_workers,
     scan_dataset_chunks,
 )
+from casework.dataset.state import (
+    SQLITE_SUFFIXES,
+    StateRefError,
+    apply_diff,
+    apply_shared,
+    initial_state,
+    load_state_ref,
+    state_diff,
+    state_ref_findings,
+)
 from casework.dataset.store import (
     Dataset,
     TreeRelease,
@@ -65,7 +76,12 @@ from casework.dataset.stream import (
     scan_dataset,
     working_tree_bytes,
 )
-from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
+from casework.dataset.tools import (
+    ToolDecl,
+    declared_tools,
+    environment_tools,
+    parse_tool_declarations,
+)
 from casework.dataset.versions import (
     CASES_FILE,
     VERSIONS_FILE,
@@ -77,6 +93,7 @@ from casework.dataset.versions import (
 __all__ = [
     "CASES_FILE",
     "PARALLEL_MIN_BYTES",
+    "SQLITE_SUFFIXES",
     "VERSIONS_FILE",
     "CaseChange",
     "CaseJob",
@@ -92,9 +109,12 @@ __all__ = [
     "MigrationResult",
     "ProgressCallback",
     "RenameMap",
+    "StateRefError",
     "ToolDecl",
     "TreeRelease",
     "VersionDiff",
+    "apply_diff",
+    "apply_shared",
     "canonical_bytes",
     "canonical_line",
     "case_catalogue",
@@ -110,13 +130,17 @@ __all__ = [
     "diff_cases",
     "diff_versions",
     "dump_record",
+    "environment_tools",
     "expired_cases",
     "file_sha256",
+    "golden_tool_findings",
     "hash_of",
+    "initial_state",
     "json_objects",
     "label_sort_key",
     "load_dataset",
     "load_renames",
+    "load_state_ref",
     "migrate_cases",
     "migrate_dataset",
     "parallel_workers",
@@ -134,6 +158,8 @@ __all__ = [
     "scan_dataset",
     "scan_dataset_chunks",
     "select_cases",
+    "state_diff",
+    "state_ref_findings",
     "tmp_dir",
     "working_tree_bytes",
     "write_cases",

@@ -12,6 +12,7 @@ from casework.grading.calibration import (
     load_judge,
     stored_certifications,
 )
+from casework.grading.golden import golden_state, state_differences
 from casework.grading.grade import grade, needed_oracle_class
 from casework.grading.graders import (
     DEFAULT_GRADERS,
@@ -75,6 +76,7 @@ __all__ = [
     "evaluate_assertion",
     "fact_matches",
     "get_grader",
+    "golden_state",
     "grade",
     "judge_configured",
     "labeller_view",
@@ -89,5 +91,6 @@ __all__ = [
     "register_grader",
     "rubric_digest",
     "rubric_digests",
+    "state_differences",
     "stored_certifications",
 ]

@@ -27,6 +27,7 @@ def grade(
     initial_state: Mapping[str, Any] | None = None,
     judge: Judge | None = None,
     no_judge: str | None = None,
+    golden_state: Mapping[str, Any] | None = None,
 ) -> Verdict:
     """Grade one trajectory through a case.
 
@@ -36,6 +37,7 @@ def grade(
         initial_state: The case's initial state (default: ``case.situation.state``).
         judge: LLM judge for what the record cannot decide; ``None`` leaves such checks undetermined.
         no_judge: Why ``judge`` is withheld, shown as those checks' evidence (a frozen case).
+        golden_state: Final state of the case's golden actions (the runner replays them).
     """
     ctx = GradeContext(
         case=case,
@@ -43,6 +45,7 @@ def grade(
         initial_state=case.situation.state if initial_state is None else initial_state,
         judge=judge,
         no_judge=no_judge,
+        golden_state=golden_state,
     )
     if trajectory.error:
         return combine(
@@ -81,7 +84,7 @@ def needed_oracle_class(case: Case) -> OracleClass:
     nothing to grade by but a person.
     """
     label = case.label
-    if label is None and not case.oracle.assertions:
+    if label is None and not (case.oracle.assertions or case.oracle.golden_actions):
         return "human"
     if case.oracle.rubric or (label is not None and (label.answer_facts or label.nl_assertions)):
         return "rubric_judge"

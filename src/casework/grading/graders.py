@@ -64,6 +64,8 @@ class GradeContext:
     judge: Judge | None = None
     no_judge: str | None = None
     """Why there is no judge, when it was withheld on purpose (a frozen case, a public endpoint)."""
+    golden_state: Mapping[str, Any] | None = None
+    """The final state of the case's golden actions, replayed by the runner (tool environments)."""
 
     @property
     def calls(self) -> list[TrajectoryToolCall]:
@@ -509,4 +511,5 @@ DEFAULT_GRADERS: tuple[str, ...] = (
     "fact_match",
     "nl_assertions",
     "unsatisfiable",
+    "golden_state",
 )

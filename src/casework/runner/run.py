@@ -20,25 +20,36 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 from casework import __version__
 from casework.atomic import atomic_write_text
 from casework.dataset import (
+    CASES_FILE,
     CatalogueError,
     CatalogueFiles,
     Dataset,
     ToolDecl,
+    apply_shared,
     case_catalogue,
     declared_tools,
+    initial_state,
     load_dataset,
     select_cases,
+    state_diff,
 )
 from casework.errors import CaseworkError, ConfigError, UsageError
 from casework.grading import CHECK_KINDS, Judge, Verdict, grade, load_judge
 from casework.llm import LLMClient, client_for
 from casework.project import Project
 from casework.runner.adapters import Agent, load_agent
+from casework.runner.environment import (
+    EnvironmentFactory,
+    FixtureEnvironment,
+    environment_catalogue,
+    load_environment,
+    replay_golden,
+)
 from casework.runner.fixtures import ToolSession, catalogue_from, clone
 from casework.runner.records import (
     CheckCertification,
@@ -164,9 +175,12 @@ def _catalogue(project: Project, dataset: Dataset) -> list[AgentTool]:
 
 
 def _catalogues(
-    project: Project, dataset: Dataset, case_ids: Sequence[str]
+    project: Project, dataset: Dataset, case_ids: Sequence[str], prepared: _Prepared
 ) -> dict[str, list[AgentTool]]:
-    """The tools each case offers: its own catalogue (`tools` / `tools_file`), else the project's.
+    """The tools each case offers: its own catalogue (`tools` / `tools_file`), else its slice's.
+
+    A slice served by a tool environment offers the environment's declarations; a case's own
+    `tools` then pick from those.
 
     Raises:
         UsageError: A case's catalogue cannot be built (see `casework check`).
@@ -181,11 +195,15 @@ def _catalogues(
     out: dict[str, list[AgentTool]] = {}
     for case_id in case_ids:
         case = by_id[case_id]
+        env_tools = prepared.catalogues.get(case.slice)
         if case.situation.tools is None and case.situation.tools_file is None:
-            out[case_id] = shared
+            out[case_id] = shared if env_tools is None else env_tools
             continue
+        base = declared
+        if env_tools is not None:
+            base = {t.name: ToolDecl(t.name, t.description, dict(t.parameters)) for t in env_tools}
         try:
-            offered = case_catalogue(case, declared, files)
+            offered = case_catalogue(case, base, files)
         except CatalogueError as exc:
             raise UsageError(f"case {case_id}: {exc.message} (see `casework check`).") from exc
         # A fixture outside the offered set would answer a tool the agent was never offered.
@@ -233,7 +251,68 @@ def _fresh_turn(turn: Turn) -> Turn:
 
 
 def _gradable(case: Case) -> bool:
-    return case.label is not None or bool(case.oracle.assertions)
+    return case.label is not None or bool(case.oracle.assertions or case.oracle.golden_actions)
+
+
+@dataclass
+class _Prepared:
+    """What trials read besides the case (tool environments, issue 16), built before the log.
+
+    Attributes:
+        factories: Environment per slice served by one.
+        catalogues: The tools those slices offer (the environment's declarations).
+        states: Initial state per case on a shared `state_ref` (read-only; shared parts).
+        golden: Golden final state per case with golden actions, as a diff from its initial state.
+    """
+
+    factories: dict[str, EnvironmentFactory]
+    catalogues: dict[str, list[AgentTool]]
+    states: dict[str, dict[str, Any]]
+    golden: dict[str, list[dict[str, Any]]]
+
+    def records_diff(self, case: Case) -> bool:
+        """Whether the log keeps a state diff for this case instead of its final state."""
+        return case.slice in self.factories or case.situation.state_ref is not None
+
+
+def _fixture_factory(case: Case) -> EnvironmentFactory:
+    def make() -> FixtureEnvironment:
+        return FixtureEnvironment(case.situation.fixtures)
+
+    return make
+
+
+def _prepare(project: Project, dataset: Dataset, cases: Sequence[Case]) -> _Prepared:
+    """Load environments, resolve shared states and replay golden actions, or fail before writing.
+
+    Raises:
+        ConfigError: An environment cannot be loaded.
+        StateRefError: A case's `state_ref` or `state_patch` is unusable.
+        GoldenActionError: A case's golden actions do not replay.
+    """
+    run = project.config.run
+    prepared = _Prepared({}, {}, {}, {})
+    specs: dict[str, tuple[EnvironmentFactory, list[AgentTool]]] = {}
+    for name in sorted({c.slice for c in cases}):
+        spec = run.environment_for(name)
+        if spec is None:
+            continue
+        if spec not in specs:
+            where = f"run.environments.{name}" if name in run.environments else "run.environment"
+            factory = load_environment(spec, project.root, where=where)
+            specs[spec] = (factory, environment_catalogue(factory, spec))
+        prepared.factories[name], prepared.catalogues[name] = specs[spec]
+    shown = f"{project.relative(dataset.path)}/{CASES_FILE}"
+    for case in cases:
+        state = initial_state(project.root, case, where=shown)
+        if case.situation.state_ref is not None:
+            prepared.states[case.id] = state
+        if case.oracle.golden_actions:
+            factory = prepared.factories.get(case.slice) or _fixture_factory(case)
+            replay = replay_golden(factory, state, case.oracle.golden_actions, case_id=case.id)
+            # Kept as a diff: a golden copy of a large shared state per case would not fit.
+            prepared.golden[case.id] = state_diff(state, replay.state)
+    return prepared
 
 
 def _judge_info(judge: Judge | None) -> JudgeInfo | None:
@@ -423,7 +502,9 @@ class _Trials:
         observer: RunObserver | None,
         clock: Callable[[], datetime],
         simulator: UserSimulator | None = None,
+        prepared: _Prepared | None = None,
     ) -> None:
+        self.prepared = prepared or _Prepared({}, {}, {}, {})
         self.header = header
         self.cases = cases
         self.catalogues = {k: list(v) for k, v in catalogues.items()}
@@ -441,9 +522,23 @@ class _Trials:
         self._flushed = time.monotonic()
         self._ids = random.Random(secrets.randbits(64))
 
+    def _session(self, case: Case, catalogue: list[AgentTool]) -> ToolSession:
+        """The trial's tool session: its own environment instance and its own copy of the state."""
+        prepared = self.prepared
+        state = prepared.states.get(case.id, case.situation.state)
+        factory = prepared.factories.get(case.slice)
+        if factory is None:
+            return ToolSession(case.situation.fixtures, state, catalogue)
+        try:
+            return ToolSession(case.situation.fixtures, state, catalogue, environment=factory())
+        except Exception as exc:  # user code: stops the run (resumable) with the reason
+            raise UsageError(
+                f"the tool environment of slice {case.slice} failed to start: {exc}"
+            ) from exc
+
     async def one(self, case: Case, trial: int) -> TrialRecord:
         catalogue = self.catalogues[case.id]
-        session = ToolSession(case.situation.fixtures, case.situation.state, catalogue)
+        session = self._session(case, catalogue)
         token, url = self.server.register(session) if self.server is not None else (None, None)
         request = AgentInput(
             trial_id=f"{self._ids.getrandbits(64):016x}",
@@ -471,6 +566,10 @@ class _Trials:
         calls, state = session.snapshot()
         trajectory = trajectory.model_copy(update={"tool_calls": calls, "final_state": state})
         verdict = await self._grade(case, trajectory, session)
+        if self.prepared.records_diff(case):
+            # The log keeps what changed, not a copy of a possibly large shared state.
+            diff = state_diff(session.initial_state, state)
+            trajectory = trajectory.model_copy(update={"final_state": None, "state_diff": diff})
         return TrialRecord(
             run_id=self.header.run_id,
             case_id=case.id,
@@ -489,15 +588,26 @@ class _Trials:
         )
 
     async def _grade(self, case: Case, trajectory: Trajectory, session: ToolSession) -> Verdict:
+        diff = self.prepared.golden.get(case.id)
+        golden = apply_shared(session.initial_state, diff) if diff is not None else None
         if self.judge is None:
-            return grade(case, trajectory, initial_state=session.initial_state)
+            return grade(case, trajectory, initial_state=session.initial_state, golden_state=golden)
         if case.frozen and not self.judge_private:
             # Frozen content never leaves casework: only a private endpoint may read it.
             return grade(
-                case, trajectory, initial_state=session.initial_state, no_judge=FROZEN_NO_JUDGE
+                case,
+                trajectory,
+                initial_state=session.initial_state,
+                no_judge=FROZEN_NO_JUDGE,
+                golden_state=golden,
             )
         return await asyncio.to_thread(
-            grade, case, trajectory, initial_state=session.initial_state, judge=self.judge
+            grade,
+            case,
+            trajectory,
+            initial_state=session.initial_state,
+            judge=self.judge,
+            golden_state=golden,
         )
 
     def record(self, rec: TrialRecord) -> None:
@@ -592,6 +702,11 @@ async def _run(
         judge = judge.for_cases(dataset.cases) if judge is not None else None
         header = _new_header(project, request, dataset, judge, clock())
         done, previous = set(), []
+    by_id = {c.id: c for c in dataset.cases}
+    # Environments, shared states and golden replays fail here, before anything is written.
+    prepared = _prepare(project, dataset, [by_id[cid] for cid in header.case_ids])
+    catalogues = _catalogues(project, dataset, header.case_ids, prepared)
+    simulator = _simulator(project, dataset, header, user)
     path = log_path(project, header.run_id)
     if request.resume:
         _cut_torn_tail(path, loaded.valid_bytes)
@@ -599,9 +714,6 @@ async def _run(
         if path.exists():
             raise UsageError(f"run {header.run_id}: {project.relative(path)} already exists.")
         atomic_write_text(path, header.model_dump_json() + "\n")
-    by_id = {c.id: c for c in dataset.cases}
-    catalogues = _catalogues(project, dataset, header.case_ids)
-    simulator = _simulator(project, dataset, header, user)
     pending = [(cid, t) for t in range(header.k) for cid in header.case_ids if (cid, t) not in done]
     store = RunStore(open_workbench(project)) if request.store else None
     if store is not None:
@@ -634,6 +746,7 @@ async def _run(
                 observer=observer,
                 clock=clock,
                 simulator=simulator,
+                prepared=prepared,
             )
             try:
                 await trials.run_all(pending, request.concurrency)

@@ -245,6 +245,55 @@ class ToolFixture(_Record):
     """Writes this call applies to the data state (JSON Patch), for state assertions to read."""
 
 
+# ---------------------------------------------------------------------------------------------
+# Tool environments (issue 16): shared base state and golden actions. Every field this block
+# adds elsewhere is optional and marked "(tool environments)": `Situation.state_ref`,
+# `Situation.state_patch`, `Oracle.golden_actions`, `Oracle.state_compare`.
+
+_SHA256_RE = re.compile(r"^[0-9a-f]{64}\Z")
+
+
+class StateRef(_Record):
+    """A shared base state file (JSON object, or SQLite read as ``{table: [row, ...]}``).
+
+    The file's sha256 is pinned in the case line, so the dataset version hash covers the state
+    the case runs on: editing the file without updating the pin fails `casework check` and the
+    run, and updating the pin changes the case line and so makes a new version.
+    """
+
+    path: str
+    """Path of the file relative to the project root (`states/shop.json`); it must stay inside."""
+    sha256: str
+    """sha256 of the file's bytes (`casework check` prints the current one when it differs)."""
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, v: str) -> str:
+        if not v or v.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", v):
+            raise ValueError("must be a path relative to the project root")
+        if ".." in re.split(r"[\\/]", v):
+            raise ValueError("must not contain '..' (the file must be inside the project)")
+        return v
+
+    @field_validator("sha256")
+    @classmethod
+    def _hex(cls, v: str) -> str:
+        if not _SHA256_RE.match(v):
+            raise ValueError("must be 64 lowercase hex digits")
+        return v
+
+
+class GoldenAction(_Record):
+    """One tool call of the golden path, replayed by the golden-replay state oracle."""
+
+    name: ToolName
+    """Tool to call."""
+    arguments: JsonObject = Field(default_factory=dict)
+    """Arguments of the call."""
+    optional: bool = False
+    """A read the agent need not make: replayed when it succeeds, skipped when it fails."""
+
+
 class Injection(_Record):
     """Adversity planted in the situation (an instruction inside a tool result, a stale read...)."""
 
@@ -285,6 +334,10 @@ class Situation(_Record):
     """Initial data state (orders, customers, ledger...) that fixtures' effects write to."""
     injected: list[Injection] = Field(default_factory=list)
     """Adversity deliberately planted in this situation."""
+    state_ref: StateRef | None = None
+    """(tool environments) Shared base state file; `state` must then stay empty."""
+    state_patch: list[JsonPatchOp] = Field(default_factory=list)
+    """(tool environments) JSON Patch applied to the `state_ref` file: this case's differences."""
 
     @model_serializer(mode="wrap")
     def _drop_unset_env(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -303,6 +356,14 @@ class Situation(_Record):
     def _file_pinned(self) -> Situation:
         if (self.tools_file is None) != (self.tools_sha256 is None):
             raise ValueError("tools_file and tools_sha256 go together")
+        return self
+
+    @model_validator(mode="after")
+    def _one_state_source(self) -> Situation:
+        if self.state_ref is not None and self.state:
+            raise ValueError("state_ref and state are exclusive: put differences in state_patch")
+        if self.state_patch and self.state_ref is None:
+            raise ValueError("state_patch needs a state_ref")
         return self
 
     def user_text(self) -> str:
@@ -450,10 +511,24 @@ class Oracle(_Record):
     writes the answer key for the same case; a reference answer written by people may appear."""
     ref: str | None = None
     """Reference to an external oracle definition (a check name, a document)."""
+    golden_actions: list[GoldenAction] = Field(default_factory=list)
+    """(tool environments) Tool calls that reach the right final state; replayed on a fresh copy
+    of the initial state, the agent's final state must equal theirs. Oracle data: never shown."""
+    state_compare: list[str] = Field(default_factory=list)
+    """(tool environments) JSON Pointers (`/orders`, `/bookings/B-1/status`) the golden-replay
+    comparison covers; empty compares the whole state."""
+
+    @field_validator("state_compare")
+    @classmethod
+    def _pointers(cls, v: list[str]) -> list[str]:
+        for pointer in v:
+            if not pointer.startswith("/"):
+                raise ValueError(f"must hold JSON Pointers starting with '/'; {pointer!r} does not")
+        return v
 
     @model_validator(mode="after")
     def _class_has_its_parts(self) -> Oracle:
-        if self.class_ == "state_assertion" and not self.assertions:
+        if self.class_ == "state_assertion" and not (self.assertions or self.golden_actions):
             raise ValueError("class 'state_assertion' needs at least one assertion")
         if self.class_ == "rubric_judge" and not self.rubric:
             raise ValueError("class 'rubric_judge' needs a rubric")

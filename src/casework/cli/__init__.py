@@ -203,6 +203,14 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "The LLM judge: certified on people's verdicts of its verdicts (see docs/judge.md).",
     ),
     "interop": ("interop", "Import and export other eval tools' formats (Google ADK eval sets)."),
+    "serve": (
+        "web",
+        "Serve the labelling web app on the project's workbench (uvicorn; Ctrl+C stops it).",
+    ),
+    "users": (
+        "web",
+        "People of the web app: add them with roles, list, disable, send a fresh sign-in link.",
+    ),
 }
 
 #: Which module holds each command (``casework.cli.<module>``).

@@ -1,6 +1,7 @@
 """Labelling: assignment policy, blind sheets, the label store, adjudication, guidelines, releases.
 
 Entry points: :func:`assign_labels`, :func:`export_sheets`, :func:`import_sheets`,
+:func:`labeller_queue` / :func:`blind_case` / :func:`submit_label` (one case at a time, the web),
 :func:`labelling_status`, :func:`list_disagreements`, :func:`release_labels`,
 :func:`bump_guideline`; the pure policy is :func:`plan_labelling` / :func:`plan_adjudication`.
 """
@@ -39,6 +40,16 @@ if TYPE_CHECKING:
     )
     from casework.labelling.migration import LabellingMigration, migrate_labelling
     from casework.labelling.model import Assignment, parse_labellers
+    from casework.labelling.online import (
+        BlindCase,
+        CaseNotHeld,
+        HeldCase,
+        LabellerQueue,
+        WebAnswer,
+        blind_case,
+        labeller_queue,
+        submit_label,
+    )
     from casework.labelling.policy import (
         AssignmentPlan,
         Contested,
@@ -87,7 +98,9 @@ __all__ = [
     "AssignReport",
     "Assignment",
     "AssignmentPlan",
+    "BlindCase",
     "Bump",
+    "CaseNotHeld",
     "CaseProgress",
     "CaseStatus",
     "Contested",
@@ -95,9 +108,11 @@ __all__ = [
     "ExportReport",
     "Guideline",
     "Held",
+    "HeldCase",
     "ImportReport",
     "LabelRelease",
     "LabellerLoad",
+    "LabellerQueue",
     "LabellingMigration",
     "LabellingStatus",
     "PlannedAssignment",
@@ -110,10 +125,12 @@ __all__ = [
     "SliceCalibration",
     "SliceStatus",
     "Snapshot",
+    "WebAnswer",
     "Work",
     "agreement_report",
     "assign_labels",
     "audit_draw",
+    "blind_case",
     "bump_guideline",
     "case_features",
     "csv_rows",
@@ -128,6 +145,7 @@ __all__ = [
     "import_sheets",
     "is_calibrated",
     "keeps_second_label",
+    "labeller_queue",
     "labelling_status",
     "latest_round",
     "list_disagreements",
@@ -144,6 +162,7 @@ __all__ = [
     "render_jsonl",
     "sheet_key",
     "sheet_line",
+    "submit_label",
     "unescape_cell",
 ]
 
@@ -182,6 +201,16 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             "casework.labelling.migration": (
                 "LabellingMigration",
                 "migrate_labelling",
+            ),
+            "casework.labelling.online": (
+                "BlindCase",
+                "CaseNotHeld",
+                "HeldCase",
+                "LabellerQueue",
+                "WebAnswer",
+                "blind_case",
+                "labeller_queue",
+                "submit_label",
             ),
             "casework.labelling.model": (
                 "Assignment",

@@ -170,8 +170,13 @@ def add_label(
     answer_facts: Sequence[str],
     labelled_at: datetime,
     source: str,
+    seconds_on_screen: float | None = None,
 ) -> None:
-    """Store one raw label and mark its assignment done."""
+    """Store one raw label and mark its assignment done.
+
+    ``seconds_on_screen`` is how long the case was shown before the answer (web labels; sheets
+    cannot know it and leave it empty).
+    """
     a = assignment.assignment
     session.add(
         RawLabelRow(
@@ -189,6 +194,7 @@ def add_label(
             assigned_at=a.assigned_at,
             labelled_at=labelled_at,
             source=source,
+            seconds_on_screen=seconds_on_screen,
         )
     )
     row = session.get(AssignmentRow, assignment.id)

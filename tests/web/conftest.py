@@ -37,5 +37,3 @@ def app(project: Project, wb: Workbench) -> Iterator[FastAPI]:
     application = create_app(project)
     yield application
     application.state.workbench.close()
-
-

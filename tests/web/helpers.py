@@ -38,9 +38,7 @@ def rewrite_cases(root: Path) -> None:
         case["oracle"] = {"class": "rubric_judge", "rubric": MARKERS["oracle"]}
         if case["id"] == "d-1":
             case["situation"]["turns"][0]["content"] += " " + HOSTILE
-            case["situation"]["fixtures"] = [
-                {"tool": "get_order", "response": {"note": HOSTILE}}
-            ]
+            case["situation"]["fixtures"] = [{"tool": "get_order", "response": {"note": HOSTILE}}]
             case["situation"]["injected"] = [
                 {"kind": "prompt_injection", "location": "user turn", "text": HOSTILE}
             ]
@@ -121,11 +119,11 @@ class Person:
 _CSRF_RE = re.compile(r'name="csrf" value="([0-9a-f]+)"')
 
 
-def form_value(html: str, name: str) -> str:
-    """The value of the first input named ``name`` in ``html``."""
-    match = re.search(rf'name="{re.escape(name)}" value="([^"]*)"', html)
-    assert match, f"no input {name}"
-    return match.group(1)
+def form_value(html: str, name: str, *, last: bool = False) -> str:
+    """The value of the first (or last) input named ``name`` in ``html``."""
+    found = re.findall(rf'name="{re.escape(name)}" value="([^"]*)"', html)
+    assert found, f"no input {name}"
+    return str(found[-1] if last else found[0])
 
 
 def sign_in_with(client: TestClient, token: str) -> Any:
@@ -133,7 +131,7 @@ def sign_in_with(client: TestClient, token: str) -> Any:
     page = client.get(f"/signin/{token}")
     assert page.status_code == 200
     return client.post(
-        f"/signin/{token}", data={"csrf": form_value(page.text, "csrf")}, follow_redirects=False
+        f"/signin/{token}", data={"csrf": form_value(page.text, "csrf", last=True)}, follow_redirects=False
     )
 
 

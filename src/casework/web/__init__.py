@@ -30,6 +30,7 @@ from casework.web._routes import (
     RouteSpec,
     require_role,
     route,
+    served_routes,
 )
 
 __all__ = [
@@ -55,4 +56,5 @@ __all__ = [
     "render",
     "require_role",
     "route",
+    "served_routes",
 ]

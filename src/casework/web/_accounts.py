@@ -89,9 +89,7 @@ def check_roles(roles: Iterable[str]) -> tuple[str, ...]:
     given = list(roles)
     unknown = [r for r in given if r not in ROLES]
     if unknown:
-        raise UsageError(
-            f"a role is one of {', '.join(ROLES)}. Got '{unknown[0]}'.", param="roles"
-        )
+        raise UsageError(f"a role is one of {', '.join(ROLES)}. Got '{unknown[0]}'.", param="roles")
     if not given:
         raise UsageError(f"give at least one role ({', '.join(ROLES)}).", param="roles")
     return tuple(r for r in ROLES if r in given)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.routing import APIRoute
 
 from casework.web._accounts import ROLES, Viewer, viewer_of
 
@@ -147,3 +148,24 @@ def nav_links(who: Viewer | None) -> list[tuple[str, str]]:
         for s in ROUTES
         if s.nav and s.method == "GET" and (not s.roles or who.roles & set(s.roles))
     ]
+
+
+def served_routes(routes: Iterable[Any]) -> tuple[set[tuple[str, str]], list[str]]:
+    """What an app really serves: ``(method, path)`` of its API routes, and its mounts' paths.
+
+    Routers included into the app are walked (FastAPI nests them); the role tests compare the
+    result with :data:`ROUTES`, so a route added without :func:`route` fails them.
+    """
+    methods: set[tuple[str, str]] = set()
+    mounts: list[str] = []
+    for item in routes:
+        inner = getattr(item, "original_router", None)
+        if inner is not None:
+            more, deeper = served_routes(inner.routes)
+            methods |= more
+            mounts += deeper
+        elif isinstance(item, APIRoute):
+            methods |= {(m, item.path) for m in item.methods}
+        else:
+            mounts.append(str(getattr(item, "path", repr(item))))
+    return methods, mounts

@@ -55,9 +55,7 @@ def signin(request: Request, token: str, csrf: Annotated[str, Form()] = "") -> R
         raise HTTPException(403, "missing or wrong CSRF token; open your sign-in link again")
     redeemed = redeem_link(request.app.state.workbench, token)
     if redeemed is None:
-        raise HTTPException(
-            403, "this sign-in link is used, expired or wrong; ask for a new one"
-        )
+        raise HTTPException(403, "this sign-in link is used, expired or wrong; ask for a new one")
     cookie, who = redeemed
     first = "/label" if "labeller" in who.roles else "/"
     response = RedirectResponse(first, status_code=303)

@@ -131,7 +131,9 @@ def sign_in_with(client: TestClient, token: str) -> Any:
     page = client.get(f"/signin/{token}")
     assert page.status_code == 200
     return client.post(
-        f"/signin/{token}", data={"csrf": form_value(page.text, "csrf", last=True)}, follow_redirects=False
+        f"/signin/{token}",
+        data={"csrf": form_value(page.text, "csrf", last=True)},
+        follow_redirects=False,
     )
 
 

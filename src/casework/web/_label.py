@@ -110,11 +110,12 @@ def _work(
     project = request.app.state.project
     queue = labeller_queue(project, session, who.name)
     skips = _skips(session, who.name)
-    held = (
-        next((i for i in queue.items if (i.dataset, i.case_id) == target), None)
-        if target
-        else _next(queue, skips)
-    )
+    if target is None:
+        held = _next(queue, skips)
+    else:
+        held = next((i for i in queue.items if (i.dataset, i.case_id) == target), None)
+        if held is None:
+            raise CaseNotHeld(f"{who.name} holds no case '{target[1]}' of '{target[0]}'.")
     context: dict[str, Any] = {"queue": queue, "case": None, "skipped": skips, **extra}
     if held is not None:
         case = blind_case(project, session, who.name, held.dataset, held.case_id)

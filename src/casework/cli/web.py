@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 from rich.table import Table
 
@@ -38,24 +36,10 @@ def serve_cmd(project: Project, host: str, port: int, workers: int, https: bool)
     from `casework users add` / `casework users link`. Behind a reverse proxy on this machine,
     uvicorn trusts its X-Forwarded-Proto, so cookies are Secure when the proxy speaks HTTPS.
     """
-    import uvicorn  # here: `casework --help` does not load the web stack
-
-    from casework.web import HTTPS_ENV, PROJECT_ENV, create_app
+    from casework.web import serve  # here: `casework --help` does not load the web stack
 
     console.print(f"casework web app on http{'s' if https else ''}://{host}:{port}/ (Ctrl+C stops)")
-    if workers == 1:
-        uvicorn.run(create_app(project, https=https), host=host, port=port, log_level="warning")
-        return
-    os.environ[PROJECT_ENV] = str(project.root)
-    os.environ[HTTPS_ENV] = "1" if https else "0"
-    uvicorn.run(
-        "casework.web:app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-    )
+    serve(project, host=host, port=port, workers=workers, https=https)
 
 
 @click.group("users")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -245,7 +245,7 @@ def _check_answer(answer: WebAnswer, tools: Collection[str]) -> Outcome:
         raise UsageError(
             f"a tool cannot be both required and forbidden. Got '{both[0]}'.", param="forbidden"
         )
-    return cast(Outcome, answer.outcome)
+    return answer.outcome
 
 
 def submit_label(

@@ -18,7 +18,14 @@ from casework.web._accounts import (
     list_users,
     new_link,
 )
-from casework.web._app import HTTPS_ENV, PROJECT_ENV, SECURITY_HEADERS, app_from_env, create_app
+from casework.web._app import (
+    HTTPS_ENV,
+    PROJECT_ENV,
+    SECURITY_HEADERS,
+    app_from_env,
+    create_app,
+    serve,
+)
 from casework.web._render import render
 from casework.web._routes import (
     CSRF_FIELD,
@@ -56,5 +63,6 @@ __all__ = [
     "render",
     "require_role",
     "route",
+    "serve",
     "served_routes",
 ]

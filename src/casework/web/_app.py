@@ -117,3 +117,26 @@ def app_from_env() -> FastAPI:
     folder = os.environ.get(PROJECT_ENV)
     project = load_project(Path(folder) if folder else None)
     return create_app(project, https=os.environ.get(HTTPS_ENV) == "1")
+
+
+def serve(project: Project, *, host: str, port: int, workers: int = 1, https: bool = False) -> None:
+    """Run the app under uvicorn until interrupted (several workers: one app per process).
+
+    uvicorn trusts ``X-Forwarded-Proto`` from a proxy on 127.0.0.1 (its default
+    ``forwarded_allow_ips``), so cookies are Secure when such a proxy speaks HTTPS.
+    """
+    import uvicorn  # here: importing casework.web (e.g. for `users add`) needs no server
+
+    if workers == 1:
+        uvicorn.run(create_app(project, https=https), host=host, port=port, log_level="warning")
+        return
+    os.environ[PROJECT_ENV] = str(project.root)
+    os.environ[HTTPS_ENV] = "1" if https else "0"
+    uvicorn.run(
+        "casework.web:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+    )

@@ -165,7 +165,7 @@ def served_routes(routes: Iterable[Any]) -> tuple[set[tuple[str, str]], list[str
             methods |= more
             mounts += deeper
         elif isinstance(item, APIRoute):
-            methods |= {(m, item.path) for m in item.methods}
+            methods |= {(m, item.path) for m in item.methods or ()}
         else:
             mounts.append(str(getattr(item, "path", repr(item))))
     return methods, mounts

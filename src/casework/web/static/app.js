@@ -27,11 +27,18 @@
       e.detail.parameters["visible_seconds"] = form.querySelector("input[name=visible_seconds]").value;
     }
   });
+  // Keyboard focus on the outcome (so 1-4, Tab and Space work at once), the page at its top.
+  function focusOutcome() {
+    var first = document.querySelector("#label-form input[name=outcome]:checked") || document.querySelector("#label-form input[name=outcome]");
+    if (first) first.focus({ preventScroll: true });
+  }
   document.addEventListener("htmx:afterSwap", function () {
     resetTimer();
-    var first = document.querySelector("#label-form input[name=outcome]:checked") || document.querySelector("#label-form input[name=outcome]");
-    if (first) first.focus();
+    window.scrollTo(0, 0);
+    focusOutcome();
   });
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", focusOutcome);
+  else focusOutcome();
 
   function typing(el) {
     return el && (el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && el.type === "text"));

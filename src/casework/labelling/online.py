@@ -21,7 +21,7 @@ from casework.dataset import ToolDecl, declared_tools
 from casework.errors import CaseworkError, UsageError
 from casework.labelling.dataset_state import DatasetState, load_state
 from casework.labelling.guidelines import read_guideline
-from casework.labelling.model import label_key
+from casework.labelling.model import LabelKey, label_key
 from casework.labelling.sheets import sheet_line
 from casework.labelling.store import StoredAssignment, add_label
 from casework.project import Project
@@ -143,7 +143,7 @@ def _datasets_of(session: Session, labeller: str) -> list[str]:
     return sorted(rows)
 
 
-def _revisable(state: DatasetState, stored: StoredAssignment) -> bool:
+def _revisable(state: DatasetState, stored: StoredAssignment, released: set[LabelKey]) -> bool:
     a = stored.assignment
     if not a.done:
         return False
@@ -153,13 +153,13 @@ def _revisable(state: DatasetState, stored: StoredAssignment) -> bool:
         return False
     if found.adjudicated or any(x.role == "adjudicator" for x in found.assignments):
         return False
-    released = {label_key(r) for r in state.dataset.labels}
     mine = [r for r in found.labels if r.labeller == a.labeller]
     return bool(mine) and all(label_key(r) not in released for r in mine)
 
 
 def _held(state: DatasetState, labeller: str) -> list[tuple[HeldCase, StoredAssignment]]:
     versions = state.snapshot.versions
+    released = {label_key(r) for r in state.dataset.labels}
     out = []
     for stored in state.work.assignments:
         a = stored.assignment
@@ -175,14 +175,33 @@ def _held(state: DatasetState, labeller: str) -> list[tuple[HeldCase, StoredAssi
             stored.slice,
             a.guideline_version,
             a.done,
-            _revisable(state, stored),
+            _revisable(state, stored, released),
         )
         out.append((held, stored))
     return out
 
 
-def labeller_queue(project: Project, session: Session, labeller: str) -> LabellerQueue:
+def _state(
+    project: Project, session: Session, name: str, states: dict[str, DatasetState] | None
+) -> DatasetState:
+    if states is None:
+        return load_state(project, name, session)
+    if name not in states:
+        states[name] = load_state(project, name, session)
+    return states[name]
+
+
+def labeller_queue(
+    project: Project,
+    session: Session,
+    labeller: str,
+    *,
+    states: dict[str, DatasetState] | None = None,
+) -> LabellerQueue:
     """Every case ``labeller`` holds as first or second labeller under a current guideline.
+
+    ``states``, when given, caches each dataset's :class:`DatasetState` for this session (read
+    from it, filled in), so one request loads a dataset once.
 
     Raises:
         InputErrors: Bad dataset files or guidelines.
@@ -191,17 +210,22 @@ def labeller_queue(project: Project, session: Session, labeller: str) -> Labelle
     for name in _datasets_of(session, labeller):
         if name not in project.dataset_names():
             continue
-        items += [h for h, _ in _held(load_state(project, name, session), labeller)]
+        items += [h for h, _ in _held(_state(project, session, name, states), labeller)]
     items.sort(key=lambda i: (i.done, i.dataset, i.case_id))
     return LabellerQueue(labeller, tuple(items))
 
 
 def _find(
-    project: Project, session: Session, labeller: str, dataset: str, case_id: str
+    project: Project,
+    session: Session,
+    labeller: str,
+    dataset: str,
+    case_id: str,
+    states: dict[str, DatasetState] | None,
 ) -> tuple[DatasetState, HeldCase, StoredAssignment]:
     if dataset not in project.dataset_names():
         raise CaseNotHeld(f"{labeller} holds no case '{case_id}' of dataset '{dataset}'.")
-    state = load_state(project, dataset, session)
+    state = _state(project, session, dataset, states)
     for held, stored in _held(state, labeller):
         if held.case_id == case_id:
             return state, held, stored
@@ -209,14 +233,22 @@ def _find(
 
 
 def blind_case(
-    project: Project, session: Session, labeller: str, dataset: str, case_id: str
+    project: Project,
+    session: Session,
+    labeller: str,
+    dataset: str,
+    case_id: str,
+    *,
+    states: dict[str, DatasetState] | None = None,
 ) -> BlindCase:
     """The blind view of a case ``labeller`` holds, with the slice's current guideline.
+
+    ``states`` as for :func:`labeller_queue`.
 
     Raises:
         CaseNotHeld: No such dataset or case, or the labeller holds no current blind assignment.
     """
-    state, held, _ = _find(project, session, labeller, dataset, case_id)
+    state, held, _ = _find(project, session, labeller, dataset, case_id, states)
     progress = state.snapshot.by_id[case_id]
     tools = declared_tools(project)
     line = sheet_line("label", dataset, labeller, progress.case, held.guideline_version, tools)
@@ -260,19 +292,21 @@ def submit_label(
     seconds_on_screen: float | None,
     now: datetime,
     source: str = "web",
+    states: dict[str, DatasetState] | None = None,
 ) -> bool:
     """Store ``labeller``'s label of a held case, or revise it while that is allowed.
 
     Stored through :func:`casework.labelling.store.add_label`, so status, agreement,
     adjudication and release see it as a sheet label. A revision keeps the label's identity and
     adds the new seconds on screen to the old. Returns True when an existing label was revised.
+    ``states`` as for :func:`labeller_queue` (stale once this returns: the label is new).
 
     Raises:
         CaseNotHeld: The labeller holds no current blind assignment of the case.
         UsageError: A bad answer (``param`` names the field), the guideline changed since the page
             was served, or the label can no longer be revised (released or adjudicated).
     """
-    _, held, stored = _find(project, session, labeller, dataset, case_id)
+    _, held, stored = _find(project, session, labeller, dataset, case_id, states)
     tools = declared_tools(project)
     outcome = _check_answer(answer, tools)
     if guideline_version != held.guideline_version:

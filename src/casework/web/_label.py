@@ -108,7 +108,8 @@ def _work(
 ) -> dict[str, Any]:
     """The context of the work area: progress, the case (next, or ``target``), done list."""
     project = request.app.state.project
-    queue = labeller_queue(project, session, who.name)
+    states: dict[str, Any] = {}
+    queue = labeller_queue(project, session, who.name, states=states)
     skips = _skips(session, who.name)
     if target is None:
         held = _next(queue, skips)
@@ -118,7 +119,7 @@ def _work(
             raise CaseNotHeld(f"{who.name} holds no case '{target[1]}' of '{target[0]}'.")
     context: dict[str, Any] = {"queue": queue, "case": None, "skipped": skips, **extra}
     if held is not None:
-        case = blind_case(project, session, who.name, held.dataset, held.case_id)
+        case = blind_case(project, session, who.name, held.dataset, held.case_id, states=states)
         context.update(_case_context(case, who.csrf))
     return context
 
@@ -224,7 +225,8 @@ def submit(
     project = request.app.state.project
     try:
         with wb.session() as session:
-            case = blind_case(project, session, who.name, dataset, case_id)
+            states: dict[str, Any] = {}
+            case = blind_case(project, session, who.name, dataset, case_id, states=states)
             revised = submit_label(
                 project,
                 session,
@@ -235,6 +237,7 @@ def submit(
                 guideline_version=guideline_version,
                 seconds_on_screen=round(seconds, 3),
                 now=datetime.now(UTC),
+                states=states,
             )
             _record_view(
                 session, who, case, round(seconds, 3), _client_seconds(visible_seconds), note

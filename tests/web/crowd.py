@@ -5,6 +5,7 @@ Shared by the concurrency test and benchmarks/web_bench.py.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -73,7 +74,8 @@ def label_all(base: str, link: str, tally: Tally, *, twice_first: bool = False) 
         if client.post(link, data={"csrf": value(page.text, "csrf")}).status_code != 303:
             tally.errors.append("sign-in refused")
             return
-        html = _timed(tally.page_times, lambda: client.get("/label")).text
+        page_of = functools.partial(client.get, "/label")
+        html = _timed(tally.page_times, page_of).text
         csrf = value(html, "csrf")
         first = True
         while (match := CASE_RE.search(html)) is not None:
@@ -87,20 +89,18 @@ def label_all(base: str, link: str, tally: Tally, *, twice_first: bool = False) 
             }
             headers = {"HX-Request": "true", "X-CSRF-Token": csrf}
             url = f"/label/{dataset}/{case_id}"
+            send = functools.partial(client.post, url, data=form, headers=headers)
             if twice_first and first:
-                threading.Thread(
-                    target=lambda: client.post(url, data=form, headers=headers), daemon=True
-                ).start()
+                threading.Thread(target=send, daemon=True).start()
             first = False
-            response = _timed(
-                tally.submit_times, lambda: client.post(url, data=form, headers=headers)
-            )
+            response = _timed(tally.submit_times, send)
             with tally.lock:
                 if response.status_code == 200:
                     tally.stored += 1
                 else:
-                    tally.refused[response.status_code] = tally.refused.get(response.status_code, 0) + 1
+                    code = response.status_code
+                    tally.refused[code] = tally.refused.get(code, 0) + 1
             if response.status_code != 200:
-                html = _timed(tally.page_times, lambda: client.get("/label")).text
+                html = _timed(tally.page_times, page_of).text
             else:
                 html = response.text

@@ -224,6 +224,10 @@ def redeem_link(
     if parts is None:
         return None
     when = now or _now()
+    # Hash the new session's secret before the write transaction (argon2 takes a while; SQLite
+    # holds its write lock for the whole transaction).
+    public, secret = secrets.token_urlsafe(16), secrets.token_urlsafe(32)
+    secret_hash, csrf = _HASHER.hash(secret), secrets.token_hex(32)
     with workbench.session() as session:
         link = session.get(WebSigninRow, parts[0])
         if link is None or link.used_at is not None or _aware(link.expires_at) <= when:
@@ -238,13 +242,11 @@ def redeem_link(
         user = session.get(WebUserRow, link.user_id)
         if not getattr(spent, "rowcount", 0) or user is None or user.disabled:
             return None
-        public, secret = secrets.token_urlsafe(16), secrets.token_urlsafe(32)
-        csrf = secrets.token_hex(32)
         session.add(
             WebSessionRow(
                 id=public,
                 user_id=user.id,
-                secret_hash=_HASHER.hash(secret),
+                secret_hash=secret_hash,
                 csrf=csrf,
                 created_at=when,
                 expires_at=when + timedelta(hours=SESSION_HOURS),

@@ -9,9 +9,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import random
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
@@ -38,6 +40,8 @@ from casework.workbench import WebLabelViewRow, WebSkipRow
 
 router = APIRouter()
 ROLE = ("labeller",)
+T = TypeVar("T")
+_ATTEMPTS = 4
 
 
 def _who(request: Request) -> Viewer:
@@ -223,7 +227,8 @@ def submit(
     answer = WebAnswer(outcome, required, forbidden, fact)
     wb = request.app.state.workbench
     project = request.app.state.project
-    try:
+
+    def store() -> bool:
         with wb.session() as session:
             states: dict[str, Any] = {}
             case = blind_case(project, session, who.name, dataset, case_id, states=states)
@@ -242,6 +247,10 @@ def submit(
             _record_view(
                 session, who, case, round(seconds, 3), _client_seconds(visible_seconds), note
             )
+            return revised
+
+    try:
+        revised = _retrying(store)
     except CaseNotHeld as exc:
         raise HTTPException(404, "no such case in your queue") from exc
     except UsageError as exc:
@@ -255,6 +264,18 @@ def submit(
         return RedirectResponse("/label", status_code=303)
     with wb.session() as session:
         return _page(request, **_work(request, session, who, flash=flash))
+
+
+def _retrying(write: Callable[[], T]) -> T:
+    """Run a write transaction, again after a short pause when the database was busy (SQLite)."""
+    for attempt in range(_ATTEMPTS):
+        try:
+            return write()
+        except OperationalError:
+            if attempt == _ATTEMPTS - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1) * (1 + random.random()))
+    raise AssertionError("unreachable")
 
 
 def _refused(

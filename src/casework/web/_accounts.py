@@ -242,6 +242,7 @@ def redeem_link(
         user = session.get(WebUserRow, link.user_id)
         if not getattr(spent, "rowcount", 0) or user is None or user.disabled:
             return None
+        user.last_seen = when
         session.add(
             WebSessionRow(
                 id=public,

@@ -182,6 +182,29 @@ rm -rf "$bookings/.casework" "$bookings/runs"
   step "pass^k of both, side by side" casework compare "$(run_id < run-good.txt)" "$(run_id < run-bad.txt)"
 )
 # --- end of step 10 --------------------------------------------------------------------------
+# --- 11. Label in the browser (web app) -------------------------------------------------------
+# A separate scratch copy, so the steps above stay as they are. The server runs briefly on a free
+# loopback port; a labeller signs in with the printed link and one label goes through it by HTTP.
+web="$root/build/demo/web"
+mkdir -p "$(dirname "$web")" && rm -rf "$web" && cp -r "$root/examples/refunds" "$web" && rm -rf "$web/.casework" "$web/runs"
+(
+  cd "$web"
+  git init -q . && commit "example project"
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  step "Assign the queue" casework label assign refunds --labellers lab-03,lab-07
+  link=$(casework users add lab-03 --role labeller --port "$port" | tail -n 1)
+  echo "one-time sign-in link: $link"
+  casework serve --port "$port" & server=$!
+  trap 'kill "$server" 2>/dev/null || true' EXIT
+  step "Sign in with the link and store one label over HTTP" python3 "$root/scripts/web_demo.py" "$link"
+  step "The web label is a label like any other" casework label status refunds
+  fresh=$(casework users link lab-03 --port "$port" | tail -n 1)
+  kill "$server" && wait "$server" 2>/dev/null || true
+  trap - EXIT
+  echo
+  echo "web app: cd build/demo/web && casework serve --port $port   # then open $fresh"
+  echo "         (xdg-open \"$fresh\" opens it in your browser)"
+)
 
 echo
 echo "demo finished: scratch projects in build/demo/refunds and build/demo/when2call; report: build/demo/refunds/report.html"

@@ -222,6 +222,13 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
     "export": (
         "interop",
         "Send verdicts and cases to other tools: JUnit XML, OpenTelemetry, OpenInference, Inspect.",
+    "serve": (
+        "web",
+        "Serve the labelling web app on the project's workbench (uvicorn; Ctrl+C stops it).",
+    ),
+    "users": (
+        "web",
+        "People of the web app: add them with roles, list, disable, send a fresh sign-in link.",
     ),
 }
 

@@ -1,6 +1,7 @@
 """Labelling: assignment policy, blind sheets, the label store, adjudication, guidelines, releases.
 
 Entry points: :func:`assign_labels`, :func:`export_sheets`, :func:`import_sheets`,
+:func:`labeller_queue` / :func:`blind_case` / :func:`submit_label` (one case at a time, the web),
 :func:`labelling_status`, :func:`list_disagreements`, :func:`release_labels`,
 :func:`bump_guideline`; the pure policy is :func:`plan_labelling` / :func:`plan_adjudication`.
 For pages: :func:`adjudication_queue` / :func:`adjudicate`, :func:`dashboard`, :func:`list_gaps`
@@ -66,6 +67,16 @@ if TYPE_CHECKING:
     )
     from casework.labelling.migration import LabellingMigration, migrate_labelling
     from casework.labelling.model import Assignment, parse_labellers
+    from casework.labelling.online import (
+        BlindCase,
+        CaseNotHeld,
+        HeldCase,
+        LabellerQueue,
+        WebAnswer,
+        blind_case,
+        labeller_queue,
+        submit_label,
+    )
     from casework.labelling.policy import (
         AssignmentPlan,
         Contested,
@@ -126,7 +137,9 @@ __all__ = [
     "AssignReport",
     "Assignment",
     "AssignmentPlan",
+    "BlindCase",
     "Bump",
+    "CaseNotHeld",
     "CaseProgress",
     "CaseStatus",
     "Contested",
@@ -138,10 +151,12 @@ __all__ = [
     "Guideline",
     "GuidelineGap",
     "Held",
+    "HeldCase",
     "ImportReport",
     "LabelRelease",
     "LabellerDashboard",
     "LabellerLoad",
+    "LabellerQueue",
     "LabellingMigration",
     "LabellingStatus",
     "PlannedAssignment",
@@ -158,6 +173,7 @@ __all__ = [
     "SliceStatus",
     "Snapshot",
     "Timings",
+    "WebAnswer",
     "Work",
     "add_gap",
     "adjudicate",
@@ -165,6 +181,7 @@ __all__ = [
     "agreement_report",
     "assign_labels",
     "audit_draw",
+    "blind_case",
     "bump_guideline",
     "bump_with_gaps",
     "case_features",
@@ -182,6 +199,7 @@ __all__ = [
     "import_sheets",
     "is_calibrated",
     "keeps_second_label",
+    "labeller_queue",
     "labelling_status",
     "latest_round",
     "list_disagreements",
@@ -200,6 +218,7 @@ __all__ = [
     "render_jsonl",
     "sheet_key",
     "sheet_line",
+    "submit_label",
     "unescape_cell",
 ]
 
@@ -263,6 +282,16 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             "casework.labelling.migration": (
                 "LabellingMigration",
                 "migrate_labelling",
+            ),
+            "casework.labelling.online": (
+                "BlindCase",
+                "CaseNotHeld",
+                "HeldCase",
+                "LabellerQueue",
+                "WebAnswer",
+                "blind_case",
+                "labeller_queue",
+                "submit_label",
             ),
             "casework.labelling.model": (
                 "Assignment",

@@ -22,6 +22,13 @@ from casework.workbench.models_leakage import LeakageFlag
 from casework.workbench.models_llm import LLMResponse
 from casework.workbench.models_review import GuidelineGapRow, ReviewTaskRow
 from casework.workbench.models_runs import JudgeCalibrationRow, RunRow, TrialRow
+from casework.workbench.models_web import (
+    WebLabelViewRow,
+    WebSessionRow,
+    WebSigninRow,
+    WebSkipRow,
+    WebUserRow,
+)
 
 __all__ = [
     "AssignmentRow",
@@ -38,6 +45,11 @@ __all__ = [
     "ReviewVerdictRow",
     "RunRow",
     "TrialRow",
+    "WebLabelViewRow",
+    "WebSessionRow",
+    "WebSigninRow",
+    "WebSkipRow",
+    "WebUserRow",
     "Workbench",
     "WorkbenchStatus",
     "display_url",

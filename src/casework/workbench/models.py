@@ -17,6 +17,7 @@ from casework.workbench import (
     models_llm,  # LLM response cache
     models_review,  # review items, guideline gaps
     models_runs,  # runs, trials, judge calibrations
+    models_web,  # web app: people, sign-in links, sessions, label views
 )
 from casework.workbench.base import Base
 
@@ -27,6 +28,7 @@ __all__ = [
     "models_llm",
     "models_review",
     "models_runs",
+    "models_web",
 ]
 
 

@@ -1,0 +1,121 @@
+"""Failing traffic: traces read as `casework mine` reads them, failing ones drafted and scrubbed."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+from casework.authoring._text import case_text
+from casework.errors import InputErrors, Problem, UsageError
+from casework.mining import (
+    DraftOptions,
+    TraceFormat,
+    draft_case,
+    failure_signals,
+    read_conversations,
+    trace_files,
+)
+from casework.privacy import load_key, scrubber_for
+from casework.project import Project
+
+
+@dataclass
+class Failing:
+    """The failing conversations of some traces, scrubbed (nothing raw is kept).
+
+    Attributes:
+        files: Trace files read (as the user would name them).
+        conversations: Conversations read.
+        after_as_of: Conversations left out for starting after the as-of date.
+        case_ids: Draft case id of each failing conversation.
+        sessions: Session pseudonym of each.
+        texts: Scrubbed clustering text of each (see :func:`case_text`).
+        openings: The customer's first message of each, scrubbed.
+        situations: Scrubbed draft situation of each, as JSON text.
+        signals: Failure signals of each.
+        key_fingerprint: Fingerprint of the pseudonym key used.
+    """
+
+    files: list[str] = field(default_factory=list)
+    conversations: int = 0
+    after_as_of: int = 0
+    case_ids: list[str] = field(default_factory=list)
+    sessions: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    openings: list[str] = field(default_factory=list)
+    situations: list[str] = field(default_factory=list)
+    signals: list[list[str]] = field(default_factory=list)
+    key_fingerprint: str = ""
+
+
+def read_failing(
+    project: Project,
+    paths: Sequence[Path],
+    *,
+    trace_format: TraceFormat | None = None,
+    as_of: date | None = None,
+    environ: Mapping[str, str] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    param: str = "traces",
+) -> Failing:
+    """Read the traces and scrub every failing conversation in memory, exactly as `mine` does.
+
+    Files are read one at a time with :func:`casework.mining.read_conversations` (so a session
+    split across files counts once per file); each failing conversation becomes its draft case
+    with :func:`casework.mining.draft_case` and the project's scrubber, and only the scrubbed
+    draft is kept.
+
+    Raises:
+        ConfigError: No usable pseudonym key.
+        UsageError: Bad paths, or no conversation shows a failure signal.
+        InputErrors: Bad trace records, of every file (nothing is written).
+    """
+    key = load_key(project, environ if environ is not None else os.environ)
+    scrubber = scrubber_for(project, key)
+    files = trace_files(paths)
+    now = datetime.now(UTC)
+    options = DraftOptions("unsorted", "dev", now, project.config.privacy.retention_days)
+    out = Failing(files=[project.relative(p) for p in files], key_fingerprint=key.fingerprint)
+    problems: list[Problem] = []
+    for done, path in enumerate(files, start=1):
+        try:
+            conversations, _ = read_conversations(project, [path], trace_format, ())
+        except InputErrors as exc:
+            problems.extend(exc.problems)
+            continue
+        for conv in conversations:
+            out.conversations += 1
+            if as_of is not None and conv.started_at and conv.started_at.date() > as_of:
+                out.after_as_of += 1
+                continue
+            signals = failure_signals(conv)
+            if not signals:
+                continue
+            try:
+                case = draft_case(conv, scrubber, options, signals)
+            except InputErrors as exc:
+                problems.extend(exc.problems)
+                continue
+            if case is None:
+                continue
+            out.case_ids.append(case.id)
+            out.sessions.append(case.provenance.source_session or "")
+            out.texts.append(case_text(case))
+            out.openings.append(
+                next((t.content for t in case.situation.turns if t.role == "user"), "")
+            )
+            out.situations.append(case.situation.model_dump_json())
+            out.signals.append(signals)
+        if on_progress is not None:
+            on_progress(done, len(files))
+    InputErrors.raise_if_any(problems)
+    if not out.texts:
+        raise UsageError(
+            f"none of the {out.conversations} conversation(s) read shows a failure signal "
+            "(thumbs down, escalation, retry, abandonment, tool error): nothing to cluster.",
+            param=param,
+        )
+    return out

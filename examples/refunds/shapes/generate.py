@@ -50,7 +50,9 @@ class Conv:
     def say(self, text: str) -> None:
         self.messages.append({"role": "assistant", "text": text})
 
-    def tool(self, name: str, args: dict[str, Any], result: Any = None, error: str | None = None) -> None:
+    def tool(
+        self, name: str, args: dict[str, Any], result: Any = None, error: str | None = None
+    ) -> None:
         self.calls += 1
         call_id = f"call_{self.rng.getrandbits(48):012x}"
         self.messages.append({"role": "assistant", "call": (call_id, name, args)})
@@ -132,7 +134,11 @@ def late_partial_refund(c: Conv) -> None:
     _open(c, ["I bought a {p} {d} days ago (order {o}) and one part is broken, can I get part of the money back?",
               "Partial refund please for order {o}: the {p} is missing a piece. I got it {d} days ago.",
               "The {p} from {o} came {d} days ago and is half broken. Refund some of it?"], o=o, p=p, d=days)  # fmt: skip
-    c.tool("get_order", {"order_id": o}, {"order_id": o, "status": "delivered", "delivered_days_ago": days})
+    c.tool(
+        "get_order",
+        {"order_id": o},
+        {"order_id": o, "status": "delivered", "delivered_days_ago": days},
+    )
     c.say(r.choice(["Orders older than 30 days are outside the refund window.",
                     "I'm afraid the 30-day return window has passed for this order."]))  # fmt: skip
     c.user(r.choice(["It's defective, the window shouldn't matter!",
@@ -251,7 +257,11 @@ def subscription_cancel(c: Conv) -> None:
               "Please end my {s} before the next charge."], s=plan)  # fmt: skip
     c.say(r.choice(["I'm not able to manage subscriptions from here.",
                     "Subscriptions are handled by a separate team."]))  # fmt: skip
-    c.tool(r.choice(["escalate_to_human", "handoff_billing"]), {"topic": "subscription"}, {"ticket": "open"})
+    c.tool(
+        r.choice(["escalate_to_human", "handoff_billing"]),
+        {"topic": "subscription"},
+        {"ticket": "open"},
+    )
     c.say("I've opened a ticket; someone will be in touch.")
     if r.random() < 0.5:
         c.feedback = "thumbs_down"
@@ -274,7 +284,11 @@ def tracking_invalid(c: Conv) -> None:
     tn = f"1Z{r.getrandbits(40):010X}"
     _open(c, ["The tracking number {t} for {o} doesn't work.", "Courier site says {t} is unknown. Order {o}.",
               "Tracking for {o} shows nothing, number {t}."], o=o, t=tn)  # fmt: skip
-    c.tool("track_shipment", {"tracking": tn}, error=r.choice(["unknown tracking number", "no such shipment"]))
+    c.tool(
+        "track_shipment",
+        {"tracking": tn},
+        error=r.choice(["unknown tracking number", "no such shipment"]),
+    )
     if r.random() < 0.5:
         c.tool("track_shipment", {"tracking": tn}, error="unknown tracking number")
     c.say("The carrier doesn't recognise that tracking number yet.")
@@ -348,14 +362,21 @@ TAIL = [
 ]
 
 GOOD_STATUS = ["Where is my order {o}?", "Status of order {o} please.", "Has {o} shipped yet?"]
-GOOD_REFUND = ["The {p} from {o} arrived broken, refund please.", "I'd like to return the {p} ({o})."]
+GOOD_REFUND = [
+    "The {p} from {o} arrived broken, refund please.",
+    "I'd like to return the {p} ({o}).",
+]
 
 
 def success(c: Conv) -> None:
     r, o, p = c.rng, _order(c.rng), r_product(c.rng)
     if r.random() < 0.5:
         _open(c, GOOD_STATUS, o=o)
-        c.tool("get_order", {"order_id": o}, {"order_id": o, "status": "shipped", "eta_days": r.randint(1, 4)})
+        c.tool(
+            "get_order",
+            {"order_id": o},
+            {"order_id": o, "status": "shipped", "eta_days": r.randint(1, 4)},
+        )
         c.say("It has shipped and should arrive within a few days.")
     else:
         _open(c, GOOD_REFUND, o=o, p=p)
@@ -390,10 +411,16 @@ def _kv(attrs: dict[str, Any]) -> list[dict[str, Any]]:
 def _genai(m: dict[str, Any]) -> dict[str, Any]:
     if m["role"] == "tool":
         body = m["error"] if m["error"] else m["result"]
-        return {"role": "tool", "parts": [{"type": "tool_call_response", "id": m["id"], "response": body}]}
+        return {
+            "role": "tool",
+            "parts": [{"type": "tool_call_response", "id": m["id"], "response": body}],
+        }
     if "call" in m:
         cid, name, args = m["call"]
-        return {"role": "assistant", "parts": [{"type": "tool_call", "id": cid, "name": name, "arguments": args}]}
+        return {
+            "role": "assistant",
+            "parts": [{"type": "tool_call", "id": cid, "name": name, "arguments": args}],
+        }
     return {"role": m["role"], "parts": [{"type": "text", "content": m["text"]}]}
 
 
@@ -403,7 +430,11 @@ def to_otlp(c: Conv, session: str, trace_id: str, start_ns: int) -> dict[str, An
     root = f"{rng.getrandbits(64):016x}"
     user = {"user.id": c.customer["id"], "user.full_name": c.customer["name"],
             "user.email": c.customer["email"], "gen_ai.conversation.id": session}  # fmt: skip
-    root_attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support", **user}
+    root_attrs: dict[str, Any] = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": "support",
+        **user,
+    }
     if c.feedback:
         root_attrs["feedback"] = c.feedback
     if c.escalated:
@@ -433,10 +464,16 @@ def to_otlp(c: Conv, session: str, trace_id: str, start_ns: int) -> dict[str, An
                       "name": f"execute_tool {m['name']}", "kind": 3, "startTimeUnixNano": str(t),
                       "endTimeUnixNano": str(t + 500), "attributes": _kv(attrs), "status": status})  # fmt: skip
     resource = {"attributes": _kv({"service.name": "larkspur-support-agent"})}
-    return {"resourceSpans": [{"resource": resource, "scopeSpans": [{"scope": {"name": "gen"}, "spans": spans}]}]}
+    return {
+        "resourceSpans": [
+            {"resource": resource, "scopeSpans": [{"scope": {"name": "gen"}, "spans": spans}]}
+        ]
+    }
 
 
-def generate(seed: int, week: int, n: int, failing_share: float = 0.4) -> tuple[list[str], list[dict[str, str]]]:
+def generate(
+    seed: int, week: int, n: int, failing_share: float = 0.4
+) -> tuple[list[str], list[dict[str, str]]]:
     """``n`` traces (JSON lines) and the truth (`session`, `shape`) of each, deterministic in ``seed``."""
     rng = random.Random(f"{seed}:{week}")
     shapes = WEEK1 if week == 1 else WEEK2

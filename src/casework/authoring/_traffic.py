@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 from casework.authoring._text import case_text
+from casework.dataset import parallel_workers
 from casework.errors import InputErrors, Problem, UsageError
 from casework.mining import (
     DraftOptions,
@@ -18,7 +21,7 @@ from casework.mining import (
     read_conversations,
     trace_files,
 )
-from casework.privacy import load_key, scrubber_for
+from casework.privacy import Scrubber, load_key, scrubber_for
 from casework.project import Project
 
 
@@ -50,6 +53,74 @@ class Failing:
     signals: list[list[str]] = field(default_factory=list)
     key_fingerprint: str = ""
 
+    def merge(self, other: Failing) -> None:
+        """Append ``other``'s conversations (files and fingerprint stay this one's)."""
+        self.conversations += other.conversations
+        self.after_as_of += other.after_as_of
+        for name in ("case_ids", "sessions", "texts", "openings", "situations", "signals"):
+            getattr(self, name).extend(getattr(other, name))
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every file is read with (held in a global so forked workers inherit it)."""
+
+    project: Project
+    scrubber: Scrubber
+    options: DraftOptions
+    trace_format: TraceFormat | None
+    as_of: date | None
+
+
+_JOB: _Job | None = None
+#: Files read in parallel only from this many on (forking costs more than one file saves).
+PARALLEL_MIN_FILES = 2
+
+
+def _read_file(path: Path) -> tuple[Failing, list[Problem]]:
+    """One file's failing conversations, drafted and scrubbed (raw conversations stay here)."""
+    job = _JOB
+    assert job is not None
+    out = Failing()
+    try:
+        conversations, _ = read_conversations(job.project, [path], job.trace_format, ())
+    except InputErrors as exc:
+        return out, list(exc.problems)
+    problems: list[Problem] = []
+    for conv in conversations:
+        out.conversations += 1
+        if job.as_of is not None and conv.started_at and conv.started_at.date() > job.as_of:
+            out.after_as_of += 1
+            continue
+        signals = failure_signals(conv)
+        if not signals:
+            continue
+        try:
+            case = draft_case(conv, job.scrubber, job.options, signals)
+        except InputErrors as exc:
+            problems.extend(exc.problems)
+            continue
+        if case is None:
+            continue
+        out.case_ids.append(case.id)
+        out.sessions.append(case.provenance.source_session or "")
+        out.texts.append(case_text(case))
+        out.openings.append(next((t.content for t in case.situation.turns if t.role == "user"), ""))
+        out.situations.append(case.situation.model_dump_json())
+        out.signals.append(signals)
+    return out, problems
+
+
+def _map(files: list[Path]) -> Iterator[tuple[Failing, list[Problem]]]:
+    """:func:`_read_file` of each file, in file order; on forked workers when it pays."""
+    workers = min(parallel_workers(), len(files))
+    if workers < 2 or len(files) < PARALLEL_MIN_FILES:
+        yield from map(_read_file, files)
+        return
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        yield from pool.map(_read_file, files)
+
 
 def read_failing(
     project: Project,
@@ -64,9 +135,9 @@ def read_failing(
     """Read the traces and scrub every failing conversation in memory, exactly as `mine` does.
 
     Files are read one at a time with :func:`casework.mining.read_conversations` (so a session
-    split across files counts once per file); each failing conversation becomes its draft case
-    with :func:`casework.mining.draft_case` and the project's scrubber, and only the scrubbed
-    draft is kept.
+    split across files counts once per file), on forked workers when there are several (Linux);
+    each failing conversation becomes its draft case with :func:`casework.mining.draft_case` and
+    the project's scrubber, and only the scrubbed draft leaves the worker.
 
     Raises:
         ConfigError: No usable pseudonym key.
@@ -74,43 +145,26 @@ def read_failing(
         InputErrors: Bad trace records, of every file (nothing is written).
     """
     key = load_key(project, environ if environ is not None else os.environ)
-    scrubber = scrubber_for(project, key)
     files = trace_files(paths)
     now = datetime.now(UTC)
-    options = DraftOptions("unsorted", "dev", now, project.config.privacy.retention_days)
     out = Failing(files=[project.relative(p) for p in files], key_fingerprint=key.fingerprint)
+    global _JOB
+    _JOB = _Job(
+        project,
+        scrubber_for(project, key),
+        DraftOptions("unsorted", "dev", now, project.config.privacy.retention_days),
+        trace_format,
+        as_of,
+    )
     problems: list[Problem] = []
-    for done, path in enumerate(files, start=1):
-        try:
-            conversations, _ = read_conversations(project, [path], trace_format, ())
-        except InputErrors as exc:
-            problems.extend(exc.problems)
-            continue
-        for conv in conversations:
-            out.conversations += 1
-            if as_of is not None and conv.started_at and conv.started_at.date() > as_of:
-                out.after_as_of += 1
-                continue
-            signals = failure_signals(conv)
-            if not signals:
-                continue
-            try:
-                case = draft_case(conv, scrubber, options, signals)
-            except InputErrors as exc:
-                problems.extend(exc.problems)
-                continue
-            if case is None:
-                continue
-            out.case_ids.append(case.id)
-            out.sessions.append(case.provenance.source_session or "")
-            out.texts.append(case_text(case))
-            out.openings.append(
-                next((t.content for t in case.situation.turns if t.role == "user"), "")
-            )
-            out.situations.append(case.situation.model_dump_json())
-            out.signals.append(signals)
-        if on_progress is not None:
-            on_progress(done, len(files))
+    try:
+        for done, (part, found) in enumerate(_map(files), start=1):
+            out.merge(part)
+            problems.extend(found)
+            if on_progress is not None:
+                on_progress(done, len(files))
+    finally:
+        _JOB = None
     InputErrors.raise_if_any(problems)
     if not out.texts:
         raise UsageError(

@@ -1,6 +1,6 @@
 """Failure shapes at scale: `build_shapes` on 100,000 planted traces against TF-IDF + k-means.
 
-Traces come from ``examples/refunds/shapes/generate.py`` (week 1: 15 planted shapes, one-off
+Traces come from ``examples/refunds/traces-gen/generate.py`` (week 1: 15 planted shapes, one-off
 failures, successful traffic; one file per 10,000 traces). In fresh child processes, each timed
 (wall and CPU) with its peak RSS (its own, and its largest forked worker's):
 
@@ -35,7 +35,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-GENERATOR = ROOT / "examples" / "refunds" / "shapes" / "generate.py"
+GENERATOR = ROOT / "examples" / "refunds" / "traces-gen" / "generate.py"
 KEY = "shapes-bench-key-not-secret-000000000"
 CONFIG = """name = "shapes-bench"
 
@@ -209,7 +209,7 @@ def report(
     return f"""## Failure shapes: build on {n:,} traces vs TF-IDF + k-means
 
 `python benchmarks/shapes_bench.py --docs` — {datetime.now(UTC).date()}, CPython {platform.python_version()}, {os.cpu_count()} cores, load average {load:.2f} at start (other jobs share the cores).
-Traces: `examples/refunds/shapes/generate.py` week 1 (15 planted shapes, one-off failures, 60% successful traffic), {ours["failing"]:,} failing conversations.
+Traces: `examples/refunds/traces-gen/generate.py` week 1 (15 planted shapes, one-off failures, 60% successful traffic), {ours["failing"]:,} failing conversations.
 
 | pipeline | wall s | CPU s (main process) | peak RSS MB | shapes | ARI vs planted |
 | --- | ---: | ---: | ---: | ---: | ---: |

@@ -143,5 +143,19 @@ fails "The runs are now on an older release: the gate refuses them" casework gat
 commit "runs"
 step "Release log" casework versions refunds
 
+# --- 9. Failure shapes from production traces, and drift between two weeks (issue 15) ----------
+# >>> shapes (delimited: the authoring steps build on these)
+step "Generate two weeks of traces with 15 planted failure shapes (week 2: one new, one gone)" bash -c \
+  'python3 traces-gen/generate.py --seed 7 --week 1 -n 3000 --out traces-gen/week1/traces.jsonl &&
+   python3 traces-gen/generate.py --seed 7 --week 2 -n 3000 --out traces-gen/week2/traces.jsonl'
+step "Cluster week 1's failing conversations (scrubbed as mine does) into named shapes" \
+  casework shapes build traces-gen/week1 --name refunds -m "week 1"
+step "The saved shape sets" casework shapes list
+step "One shape and its most central conversations" casework shapes show refunds shape-01
+fails "Drift: week 2 against week 1's shapes (exit 1: one appeared, one vanished)" \
+  casework shapes drift traces-gen/week2 --against refunds
+commit "shapes"
+# <<< shapes
+
 echo
 echo "demo finished: scratch project in build/demo/refunds; report: build/demo/refunds/report.html"

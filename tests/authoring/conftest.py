@@ -15,7 +15,9 @@ from casework.project import Project, load_project
 
 KEY = "shapes-tests-key-not-secret-0123456789"
 ENV = {"CASEWORK_PSEUDONYM_KEY": KEY}
-GENERATOR = Path(__file__).resolve().parents[2] / "examples" / "refunds" / "shapes" / "generate.py"
+GENERATOR = (
+    Path(__file__).resolve().parents[2] / "examples" / "refunds" / "traces-gen" / "generate.py"
+)
 #: Traces per generated week: about 600 failing conversations, the smallest shape about 15.
 N = 1500
 

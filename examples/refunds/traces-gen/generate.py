@@ -1,9 +1,11 @@
 """Seeded production traces with planted failure shapes, as OTLP JSON GenAI spans (one trace a line).
 
-`python examples/refunds/shapes/generate.py --seed 7 --week 1 -n 3000 --out traces/week1.jsonl`
-writes traces `casework mine` and `casework shapes build` read (format `otel`), and beside them
-`week1.truth.tsv`: the planted shape of every session (tab-separated) (`success` for good traffic, `tail-N` for
-one-off failures). casework never reads the truth file; the tests and the benchmark score against it.
+`python traces-gen/generate.py --seed 7 --week 1 -n 3000 --out traces-gen/week1/traces.jsonl`
+(from the example project) writes traces `casework mine` and `casework shapes build` read (format
+`otel`), and beside them `traces.truth.tsv`: the planted shape of every session, tab-separated
+(`success` for good traffic, `tail-N` for one-off failures). casework never reads the truth file
+(trace folders are read for `.jsonl`, `.ndjson` and `.json` files only); the tests and the
+benchmark score against it. Generated weeks are not committed (`traces-gen/.gitignore`).
 
 Week 1 holds the 15 shapes of :data:`WEEK1`; week 2 drops `cancel_after_dispatch` and adds
 `price_match_request`. Each shape is a set of templates: several paraphrases of each customer turn,

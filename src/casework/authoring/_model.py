@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,7 +56,7 @@ class Shape(_Record):
     """The most central members, most central first (up to three)."""
     exemplars: list[ShapeExample]
     """A seeded random sample of members (up to ``exemplar_cap`` of the build)."""
-    situation: dict[str, object]
+    situation: dict[str, Any]
     """Scrubbed draft situation of the most central member (the `Situation` format)."""
 
 

@@ -21,7 +21,7 @@ from casework.authoring import (
     load_shapes,
     two_proportion_z,
 )
-from casework.errors import UsageError
+from casework.errors import ConfigError, UsageError
 from casework.project import Project
 from tests.authoring.conftest import ENV, new_project, truth_by_case
 
@@ -108,3 +108,11 @@ def test_holm_matches_statsmodels(p_values: list[float]) -> None:
 def test_holm_worked_example() -> None:
     # m = 3: sorted 0.01, 0.02, 0.04 -> 0.03, 0.04, 0.04 (monotone), back in the order given.
     assert holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+
+
+def test_drift_under_another_key_is_refused(
+    saved: Project, weeks: dict[str, tuple[Path, dict[str, str]]]
+) -> None:
+    other = {"CASEWORK_PSEUDONYM_KEY": "another-shapes-key-not-secret-98765432"}
+    with pytest.raises(ConfigError, match="unrelated pseudonyms"):
+        drift(saved, [weeks["w2"][0]], "refunds", DriftOptions(environ=other))

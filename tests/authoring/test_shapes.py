@@ -93,6 +93,7 @@ def test_file_holds_members_representatives_and_a_version(
     assert saved.version.hash == hashlib.sha256(path.read_bytes()).hexdigest()
     assert saved.version.number == 1 and saved.version.as_of == NOW.date()
     assert saved.version.embedder == "tfidf"
+    assert saved.version.key_fingerprint == build.key_fingerprint
     assert saved.version.method["algorithm"] == "agglomerative"
     assert [s.model_dump() for s in saved.shapes] == [s.model_dump() for s in build.shapes]
     assert sum(s.size for s in saved.shapes) == saved.version.shaped

@@ -215,6 +215,7 @@ def build_shapes(
     _check(opts)
     now = opts.now or datetime.now(UTC)
     as_of = opts.as_of or now.date()
+    versions = read_versions(project, name)
     failing = read_failing(
         project,
         paths,
@@ -222,6 +223,7 @@ def build_shapes(
         as_of=as_of,
         environ=opts.environ,
         on_progress=on_progress,
+        scrubbed_as=(f"shape set '{name}'", versions[-1].key_fingerprint) if versions else None,
     )
     embedder = embedder_for(project)
     x = np.asarray(embedder.embed(failing.texts), dtype=np.float64)
@@ -234,7 +236,6 @@ def build_shapes(
     sat = saturation([int(s) for s in sizes])
     content = shapes_content(shapes).encode("utf-8")
     digest = hashlib.sha256(content).hexdigest()
-    versions = read_versions(project, name)
     shaped = int(sum(s.size for s in shapes))
     changed = not versions or versions[-1].hash != digest
     p = opts.cluster
@@ -248,6 +249,7 @@ def build_shapes(
             as_of=as_of,
             message=opts.message or f"shapes build: {', '.join(failing.files)}",
             files=failing.files,
+            key_fingerprint=failing.key_fingerprint,
             embedder=embedder.name,
             method={
                 "algorithm": "agglomerative",

@@ -184,6 +184,7 @@ def drift(
         trace_format=opts.trace_format,
         environ=opts.environ,
         on_progress=on_progress,
+        scrubbed_as=(f"shape set '{against}'", saved.version.key_fingerprint),
     )
     exemplars = [e.text for s in saved.shapes for e in s.exemplars]
     owner = np.array([k for k, s in enumerate(saved.shapes) for _ in s.exemplars], dtype=np.int64)

@@ -75,6 +75,8 @@ class ShapeVersion(_Record):
     """What the build was (default: the trace files it read)."""
     files: list[str]
     """Trace files read."""
+    key_fingerprint: str
+    """Fingerprint of the pseudonym key the conversations were scrubbed with."""
     embedder: str
     """Embedder that placed the conversations (`tfidf`, `openai:<model>`…)."""
     method: dict[str, float | int | str]

@@ -21,7 +21,7 @@ from casework.mining import (
     read_conversations,
     trace_files,
 )
-from casework.privacy import Scrubber, load_key, scrubber_for
+from casework.privacy import Scrubber, check_fingerprints, load_key, scrubber_for
 from casework.project import Project
 
 
@@ -131,6 +131,7 @@ def read_failing(
     environ: Mapping[str, str] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     param: str = "traces",
+    scrubbed_as: tuple[str, str] | None = None,
 ) -> Failing:
     """Read the traces and scrub every failing conversation in memory, exactly as `mine` does.
 
@@ -139,12 +140,30 @@ def read_failing(
     each failing conversation becomes its draft case with :func:`casework.mining.draft_case` and
     the project's scrubber, and only the scrubbed draft leaves the worker.
 
+    Args:
+        project: The project (its key, scrubber and id patterns).
+        paths: Trace files or folders.
+        trace_format: Format of every file, or ``None`` to detect it per file.
+        as_of: Leave out conversations that started after this UTC date.
+        environ: Environment the key is read from (default: the process's).
+        on_progress: Called with (files done, files) after each file.
+        param: Parameter named when no conversation is failing.
+        scrubbed_as: ``(where, fingerprint)``: refuse a key other than the one ``where`` (a shape
+            set, as the user names it) was scrubbed with.
+
     Raises:
-        ConfigError: No usable pseudonym key.
+        ConfigError: No usable pseudonym key, or not the key of ``scrubbed_as``.
         UsageError: Bad paths, or no conversation shows a failure signal.
         InputErrors: Bad trace records, of every file (nothing is written).
     """
     key = load_key(project, environ if environ is not None else os.environ)
+    if scrubbed_as is not None:
+        check_fingerprints(
+            key,
+            [scrubbed_as[1]],
+            scrubbed_as[0],
+            "its members and these conversations would carry unrelated pseudonyms",
+        )
     files = trace_files(paths)
     now = datetime.now(UTC)
     out = Failing(files=[project.relative(p) for p in files], key_fingerprint=key.fingerprint)

@@ -205,6 +205,19 @@ mkdir -p "$(dirname "$web")" && rm -rf "$web" && cp -r "$root/examples/refunds" 
   echo "web app: cd build/demo/web && casework serve --port $port   # then open $fresh"
   echo "         (xdg-open \"$fresh\" opens it in your browser)"
 )
+# --- 12. Failure shapes from production traces, and drift between two weeks (issue 15) ----------
+# >>> shapes (delimited: the authoring steps build on these)
+step "Generate two weeks of traces with 15 planted failure shapes (week 2: one new, one gone)" bash -c \
+  'python3 traces-gen/generate.py --seed 7 --week 1 -n 3000 --out traces-gen/week1/traces.jsonl &&
+   python3 traces-gen/generate.py --seed 7 --week 2 -n 3000 --out traces-gen/week2/traces.jsonl'
+step "Cluster week 1's failing conversations (scrubbed as mine does) into named shapes" \
+  casework shapes build traces-gen/week1 --name refunds -m "week 1"
+step "The saved shape sets" casework shapes list
+step "One shape and its most central conversations" casework shapes show refunds shape-01
+fails "Drift: week 2 against week 1's shapes (exit 1: one appeared, one vanished)" \
+  casework shapes drift traces-gen/week2 --against refunds
+commit "shapes"
+# <<< shapes
 
 echo
-echo "demo finished: scratch projects in build/demo/refunds and build/demo/when2call; report: build/demo/refunds/report.html"
+echo "demo finished: scratch projects in build/demo/refunds, build/demo/when2call, build/demo/bookings and build/demo/web; report: build/demo/refunds/report.html"

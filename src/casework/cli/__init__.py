@@ -168,6 +168,10 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "Remove every row naming a customer (a deletion request) and release new versions.",
     ),
     "expire": ("mining", "Remove rows past their retain_until date and release new versions."),
+    "shapes": (
+        "authoring",
+        "Failure shapes of production traces: build, list, show, and drift between weeks.",
+    ),
     "synth": (
         "synth",
         "Make synthetic variants of DATASET's seed cases and release them as a new version.",

@@ -226,6 +226,7 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
     "export": (
         "interop",
         "Send verdicts and cases to other tools: JUnit XML, OpenTelemetry, OpenInference, Inspect.",
+    ),
     "serve": (
         "web",
         "Serve the labelling web app on the project's workbench (uvicorn; Ctrl+C stops it).",

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bookings"
 
 
 @pytest.fixture
-def copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root = tmp_path / "bookings"
     shutil.copytree(
         EXAMPLE, root, ignore=shutil.ignore_patterns("runs", ".casework", "__pycache__")
@@ -28,9 +29,14 @@ def copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
     monkeypatch.chdir(root)
     subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
-    for name in [n for n in sys.modules if n == "env" or n.startswith(("env.", "agents"))]:
-        monkeypatch.delitem(sys.modules, name)  # another example's `agents` package may be loaded
-    return root
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    # Other examples have `agents` and `llm` packages too: set theirs aside, and drop ours after.
+    ours = ("env", "agents", "llm")
+    for name in [n for n in sys.modules if n.split(".")[0] in ours]:
+        monkeypatch.delitem(sys.modules, name)
+    yield root
+    for name in [n for n in sys.modules if n.split(".")[0] in ours]:
+        del sys.modules[name]
 
 
 def test_the_committed_files_are_what_the_build_script_writes(copy: Path) -> None:
@@ -68,9 +74,14 @@ def test_the_example_checks_and_the_sloppy_agent_fails_where_it_writes_wrong(cop
         assert all(
             t.trajectory.final_state is None and t.trajectory.state_diff is not None for t in trials
         )
-    assert all(passed["good"].values()) and len(passed["good"]) == 4
+        # The τ²-style case is a conversation with the simulated traveller, who stops itself.
+        talks = [t for t in trials if t.case_id == "bk-conversation"]
+        assert talks and all(t.user_sim is not None for t in talks)
+        assert {t.user_sim.stop for t in talks if t.user_sim is not None} == {"user_stop"}
+    assert all(passed["good"].values()) and len(passed["good"]) == 5
     assert passed["sloppy"] == {
         "bk-cancel": True,
+        "bk-conversation": False,  # it books the flight with the lowest id, not the cheapest
         "bk-cheapest": False,
         "bk-no-funds": False,
         "bk-sold-out": True,

@@ -62,7 +62,7 @@ def case(case_id: str, text: str, sha: str, **parts: Any) -> dict[str, Any]:
         "satisfiable": parts.get("outcome", "resolve") == "resolve",
         "situation": {
             "goal": parts["goal"],
-            "turns": [{"role": "user", "content": text}],
+            "turns": [{"role": "user", "content": text}] if text else [],
             "state_ref": {"path": "states/airline.json", "sha256": sha},
             "state_patch": parts.get("patch", []),
         },
@@ -80,6 +80,8 @@ def case(case_id: str, text: str, sha: str, **parts: Any) -> dict[str, Any]:
         if golden
         else {"class": "human"},
     }
+    if "scenario" in parts:
+        out["situation"]["user_scenario"] = parts["scenario"]
     if not out["satisfiable"]:
         out["provenance"] = {"unsatisfiable_kind": "outside_policy"}
     return out
@@ -143,6 +145,33 @@ def main() -> None:
             patch=[{"op": "replace", "path": "/users/u-ben/balance", "value": 150.0}],
             outcome="refuse",
             forbidden=["create_booking"],
+        ),
+        # τ²-style: no fixed prefix; a simulated user ([models.user], llm/user.py) plays the
+        # scenario, giving what it knows only when the agent asks.
+        case(
+            "bk-conversation",
+            "",
+            sha,
+            goal="a traveller books the cheapest seat, telling their details when asked",
+            scenario={
+                "persona": "a traveller in a hurry who writes short messages",
+                "goal": "book one seat from JFK to SFO on 2026-12-12, the cheapest there is",
+                "known_info": "Please book 1 seat from JFK to SFO on 2026-12-12 (user u-ben).",
+                "unknown_info": "which flights exist and what they cost",
+                "instructions": "open with a vague request; give the details only when asked",
+                "max_turns": 4,
+            },
+            required=["create_booking"],
+            golden=[
+                {
+                    **search,
+                    "arguments": {"origin": "JFK", "destination": "SFO", "date": "2026-12-12"},
+                },
+                {
+                    "name": "create_booking",
+                    "arguments": {"user_id": "u-ben", "flight_id": "FL-202", "passengers": 1},
+                },
+            ],
         ),
     ]
     (HERE / "datasets" / "bookings").mkdir(parents=True, exist_ok=True)

@@ -143,5 +143,81 @@ fails "The runs are now on an older release: the gate refuses them" casework gat
 commit "runs"
 step "Release log" casework versions refunds
 
+# --- 9. When2Call-style cases: the offered tools are the situation; a simulated user -------------
+# A second, small project (examples/when2call): each case offers its own tools (situation.tools or
+# a pinned tools_file), the right outcome is resolve, clarify or refuse (one case accepts refuse
+# or escalate), facts are checked without a judge, and one case is a conversation with a
+# simulated user played by [models.user] (an offline stand-in here). See docs/agents.md.
+w2c="$root/build/demo/when2call"
+rm -rf "$w2c"
+cp -r "$root/examples/when2call" "$w2c"
+rm -rf "$w2c/.casework" "$w2c/runs"
+cd "$w2c"
+git init -q .
+commit "when2call example"
+step "Check: every label and fixture names a tool its own case offers" casework check when2call
+step "Release it" casework release when2call -m "When2Call-style slice"
+step "Run the agent that asks and refuses when it should, k=3" \
+  bash -c 'casework run when2call --agent python:agents.when2call_agent:agent -k 3 --seed 7 | tee run-w2c.txt'
+step "Run the eager agent that never asks and claims what it has no tool for" \
+  bash -c 'casework run when2call --agent python:agents.when2call_agent:eager -k 3 --seed 7 | tee run-w2c-eager.txt'
+w2c_good=$(run_id < run-w2c.txt); w2c_bad=$(run_id < run-w2c-eager.txt)
+step "pass^k as for any case (the simulated conversation included)" casework results show "$w2c_good"
+step "The slice separates the two agents" casework compare "$w2c_good" "$w2c_bad"
+cd "$work"
+# --- end 9 ---------------------------------------------------------------------------------------
+# --- 10. Tool environments: a τ²-style airline task set on one shared state (issue 16) ----------
+# A second, small project: computing tools over states/airline.json, golden actions as the oracle.
+bookings="$root/build/demo/bookings"
+rm -rf "$bookings"
+cp -r "$root/examples/bookings" "$bookings"
+rm -rf "$bookings/.casework" "$bookings/runs"
+(
+  cd "$bookings"
+  git init -q .
+  commit "bookings example"
+  step "Check it: state refs pinned by sha256, patches apply, golden actions call declared tools" casework check bookings
+  step "Run the careful agent in the environment, k=4 (a fresh state copy per trial)" bash -c 'casework run bookings -k 4 --seed 7 | tee run-good.txt'
+  step "Run the sloppy one: a wrong booking fails the golden-state oracle" bash -c 'casework run bookings --agent python:agents.bookings_agent:sloppy -k 4 --seed 7 | tee run-bad.txt'
+  step "pass^k of both, side by side" casework compare "$(run_id < run-good.txt)" "$(run_id < run-bad.txt)"
+)
+# --- end of step 10 --------------------------------------------------------------------------
+# --- 11. Label in the browser (web app) -------------------------------------------------------
+# A separate scratch copy, so the steps above stay as they are. The server runs briefly on a free
+# loopback port; a labeller signs in with the printed link and one label goes through it by HTTP.
+web="$root/build/demo/web"
+mkdir -p "$(dirname "$web")" && rm -rf "$web" && cp -r "$root/examples/refunds" "$web" && rm -rf "$web/.casework" "$web/runs"
+(
+  cd "$web"
+  git init -q . && commit "example project"
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  step "Assign the queue" casework label assign refunds --labellers lab-03,lab-07
+  link=$(casework users add lab-03 --role labeller --port "$port" | tail -n 1)
+  echo "one-time sign-in link: $link"
+  casework serve --port "$port" & server=$!
+  trap 'kill "$server" 2>/dev/null || true' EXIT
+  step "Sign in with the link and store one label over HTTP" python3 "$root/scripts/web_demo.py" "$link"
+  step "The web label is a label like any other" casework label status refunds
+  fresh=$(casework users link lab-03 --port "$port" | tail -n 1)
+  kill "$server" && wait "$server" 2>/dev/null || true
+  trap - EXIT
+  echo
+  echo "web app: cd build/demo/web && casework serve --port $port   # then open $fresh"
+  echo "         (xdg-open \"$fresh\" opens it in your browser)"
+)
+# --- 12. Failure shapes from production traces, and drift between two weeks (issue 15) ----------
+# >>> shapes (delimited: the authoring steps build on these)
+step "Generate two weeks of traces with 15 planted failure shapes (week 2: one new, one gone)" bash -c \
+  'python3 traces-gen/generate.py --seed 7 --week 1 -n 3000 --out traces-gen/week1/traces.jsonl &&
+   python3 traces-gen/generate.py --seed 7 --week 2 -n 3000 --out traces-gen/week2/traces.jsonl'
+step "Cluster week 1's failing conversations (scrubbed as mine does) into named shapes" \
+  casework shapes build traces-gen/week1 --name refunds -m "week 1"
+step "The saved shape sets" casework shapes list
+step "One shape and its most central conversations" casework shapes show refunds shape-01
+fails "Drift: week 2 against week 1's shapes (exit 1: one appeared, one vanished)" \
+  casework shapes drift traces-gen/week2 --against refunds
+commit "shapes"
+# <<< shapes
+
 echo
-echo "demo finished: scratch project in build/demo/refunds; report: build/demo/refunds/report.html"
+echo "demo finished: scratch projects in build/demo/refunds, build/demo/when2call, build/demo/bookings and build/demo/web; report: build/demo/refunds/report.html"

@@ -36,7 +36,19 @@ from casework.dataset import (
     release,
 )
 from casework.errors import CaseworkError
-from casework.interop import ImportOptions, cases_from_adk, read_adk_file
+from casework.interop import (
+    CaseDefaults,
+    ImportOptions,
+    ResultFormat,
+    cases_from_adk,
+    cases_from_rows,
+    parse_case_map,
+    read_adk_file,
+    read_results,
+    read_rows,
+    run_records,
+    standalone_pin,
+)
 from casework.labelling import (
     SheetKind,
     assign_labels,
@@ -68,6 +80,7 @@ from tests.mining.otlp_examples import envelope, simple_chat, span
 KEY = "fuzz-readers-key-not-secret-0123456789abcdef"
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "refunds"
+INTEROP_DATA = Path(__file__).resolve().parent / "interop" / "data"
 
 CONFIG = """name = "fuzz"
 
@@ -256,6 +269,7 @@ def _build(root: Path) -> None:
     (traces / "oi.json").write_text(json.dumps(OPENINFERENCE), encoding="utf-8")
     (root / "adk").mkdir()
     (root / "adk" / "home.test.json").write_text(json.dumps(ADK_EVAL_SET), encoding="utf-8")
+    _results_files(root / "results")
     (root / "llm").mkdir()
     (root / "llm" / "responses.jsonl").write_bytes(
         b"".join((EXAMPLE / "llm" / "responses.jsonl").read_bytes().splitlines(True)[:3])
@@ -280,6 +294,42 @@ def _build(root: Path) -> None:
 
     pq.write_table(
         pa.table({"text": ["one document", "another"]}), root / "corpus" / "docs.parquet"
+    )
+
+
+def _results_files(folder: Path) -> None:
+    """Per-trial results of other tools (`import-run`): τ-bench, generic JSONL, Inspect logs."""
+    folder.mkdir()
+    tau = json.loads((INTEROP_DATA / "tau" / "results.json").read_text(encoding="utf-8"))
+    (folder / "tau.json").write_text(json.dumps(tau[:2]), encoding="utf-8")
+    generic = [
+        {"task_id": "t-1", "trial": 0, "passed": True, "messages": tau[0]["traj"]},
+        {"task_id": "t-1", "trial": 1, "reward": 0.5, "reply": "done"},
+    ]
+    (folder / "generic.jsonl").write_bytes(_jsonl(generic))
+    log = json.loads((INTEROP_DATA / "inspect" / "refunds.json").read_text(encoding="utf-8"))
+    samples = [
+        {k: s[k] for k in ("id", "epoch", "input", "target", "messages", "output", "scores")}
+        for s in log["samples"][:2]
+    ]
+    small = {"version": log["version"], "eval": {"model": log["eval"]["model"]}, "samples": samples}
+    (folder / "inspect.json").write_text(json.dumps(small), encoding="utf-8")
+    rows = [
+        {
+            "id": "w-1",
+            "input": "Refund ORD-1",
+            "outcome": "resolve",
+            "required_tools": ["get_order"],
+        },
+        {"id": "w-2", "input": [{"role": "user", "content": "hi"}], "outcome": "clarify"},
+    ]
+    (folder / "cases.jsonl").write_bytes(_jsonl(rows))
+    (folder / "samples.csv").write_text(
+        'id,input,target,metadata\ns-1,"Refund it",refunded,"{""slice"": ""refunds""}"\n',
+        encoding="utf-8",
+    )
+    (folder / "inspect.eval").write_bytes(
+        (INTEROP_DATA / "inspect" / "refunds-deflate.eval").read_bytes()
     )
 
 
@@ -405,6 +455,26 @@ def _adk(root: Path) -> None:
     cases_from_adk([adk], ImportOptions(slice="adk"))
 
 
+def _results(name: str, fmt: ResultFormat) -> Callable[[Path], None]:
+    def read(root: Path) -> None:
+        path = root / "results" / name
+        results = read_results(path, fmt, shown=name)
+        pin = standalone_pin(path.read_bytes(), name)
+        run_records(results, run_id="imp", pin=pin, spec="import:x", threshold=1.0, now=NOW)
+
+    return read
+
+
+def _rows(name: str, defaults: CaseDefaults) -> Callable[[Path], None]:
+    def read(root: Path) -> None:
+        rows = read_rows((root / "results" / name).read_bytes(), name)
+        paths = parse_case_map(())
+        for case in cases_from_rows(rows, name, paths, defaults):
+            parse_records(canonical_bytes([case]), Case, shown="cases.jsonl")
+
+    return read
+
+
 def _corpus(name: str) -> Callable[[Path], None]:
     def read(root: Path) -> None:
         for _ in iter_documents(str(root / "corpus" / name)):
@@ -475,6 +545,31 @@ READERS = [
         lambda r: load_script(r / "llm" / "responses.jsonl"),
     ),
     Reader("run-log", "runs/r-1.jsonl", "jsonl", lambda r: read_log(r / "runs" / "r-1.jsonl")),
+    Reader(
+        "cases-jsonl",
+        "results/cases.jsonl",
+        "jsonl",
+        _rows("cases.jsonl", CaseDefaults("jsonl", "m")),
+    ),
+    Reader(
+        "inspect-samples-csv",
+        "results/samples.csv",
+        "csv",
+        _rows("samples.csv", CaseDefaults("inspect", "m")),
+    ),
+    Reader("results-tau", "results/tau.json", "json", _results("tau.json", "tau")),
+    Reader(
+        "results-generic", "results/generic.jsonl", "jsonl", _results("generic.jsonl", "generic")
+    ),
+    Reader(
+        "results-inspect-json", "results/inspect.json", "json", _results("inspect.json", "inspect")
+    ),
+    Reader(
+        "results-inspect-eval",
+        "results/inspect.eval",
+        "binary",
+        _results("inspect.eval", "inspect"),
+    ),
     Reader(
         "leakage-flags",
         "datasets/refunds/leakage.jsonl",

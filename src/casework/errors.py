@@ -17,6 +17,7 @@ __all__ = [
     "MAX_REPORTED",
     "CaseworkError",
     "ConfigError",
+    "DecisionConflict",
     "Described",
     "GateFailed",
     "InputError",
@@ -261,6 +262,10 @@ class ReleaseConflict(CaseworkError):
 
 class WorkbenchError(CaseworkError):
     """The workbench database is unreachable or not at the expected schema revision."""
+
+
+class DecisionConflict(CaseworkError):
+    """Someone else decided the same item first; this decision was not stored (nothing changed)."""
 
 
 class GateFailed(CaseworkError):

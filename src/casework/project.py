@@ -30,6 +30,7 @@ __all__ = [
     "PathsConfig",
     "PrivacyConfig",
     "Project",
+    "RunConfig",
     "SynthConfig",
     "ThresholdsConfig",
     "WorkbenchConfig",
@@ -210,6 +211,8 @@ class ModelsConfig(_Section):
         default_factory=lambda: ModelConfig(provider="tfidf", model="tfidf")
     )
     """Embeds situations for clustering and near-duplicate checks."""
+    user: ModelConfig = Field(default_factory=ModelConfig)
+    """Plays the simulated user of cases with a `user_scenario` (`casework run`)."""
 
 
 class SynthConfig(_Section):
@@ -245,6 +248,20 @@ class GateConfig(_Section):
     """Slices that gate releases (empty: all)."""
 
 
+class RunConfig(_Section):
+    """`[run]`: how `casework run` serves tools (tool environments, issue 16)."""
+
+    environment: str | None = None
+    """`pkg.module:Class` of the tool environment serving every slice's tools (default: none,
+    the cases' static fixtures answer)."""
+    environments: dict[str, str] = Field(default_factory=dict)
+    """Tool environment per slice (`{bookings = "env.bookings:BookingsEnv"}`), over `environment`."""
+
+    def environment_for(self, slice_name: str) -> str | None:
+        """The environment spec serving ``slice_name``, or ``None`` for static fixtures."""
+        return self.environments.get(slice_name, self.environment)
+
+
 class Config(_Section):
     """The whole of `casework.toml`."""
 
@@ -272,6 +289,8 @@ class Config(_Section):
     """Leakage scans."""
     gate: GateConfig = Field(default_factory=GateConfig)
     """Release gate."""
+    run: RunConfig = Field(default_factory=RunConfig)
+    """Tool environments for `casework run`."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from casework.errors import InputError
 from casework.interop import (
     GUIDELINE_VERSION,
     IN_ORDER_REF,
+    RUBRIC,
     AdkFile,
     ImportedCase,
     ImportOptions,
@@ -286,8 +287,8 @@ def test_round_trip_export_then_import(adk_dir: Path, tmp_path: Path) -> None:
     assert again.format == "eval_set" and again.eval_set_id == "adk_v1_0123"
     second = cases_from_adk([again], OPTIONS)
     assert _situations_and_tools(second) == _situations_and_tools(first)
-    # the reference reply is not exported (ADK allows none), so the oracle falls back to a person
-    assert {i.case.oracle.class_ for i in second} == {"human"}
+    # The reference reply is exported as the last final_response, so the rubric comes back.
+    assert [i.case.oracle for i in second] == [i.case.oracle for i in first]
 
 
 def test_round_trip_keeps_tool_results_and_errors() -> None:
@@ -381,6 +382,7 @@ def test_export_skips_frozen_and_unlabelled_and_counts_what_adk_cannot_hold() ->
     assert dict(export.left_out) == {
         "forbidden tools": 1,
         "argument matchers other than exact": 1,
+        "goal other than the last user message": 2,  # ADK has no goal: counted since issue 17
     }
     ids = [ec["eval_id"] for ec in export.eval_set["eval_cases"]]
     assert ids == ["r-1", "r-4"]
@@ -557,12 +559,16 @@ def test_cli_import_then_export(adk_dir: Path, project_dir: Path, run_cli: Run) 
         "read 2 eval case(s) from 2 file(s) (1 EvalSet, 1 legacy query list)",
         "imported: customer-service__simple, pretrip",
     ]
-    assert lines[2].startswith("refunds@1 released: ") and lines[2].endswith(" (5 cases)")
-    assert lines[3] == (
+    assert lines[2] == (  # since issue 17 the import says what of intermediate_responses it drops
+        "note: travel-concierge__pretrip.test.json: eval_cases.0: the last invocation's "
+        "intermediate_responses (sub-agent replies) not imported: casework grades the final reply only"
+    )
+    assert lines[3].startswith("refunds@1 released: ") and lines[3].endswith(" (5 cases)")
+    assert lines[4] == (
         "tools not declared by the agent: access_cart_information, google_search_grounding, "
         "transfer_to_agent, what_to_pack_agent"
     )
-    assert lines[4].startswith("next: run `casework check refunds`")
+    assert lines[5].startswith("next: run `casework check refunds`")
     check = run_cli("check", "refunds")
     assert check.exit_code == 1 and "access_cart_information" in check.stderr
 
@@ -646,6 +652,8 @@ def test_cli_export_skips_frozen_and_unlabelled(project_dir: Path, run_cli: Run)
     assert lines[1:] == [
         "skipped 1 frozen case(s): frozen cases are never exported",
         "skipped 1 unlabelled case(s)",
+        # ADK has no goal; counted as left out since issue 17.
+        "left out (ADK cannot express them): goal other than the last user message of 1 case(s)",
     ]
     data = json.loads(out.read_text(encoding="utf-8"))
     [eval_case] = data["eval_cases"]
@@ -674,3 +682,118 @@ def test_cli_export_with_nothing_left_fails_and_writes_nothing(
         "1 unlabelled, 0 not starting and ending with a user turn).\n"
     )
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Fidelity (issue 17): both round trips
+
+
+def _held(adk_file: AdkFile) -> list[tuple[Any, ...]]:
+    """What ADK holds that casework carries: per eval case its state and, per invocation, the
+    user text, tool uses (with responses), final response and earlier sub-agent reply texts."""
+    out = []
+    for ec in adk_file.cases:
+        invocations = [
+            (
+                inv.user_text,
+                inv.tool_uses,
+                inv.final_response,
+                tuple(text for _, text in inv.intermediate_responses)
+                if k < len(ec.invocations) - 1
+                else (),
+            )
+            for k, inv in enumerate(ec.invocations)
+        ]
+        out.append((case_id_for(ec.eval_id) or "1", ec.state, invocations))
+    return out
+
+
+@pytest.mark.parametrize("key", list(FILES))
+def test_adk_to_casework_to_adk_is_identity_on_what_adk_holds(
+    key: str, adk_dir: Path, tmp_path: Path
+) -> None:
+    original = read_adk_file(adk_dir / FILES[key], FILES[key])
+    cases = [i.case for i in cases_from_adk([original], OPTIONS)]
+    export = eval_set_from_cases(cases, eval_set_id="x", name="x", description="")
+    assert export.exported == [c.id for c in cases]
+    # Nothing casework holds for an ADK import is lost on the way back.
+    assert dict(export.left_out) == {}
+    out = tmp_path / "back.evalset.json"
+    out.write_text(json.dumps(export.eval_set), encoding="utf-8")
+    back = read_adk_file(out, "back.evalset.json")
+    expected = _held(original)
+    if original.format != "eval_set":  # legacy files name the eval case after the file
+        expected = [(cases[0].id, *rest) for _, *rest in expected]
+    assert _held(back) == expected
+
+
+def test_pretrip_reference_reply_and_sub_agent_replies_are_exported(adk_dir: Path) -> None:
+    original = read_adk_file(adk_dir / FILES["pretrip"], FILES["pretrip"])
+    [case] = [i.case for i in cases_from_adk([original], OPTIONS)]
+    last = eval_set_from_cases([case], eval_set_id="x", name="x", description="")
+    conversation = last.eval_set["eval_cases"][0]["conversation"]
+    reference = original.cases[0].invocations[-1].final_response
+    assert reference and conversation[-1]["final_response"] == {
+        "parts": [{"text": reference}],
+        "role": "model",
+    }
+    assert any(
+        "intermediate_responses (sub-agent replies) not imported" in n for n in original.notes
+    )
+
+
+def test_casework_to_adk_to_casework_keeps_casework_fields_adk_holds(tmp_path: Path) -> None:
+    native = case_dict("n-1")
+    native["situation"] = {
+        "goal": "Refund please",
+        "turns": [
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "Looking it up."},
+            {
+                "role": "assistant",
+                "content": "Which order?",
+                "tool_calls": [{"name": "get_order", "arguments": {"order_id": "1"}, "id": "c1", "result": {"ok": True}}],
+            },
+            {"role": "user", "content": "Refund please"},
+        ],
+        "state": {"orders": {"1": {"total": 9.5}}},
+    }  # fmt: skip
+    native["label"]["required_tools"] = [
+        {"name": "get_order", "arguments": {"order_id": {"match": "exact", "value": "1"}}},
+        "issue_refund",
+    ]
+    native["oracle"] = {
+        "class": "rubric_judge",
+        "rubric": RUBRIC.format(reference="Refunded 9.50."),
+        "ref": IN_ORDER_REF,
+    }
+    odd = case_dict("n-2", satisfiable=False)
+    odd["label"]["outcome"] = "refuse"
+    odd["label"]["answer_facts"] = ["cannot refund"]
+    odd["oracle"] = {"class": "rubric_judge", "rubric": "Pass when polite."}
+    cases = [Case.model_validate(native), Case.model_validate(odd)]
+    export = eval_set_from_cases(cases, eval_set_id="x", name="x", description="")
+    assert dict(export.left_out) == {
+        "answer facts": 1,
+        "outcome other than resolve": 1,
+        "rubric other than a reference reply": 1,
+        "unsatisfiable flag": 1,
+        "goal other than the last user message": 1,
+    }
+    first_inv = export.eval_set["eval_cases"][0]["conversation"][0]
+    assert first_inv["final_response"]["parts"] == [{"text": "Which order?"}]
+    assert first_inv["intermediate_data"]["intermediate_responses"] == [
+        ["agent", [{"text": "Looking it up."}]]
+    ]
+    out = tmp_path / "x.evalset.json"
+    out.write_text(json.dumps(export.eval_set), encoding="utf-8")
+    back = {i.case.id: i.case for i in cases_from_adk([read_adk_file(out)], OPTIONS)}
+    n1 = back["n-1"]
+    original = cases[0]
+    assert n1.situation == original.situation  # turns, tool calls with results, state, goal
+    assert n1.label is not None and original.label is not None
+    assert n1.label.required_tools == [
+        _exact("get_order", order_id="1"),
+        ToolRequirement(name="issue_refund"),
+    ]
+    assert n1.oracle == original.oracle

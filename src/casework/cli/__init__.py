@@ -168,6 +168,10 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "Remove every row naming a customer (a deletion request) and release new versions.",
     ),
     "expire": ("mining", "Remove rows past their retain_until date and release new versions."),
+    "shapes": (
+        "authoring",
+        "Failure shapes of production traces: build, list, show, and drift between weeks.",
+    ),
     "synth": (
         "synth",
         "Make synthetic variants of DATASET's seed cases and release them as a new version.",
@@ -202,7 +206,35 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "judge",
         "The LLM judge: certified on people's verdicts of its verdicts (see docs/judge.md).",
     ),
+    "review": (
+        "review",
+        "Review queue: near-duplicate pairs and generated cases, decided one item at a time.",
+    ),
     "interop": ("interop", "Import and export other eval tools' formats (Google ADK eval sets)."),
+    "import-run": (
+        "interop",
+        "Import another tool's per-trial results FILE as a casework run log in runs/.",
+    ),
+    "import": (
+        "interop",
+        "Import labelled cases from other tools' rows: generic JSONL with --map, Inspect samples.",
+    ),
+    "tools": (
+        "interop",
+        "Tool declarations from what a team already has: ADK tool uses, trace tool definitions.",
+    ),
+    "export": (
+        "interop",
+        "Send verdicts and cases to other tools: JUnit XML, OpenTelemetry, OpenInference, Inspect.",
+    ),
+    "serve": (
+        "web",
+        "Serve the labelling web app on the project's workbench (uvicorn; Ctrl+C stops it).",
+    ),
+    "users": (
+        "web",
+        "People of the web app: add them with roles, list, disable, send a fresh sign-in link.",
+    ),
 }
 
 #: Which module holds each command (``casework.cli.<module>``).

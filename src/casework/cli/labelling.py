@@ -6,20 +6,29 @@ from dataclasses import asdict
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from casework.cli.context import FORMAT, SHEETS_OUT, console, emit_json, pass_project
+from casework.errors import UsageError
 from casework.labelling import (
+    MERGE_FIELDS,
     AssignReport,
     ExportReport,
+    FinalLabel,
     ImportReport,
+    LabellingStatus,
     LabelRelease,
+    adjudicate,
+    adjudication_queue,
     assign_labels,
-    bump_guideline,
+    bump_with_gaps,
+    dashboard,
     export_sheets,
     import_sheets,
     labelling_status,
     list_disagreements,
+    list_gaps,
     list_guidelines,
     parse_labellers,
     read_guideline,
@@ -32,6 +41,10 @@ __all__ = ["COMMANDS"]
 
 def _kappa(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+def _figure(value: float | None, unit: str) -> str:
+    return "n/a" if value is None else f"{value:.1f} {unit}"
 
 
 @click.group("label")
@@ -173,7 +186,13 @@ def status_cmd(project: Project, dataset: str, fmt: str) -> None:
     if fmt == "json":
         emit_json(asdict(status))
         return
-    table = Table("slice", "guideline", "cases", "by status", "kappa (rows)", "policy")
+    _render_status(status)
+
+
+def _render_status(status: LabellingStatus) -> None:
+    table = Table(
+        "slice", "guideline", "cases", "by status", "kappa (rows)", "policy", "cost per label"
+    )
     for s in status.slices:
         cal = s.calibration
         table.add_row(
@@ -183,6 +202,7 @@ def status_cmd(project: Project, dataset: str, fmt: str) -> None:
             ", ".join(f"{k} {n}" for k, n in s.counts.items()),
             f"{_kappa(cal.kappa)} ({cal.rows})",
             "calibrated" if cal.calibrated else "calibrating",
+            _figure(s.seconds_per_label, "s"),
         )
     console.print(table)
     if status.labellers:
@@ -194,6 +214,11 @@ def status_cmd(project: Project, dataset: str, fmt: str) -> None:
         console.print(people)
     console.print(
         f"calibrated = kappa >= {status.gate:g} over >= {status.min_rows} double-labelled rows"
+    )
+    console.print(
+        "human minutes per accepted case: "
+        + _figure(status.minutes_per_accepted_case, "min")
+        + " (generated cases reviewed; cost per label: seconds on screen per timed label)"
     )
 
 
@@ -218,6 +243,58 @@ def _render_release(result: LabelRelease) -> None:
 def release_cmd(project: Project, dataset: str, message: str) -> None:
     """Write decided labels onto DATASET's cases and raw labels to labels.jsonl, as a new version."""
     _render_release(release_labels(project, dataset, message))
+
+
+@label_group.command("dashboard")
+@click.argument("dataset")
+@FORMAT
+@pass_project
+def dashboard_cmd(project: Project, dataset: str, fmt: str) -> None:
+    """Show DATASET's labelling dashboard: per slice rows, kappa with its interval and band; per labeller."""
+    board = dashboard(project, dataset)
+    if fmt == "json":
+        emit_json(board.as_json())
+        return
+    table = Table(
+        "slice",
+        "guideline",
+        "rows",
+        "once",
+        "twice",
+        "kappa [95% CI] (rows)",
+        "band",
+        "disagreements",
+        "review items",
+        "cost per label",
+    )
+    for s in board.slices:
+        interval = (
+            f"{_kappa(s.kappa)} [{_kappa(s.kappa_low)}, {_kappa(s.kappa_high)}] ({s.kappa_rows})"
+        )
+        band = (s.band or "none") + (" (provisional)" if s.provisional else "")
+        table.add_row(
+            s.slice,
+            s.guideline_version,
+            str(s.rows),
+            str(s.labelled_once),
+            str(s.labelled_twice),
+            interval,
+            band,
+            str(s.open_disagreements),
+            str(s.open_review_items),
+            _figure(s.seconds_per_label, "s"),
+        )
+    console.print(table)
+    if board.labellers:
+        people = Table("labeller", "done", "assigned", "median s per label")
+        for lab in board.labellers:
+            people.add_row(
+                lab.labeller, str(lab.done), str(lab.assigned), _figure(lab.median_seconds, "s")
+            )
+        console.print(people)
+    console.print(
+        f"human minutes per accepted case: {_figure(board.minutes_per_accepted_case, 'min')}"
+    )
 
 
 @click.group("adjudicate")
@@ -273,6 +350,136 @@ def adjudicate_apply_cmd(project: Project, dataset: str, message: str) -> None:
     _render_release(release_labels(project, dataset, message))
 
 
+@adjudicate_group.command("queue")
+@click.argument("dataset")
+@click.option(
+    "--reveal-names", is_flag=True, help="Show who gave labels A and B (hidden by default)."
+)
+@click.option("--adjudicator", default=None, help="Only cases this person may decide.")
+@FORMAT
+@pass_project
+def adjudicate_queue_cmd(
+    project: Project, dataset: str, reveal_names: bool, adjudicator: str | None, fmt: str
+) -> None:
+    """List DATASET's disagreements, lowest-agreement slice first, labels side by side as A and B."""
+    queue = adjudication_queue(project, dataset, reveal_names=reveal_names, adjudicator=adjudicator)
+    if fmt == "json":
+        emit_json(queue.as_json())
+        return
+    if not queue.entries:
+        console.print(f"{queue.dataset}: no open disagreements.")
+        return
+    table = Table("case", "slice", "slice kappa", "differs on", "A", "B", "assigned")
+    for e in queue.entries:
+        sides = []
+        for shown in e.labels[:2]:
+            who = f" ({e.names[shown.name]})" if e.names else ""
+            tools = ", ".join(shown.required_tools) or "-"
+            sides.append(f"{shown.outcome}; required {tools}{who}")
+        table.add_row(
+            e.case_id,
+            e.slice,
+            f"{_kappa(e.slice_kappa)} ({e.slice_rows})",
+            ", ".join(e.differs),
+            *sides,
+            "yes" if e.assigned else "no",
+        )
+    console.print(table)
+    console.print(
+        f"decide: casework adjudicate decide {queue.dataset} CASE --by NAME "
+        "--pick A|B | --merge FIELD=A|B ... | --outcome OUTCOME [--required TOOL ...]"
+    )
+
+
+def _merge_fields(values: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for value in values:
+        field_name, sep, side = value.partition("=")
+        if not sep:
+            raise UsageError(
+                f"FIELD=A or FIELD=B with FIELD one of {', '.join(MERGE_FIELDS)}. Got '{value}'.",
+                param="fields",
+            )
+        out[field_name.strip()] = side.strip().upper()
+    return out
+
+
+@adjudicate_group.command("decide")
+@click.argument("dataset")
+@click.argument("case_id", metavar="CASE")
+@click.option("--by", "adjudicator", required=True, help="Who decides (pseudonymous id).")
+@click.option("--pick", type=click.Choice(["A", "B"]), default=None, help="Take label A or B.")
+@click.option(
+    "--merge",
+    "fields",
+    multiple=True,
+    metavar="FIELD=A|B",
+    help=f"Merge field by field ({', '.join(MERGE_FIELDS)}; repeatable).",
+)
+@click.option("--outcome", default=None, help="Write the final label: its outcome.")
+@click.option("--required", "required", multiple=True, help="Write: a required tool (repeatable).")
+@click.option(
+    "--forbidden", "forbidden", multiple=True, help="Write: a forbidden tool (repeatable)."
+)
+@click.option("--fact", "facts", multiple=True, help="Write: an expected fact (repeatable).")
+@click.option("--gap", "gap_note", default=None, help="Tick 'guideline gap' with this note.")
+@click.option("--seconds", type=float, default=None, help="Seconds the case was on screen.")
+@FORMAT
+@pass_project
+def adjudicate_decide_cmd(
+    project: Project,
+    dataset: str,
+    case_id: str,
+    adjudicator: str,
+    pick: str | None,
+    fields: tuple[str, ...],
+    outcome: str | None,
+    required: tuple[str, ...],
+    forbidden: tuple[str, ...],
+    facts: tuple[str, ...],
+    gap_note: str | None,
+    seconds: float | None,
+    fmt: str,
+) -> None:
+    """Decide the disagreement on CASE: --pick A|B, --merge FIELD=A|B ..., or --outcome ... (write).
+
+    Stored like an imported adjudication sheet line (a case nobody holds is assigned to the
+    adjudicator first, if they labelled neither side); `label release` applies it.
+    """
+    chosen = [n for n, on in (("pick", pick), ("merge", fields), ("outcome", outcome)) if on]
+    if len(chosen) != 1:
+        raise UsageError(
+            "adjudicate decide: give exactly one of --pick A|B, --merge FIELD=A|B or --outcome."
+        )
+    if (required or forbidden or facts) and outcome is None:
+        raise UsageError("--required, --forbidden and --fact write a label: give --outcome too.")
+    label = (
+        FinalLabel(outcome, tuple(required), tuple(forbidden), tuple(facts)) if outcome else None
+    )
+    result = adjudicate(
+        project,
+        dataset,
+        case_id,
+        adjudicator=adjudicator,
+        choice="merge" if fields else (pick or "write"),  # type: ignore[arg-type]
+        fields=_merge_fields(fields) if fields else None,
+        label=label,
+        gap_note=gap_note,
+        seconds=seconds,
+    )
+    if fmt == "json":
+        emit_json(result.as_json())
+        return
+    final = result.label
+    console.print(
+        f"{result.case_id}: {final.outcome}; required {', '.join(final.required_tools) or '-'}; "
+        f"forbidden {', '.join(final.forbidden_tools) or '-'}"
+    )
+    if result.gap is not None:
+        console.print(f"guideline gap noted on {result.slice} ({result.guideline_version})")
+    console.print(f"apply: casework label release {result.dataset} -m MSG")
+
+
 def _render_disagreements(project: Project, dataset: str, fmt: str) -> None:
     found = list_disagreements(project, dataset)
     if fmt == "json":
@@ -318,8 +525,12 @@ def guideline_group() -> None:
 @click.option("-m", "--message", required=True, help="What rule changed, in one line.")
 @pass_project
 def bump_cmd(project: Project, slice_name: str, message: str) -> None:
-    """Raise SLICE's guideline version (gN -> gN+1) and add a changelog entry."""
-    bump = bump_guideline(project, slice_name, message)
+    """Raise SLICE's guideline version (gN -> gN+1) and add a changelog entry.
+
+    Open guideline gap notes of SLICE are listed and marked addressed by the new version.
+    """
+    done = bump_with_gaps(project, slice_name, message)
+    bump = done.bump
     console.print(f"{bump.slice}: {bump.old} -> {bump.new} ({project.relative(bump.path)})")
     console.print(
         f"rows labelled under the old rule: casework cases DATASET --labelled-under {bump.old}"
@@ -327,6 +538,39 @@ def bump_cmd(project: Project, slice_name: str, message: str) -> None:
     console.print(
         f"send them back: casework label assign DATASET --relabel-under {bump.old} --labellers ..."
     )
+    if done.addressed:
+        console.print(f"guideline gap notes addressed by {bump.new}:")
+        for gap in done.addressed:
+            where = f" ({gap.dataset}/{gap.case_id})" if gap.case_id else ""
+            console.print(f"  - #{gap.id} {gap.author}{where}: {gap.note}", markup=False)
+
+
+@guideline_group.command("gaps")
+@click.option("--slice", "slice_name", default=None, help="Only this slice's notes.")
+@click.option("--open", "open_only", is_flag=True, help="Only notes no bump has addressed yet.")
+@FORMAT
+@pass_project
+def gaps_cmd(project: Project, slice_name: str | None, open_only: bool, fmt: str) -> None:
+    """List guideline gap notes (ticked while adjudicating) by slice; `guideline bump` addresses them."""
+    gaps = list_gaps(project, slice_name=slice_name, open_only=open_only)
+    if fmt == "json":
+        emit_json([g.as_json() for g in gaps])
+        return
+    if not gaps:
+        console.print("no guideline gap notes")
+        return
+    table = Table("id", "slice", "guideline", "case", "by", "note", "addressed by")
+    for g in gaps:
+        table.add_row(
+            str(g.id),
+            g.slice,
+            g.guideline_version,
+            g.case_id or "",
+            g.author,
+            escape(g.note),
+            g.addressed_version or "open",
+        )
+    console.print(table)
 
 
 @guideline_group.command("show")

@@ -31,6 +31,7 @@ from casework.runner import (
     RunResults,
     TrialRecord,
     compare_runs,
+    list_run_files,
     list_runs,
     load_run,
     log_path,
@@ -264,35 +265,52 @@ def results_group() -> None:
 @FORMAT
 @pass_project
 def results_list_cmd(project: Project, fmt: str) -> None:
-    """List the runs in the workbench."""
-    rows = list_runs(project)
+    """List the runs: those in the workbench, then those that exist only as log files."""
+    rows = [
+        {
+            "run_id": r.id,
+            "dataset": r.dataset,
+            "agent": r.agent_spec,
+            "agent_version": r.agent_version,
+            "k": r.k,
+            "started_at": r.started_at.isoformat(),
+            "finished": r.finished_at is not None,
+            "stored": "workbench",
+        }
+        for r in list_runs(project)
+    ]
+    rows += [
+        {
+            "run_id": f.header.run_id,
+            "dataset": f.header.dataset,
+            "agent": f.header.agent_spec,
+            "agent_version": f.header.agent_version,
+            "k": f.header.k,
+            "started_at": f.header.started_at.isoformat(),
+            "finished": f.finished,
+            "stored": f"file {f.source}",
+        }
+        for f in list_run_files(project)
+    ]
     if fmt == "json":
-        emit_json(
-            [
-                {
-                    "run_id": r.id,
-                    "dataset": r.dataset,
-                    "agent": r.agent_spec,
-                    "agent_version": r.agent_version,
-                    "k": r.k,
-                    "started_at": r.started_at.isoformat(),
-                    "finished": r.finished_at is not None,
-                }
-                for r in rows
-            ]
-        )
+        emit_json(rows)
         return
-    table = Table("run", "dataset", "agent", "version", "k", "finished")
-    for r in rows:
-        table.add_row(
-            r.id,
-            r.dataset,
-            r.agent_spec,
-            r.agent_version or "",
-            str(r.k),
-            "yes" if r.finished_at else "no",
-        )
-    console.print(table)
+    for stored in ("workbench", "file"):
+        here = [r for r in rows if str(r["stored"]).split()[0] == stored]
+        if stored == "file" and not here:
+            break
+        title = None if stored == "workbench" else "runs that exist only as log files"
+        table = Table("run", "dataset", "agent", "version", "k", "finished", title=title)
+        for r in here:
+            table.add_row(
+                str(r["run_id"]),
+                str(r["dataset"]),
+                str(r["agent"]),
+                str(r["agent_version"] or ""),
+                str(r["k"]),
+                "yes" if r["finished"] else "no",
+            )
+        console.print(table)
 
 
 @results_group.command("show")
@@ -485,7 +503,8 @@ def gate_cmd(
     """Decide a release from dataset checks and RUN's results; exit 1 with the reasons on failure.
 
     The gate fails closed: the run must be on the dataset's latest release, every gating slice
-    must be in it, and `[gate] min_pass_rate` must be set.
+    must be in it, and `[gate] min_pass_rate` must be set. A run imported with `import-run`
+    never gates (its verdicts carry no per-check evidence).
     """
     report = gate_run(project, run, baseline, allow_old_version=allow_old_version)
     if github:

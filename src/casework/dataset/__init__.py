@@ -9,6 +9,12 @@ from typing import TYPE_CHECKING
 from casework._lazy import attach
 
 if TYPE_CHECKING:
+    from casework.dataset.catalogue import (
+        CatalogueError,
+        CatalogueFiles,
+        case_catalogue,
+        file_sha256,
+    )
     from casework.dataset.check import (
         CheckReport,
         DatasetChecks,
@@ -18,6 +24,7 @@ if TYPE_CHECKING:
         check_tools,
         contradictory_tools,
         expired_cases,
+        golden_tool_findings,
     )
     from casework.dataset.compare import VersionDiff, diff_versions
     from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
@@ -49,6 +56,16 @@ if TYPE_CHECKING:
         parallel_workers,
         scan_dataset_chunks,
     )
+    from casework.dataset.state import (
+        SQLITE_SUFFIXES,
+        StateRefError,
+        apply_diff,
+        apply_shared,
+        initial_state,
+        load_state_ref,
+        state_diff,
+        state_ref_findings,
+    )
     from casework.dataset.store import (
         Dataset,
         TreeRelease,
@@ -69,7 +86,12 @@ if TYPE_CHECKING:
         scan_dataset,
         working_tree_bytes,
     )
-    from casework.dataset.tools import ToolDecl, declared_tools, parse_tool_declarations
+    from casework.dataset.tools import (
+        ToolDecl,
+        declared_tools,
+        environment_tools,
+        parse_tool_declarations,
+    )
     from casework.dataset.versions import (
         CASES_FILE,
         VERSIONS_FILE,
@@ -81,10 +103,13 @@ if TYPE_CHECKING:
 __all__ = [
     "CASES_FILE",
     "PARALLEL_MIN_BYTES",
+    "SQLITE_SUFFIXES",
     "VERSIONS_FILE",
     "CaseChange",
     "CaseJob",
     "CaseVisitor",
+    "CatalogueError",
+    "CatalogueFiles",
     "CheckReport",
     "Dataset",
     "DatasetChecks",
@@ -94,11 +119,15 @@ __all__ = [
     "MigrationResult",
     "ProgressCallback",
     "RenameMap",
+    "StateRefError",
     "ToolDecl",
     "TreeRelease",
     "VersionDiff",
+    "apply_diff",
+    "apply_shared",
     "canonical_bytes",
     "canonical_line",
+    "case_catalogue",
     "check_contradictions",
     "check_dataset",
     "check_tools",
@@ -112,12 +141,17 @@ __all__ = [
     "diff_cases",
     "diff_versions",
     "dump_record",
+    "environment_tools",
     "expired_cases",
+    "file_sha256",
+    "golden_tool_findings",
     "hash_of",
+    "initial_state",
     "json_objects",
     "label_sort_key",
     "load_dataset",
     "load_renames",
+    "load_state_ref",
     "migrate_cases",
     "migrate_dataset",
     "parallel_workers",
@@ -135,6 +169,8 @@ __all__ = [
     "scan_dataset",
     "scan_dataset_chunks",
     "select_cases",
+    "state_diff",
+    "state_ref_findings",
     "tmp_dir",
     "working_tree_bytes",
     "write_cases",
@@ -146,6 +182,12 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
     __getattr__, __dir__ = attach(
         __name__,
         {
+            "casework.dataset.catalogue": (
+                "CatalogueError",
+                "CatalogueFiles",
+                "case_catalogue",
+                "file_sha256",
+            ),
             "casework.dataset.check": (
                 "CheckReport",
                 "DatasetChecks",
@@ -155,6 +197,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "check_tools",
                 "contradictory_tools",
                 "expired_cases",
+                "golden_tool_findings",
             ),
             "casework.dataset.compare": (
                 "VersionDiff",
@@ -179,7 +222,10 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "write_cases",
                 "write_records",
             ),
-            "casework.dataset.lock": ("dataset_lock", "dataset_versions"),
+            "casework.dataset.lock": (
+                "dataset_lock",
+                "dataset_versions",
+            ),
             "casework.dataset.migrate": (
                 "MigrationResult",
                 "RenameMap",
@@ -192,6 +238,16 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "CaseJob",
                 "parallel_workers",
                 "scan_dataset_chunks",
+            ),
+            "casework.dataset.state": (
+                "SQLITE_SUFFIXES",
+                "StateRefError",
+                "apply_diff",
+                "apply_shared",
+                "initial_state",
+                "load_state_ref",
+                "state_diff",
+                "state_ref_findings",
             ),
             "casework.dataset.store": (
                 "Dataset",
@@ -216,6 +272,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             "casework.dataset.tools": (
                 "ToolDecl",
                 "declared_tools",
+                "environment_tools",
                 "parse_tool_declarations",
             ),
             "casework.dataset.versions": (

@@ -8,8 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import Literal
 
+from casework.dataset.catalogue import CatalogueError, CatalogueFiles, case_catalogue
+from casework.dataset.state import state_ref_findings
 from casework.dataset.tools import ToolDecl
 from casework.schema import Case, Label, ToolRequirement
 
@@ -22,6 +25,7 @@ __all__ = [
     "check_tools",
     "contradictory_tools",
     "expired_cases",
+    "golden_tool_findings",
 ]
 
 Severity = Literal["error", "warning"]
@@ -70,8 +74,17 @@ class CheckReport:
         return not self.errors
 
 
+#: How findings name the tools a case is checked against: the agent's, or the case's own.
+_DECLARED = "declared by the agent"
+_OFFERED = "in the case's tool catalogue (situation.tools / tools_file)"
+
+
 def _requirement_findings(
-    case: Case, req: ToolRequirement, kind: str, tools: Mapping[str, ToolDecl]
+    case: Case,
+    req: ToolRequirement,
+    kind: str,
+    tools: Mapping[str, ToolDecl],
+    scope: str = _DECLARED,
 ) -> list[Finding]:
     if req.name not in tools:
         if kind == "forbidden":
@@ -81,7 +94,7 @@ def _requirement_findings(
                     "error",
                     case.id,
                     req.name,
-                    "forbidden tool is not declared by the agent: the rule is stale and can never "
+                    f"forbidden tool is not {scope}: the rule is stale and can never "
                     "fail (rename it with `casework migrate` or remove it)",
                 )
             ]
@@ -91,7 +104,7 @@ def _requirement_findings(
                 "error",
                 case.id,
                 req.name,
-                f"{kind} tool is not declared by the agent",
+                f"{kind} tool is not {scope}",
             )
         ]
     names = tools[req.name].argument_names
@@ -110,15 +123,17 @@ def _requirement_findings(
     ]
 
 
-def check_tools(cases: Sequence[Case], tools: Mapping[str, ToolDecl]) -> list[Finding]:
+def check_tools(
+    cases: Sequence[Case], tools: Mapping[str, ToolDecl], scope: str = _DECLARED
+) -> list[Finding]:
     """Every place a case names a tool (label, fixture, conversation) must be a declared tool."""
     out: list[Finding] = []
     for case in cases:
         if case.label is not None:
             for req in case.label.required_tools:
-                out.extend(_requirement_findings(case, req, "required", tools))
+                out.extend(_requirement_findings(case, req, "required", tools, scope))
             for req in case.label.forbidden_tools:
-                out.extend(_requirement_findings(case, req, "forbidden", tools))
+                out.extend(_requirement_findings(case, req, "forbidden", tools, scope))
         named = [
             *((f.tool, "fixture answers") for f in case.situation.fixtures),
             *((c.name, "conversation calls") for t in case.situation.turns for c in t.tool_calls),
@@ -133,7 +148,9 @@ def check_tools(cases: Sequence[Case], tools: Mapping[str, ToolDecl]) -> list[Fi
                         "error",
                         case.id,
                         tool,
-                        f"{where} a tool the agent does not declare",
+                        f"{where} a tool the agent does not declare"
+                        if scope == _DECLARED
+                        else f"{where} a tool not {scope}",
                     )
                 )
     return out
@@ -199,42 +216,119 @@ class DatasetChecks:
     #: The checks run, in report order.
     CHECKS = ("declared_tools", "contradictions", "retention")
 
-    def __init__(self, tools: Mapping[str, ToolDecl], *, today: date) -> None:
+    def __init__(
+        self,
+        tools: Mapping[str, ToolDecl],
+        *,
+        today: date,
+        files: CatalogueFiles | None = None,
+        root: Path | None = None,
+        slice_tools: Mapping[str, Mapping[str, ToolDecl]] | None = None,
+    ) -> None:
         self.tools = tools
         self.today = today
+        self.files = files or CatalogueFiles(root)
+        self.root = root
+        """Project root: with it, shared states (`state_ref`, `state_patch`) are checked too."""
+        self.slice_tools = dict(slice_tools or {})
+        """Declared tools of slices served by a tool environment (its declarations)."""
         self._tool_findings: list[Finding] = []
         self._contradictions: list[Finding] = []
         self._expired: list[Finding] = []
+        self._states: list[Finding] = []
+        self._state_refs = 0
         self.cases = 0
 
     def add(self, case: Case) -> None:
         """Check one case."""
         self.cases += 1
         one = (case,)
-        self._tool_findings += check_tools(one, self.tools)
+        tools = self.slice_tools.get(case.slice, self.tools)
+        self._tool_findings += self._case_tool_findings(case, tools)
+        self._tool_findings += golden_tool_findings(case, tools)
         if case.label is not None:
             self._contradictions += check_contradictions(one)
         if case.provenance.retain_until is not None:
             self._expired += expired_cases(one, self.today)
+        if self.root is not None and case.situation.state_ref is not None:
+            self._state_refs += 1
+            self._states += [
+                Finding("state_ref", "error", case.id, field, message)
+                for field, message in state_ref_findings(self.root, case)
+            ]
+
+    def _case_tool_findings(self, case: Case, tools: Mapping[str, ToolDecl]) -> list[Finding]:
+        situation = case.situation
+        if situation.tools is None and situation.tools_file is None:
+            return check_tools((case,), tools)
+        try:
+            offered = case_catalogue(case, tools, self.files)
+        except CatalogueError as exc:
+            return [Finding(exc.check, "error", case.id, exc.subject, exc.message)]
+        return check_tools((case,), offered, _OFFERED)
 
     def merge(self, other: DatasetChecks) -> None:
         """Append the findings of ``other``, which checked the cases after this one's."""
         self._tool_findings += other._tool_findings
         self._contradictions += other._contradictions
         self._expired += other._expired
+        self._states += other._states
+        self._state_refs += other._state_refs
         self.cases += other.cases
 
     def report(self, name: str) -> CheckReport:
         """Every finding so far, for dataset ``name``."""
-        findings = [*self._tool_findings, *self._contradictions, *self._expired]
-        return CheckReport(name, self.cases, findings, list(self.CHECKS))
+        findings = [*self._tool_findings, *self._contradictions, *self._expired, *self._states]
+        # Listed only where it applied, so reports of datasets without shared states are as before.
+        checks = [*self.CHECKS, "state_refs"] if self._state_refs else list(self.CHECKS)
+        return CheckReport(name, self.cases, findings, checks)
+
+
+def golden_tool_findings(case: Case, tools: Mapping[str, ToolDecl]) -> list[Finding]:
+    """Golden actions (tool environments) must call declared tools with declared arguments."""
+    out: list[Finding] = []
+    for index, action in enumerate(case.oracle.golden_actions):
+        where = f"oracle.golden_actions[{index}]"
+        if action.name not in tools:
+            out.append(
+                Finding(
+                    "undeclared_tool",
+                    "error",
+                    case.id,
+                    action.name,
+                    f"{where} calls a tool the agent (or the slice's environment) does not declare",
+                )
+            )
+            continue
+        names = tools[action.name].argument_names
+        out += [
+            Finding(
+                "unknown_argument",
+                "error",
+                case.id,
+                f"{action.name}.{arg}",
+                f"{where}: tool '{action.name}' declares no argument '{arg}'",
+            )
+            for arg in action.arguments
+            if names is not None and arg not in names
+        ]
+    return out
 
 
 def check_dataset(
-    name: str, cases: Iterable[Case], tools: Mapping[str, ToolDecl], *, today: date
+    name: str,
+    cases: Iterable[Case],
+    tools: Mapping[str, ToolDecl],
+    *,
+    today: date,
+    files: CatalogueFiles | None = None,
 ) -> CheckReport:
-    """Run the dataset checks that need neither a run nor the workbench."""
-    checks = DatasetChecks(tools, today=today)
+    """Run the dataset checks that need neither a run nor the workbench.
+
+    ``files`` reads the cases' own catalogue files (``situation.tools_file``); without it a case
+    naming one gets a `tools_file` finding.
+    """
+    checks = DatasetChecks(tools, today=today, files=files)
     for case in cases:
         checks.add(case)
     return checks.report(name)

@@ -19,7 +19,7 @@ from casework.errors import InputError, InputErrors, Problem
 from casework.plugins import load_object
 from casework.project import Project
 
-__all__ = ["ToolDecl", "declared_tools", "parse_tool_declarations"]
+__all__ = ["ToolDecl", "declared_tools", "environment_tools", "parse_tool_declarations"]
 
 
 @dataclass(frozen=True)
@@ -136,3 +136,42 @@ def declared_tools(project: Project) -> dict[str, ToolDecl]:
         )
     data = load_json(path.read_bytes(), shown)
     return parse_tool_declarations(data, shown)
+
+
+def environment_tools(
+    project: Project,
+) -> tuple[dict[str, ToolDecl] | None, dict[str, dict[str, ToolDecl]]]:
+    """Declared tools of the tool environments (`[run] environment` and `environments`).
+
+    Each environment class is instantiated without arguments and asked for ``tools()``: the
+    same declarations it serves the agent.
+
+    Returns:
+        The default environment's tools (``None`` without one), and the tools per slice of
+        `[run] environments`.
+
+    Raises:
+        ConfigError: An environment cannot be imported or cannot declare its tools.
+        InputErrors: Its declarations are malformed.
+    """
+    run = project.config.run
+    by_spec: dict[str, dict[str, ToolDecl]] = {}
+
+    def tools_of(spec: str, where: str) -> dict[str, ToolDecl]:
+        if spec not in by_spec:
+            cls = load_object(spec, root=project.root, where=where)
+            try:
+                declared = cls().tools()
+            except Exception as exc:  # user code: a located config error, never a traceback
+                raise project.config_error(
+                    where, f"{spec} could not declare its tools: {exc}"
+                ) from exc
+            by_spec[spec] = parse_tool_declarations(declared, f"environment {spec}")
+        return by_spec[spec]
+
+    default = tools_of(run.environment, "run.environment") if run.environment else None
+    per_slice = {
+        name: tools_of(spec, f"run.environments.{name}")
+        for name, spec in sorted(run.environments.items())
+    }
+    return default, per_slice

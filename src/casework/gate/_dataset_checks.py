@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import NamedTuple
 
 from casework.dataset import (
@@ -20,6 +21,7 @@ from casework.dataset import (
     ProgressCallback,
     ToolDecl,
     declared_tools,
+    environment_tools,
     parallel_workers,
     scan_dataset,
     scan_dataset_chunks,
@@ -42,8 +44,16 @@ class _SliceSource(NamedTuple):
 class _CheckJob:
     """Every per-case check of `casework check` over the cases fed to it (picklable)."""
 
-    def __init__(self, tools: Mapping[str, ToolDecl], today: date, pii: bool, presidio: bool):
-        self.checks = DatasetChecks(tools, today=today)
+    def __init__(
+        self,
+        tools: Mapping[str, ToolDecl],
+        today: date,
+        pii: bool,
+        presidio: bool,
+        root: Path | None = None,
+        slice_tools: Mapping[str, Mapping[str, ToolDecl]] | None = None,
+    ):
+        self.checks = DatasetChecks(tools, today=today, root=root, slice_tools=slice_tools)
         self.facts: list[_SliceSource] = []
         self.pii_findings: list[Finding] = []
         self.pii = pii
@@ -65,6 +75,17 @@ class _CheckJob:
         self.held += other.held
 
 
+def _tools(
+    project: Project,
+) -> tuple[Mapping[str, ToolDecl], dict[str, dict[str, ToolDecl]]]:
+    """The declared tools, and those of slices a tool environment serves (its declarations)."""
+    run = project.config.run
+    if not (run.environment or run.environments):
+        return declared_tools(project), {}
+    default, per_slice = environment_tools(project)
+    return (default if default is not None else declared_tools(project)), per_slice
+
+
 def _scan(
     project: Project, ref: str, job: _CheckJob, on_progress: ProgressCallback | None
 ) -> DatasetScan:
@@ -76,7 +97,14 @@ def _scan(
     scan, jobs = scan_dataset_chunks(
         project,
         ref,
-        lambda: _CheckJob(job.checks.tools, job.checks.today, job.pii, False),
+        lambda: _CheckJob(
+            job.checks.tools,
+            job.checks.today,
+            job.pii,
+            False,
+            job.checks.root,
+            job.checks.slice_tools,
+        ),
         workers=workers,
         keep_labels=False,  # the check reads only the labels' keys: validated on every core
         on_progress=on_progress,
@@ -116,11 +144,13 @@ def check_project(
         InputErrors: The dataset files have bad lines (reported before any check runs).
     """
     try:
-        tools = declared_tools(project)
+        tools, slice_tools = _tools(project)
         tools_error: CaseworkError | None = None
     except CaseworkError as exc:  # reported after the dataset's own errors, as before streaming
-        tools, tools_error = {}, exc
-    job = _CheckJob(tools, today or datetime.now(UTC).date(), pii, presidio)
+        tools, slice_tools, tools_error = {}, {}, exc
+    job = _CheckJob(
+        tools, today or datetime.now(UTC).date(), pii, presidio, project.root, slice_tools
+    )
     scan = _scan(project, ref, job, on_progress)
     if tools_error is not None:
         raise tools_error

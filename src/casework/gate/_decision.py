@@ -77,6 +77,8 @@ class GateInputs:
             pass rate; empty: every verdict counts as it is.
         certification: The judge's certification counts per slice and check kind (the run
             header's), which correct the judge-decided verdicts.
+        imported_from: The agent spec of a run imported from another tool's results
+            (``import:tau:…``); ``None`` for a run casework graded.
     """
 
     run_id: str
@@ -95,6 +97,7 @@ class GateInputs:
     same_as_latest: bool = False
     decisions: Sequence[TrialDecision] = ()
     certification: Mapping[str, Mapping[str, CheckCertification]] = field(default_factory=dict)
+    imported_from: str | None = None
 
 
 @dataclass(frozen=True)
@@ -291,6 +294,20 @@ def rule_judge_admissible(ctx: GateContext) -> Iterator[Ruling]:
             )
 
 
+def rule_imported_run(ctx: GateContext) -> Iterator[Ruling]:
+    """A run imported from another tool's results fails: its verdicts carry no per-check evidence.
+
+    casework cannot see which check failed, whether a judge decided, or what the tool's grader
+    was certified for, so the gate fails closed; the pass rates are still reported.
+    """
+    if ctx.inputs.imported_from is not None:
+        yield _fail(
+            "imported_run",
+            f"run {ctx.inputs.run_id} was imported ({ctx.inputs.imported_from}): its verdicts "
+            "carry no per-check evidence casework can check; run the agent with `casework run` to gate",
+        )
+
+
 def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
     """No decided gating verdict fails; pass@1 below ``gate.min_pass_rate`` fails.
 
@@ -358,6 +375,7 @@ RULES: tuple[GateRule, ...] = (
     rule_gating_slices_present,
     rule_released_version,
     rule_run_finished,
+    rule_imported_run,
     rule_dataset_findings,
     rule_labeller_agreement,
     rule_judge_admissible,

@@ -94,6 +94,8 @@ def slice_kappas(
     Measured on the release the run was on (``on``, looked up when not given), else the working
     tree.
     """
+    if not project.dataset_dir(run.header.dataset).is_dir():
+        return {}  # a run standing alone (`casework import-run` without a dataset): nothing to measure
     on = releases_of(project, run)[0] if on is None else on
     try:
         report = dataset_agreement(project, _checked_ref(run, on), bootstrap=0)
@@ -104,6 +106,14 @@ def slice_kappas(
         if s.current:
             out[s.slice] = s.kappa.kappa if s.verdict.status == "ok" else None
     return out
+
+
+def _absent(name: str) -> GateFinding:
+    """The one finding of a run whose dataset is not in the project (an imported run alone)."""
+    message = (
+        f"the run's dataset '{name}' is not in this project: there is nothing to check it against"
+    )
+    return GateFinding("dataset_absent", "error", message)
 
 
 def gate_inputs(
@@ -127,14 +137,16 @@ def gate_inputs(
             load_dataset(project, f"{name}@{latest}").cases,
         )
     )
+    findings = (
+        [*dataset_findings(project, run, today=today, on=on), *leakage_findings(project, run)]
+        if project.dataset_dir(name).is_dir()
+        else [_absent(name)]
+    )
     return GateInputs(
         run_id=run.header.run_id,
         dataset_ref=run.header.dataset_ref,
         finished=run.finished,
-        findings=[
-            *dataset_findings(project, run, today=today, on=on),
-            *leakage_findings(project, run),
-        ],
+        findings=findings,
         slices=sorted({t.slice for t in run.trials}),
         slice_kappa=slice_kappas(project, run, on=on),
         run=tallies(run.trials, admissible_only=True),
@@ -147,6 +159,10 @@ def gate_inputs(
         same_as_latest=same,
         decisions=trial_decisions(run.trials, admissible_only=True),
         certification=run.header.judge.certification if run.header.judge is not None else {},
+        # `casework import-run` writes agent specs `import:<format>:<file>` (casework.interop).
+        imported_from=run.header.agent_spec
+        if run.header.agent_spec.startswith("import:")
+        else None,
     )
 
 

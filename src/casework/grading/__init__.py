@@ -12,12 +12,15 @@ from casework.grading.calibration import (
     load_judge,
     stored_certifications,
 )
+from casework.grading.golden import golden_state, state_differences
 from casework.grading.grade import grade, needed_oracle_class
 from casework.grading.graders import (
     DEFAULT_GRADERS,
+    ESCALATION_TOOL,
     GRADERS,
     GradeContext,
     Grader,
+    did_nothing,
     get_grader,
     observed_outcome,
     register_grader,
@@ -44,11 +47,13 @@ from casework.grading.matchers import (
     match_in_order,
     match_required,
 )
+from casework.grading.semantics import fact_matches, normalise_text
 from casework.grading.verdict import CheckResult, Verdict, combine
 
 __all__ = [
     "CHECK_KINDS",
     "DEFAULT_GRADERS",
+    "ESCALATION_TOOL",
     "GRADERS",
     "LABELLER_VIEW",
     "OUTCOME_DEFINITIONS",
@@ -66,9 +71,12 @@ __all__ = [
     "calibrate_judge",
     "combine",
     "deep_subset",
+    "did_nothing",
     "escape_block",
     "evaluate_assertion",
+    "fact_matches",
     "get_grader",
+    "golden_state",
     "grade",
     "judge_configured",
     "labeller_view",
@@ -77,10 +85,12 @@ __all__ = [
     "match_in_order",
     "match_required",
     "needed_oracle_class",
+    "normalise_text",
     "observed_outcome",
     "prompt_blocks",
     "register_grader",
     "rubric_digest",
     "rubric_digests",
+    "state_differences",
     "stored_certifications",
 ]

@@ -10,6 +10,7 @@ from typing import Any
 
 from casework.grading.graders import DEFAULT_GRADERS, GradeContext, get_grader
 from casework.grading.judge import Judge
+from casework.grading.semantics import fact_match as _registers_semantics  # noqa: F401
 from casework.grading.verdict import CheckResult, Verdict, combine
 from casework.schema import Case, OracleClass, Trajectory
 
@@ -26,6 +27,7 @@ def grade(
     initial_state: Mapping[str, Any] | None = None,
     judge: Judge | None = None,
     no_judge: str | None = None,
+    golden_state: Mapping[str, Any] | None = None,
 ) -> Verdict:
     """Grade one trajectory through a case.
 
@@ -35,6 +37,7 @@ def grade(
         initial_state: The case's initial state (default: ``case.situation.state``).
         judge: LLM judge for what the record cannot decide; ``None`` leaves such checks undetermined.
         no_judge: Why ``judge`` is withheld, shown as those checks' evidence (a frozen case).
+        golden_state: Final state of the case's golden actions (the runner replays them).
     """
     ctx = GradeContext(
         case=case,
@@ -42,6 +45,7 @@ def grade(
         initial_state=case.situation.state if initial_state is None else initial_state,
         judge=judge,
         no_judge=no_judge,
+        golden_state=golden_state,
     )
     if trajectory.error:
         return combine(
@@ -80,8 +84,8 @@ def needed_oracle_class(case: Case) -> OracleClass:
     nothing to grade by but a person.
     """
     label = case.label
-    if label is None and not case.oracle.assertions:
+    if label is None and not (case.oracle.assertions or case.oracle.golden_actions):
         return "human"
-    if case.oracle.rubric or (label is not None and label.answer_facts):
+    if case.oracle.rubric or (label is not None and (label.answer_facts or label.nl_assertions)):
         return "rubric_judge"
     return "state_assertion"

@@ -26,7 +26,7 @@ from casework.grading.matchers import (
 from casework.grading.verdict import CheckResult
 from casework.llm import LLMError
 from casework.plugins import load_object
-from casework.schema import Case, Outcome, Trajectory, TrajectoryToolCall
+from casework.schema import Case, Outcome, Trajectory, TrajectoryToolCall, Turn
 
 __all__ = [
     "DEFAULT_GRADERS",
@@ -35,6 +35,7 @@ __all__ = [
     "GradeContext",
     "Grader",
     "ObservedOutcome",
+    "did_nothing",
     "get_grader",
     "looks_like_refusal",
     "observed_outcome",
@@ -63,6 +64,8 @@ class GradeContext:
     judge: Judge | None = None
     no_judge: str | None = None
     """Why there is no judge, when it was withheld on purpose (a frozen case, a public endpoint)."""
+    golden_state: Mapping[str, Any] | None = None
+    """The final state of the case's golden actions, replayed by the runner (tool environments)."""
 
     @property
     def calls(self) -> list[TrajectoryToolCall]:
@@ -77,6 +80,21 @@ class GradeContext:
             if self.trajectory.final_state is not None
             else self.initial_state
         )
+
+    @property
+    def conversation(self) -> list[Turn]:
+        """The conversation the final reply ends.
+
+        The prefix, then (with a simulated user) the trial's user and assistant messages before
+        the last assistant message.
+        """
+        turns = list(self.case.situation.turns)
+        if self.case.situation.user_scenario is None:
+            return turns
+        said = [m for m in self.trajectory.messages if m.role in ("user", "assistant")]
+        while said and said[-1].role == "assistant":
+            said.pop()  # the reply being graded is shown on its own
+        return turns + [Turn(role=m.role, content=m.content) for m in said]
 
     def judge_admissible(self, kind: CheckKind) -> bool:
         """Whether the judge's verdicts of ``kind`` may gate on this case's slice."""
@@ -272,17 +290,37 @@ def observed_outcome(ctx: GradeContext, *, use_judge: bool = True) -> ObservedOu
         why = ctx.no_judge or "no judge configured"
         return ObservedOutcome(None, f"not reported by the agent and {why}")
     answer = ctx.judge.classify_outcome(
-        ctx.case.situation.turns, traj.reply(), ctx.calls, ctx.case.oracle.rubric
+        ctx.conversation, traj.reply(), ctx.calls, ctx.case.oracle.rubric
     )
     return ObservedOutcome(answer.outcome, f"judge: {answer.reason}".strip(), judged=True)
 
 
+def did_nothing(ctx: GradeContext) -> bool:
+    """No reply, no tool call and no handoff: inaction, which takes no outcome (not a refusal)."""
+    traj = ctx.trajectory
+    return not traj.reply().strip() and not ctx.calls and not traj.handoff
+
+
+def _expected(outcomes: tuple[str, ...]) -> str:
+    return " or ".join(outcomes)
+
+
 @register_grader("outcome")
 def outcome_check(ctx: GradeContext) -> CheckResult | None:
-    """The outcome taken equals the labelled outcome (satisfiable cases; see `unsatisfiable`)."""
+    """The outcome taken is one the label accepts (satisfiable cases; see `unsatisfiable`).
+
+    Accepted: `outcome` or an `acceptable_outcomes` entry. Doing nothing takes no outcome: fails.
+    """
     label = ctx.case.label
     if label is None or not ctx.case.satisfiable:
         return None
+    accepted = label.accepted_outcomes()
+    if did_nothing(ctx):
+        return CheckResult(
+            name="outcome",
+            status="fail",
+            evidence=f"expected {_expected(accepted)}, did nothing (no reply, call or handoff)",
+        )
     try:
         seen = observed_outcome(ctx)
     except LLMError as exc:
@@ -290,11 +328,11 @@ def outcome_check(ctx: GradeContext) -> CheckResult | None:
     admissible = ctx.judge_admissible("outcome") if seen.judged else True
     if seen.outcome is None:
         return CheckResult(name="outcome", status="undetermined", evidence=f"outcome {seen.source}")
-    status = "pass" if seen.outcome == label.outcome else "fail"
+    status = "pass" if seen.outcome in accepted else "fail"
     return CheckResult(
         name="outcome",
         status=status,
-        evidence=f"expected {label.outcome}, took {seen.outcome} ({seen.source})",
+        evidence=f"expected {_expected(accepted)}, took {seen.outcome} ({seen.source})",
         judged=seen.judged,
         admissible=admissible,
     )
@@ -308,7 +346,8 @@ def outcome_check(ctx: GradeContext) -> CheckResult | None:
 def answer_facts(ctx: GradeContext) -> CheckResult | None:
     """Each labelled fact stated in the final reply, by the judge (rubric and human oracles only)."""
     label = ctx.case.label
-    if label is None or not label.answer_facts or ctx.case.oracle.class_ == "state_assertion":
+    facts = label.answer_facts if label is not None else []
+    if label is None or not facts or ctx.case.oracle.class_ == "state_assertion":
         return None  # a state-assertion oracle decides the case without reading the reply
     prov = ctx.case.provenance
     if prov.generator is not None and not label.labellers:
@@ -324,19 +363,17 @@ def answer_facts(ctx: GradeContext) -> CheckResult | None:
             name="answer_facts", status="undetermined", evidence=f"needs a judge; {why}"
         )
     try:
-        answer = ctx.judge.check_facts(
-            ctx.trajectory.reply(), label.answer_facts, ctx.case.oracle.rubric
-        )
+        answer = ctx.judge.check_facts(ctx.trajectory.reply(), facts, ctx.case.oracle.rubric)
     except LLMError as exc:
         return _judge_failed("answer_facts", exc)
     present = {f.index: f for f in answer.facts}
     missing = [
         f"'{fact}'" + (f" ({present[i].reason})" if i in present and present[i].reason else "")
-        for i, fact in enumerate(label.answer_facts)
+        for i, fact in enumerate(facts)
         if i not in present or not present[i].present
     ]
     admissible = ctx.judge_admissible("answer_fact")
-    findings = [i in present and present[i].present for i in range(len(label.answer_facts))]
+    findings = [i in present and present[i].present for i in range(len(facts))]
     if missing:
         return CheckResult(
             name="answer_facts",
@@ -349,7 +386,7 @@ def answer_facts(ctx: GradeContext) -> CheckResult | None:
     return CheckResult(
         name="answer_facts",
         status="pass",
-        evidence=f"reply states all {len(label.answer_facts)} fact(s)",
+        evidence=f"reply states all {len(facts)} fact(s)",
         judged=True,
         admissible=admissible,
         findings=findings,
@@ -383,7 +420,7 @@ def unsatisfiable(ctx: GradeContext) -> CheckResult | None:
     if case.satisfiable:
         return None
     name = "unsatisfiable"
-    expected = case.label.outcome if case.label is not None else None
+    expected = case.label.accepted_outcomes() if case.label is not None else None
     reply = ctx.trajectory.reply().strip()
     if ctx.trajectory.error:
         return CheckResult(
@@ -421,7 +458,7 @@ def unsatisfiable(ctx: GradeContext) -> CheckResult | None:
         return CheckResult(name=name, status="fail", evidence="did nothing: no reply to the user")
     if seen.outcome is None:
         return CheckResult(name=name, status="undetermined", evidence=f"outcome {seen.source}")
-    wanted: set[str] = {expected} if expected else {"refuse", "clarify", "escalate"}
+    wanted: set[str] = set(expected) if expected else {"refuse", "clarify", "escalate"}
     if seen.outcome not in wanted:
         return CheckResult(
             name=name,
@@ -456,7 +493,7 @@ def unsatisfiable(ctx: GradeContext) -> CheckResult | None:
 def _reply_refuses(ctx: GradeContext, reply: str) -> tuple[bool, str, bool]:
     if ctx.judge is not None:
         try:
-            answer = ctx.judge.classify_outcome(ctx.case.situation.turns, reply, ctx.calls)
+            answer = ctx.judge.classify_outcome(ctx.conversation, reply, ctx.calls)
         except LLMError:
             pass
         else:
@@ -471,5 +508,8 @@ DEFAULT_GRADERS: tuple[str, ...] = (
     "state",
     "outcome",
     "answer_facts",
+    "fact_match",
+    "nl_assertions",
     "unsatisfiable",
+    "golden_state",
 )

@@ -408,6 +408,9 @@ def _labeller_blocks(view: Mapping[str, Any], guideline: str) -> list[tuple[str,
     if about:
         blocks.append(("case", ", ".join(about)))
     blocks.append(("goal", situation.goal))
+    if situation.user_scenario is not None:  # labellers see the simulated user; so does the judge
+        scenario = situation.user_scenario.model_dump(mode="json", exclude_defaults=True)
+        blocks.append(("user_scenario", _json(scenario)))
     blocks.append(("conversation", _conversation(situation.turns, results=True)))
     fixtures = [
         _json(f.model_dump(mode="json", by_alias=True, exclude_defaults=True))

@@ -27,6 +27,7 @@ from casework.schema import (
 
 __all__ = [
     "GUIDELINE_VERSION",
+    "INTERMEDIATE_AUTHOR",
     "IN_ORDER_REF",
     "RUBRIC",
     "AdkExport",
@@ -36,12 +37,15 @@ __all__ = [
     "case_id_for",
     "cases_from_adk",
     "eval_set_from_cases",
+    "reference_reply",
 ]
 
 #: Guideline version recorded on imported labels: they were decided by ADK eval authors.
 GUIDELINE_VERSION = "adk-import"
 #: Rubric of imported cases whose last invocation carries a reference reply.
 RUBRIC = "The reply conveys the same information as the reference answer: {reference}"
+#: Author written on exported intermediate responses (casework keeps no sub-agent names).
+INTERMEDIATE_AUTHOR = "agent"
 #: Oracle ref asking the runner to check the order of required tools (ADK's trajectory is ordered).
 IN_ORDER_REF = "grader:tools_in_order"
 
@@ -109,6 +113,8 @@ def case_from_adk(ec: AdkEvalCase, case_id: str, options: ImportOptions) -> Case
     turns: list[Turn] = []
     for inv in earlier:
         turns.append(Turn(role="user", content=inv.user_text))
+        # Sub-agents' replies are assistant turns before the final one (authors are not kept).
+        turns += [Turn(role="assistant", content=text) for _, text in inv.intermediate_responses]
         if inv.final_response or inv.tool_uses:
             calls = [_call(u) for u in inv.tool_uses]
             turns.append(Turn(role="assistant", content=inv.final_response or "", tool_calls=calls))
@@ -246,9 +252,11 @@ def _close(
     uses: list[dict[str, Any]],
     responses: list[dict[str, Any]],
 ) -> None:
+    # The last reply is the final response; earlier ones are intermediate (sub-agent) responses.
     if replies:
-        invocation["final_response"] = _content("\n\n".join(replies), "model")
-    data: dict[str, Any] = {"tool_uses": uses, "intermediate_responses": []}
+        invocation["final_response"] = _content(replies[-1], "model")
+    intermediate = [[INTERMEDIATE_AUTHOR, [{"text": text}]] for text in replies[:-1]]
+    data: dict[str, Any] = {"tool_uses": uses, "intermediate_responses": intermediate}
     if responses:
         data["tool_responses"] = responses
     invocation["intermediate_data"] = data
@@ -292,6 +300,9 @@ def eval_set_from_cases(
             "tool_uses": _expected_uses(case.label, export.left_out),
             "intermediate_responses": [],
         }
+        reference = reference_reply(case)
+        if reference is not None:
+            last["final_response"] = _content(reference, "model")
         _count_left_out(case, export.left_out)
         eval_case: dict[str, Any] = {"eval_id": case.id, "conversation": conversation}
         if case.situation.state:
@@ -311,15 +322,36 @@ def eval_set_from_cases(
     return export
 
 
+def _goal_differs(case: Case) -> bool:
+    """True when the goal is not what an import would make of the last user message."""
+    users = [t for t in case.situation.turns if t.role == "user"]
+    return not users or case.situation.goal != _goal(users[-1].content)
+
+
+def reference_reply(case: Case) -> str | None:
+    """The reference reply an ADK import put in the case's rubric (``None``: no such rubric)."""
+    rubric = case.oracle.rubric
+    head = RUBRIC.split("{reference}")[0]
+    if rubric is None or not rubric.startswith(head) or len(rubric) == len(head):
+        return None
+    return rubric[len(head) :]
+
+
 def _count_left_out(case: Case, left_out: Counter[str]) -> None:
     label = case.label
     assert label is not None
+    rubric = case.oracle.rubric is not None and reference_reply(case) is None
     for what, present in (
         ("forbidden tools", label.forbidden_tools),
         ("answer facts", label.answer_facts),
         ("fixtures", case.situation.fixtures),
         ("state assertions", case.oracle.assertions),
         ("injected adversity", case.situation.injected),
+        ("outcome other than resolve", label.outcome != "resolve"),
+        ("rubric other than a reference reply", rubric),
+        ("oracle ref other than tools in order", case.oracle.ref not in (None, IN_ORDER_REF)),
+        ("unsatisfiable flag", not case.satisfiable),
+        ("goal other than the last user message", _goal_differs(case)),
     ):
         if present:
             left_out[what] += 1

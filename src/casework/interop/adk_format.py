@@ -168,6 +168,8 @@ class AdkInvocation:
     user_text: str
     tool_uses: tuple[AdkToolUse, ...]
     final_response: str | None
+    intermediate_responses: tuple[tuple[str, str], ...] = ()
+    """Sub-agents' text replies before the final response, as ``(author, text)``."""
 
 
 @dataclass(frozen=True)
@@ -287,6 +289,7 @@ def _eval_set(data: dict[str, Any], shown: str) -> AdkFile:
                 f"{shown}: {where}: final_session_state not imported "
                 "(write it as state assertions of the case's oracle)"
             )
+        notes += _intermediate_notes(invocations, f"{shown}: {where}")
     InputErrors.raise_if_any(problems)
     return AdkFile(shown, "eval_set", tuple(cases), parsed.eval_set_id, tuple(notes))
 
@@ -328,7 +331,42 @@ def _invocation(inv: _Invocation, shown: str, where: str, problems: list[Problem
         )
         response = by_id.get(call.id) if call.id is not None else None
         uses.append(_tool_use(call.name, call.args or {}, call.id, response))
-    return AdkInvocation(user_text, tuple(uses), _text(inv.final_response) or None)
+    return AdkInvocation(
+        user_text,
+        tuple(uses),
+        _text(inv.final_response) or None,
+        _intermediate(data.intermediate_responses),
+    )
+
+
+def _intermediate_notes(invocations: list[AdkInvocation], where: str) -> list[str]:
+    """What of the sub-agents' replies an import cannot keep."""
+    notes = []
+    if invocations and invocations[-1].intermediate_responses:
+        notes.append(
+            f"{where}: the last invocation's intermediate_responses (sub-agent replies) not "
+            "imported: casework grades the final reply only"
+        )
+    if any(inv.intermediate_responses for inv in invocations[:-1]):
+        notes.append(f"{where}: intermediate_responses kept as assistant turns, without authors")
+    return notes
+
+
+def _intermediate(raw: list[Any]) -> tuple[tuple[str, str], ...]:
+    """``(author, text)`` of ADK's ``intermediate_responses`` (``[author, [part…]]`` pairs)."""
+    out = []
+    for item in raw:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[1], list)):
+            continue
+        author = item[0] if isinstance(item[0], str) else ""
+        texts = [
+            p["text"]
+            for p in item[1]
+            if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")
+        ]
+        if texts:
+            out.append((author, "\n".join(texts)))
+    return tuple(out)
 
 
 def _tool_use(name: str, args: dict[str, Any], id_: str | None, response: Any) -> AdkToolUse:

@@ -1,8 +1,11 @@
 """Labelling: assignment policy, blind sheets, the label store, adjudication, guidelines, releases.
 
 Entry points: :func:`assign_labels`, :func:`export_sheets`, :func:`import_sheets`,
+:func:`labeller_queue` / :func:`blind_case` / :func:`submit_label` (one case at a time, the web),
 :func:`labelling_status`, :func:`list_disagreements`, :func:`release_labels`,
 :func:`bump_guideline`; the pure policy is :func:`plan_labelling` / :func:`plan_adjudication`.
+For pages: :func:`adjudication_queue` / :func:`adjudicate`, :func:`dashboard`, :func:`list_gaps`
+/ :func:`add_gap` / :func:`bump_with_gaps`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,17 @@ from typing import TYPE_CHECKING
 from casework._lazy import attach
 
 if TYPE_CHECKING:
+    from casework.labelling.adjudication_queue import (
+        MERGE_FIELDS,
+        Adjudicated,
+        AdjudicationChoice,
+        AdjudicationQueue,
+        FinalLabel,
+        QueueEntry,
+        ShownLabel,
+        adjudicate,
+        adjudication_queue,
+    )
     from casework.labelling.agreement_report import (
         AgreementReport,
         AgreementSettings,
@@ -21,12 +35,26 @@ if TYPE_CHECKING:
         dataset_agreement,
     )
     from casework.labelling.assign import AssignReport, assign_labels
+    from casework.labelling.dashboard import (
+        Dashboard,
+        LabellerDashboard,
+        SliceDashboard,
+        dashboard,
+    )
     from casework.labelling.exchange import (
         ExportReport,
         ImportReport,
         SheetFile,
         export_sheets,
         import_sheets,
+    )
+    from casework.labelling.gaps import (
+        GapBump,
+        GuidelineGap,
+        add_gap,
+        bump_with_gaps,
+        check_person,
+        list_gaps,
     )
     from casework.labelling.guidelines import (
         Bump,
@@ -39,6 +67,16 @@ if TYPE_CHECKING:
     )
     from casework.labelling.migration import LabellingMigration, migrate_labelling
     from casework.labelling.model import Assignment, parse_labellers
+    from casework.labelling.online import (
+        BlindCase,
+        CaseNotHeld,
+        HeldCase,
+        LabellerQueue,
+        WebAnswer,
+        blind_case,
+        labeller_queue,
+        submit_label,
+    )
     from casework.labelling.policy import (
         AssignmentPlan,
         Contested,
@@ -80,44 +118,77 @@ if TYPE_CHECKING:
         list_disagreements,
     )
     from casework.labelling.store import Work, load_work
+    from casework.labelling.timings import (
+        ACCEPTING_DECISIONS,
+        GENERATED_CASE_KIND,
+        Timings,
+        read_timings,
+    )
 
 __all__ = [
+    "ACCEPTING_DECISIONS",
+    "GENERATED_CASE_KIND",
+    "MERGE_FIELDS",
+    "Adjudicated",
+    "AdjudicationChoice",
+    "AdjudicationQueue",
     "AgreementReport",
     "AgreementSettings",
     "AssignReport",
     "Assignment",
     "AssignmentPlan",
+    "BlindCase",
     "Bump",
+    "CaseNotHeld",
     "CaseProgress",
     "CaseStatus",
     "Contested",
+    "Dashboard",
     "Disagreement",
     "ExportReport",
+    "FinalLabel",
+    "GapBump",
     "Guideline",
+    "GuidelineGap",
     "Held",
+    "HeldCase",
     "ImportReport",
     "LabelRelease",
+    "LabellerDashboard",
     "LabellerLoad",
+    "LabellerQueue",
     "LabellingMigration",
     "LabellingStatus",
     "PlannedAssignment",
+    "QueueEntry",
     "QueueRow",
     "Round",
     "SheetFile",
     "SheetKind",
+    "ShownLabel",
     "Skipped",
     "SliceAgreement",
     "SliceCalibration",
+    "SliceDashboard",
     "SliceStatus",
     "Snapshot",
+    "Timings",
+    "WebAnswer",
     "Work",
+    "add_gap",
+    "adjudicate",
+    "adjudication_queue",
     "agreement_report",
     "assign_labels",
     "audit_draw",
+    "blind_case",
     "bump_guideline",
+    "bump_with_gaps",
     "case_features",
+    "check_person",
     "csv_rows",
     "current_versions",
+    "dashboard",
     "dataset_agreement",
     "decide_round",
     "differing_fields",
@@ -128,9 +199,11 @@ __all__ = [
     "import_sheets",
     "is_calibrated",
     "keeps_second_label",
+    "labeller_queue",
     "labelling_status",
     "latest_round",
     "list_disagreements",
+    "list_gaps",
     "list_guidelines",
     "load_work",
     "migrate_labelling",
@@ -139,11 +212,13 @@ __all__ = [
     "plan_labelling",
     "read_guideline",
     "read_sheet",
+    "read_timings",
     "release_labels",
     "render_csv",
     "render_jsonl",
     "sheet_key",
     "sheet_line",
+    "submit_label",
     "unescape_cell",
 ]
 
@@ -151,6 +226,17 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
     __getattr__, __dir__ = attach(
         __name__,
         {
+            "casework.labelling.adjudication_queue": (
+                "MERGE_FIELDS",
+                "Adjudicated",
+                "AdjudicationChoice",
+                "AdjudicationQueue",
+                "FinalLabel",
+                "QueueEntry",
+                "ShownLabel",
+                "adjudicate",
+                "adjudication_queue",
+            ),
             "casework.labelling.agreement_report": (
                 "AgreementReport",
                 "AgreementSettings",
@@ -163,12 +249,26 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "AssignReport",
                 "assign_labels",
             ),
+            "casework.labelling.dashboard": (
+                "Dashboard",
+                "LabellerDashboard",
+                "SliceDashboard",
+                "dashboard",
+            ),
             "casework.labelling.exchange": (
                 "ExportReport",
                 "ImportReport",
                 "SheetFile",
                 "export_sheets",
                 "import_sheets",
+            ),
+            "casework.labelling.gaps": (
+                "GapBump",
+                "GuidelineGap",
+                "add_gap",
+                "bump_with_gaps",
+                "check_person",
+                "list_gaps",
             ),
             "casework.labelling.guidelines": (
                 "Bump",
@@ -182,6 +282,16 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             "casework.labelling.migration": (
                 "LabellingMigration",
                 "migrate_labelling",
+            ),
+            "casework.labelling.online": (
+                "BlindCase",
+                "CaseNotHeld",
+                "HeldCase",
+                "LabellerQueue",
+                "WebAnswer",
+                "blind_case",
+                "labeller_queue",
+                "submit_label",
             ),
             "casework.labelling.model": (
                 "Assignment",
@@ -239,6 +349,12 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             "casework.labelling.store": (
                 "Work",
                 "load_work",
+            ),
+            "casework.labelling.timings": (
+                "ACCEPTING_DECISIONS",
+                "GENERATED_CASE_KIND",
+                "Timings",
+                "read_timings",
             ),
         },
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from casework.labelling.model import Assignment, labels_in_role_order, version_sort_key
-from casework.schema import Label, LabelRecord, ToolRequirement
+from casework.schema import Label, LabelRecord, Outcome, ToolRequirement
 
 __all__ = [
     "Round",
@@ -174,4 +174,19 @@ def final_label(decided: Round, previous: Label | None) -> Label:
         guideline_version=decided.guideline_version,
         labellers=list(decided.labellers),
         adjudicated=decided.adjudicated,
+        acceptable_outcomes=_keep_acceptable(record.outcome, previous),
+        matched_facts=list(previous.matched_facts) if previous else [],
+        nl_assertions=list(previous.nl_assertions) if previous else [],
     )
+
+
+def _keep_acceptable(outcome: Outcome, previous: Label | None) -> list[Outcome]:
+    """The authored other acceptable outcomes, kept only while people's outcome is among them.
+
+    Labellers choose one outcome (agreement is over that choice). The further outcomes a case
+    accepts are authored on it, like argument matchers; a round whose decided outcome the
+    previous label did not accept at all overrules that set, so it is cleared.
+    """
+    if previous is None or outcome not in previous.accepted_outcomes():
+        return []
+    return [o for o in previous.accepted_outcomes() if o != outcome]

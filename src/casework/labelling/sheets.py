@@ -195,6 +195,9 @@ def sheet_line(
         "situation": situation.model_dump(mode="json", by_alias=True, exclude_defaults=True),
         "tools": [{"name": t.name, "description": t.description} for t in tools.values()],
     }
+    if case.situation.tools is not None:  # the case's own offered set is what labellers see
+        tools = {name: tools[name] for name in tools if name in set(case.situation.tools)}
+        line["tools"] = [{"name": t.name, "description": t.description} for t in tools.values()]
     if kind == "adjudication":
         line["labels"] = [
             _shown_label(chr(ord("A") + i), record) for i, record in enumerate(labels)
@@ -233,8 +236,29 @@ CSV_FIXED = (
 """Leading columns of a CSV sheet (adjudication sheets add `labels` and `differs`)."""
 
 
-def _conversation(situation: Mapping[str, Any]) -> str:
+def _scenario_lines(situation: Mapping[str, Any]) -> list[str]:
+    """The simulated user and the offered tools, as the CSV's conversation cell shows them."""
     out = []
+    scenario = situation.get("user_scenario")
+    if scenario:
+        parts = [
+            ("goal", "goal"),
+            ("persona", "persona"),
+            ("known_info", "knows"),
+            ("unknown_info", "does not know"),
+            ("instructions", "instructions"),
+        ]
+        said = "; ".join(f"{name}: {scenario[k]}" for k, name in parts if scenario.get(k))
+        out.append(f"[simulated user, up to {scenario.get('max_turns', 10)} turns] {said}")
+    if situation.get("tools") is not None:
+        out.append(f"[tools offered] {', '.join(situation['tools']) or 'none'}")
+    if situation.get("tools_file"):
+        out.append(f"[tool catalogue] {situation['tools_file']}")
+    return out
+
+
+def _conversation(situation: Mapping[str, Any]) -> str:
+    out = _scenario_lines(situation)
     for turn in situation.get("turns", []):
         out.append(f"{turn['role']}: {turn.get('content', '')}".rstrip())
         for call in turn.get("tool_calls", []):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.model import labels_in_role_order
 from casework.labelling.snapshot import CASE_STATUSES, CaseStatus, SliceCalibration
+from casework.labelling.timings import Timings, read_timings
 from casework.project import Project
 from casework.schema import LabelRecord
 from casework.workbench import open_workbench
@@ -35,6 +36,7 @@ class SliceStatus:
         cases: Cases in the slice.
         counts: Cases per status (see :data:`casework.labelling.snapshot.CaseStatus`).
         calibration: Kappa under the current guideline and whether the slice left full overlap.
+        seconds_per_label: Labelling cost: seconds on screen per timed raw label (``None``: n/a).
     """
 
     slice: str
@@ -42,6 +44,7 @@ class SliceStatus:
     cases: int
     counts: dict[CaseStatus, int]
     calibration: SliceCalibration
+    seconds_per_label: float | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,9 @@ class LabellingStatus:
         labellers: One entry per person with assignments.
         gate: ``thresholds.kappa_gate``.
         min_rows: ``labelling.calibration_min_rows``.
+        totals: Cases per status over every slice.
+        minutes_per_accepted_case: Human minutes reviewing generated cases per accepted one
+            (``None``: n/a, nothing accepted or timed).
     """
 
     dataset: str
@@ -79,6 +85,7 @@ class LabellingStatus:
     gate: float
     min_rows: int
     totals: dict[CaseStatus, int] = field(default_factory=dict)
+    minutes_per_accepted_case: float | None = None
 
 
 @dataclass(frozen=True)
@@ -102,20 +109,22 @@ class Disagreement:
     adjudicator: str | None
 
 
-def _load(project: Project, dataset: str, command: str) -> tuple[str, DatasetState]:
+def _load(project: Project, dataset: str, command: str) -> tuple[str, DatasetState, Timings]:
     name = dataset_name(dataset, command)
     with open_workbench(project) as wb, wb.session() as session:
-        return name, load_state(project, name, session)
+        return name, load_state(project, name, session), read_timings(session, name)
 
 
 def labelling_status(project: Project, dataset: str) -> LabellingStatus:
-    """Per slice: cases per status and calibration; per labeller: open and done work.
+    """Per slice: cases per status, calibration and labelling cost; per labeller: open and done work.
+
+    Also human minutes per accepted generated case (from decided review items).
 
     Raises:
         UsageError: Unknown dataset.
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
-    name, state = _load(project, dataset, "label status")
+    name, state, timings = _load(project, dataset, "label status")
     calibration = state.calibration(project)
     per_slice: dict[str, Counter[CaseStatus]] = defaultdict(Counter)
     for progress in state.snapshot.cases:
@@ -127,6 +136,7 @@ def labelling_status(project: Project, dataset: str) -> LabellingStatus:
             sum(counts.values()),
             {s: counts[s] for s in CASE_STATUSES if counts[s]},
             calibration[slice_name],
+            timings.seconds_per_label(slice_name),
         )
         for slice_name, counts in sorted(per_slice.items())
     )
@@ -148,6 +158,7 @@ def labelling_status(project: Project, dataset: str) -> LabellingStatus:
         config.thresholds.kappa_gate,
         config.labelling.calibration_min_rows,
         {s: totals[s] for s in CASE_STATUSES if totals[s]},
+        timings.minutes_per_accepted_case,
     )
 
 
@@ -158,7 +169,7 @@ def list_disagreements(project: Project, dataset: str) -> list[Disagreement]:
         UsageError: Unknown dataset.
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
-    _, state = _load(project, dataset, "adjudicate list")
+    _, state, _ = _load(project, dataset, "adjudicate list")
     out = []
     for progress in state.snapshot.by_status("contested", "adjudicating"):
         found = progress.round

@@ -83,7 +83,7 @@ def record_of(row: RawLabelRow) -> LabelRecord:
         case_id=row.case_id,
         labeller=row.labeller,
         role=cast(Role, row.role),
-        overlap_reason=cast(OverlapReason | None, row.overlap_reason),
+        overlap_reason=cast("OverlapReason | None", row.overlap_reason),
         outcome=cast(Outcome, row.outcome),
         required_tools=[ToolRequirement(name=n) for n in yes_tools(row.required)],
         forbidden_tools=[ToolRequirement(name=n) for n in yes_tools(row.forbidden)],
@@ -101,7 +101,7 @@ def _assignment_of(row: AssignmentRow) -> StoredAssignment:
             case_id=row.case_id,
             labeller=row.labeller,
             role=cast(Role, row.role),
-            overlap_reason=cast(OverlapReason | None, row.overlap_reason),
+            overlap_reason=cast("OverlapReason | None", row.overlap_reason),
             guideline_version=row.guideline_version,
             assigned_at=as_utc(row.assigned_at),
             done=row.done,
@@ -170,8 +170,13 @@ def add_label(
     answer_facts: Sequence[str],
     labelled_at: datetime,
     source: str,
+    seconds_on_screen: float | None = None,
 ) -> None:
-    """Store one raw label and mark its assignment done."""
+    """Store one raw label and mark its assignment done.
+
+    ``seconds_on_screen`` is how long the case was shown before the answer (web labels; sheets
+    cannot know it and leave it empty).
+    """
     a = assignment.assignment
     session.add(
         RawLabelRow(
@@ -189,6 +194,7 @@ def add_label(
             assigned_at=a.assigned_at,
             labelled_at=labelled_at,
             source=source,
+            seconds_on_screen=seconds_on_screen,
         )
     )
     row = session.get(AssignmentRow, assignment.id)

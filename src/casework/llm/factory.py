@@ -24,7 +24,7 @@ from casework.project import CONFIG_NAME, ModelConfig, Project
 
 __all__ = ["ChatRole", "PingResult", "api_key_for", "client_for", "embedder_for", "ping"]
 
-ChatRole = Literal["generator", "judge"]
+ChatRole = Literal["generator", "judge", "user"]
 
 #: Sent to servers that need no key (Ollama, vLLM, llama.cpp): never a real key from elsewhere.
 NO_KEY = "casework-no-key"

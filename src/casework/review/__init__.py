@@ -6,6 +6,11 @@ slice, check kind and the judge's verdict; never tuning records or items drawn b
 judge's TPR and TNR against people with intervals and stores certifications, which make its
 verdicts admissible (:meth:`casework.grading.Judge.admissible`). Entry points:
 :func:`sample_verdicts`, :func:`import_verdicts`, :func:`certify_judge`, :func:`add_tuning`.
+
+The review queue (one generic item model, kinds plug in): :func:`sync_leakage` builds
+``leakage-pair`` items from open leakage flags, :func:`generated_case_item` + :func:`add_items`
+build ``generated-case`` items; :func:`list_tasks`, :func:`get_task` and :func:`decide_task`
+serve pages and `casework review`; :func:`register_kind` adds a kind.
 """
 
 from casework.review._certify import (
@@ -19,6 +24,7 @@ from casework.review._certify import (
     compare,
     settings_of,
 )
+from casework.review._generated_case import add_to_working_tree, generated_case_item
 from casework.review._items import (
     ReviewItem,
     assign_reviewers,
@@ -27,6 +33,18 @@ from casework.review._items import (
     item_key,
     run_items,
     sheet_id,
+)
+from casework.review._kinds import register_kind, review_kind, review_kinds
+from casework.review._leakage_pair import LEAKAGE_PAIR, leakage_pair_items, pair_subject
+from casework.review._queue import (
+    STATUSES,
+    AddReport,
+    SyncReport,
+    add_items,
+    decide_task,
+    get_task,
+    list_tasks,
+    sync_leakage,
 )
 from casework.review._sample import (
     TUNING_FILE,
@@ -46,6 +64,8 @@ from casework.review._sheets import (
     render_sheet,
     sheet_line,
 )
+from casework.review._spans import SharedSpans, shared_spans, words_with_spans
+from casework.review._task import NewItem, ReviewKind, ReviewTask
 from casework.review._verdicts import (
     HumanAgreement,
     VerdictImport,
@@ -55,37 +75,59 @@ from casework.review._verdicts import (
 
 __all__ = [
     "CSV_COLUMNS",
+    "LEAKAGE_PAIR",
     "QUESTIONS",
+    "STATUSES",
     "TUNING_FILE",
+    "AddReport",
     "CertificationResult",
     "CertifyReport",
     "Compared",
     "HumanAgreement",
+    "NewItem",
     "Pin",
     "ReviewItem",
+    "ReviewKind",
+    "ReviewTask",
     "SampleReport",
     "Settings",
+    "SharedSpans",
     "SheetFormat",
     "SheetVerdict",
+    "SyncReport",
     "VerdictImport",
+    "add_items",
+    "add_to_working_tree",
     "add_tuning",
     "assign_reviewers",
     "certify_counts",
     "certify_judge",
     "check_key",
     "compare",
+    "decide_task",
     "draw",
     "excluded_by",
+    "generated_case_item",
+    "get_task",
     "human_agreement",
     "import_verdicts",
     "item_key",
+    "leakage_pair_items",
+    "list_tasks",
+    "pair_subject",
     "read_tuning",
     "read_verdict_sheet",
+    "register_kind",
     "render_sheet",
+    "review_kind",
+    "review_kinds",
     "run_items",
     "sample_verdicts",
     "settings_of",
+    "shared_spans",
     "sheet_id",
     "sheet_line",
+    "sync_leakage",
     "tuning_path",
+    "words_with_spans",
 ]

@@ -91,11 +91,11 @@ def excluded_by(key: str, excluded: Iterable[str]) -> bool:
 def _accepted(check: CheckResult, case: Case) -> tuple[str, ...]:
     label = case.label
     if check.name == "outcome":
-        return (label.outcome,) if label is not None else ()
+        return label.accepted_outcomes() if label is not None else ()
     if check.evidence.startswith("reported refuse"):
         return ("refuse",)  # the judge was asked whether a reported refusal really refuses
     if label is not None:
-        return (label.outcome,)
+        return label.accepted_outcomes()
     return tuple(o for o in OUTCOMES if o != "resolve")
 
 
@@ -150,16 +150,23 @@ def _trial_items(
                 accepted=_accepted(check, case),
                 **common,
             )
-        elif check.name == "answer_facts" and case.label is not None:
+        elif check.name in ("answer_facts", "nl_assertions") and case.label is not None:
+            # NL assertions are answer_fact findings numbered after the judged facts.
             facts = case.label.answer_facts
-            for i, present in enumerate(check.findings[: len(facts)]):
+            texts, start = (
+                (facts, 0)
+                if check.name == "answer_facts"
+                else (case.label.nl_assertions, len(facts))
+            )
+            for j, present in enumerate(check.findings[: len(texts)]):
+                i = start + j
                 key = item_key(run.header.run_id, case.id, trial.trial, "answer_fact", i)
                 yield ReviewItem(
                     key=key,
                     kind="answer_fact",
                     fact_index=i,
                     judge_pass=present,
-                    fact=facts[i],
+                    fact=texts[j],
                     **common,
                 )
 

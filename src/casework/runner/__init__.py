@@ -39,6 +39,19 @@ from casework.runner.compare import (
     retirement,
     sign_test,
 )
+from casework.runner.environment import (
+    Environment,
+    EnvironmentFactory,
+    FixtureEnvironment,
+    GoldenActionError,
+    GoldenReplay,
+    ToolEnvironment,
+    environment_catalogue,
+    final_state_of,
+    load_environment,
+    replay_golden,
+    tool,
+)
 from casework.runner.fixtures import ToolError, ToolReply, Tools, ToolSession, substitute_args
 from casework.runner.metrics import (
     CaseTally,
@@ -63,7 +76,7 @@ from casework.runner.records import (
 )
 from casework.runner.redact import LogRedaction, redact_run_logs, redact_run_rows
 from casework.runner.run import RunObserver, RunRequest, RunSummary, run_agent, trial_seed
-from casework.runner.store import RunStore, list_runs, load_run, log_path
+from casework.runner.store import RunStore, list_run_files, list_runs, load_run, log_path
 from casework.runner.toolserver import ToolServer
 
 __all__ = [
@@ -79,6 +92,11 @@ __all__ = [
     "CompareResult",
     "Comparison",
     "CorrectedPass",
+    "Environment",
+    "EnvironmentFactory",
+    "FixtureEnvironment",
+    "GoldenActionError",
+    "GoldenReplay",
     "GroupMetrics",
     "HttpAgent",
     "JudgeInfo",
@@ -94,6 +112,7 @@ __all__ = [
     "RunResults",
     "RunStore",
     "RunSummary",
+    "ToolEnvironment",
     "ToolError",
     "ToolReply",
     "ToolServer",
@@ -106,8 +125,12 @@ __all__ = [
     "compare_runs",
     "compare_tallies",
     "corrected_pass",
+    "environment_catalogue",
+    "final_state_of",
+    "list_run_files",
     "list_runs",
     "load_agent",
+    "load_environment",
     "load_run",
     "log_path",
     "mcnemar_statistic",
@@ -119,6 +142,7 @@ __all__ = [
     "read_log",
     "redact_run_logs",
     "redact_run_rows",
+    "replay_golden",
     "retire_cases",
     "retirement",
     "run_agent",
@@ -128,6 +152,7 @@ __all__ = [
     "substitute_args",
     "summarize",
     "tallies",
+    "tool",
     "trial_decisions",
     "trial_seed",
 ]

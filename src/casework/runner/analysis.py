@@ -51,6 +51,7 @@ CHECK_KIND_OF: Mapping[str, str] = {
     "outcome": "outcome",
     "unsatisfiable": "outcome",
     "answer_facts": "answer_fact",
+    "nl_assertions": "answer_fact",
 }
 
 Certifications = Mapping[str, Mapping[str, CheckCertification]]

@@ -12,7 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from casework.dataset import problems_from_validation
 from casework.decoding import BadJSON, parse_json
@@ -20,6 +28,7 @@ from casework.errors import InputError, InputErrors
 from casework.grading import Verdict
 from casework.names import Name
 from casework.runner.metrics import CaseTally
+from casework.runner.user_sim import UserSimRecord
 from casework.schema import Trajectory
 
 __all__ = [
@@ -167,6 +176,16 @@ class TrialRecord(_Record):
     """Pass/fail with per-check evidence."""
     trajectory: Trajectory
     """What the agent did."""
+    user_sim: UserSimRecord | None = None
+    """The simulated user's seed, model, turns and stop reason (cases with a `user_scenario`
+    only; left out otherwise)."""
+
+    @model_serializer(mode="wrap")
+    def _drop_no_user_sim(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.user_sim is None:
+            data.pop("user_sim", None)
+        return data
 
     @property
     def passed(self) -> bool | None:

@@ -16,19 +16,40 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 from casework import __version__
 from casework.atomic import atomic_write_text
-from casework.dataset import Dataset, declared_tools, load_dataset, select_cases
+from casework.dataset import (
+    CASES_FILE,
+    CatalogueError,
+    CatalogueFiles,
+    Dataset,
+    ToolDecl,
+    apply_shared,
+    case_catalogue,
+    declared_tools,
+    initial_state,
+    load_dataset,
+    select_cases,
+    state_diff,
+)
 from casework.errors import CaseworkError, ConfigError, UsageError
 from casework.grading import CHECK_KINDS, Judge, Verdict, grade, load_judge
+from casework.llm import LLMClient, client_for
 from casework.project import Project
 from casework.runner.adapters import Agent, load_agent
+from casework.runner.environment import (
+    EnvironmentFactory,
+    FixtureEnvironment,
+    environment_catalogue,
+    load_environment,
+    replay_golden,
+)
 from casework.runner.fixtures import ToolSession, catalogue_from, clone
 from casework.runner.records import (
     CheckCertification,
@@ -42,6 +63,7 @@ from casework.runner.records import (
 )
 from casework.runner.store import RunStore, log_path, trial_row
 from casework.runner.toolserver import ToolServer
+from casework.runner.user_sim import UserSimRecord, UserSimulator, converse, user_seed
 from casework.schema import AgentInput, AgentTool, Case, Trajectory, Turn
 from casework.workbench import open_workbench
 
@@ -152,6 +174,71 @@ def _catalogue(project: Project, dataset: Dataset) -> list[AgentTool]:
     return catalogue_from({f.tool for c in dataset.cases for f in c.situation.fixtures})
 
 
+def _catalogues(
+    project: Project, dataset: Dataset, case_ids: Sequence[str], prepared: _Prepared
+) -> dict[str, list[AgentTool]]:
+    """The tools each case offers: its own catalogue (`tools` / `tools_file`), else its slice's.
+
+    A slice served by a tool environment offers the environment's declarations; a case's own
+    `tools` then pick from those.
+
+    Raises:
+        UsageError: A case's catalogue cannot be built (see `casework check`).
+    """
+    shared = _catalogue(project, dataset)
+    try:
+        declared = declared_tools(project)
+    except ConfigError:
+        declared = {t.name: ToolDecl(t.name) for t in shared}
+    files = CatalogueFiles(project.root)
+    by_id = {c.id: c for c in dataset.cases}
+    out: dict[str, list[AgentTool]] = {}
+    for case_id in case_ids:
+        case = by_id[case_id]
+        env_tools = prepared.catalogues.get(case.slice)
+        if case.situation.tools is None and case.situation.tools_file is None:
+            out[case_id] = shared if env_tools is None else env_tools
+            continue
+        base = declared
+        if env_tools is not None:
+            base = {t.name: ToolDecl(t.name, t.description, dict(t.parameters)) for t in env_tools}
+        try:
+            offered = case_catalogue(case, base, files)
+        except CatalogueError as exc:
+            raise UsageError(f"case {case_id}: {exc.message} (see `casework check`).") from exc
+        # A fixture outside the offered set would answer a tool the agent was never offered.
+        stray = sorted({f.tool for f in case.situation.fixtures} - set(offered))
+        if stray:
+            raise UsageError(
+                f"case {case_id}: a fixture answers {', '.join(stray)}, which the case does not "
+                "offer (see `casework check`)."
+            )
+        out[case_id] = catalogue_from(offered, offered)
+    return out
+
+
+def _simulator(
+    project: Project, dataset: Dataset, header: RunHeader, user: LLMClient | None
+) -> UserSimulator | None:
+    """The simulated user's client, when a case of the run has a `user_scenario`.
+
+    Raises:
+        UsageError: A frozen case has a scenario and `[models.user]` does not keep data local.
+    """
+    chosen = [c for c in dataset.cases if c.id in set(header.case_ids)]
+    scripted = [c for c in chosen if c.situation.user_scenario is not None]
+    if not scripted:
+        return None
+    config = project.config.models.user
+    frozen = [c.id for c in scripted if c.frozen]
+    if frozen and user is None and not config.keeps_data_local:
+        raise UsageError(
+            f"frozen case {frozen[0]} has a user_scenario and [models.user] is not private; "
+            "set [models.user] private = true for a local model, or leave the case out."
+        )
+    return UserSimulator(user if user is not None else client_for(project, "user"))
+
+
 def _fresh_turn(turn: Turn) -> Turn:
     """A copy of a turn the agent may scribble on without touching the case (cheaper than deepcopy)."""
     if not turn.tool_calls:
@@ -164,7 +251,68 @@ def _fresh_turn(turn: Turn) -> Turn:
 
 
 def _gradable(case: Case) -> bool:
-    return case.label is not None or bool(case.oracle.assertions)
+    return case.label is not None or bool(case.oracle.assertions or case.oracle.golden_actions)
+
+
+@dataclass
+class _Prepared:
+    """What trials read besides the case (tool environments, issue 16), built before the log.
+
+    Attributes:
+        factories: Environment per slice served by one.
+        catalogues: The tools those slices offer (the environment's declarations).
+        states: Initial state per case on a shared `state_ref` (read-only; shared parts).
+        golden: Golden final state per case with golden actions, as a diff from its initial state.
+    """
+
+    factories: dict[str, EnvironmentFactory]
+    catalogues: dict[str, list[AgentTool]]
+    states: dict[str, dict[str, Any]]
+    golden: dict[str, list[dict[str, Any]]]
+
+    def records_diff(self, case: Case) -> bool:
+        """Whether the log keeps a state diff for this case instead of its final state."""
+        return case.slice in self.factories or case.situation.state_ref is not None
+
+
+def _fixture_factory(case: Case) -> EnvironmentFactory:
+    def make() -> FixtureEnvironment:
+        return FixtureEnvironment(case.situation.fixtures)
+
+    return make
+
+
+def _prepare(project: Project, dataset: Dataset, cases: Sequence[Case]) -> _Prepared:
+    """Load environments, resolve shared states and replay golden actions, or fail before writing.
+
+    Raises:
+        ConfigError: An environment cannot be loaded.
+        StateRefError: A case's `state_ref` or `state_patch` is unusable.
+        GoldenActionError: A case's golden actions do not replay.
+    """
+    run = project.config.run
+    prepared = _Prepared({}, {}, {}, {})
+    specs: dict[str, tuple[EnvironmentFactory, list[AgentTool]]] = {}
+    for name in sorted({c.slice for c in cases}):
+        spec = run.environment_for(name)
+        if spec is None:
+            continue
+        if spec not in specs:
+            where = f"run.environments.{name}" if name in run.environments else "run.environment"
+            factory = load_environment(spec, project.root, where=where)
+            specs[spec] = (factory, environment_catalogue(factory, spec))
+        prepared.factories[name], prepared.catalogues[name] = specs[spec]
+    shown = f"{project.relative(dataset.path)}/{CASES_FILE}"
+    for case in cases:
+        state = initial_state(project.root, case, where=shown)
+        if case.situation.state_ref is not None:
+            prepared.states[case.id] = state
+        if case.oracle.golden_actions:
+            factory = prepared.factories.get(case.slice) or _fixture_factory(case)
+            replay = replay_golden(factory, state, case.oracle.golden_actions, case_id=case.id)
+            # Kept as a diff: a golden copy of a large shared state per case would not fit.
+            prepared.golden[case.id] = state_diff(state, replay.state)
+    return prepared
 
 
 def _judge_info(judge: Judge | None) -> JudgeInfo | None:
@@ -344,7 +492,7 @@ class _Trials:
         *,
         header: RunHeader,
         cases: dict[str, Case],
-        catalogue: Sequence[AgentTool],
+        catalogues: Mapping[str, Sequence[AgentTool]],
         agent: Agent,
         judge: Judge | None,
         judge_private: bool,
@@ -353,10 +501,14 @@ class _Trials:
         db: _DbWriter | None,
         observer: RunObserver | None,
         clock: Callable[[], datetime],
+        simulator: UserSimulator | None = None,
+        prepared: _Prepared | None = None,
     ) -> None:
+        self.prepared = prepared or _Prepared({}, {}, {}, {})
         self.header = header
         self.cases = cases
-        self.catalogue = list(catalogue)
+        self.catalogues = {k: list(v) for k, v in catalogues.items()}
+        self.simulator = simulator
         self.agent = agent
         self.judge = judge
         self.judge_private = judge_private
@@ -370,20 +522,43 @@ class _Trials:
         self._flushed = time.monotonic()
         self._ids = random.Random(secrets.randbits(64))
 
+    def _session(self, case: Case, catalogue: list[AgentTool]) -> ToolSession:
+        """The trial's tool session: its own environment instance and its own copy of the state."""
+        prepared = self.prepared
+        state = prepared.states.get(case.id, case.situation.state)
+        factory = prepared.factories.get(case.slice)
+        if factory is None:
+            return ToolSession(case.situation.fixtures, state, catalogue)
+        try:
+            return ToolSession(case.situation.fixtures, state, catalogue, environment=factory())
+        except Exception as exc:  # user code: stops the run (resumable) with the reason
+            raise UsageError(
+                f"the tool environment of slice {case.slice} failed to start: {exc}"
+            ) from exc
+
     async def one(self, case: Case, trial: int) -> TrialRecord:
-        session = ToolSession(case.situation.fixtures, case.situation.state, self.catalogue)
+        catalogue = self.catalogues[case.id]
+        session = self._session(case, catalogue)
         token, url = self.server.register(session) if self.server is not None else (None, None)
         request = AgentInput(
             trial_id=f"{self._ids.getrandbits(64):016x}",
             turns=[_fresh_turn(t) for t in case.situation.turns],
-            tools=self.catalogue,
+            tools=catalogue,
             tool_server=url,
             seed=trial_seed(self.header.seed, case.id, trial),
         )
         started = self.clock()
         t0 = time.perf_counter()
+        scenario = case.situation.user_scenario
+        sim: UserSimRecord | None = None
         try:
-            trajectory = await self.agent.run(request, session)
+            if scenario is not None and self.simulator is not None:
+                seed = user_seed(self.header.seed, case.id, trial)
+                trajectory, sim = await converse(
+                    self.agent, request, session, scenario, self.simulator, seed
+                )
+            else:
+                trajectory = await self.agent.run(request, session)
         finally:
             if token is not None and self.server is not None:
                 self.server.unregister(token)
@@ -391,6 +566,10 @@ class _Trials:
         calls, state = session.snapshot()
         trajectory = trajectory.model_copy(update={"tool_calls": calls, "final_state": state})
         verdict = await self._grade(case, trajectory, session)
+        if self.prepared.records_diff(case):
+            # The log keeps what changed, not a copy of a possibly large shared state.
+            diff = state_diff(session.initial_state, state)
+            trajectory = trajectory.model_copy(update={"final_state": None, "state_diff": diff})
         return TrialRecord(
             run_id=self.header.run_id,
             case_id=case.id,
@@ -405,18 +584,30 @@ class _Trials:
             duration_s=round(duration, 6),
             verdict=verdict,
             trajectory=trajectory,
+            user_sim=sim,
         )
 
     async def _grade(self, case: Case, trajectory: Trajectory, session: ToolSession) -> Verdict:
+        diff = self.prepared.golden.get(case.id)
+        golden = apply_shared(session.initial_state, diff) if diff is not None else None
         if self.judge is None:
-            return grade(case, trajectory, initial_state=session.initial_state)
+            return grade(case, trajectory, initial_state=session.initial_state, golden_state=golden)
         if case.frozen and not self.judge_private:
             # Frozen content never leaves casework: only a private endpoint may read it.
             return grade(
-                case, trajectory, initial_state=session.initial_state, no_judge=FROZEN_NO_JUDGE
+                case,
+                trajectory,
+                initial_state=session.initial_state,
+                no_judge=FROZEN_NO_JUDGE,
+                golden_state=golden,
             )
         return await asyncio.to_thread(
-            grade, case, trajectory, initial_state=session.initial_state, judge=self.judge
+            grade,
+            case,
+            trajectory,
+            initial_state=session.initial_state,
+            judge=self.judge,
+            golden_state=golden,
         )
 
     def record(self, rec: TrialRecord) -> None:
@@ -463,6 +654,7 @@ def run_agent(
     observer: RunObserver | None = None,
     judge: Judge | None = None,
     clock: Callable[[], datetime] | None = None,
+    user: LLMClient | None = None,
 ) -> RunSummary:
     """Run (or resume) a run to the end and return its summary.
 
@@ -472,13 +664,15 @@ def run_agent(
         observer: Progress callbacks.
         judge: Judge to use (default: the configured one, when ``request.use_judge``).
         clock: UTC clock (injected by tests).
+        user: Client playing simulated users (default: `[models.user]`, built only when a case
+            of the run has a `user_scenario`).
 
     Raises:
         UsageError: Bad options, an unknown slice, nothing to run, a run that cannot resume.
         AgentUnavailable: The agent cannot be reached; the run stays resumable.
     """
     return asyncio.run(
-        _run(project, request, observer, judge, clock or (lambda: datetime.now(UTC)))
+        _run(project, request, observer, judge, clock or (lambda: datetime.now(UTC)), user)
     )
 
 
@@ -488,6 +682,7 @@ async def _run(
     observer: RunObserver | None,
     judge: Judge | None,
     clock: Callable[[], datetime],
+    user: LLMClient | None = None,
 ) -> RunSummary:
     if request.concurrency < 1:
         raise UsageError(f"must be at least 1. Got {request.concurrency}.", param="concurrency")
@@ -507,6 +702,11 @@ async def _run(
         judge = judge.for_cases(dataset.cases) if judge is not None else None
         header = _new_header(project, request, dataset, judge, clock())
         done, previous = set(), []
+    by_id = {c.id: c for c in dataset.cases}
+    # Environments, shared states and golden replays fail here, before anything is written.
+    prepared = _prepare(project, dataset, [by_id[cid] for cid in header.case_ids])
+    catalogues = _catalogues(project, dataset, header.case_ids, prepared)
+    simulator = _simulator(project, dataset, header, user)
     path = log_path(project, header.run_id)
     if request.resume:
         _cut_torn_tail(path, loaded.valid_bytes)
@@ -514,7 +714,6 @@ async def _run(
         if path.exists():
             raise UsageError(f"run {header.run_id}: {project.relative(path)} already exists.")
         atomic_write_text(path, header.model_dump_json() + "\n")
-    by_id = {c.id: c for c in dataset.cases}
     pending = [(cid, t) for t in range(header.k) for cid in header.case_ids if (cid, t) not in done]
     store = RunStore(open_workbench(project)) if request.store else None
     if store is not None:
@@ -537,7 +736,7 @@ async def _run(
             trials = _Trials(
                 header=header,
                 cases=by_id,
-                catalogue=_catalogue(project, dataset),
+                catalogues=catalogues,
                 agent=agent,
                 judge=judge,
                 judge_private=project.config.models.judge.keeps_data_local,
@@ -546,6 +745,8 @@ async def _run(
                 db=db,
                 observer=observer,
                 clock=clock,
+                simulator=simulator,
+                prepared=prepared,
             )
             try:
                 await trials.run_all(pending, request.concurrency)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sqlalchemy import insert, select
 
-from casework.errors import UsageError
+from casework.errors import CaseworkError, UsageError
 from casework.names import check_name, inside
 from casework.project import Project
 from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log
@@ -19,6 +19,7 @@ from casework.workbench import RunRow, TrialRow, Workbench, open_workbench
 
 __all__ = [
     "RunStore",
+    "list_run_files",
     "list_runs",
     "load_run",
     "log_path",
@@ -176,3 +177,24 @@ def list_runs(project: Project) -> list[RunRow]:
     """Every run in the workbench, newest first."""
     with open_workbench(project) as wb, wb.session() as s:
         return list(s.scalars(select(RunRow).order_by(RunRow.started_at.desc())))
+
+
+def list_run_files(project: Project) -> list[LoadedRun]:
+    """Runs that exist only as log files in the runs folder (imported or copied), newest first.
+
+    A log whose id the workbench knows is left out (:func:`list_runs` lists it); a log that does
+    not read is left out too (`results show` on it reports why).
+    """
+    runs = project.path(project.config.paths.runs)
+    if not runs.is_dir():
+        return []
+    known = {r.id for r in list_runs(project)}
+    found: list[LoadedRun] = []
+    for path in sorted(runs.glob("*.jsonl")):
+        if path.stem in known:
+            continue
+        try:
+            found.append(read_log(path, project.relative(path)))
+        except CaseworkError:
+            continue
+    return sorted(found, key=lambda r: r.header.started_at, reverse=True)

@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -106,6 +107,70 @@ class _Record(BaseModel):
 
 
 # ---------------------------------------------------------------------------------------------
+# Issue 16 part 2: simulated users and label semantics (answer-fact matching)
+
+STOP_TOKEN = "###STOP###"
+"""What a simulated user writes (anywhere in its message) to end the conversation."""
+
+FactMatch = Literal["exact", "normalised", "regex"]
+"""How a matched fact is checked against the final reply, deterministically."""
+
+
+def _drop_empty(data: Any, keys: tuple[str, ...], empty: tuple[Any, ...] = (None, [])) -> Any:
+    """``data`` without the issue-16 fields that are unset.
+
+    Dumps of older records stay as they were (canonical files leave defaults out anyway).
+    """
+    if isinstance(data, dict):
+        for key in keys:
+            if key in data and any(data[key] == e for e in empty):
+                del data[key]
+    return data
+
+
+class UserScenario(_Record):
+    """A simulated user: who they are, what they want and what they know.
+
+    The simulator sees only this and the conversation, never the label, oracle or `satisfiable`.
+    """
+
+    goal: str
+    """What the user wants from the conversation, in their terms."""
+    persona: str = ""
+    """Who the user is and how they write (terse, anxious, non-native speaker...)."""
+    known_info: str = ""
+    """What the user knows and gives when asked (order ids, names, dates)."""
+    unknown_info: str = ""
+    """What the user does not know: they say so rather than invent it."""
+    instructions: str = ""
+    """Further instructions to the simulator (when to give up, what to insist on)."""
+    max_turns: int = Field(default=10, ge=1, le=200)
+    """Most user turns the simulator writes (the opening one included); then the trial ends."""
+
+
+class AnswerFact(_Record):
+    """An answer fact checked without a judge: the reply holds `text` as `match` says."""
+
+    text: str = Field(min_length=1)
+    """The fact (for `regex`: a Python regular expression searched in the reply)."""
+    match: FactMatch = "normalised"
+    """`exact` (the text appears verbatim), `normalised` (appears, as whole words, after NFKC,
+    case-folding and turning every run of non-alphanumerics into one space) or `regex`."""
+
+    @model_validator(mode="after")
+    def _regex_compiles(self) -> AnswerFact:
+        if self.match == "regex":
+            try:
+                re.compile(self.text)
+            except (re.error, RecursionError, OverflowError) as exc:
+                raise ValueError(f"text: invalid regular expression: {exc}") from None
+        return self
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# ---------------------------------------------------------------------------------------------
 # Situation
 
 
@@ -180,6 +245,55 @@ class ToolFixture(_Record):
     """Writes this call applies to the data state (JSON Patch), for state assertions to read."""
 
 
+# ---------------------------------------------------------------------------------------------
+# Tool environments (issue 16): shared base state and golden actions. Every field this block
+# adds elsewhere is optional and marked "(tool environments)": `Situation.state_ref`,
+# `Situation.state_patch`, `Oracle.golden_actions`, `Oracle.state_compare`.
+
+_SHA256_RE = re.compile(r"^[0-9a-f]{64}\Z")
+
+
+class StateRef(_Record):
+    """A shared base state file (JSON object, or SQLite read as ``{table: [row, ...]}``).
+
+    The file's sha256 is pinned in the case line, so the dataset version hash covers the state
+    the case runs on: editing the file without updating the pin fails `casework check` and the
+    run, and updating the pin changes the case line and so makes a new version.
+    """
+
+    path: str
+    """Path of the file relative to the project root (`states/shop.json`); it must stay inside."""
+    sha256: str
+    """sha256 of the file's bytes (`casework check` prints the current one when it differs)."""
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, v: str) -> str:
+        if not v or v.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", v):
+            raise ValueError("must be a path relative to the project root")
+        if ".." in re.split(r"[\\/]", v):
+            raise ValueError("must not contain '..' (the file must be inside the project)")
+        return v
+
+    @field_validator("sha256")
+    @classmethod
+    def _hex(cls, v: str) -> str:
+        if not _SHA256_RE.match(v):
+            raise ValueError("must be 64 lowercase hex digits")
+        return v
+
+
+class GoldenAction(_Record):
+    """One tool call of the golden path, replayed by the golden-replay state oracle."""
+
+    name: ToolName
+    """Tool to call."""
+    arguments: JsonObject = Field(default_factory=dict)
+    """Arguments of the call."""
+    optional: bool = False
+    """A read the agent need not make: replayed when it succeeds, skipped when it fails."""
+
+
 class Injection(_Record):
     """Adversity planted in the situation (an instruction inside a tool result, a stale read...)."""
 
@@ -198,6 +312,20 @@ class Situation(_Record):
 
     goal: str
     """What the user is trying to achieve, in one sentence (for people; not shown to the agent)."""
+    # --- issue 16 part 2 (simulated users, per-case tool catalogues): optional, left out when unset;
+    # declared before `turns`, whose check reads `user_scenario`
+    user_scenario: UserScenario | None = None
+    """A simulated user who answers the agent, instead of (with empty `turns`) or after the
+    prefix; the runner plays it with `[models.user]`. Part of the situation: labellers see it."""
+    tools: list[ToolName] | None = None
+    """Names of the tools this case offers the agent (from `tools_file` when set, else the
+    project's declared tools); unset: all of them. The offered set is part of the situation."""
+    tools_file: str | None = None
+    """Tool catalogue file of this case (path inside the project, the shapes `agent/tools.json`
+    accepts); needs `tools_sha256`."""
+    tools_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    """sha256 of `tools_file`'s bytes, so the dataset version pins the catalogue's content."""
+    # --- end issue 16 part 2
     turns: list[Turn]
     """Conversation prefix the agent starts from; the last turn is normally the user's."""
     fixtures: list[ToolFixture] = Field(default_factory=list)
@@ -206,13 +334,37 @@ class Situation(_Record):
     """Initial data state (orders, customers, ledger...) that fixtures' effects write to."""
     injected: list[Injection] = Field(default_factory=list)
     """Adversity deliberately planted in this situation."""
+    state_ref: StateRef | None = None
+    """(tool environments) Shared base state file; `state` must then stay empty."""
+    state_patch: list[JsonPatchOp] = Field(default_factory=list)
+    """(tool environments) JSON Patch applied to the `state_ref` file: this case's differences."""
+
+    @model_serializer(mode="wrap")
+    def _drop_unset_env(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # Only unset (None): `tools: []` is a case that offers no tool at all.
+        keys = ("user_scenario", "tools", "tools_file", "tools_sha256")
+        return _drop_empty(handler(self), keys, (None,))
 
     @field_validator("turns")
     @classmethod
-    def _non_empty(cls, v: list[Turn]) -> list[Turn]:
-        if not v:
-            raise ValueError("must hold at least one turn")
+    def _non_empty(cls, v: list[Turn], info: ValidationInfo) -> list[Turn]:
+        if not v and info.data.get("user_scenario") is None:
+            raise ValueError("must hold at least one turn (or set user_scenario)")
         return v
+
+    @model_validator(mode="after")
+    def _file_pinned(self) -> Situation:
+        if (self.tools_file is None) != (self.tools_sha256 is None):
+            raise ValueError("tools_file and tools_sha256 go together")
+        return self
+
+    @model_validator(mode="after")
+    def _one_state_source(self) -> Situation:
+        if self.state_ref is not None and self.state:
+            raise ValueError("state_ref and state are exclusive: put differences in state_patch")
+        if self.state_patch and self.state_ref is None:
+            raise ValueError("state_patch needs a state_ref")
+        return self
 
     def user_text(self) -> str:
         """All user turns joined by newlines: the text leakage checks compare."""
@@ -267,13 +419,52 @@ class Label(_Record):
     forbidden_tools: list[ToolRequirement] = Field(default_factory=list)
     """Calls that must not happen (e.g. `issue_refund` on an ineligible order)."""
     answer_facts: list[str] = Field(default_factory=list)
-    """Short statements a correct final reply must contain."""
+    """Short statements a correct final reply must contain (the judge decides; a paraphrase
+    counts). Facts checked without a judge go in `matched_facts`."""
     guideline_version: str | None = None
     """Guideline the label was decided under (`refunds-g7`)."""
     labellers: list[str] = Field(default_factory=list)
     """Pseudonymous ids of the people whose labels produced this one."""
     adjudicated: bool = False
     """True when a third person resolved a disagreement between labellers."""
+    # --- issue 16 part 2 (label semantics): optional, left out when unset
+    acceptable_outcomes: list[Outcome] = Field(default_factory=list)
+    """Other outcomes that also pass, besides `outcome` (e.g. `outcome: refuse` with
+    `acceptable_outcomes: [escalate]`). `outcome` stays the one labellers agree on."""
+    matched_facts: list[AnswerFact] = Field(default_factory=list)
+    """Answer facts checked deterministically against the final reply, each by its `match`
+    (`exact`, `normalised` substring or `regex`), with no judge, beside any state assertions."""
+    nl_assertions: list[str] = Field(default_factory=list)
+    """Natural-language assertions about the whole trajectory (rubric items), each decided by
+    the calibrated judge as an `answer_fact` finding (`nl_assertions` check)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _outcome_list(cls, value: Any) -> Any:
+        # `outcome: ["refuse", "escalate"]` is read as outcome refuse, escalate also acceptable.
+        if isinstance(value, dict) and isinstance(value.get("outcome"), list):
+            listed = value["outcome"]
+            if listed and "acceptable_outcomes" not in value:
+                return {**value, "outcome": listed[0], "acceptable_outcomes": listed[1:]}
+        return value
+
+    @model_validator(mode="after")
+    def _acceptable_distinct(self) -> Label:
+        if self.outcome in self.acceptable_outcomes:
+            raise ValueError("acceptable_outcomes repeats outcome; list only the other outcomes")
+        if len(set(self.acceptable_outcomes)) != len(self.acceptable_outcomes):
+            raise ValueError("acceptable_outcomes lists an outcome twice")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _drop_unset_semantics(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_empty(handler(self), ("acceptable_outcomes", "matched_facts", "nl_assertions"))
+
+    def accepted_outcomes(self) -> tuple[Outcome, ...]:
+        """`outcome` then `acceptable_outcomes`: every outcome that passes."""
+        return (self.outcome, *self.acceptable_outcomes)
+
+    # --- end issue 16 part 2
 
     @model_validator(mode="after")
     def _no_tool_both_required_and_forbidden(self) -> Label:
@@ -320,10 +511,24 @@ class Oracle(_Record):
     writes the answer key for the same case; a reference answer written by people may appear."""
     ref: str | None = None
     """Reference to an external oracle definition (a check name, a document)."""
+    golden_actions: list[GoldenAction] = Field(default_factory=list)
+    """(tool environments) Tool calls that reach the right final state; replayed on a fresh copy
+    of the initial state, the agent's final state must equal theirs. Oracle data: never shown."""
+    state_compare: list[str] = Field(default_factory=list)
+    """(tool environments) JSON Pointers (`/orders`, `/bookings/B-1/status`) the golden-replay
+    comparison covers; empty compares the whole state."""
+
+    @field_validator("state_compare")
+    @classmethod
+    def _pointers(cls, v: list[str]) -> list[str]:
+        for pointer in v:
+            if not pointer.startswith("/"):
+                raise ValueError(f"must hold JSON Pointers starting with '/'; {pointer!r} does not")
+        return v
 
     @model_validator(mode="after")
     def _class_has_its_parts(self) -> Oracle:
-        if self.class_ == "state_assertion" and not self.assertions:
+        if self.class_ == "state_assertion" and not (self.assertions or self.golden_actions):
             raise ValueError("class 'state_assertion' needs at least one assertion")
         if self.class_ == "rubric_judge" and not self.rubric:
             raise ValueError("class 'rubric_judge' needs a rubric")
@@ -433,7 +638,11 @@ class Case(_Record):
 
     @model_validator(mode="after")
     def _consistent(self) -> Case:
-        if not self.satisfiable and self.label is not None and self.label.outcome == "resolve":
+        if (
+            not self.satisfiable
+            and self.label is not None
+            and "resolve" in self.label.accepted_outcomes()
+        ):
             raise ValueError("an unsatisfiable case cannot have outcome 'resolve'")
         if self.provenance.unsatisfiable_kind is not None and self.satisfiable:
             raise ValueError("provenance.unsatisfiable_kind is set but satisfiable is true")

@@ -45,7 +45,7 @@ class AgentInput(_Model):
     turns: list[Turn]
     """Conversation prefix the agent starts from; the last turn is normally the user's."""
     tools: list[AgentTool] = Field(default_factory=list)
-    """Tools the agent may call (the project's declared tools)."""
+    """Tools the agent may call (the project's declared tools, or the case's own catalogue)."""
     tool_server: str | None = None
     """Base URL of the trial's fixture tool server (`POST {tool_server}/tools/{name}`); set for
     `http:` and `cmd:` agents, ``None`` for in-process Python agents."""
@@ -112,6 +112,10 @@ class Trajectory(_Model):
     """Every tool call of the trial, in order (filled by the runner)."""
     final_state: dict[str, Any] | None = None
     """Data state after the trial (filled by the runner)."""
+    state_diff: list[dict[str, Any]] | None = None
+    """JSON Patch (RFC 6902) from the initial to the final data state, kept in the run log in
+    place of `final_state` for cases run in a tool environment or on a shared `state_ref`
+    (filled by the runner; the final state is the initial state with this patch applied)."""
     usage: Usage = Field(default_factory=Usage)
     """Tokens and cost."""
     agent_version: str | None = None

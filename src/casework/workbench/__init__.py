@@ -20,11 +20,20 @@ from casework.workbench.models_judge import JudgeCertificationRow, ReviewItemRow
 from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 from casework.workbench.models_leakage import LeakageFlag
 from casework.workbench.models_llm import LLMResponse
+from casework.workbench.models_review import GuidelineGapRow, ReviewTaskRow
 from casework.workbench.models_runs import JudgeCalibrationRow, RunRow, TrialRow
+from casework.workbench.models_web import (
+    WebLabelViewRow,
+    WebSessionRow,
+    WebSigninRow,
+    WebSkipRow,
+    WebUserRow,
+)
 
 __all__ = [
     "AssignmentRow",
     "Base",
+    "GuidelineGapRow",
     "JudgeCalibrationRow",
     "JudgeCertificationRow",
     "LLMResponse",
@@ -32,9 +41,15 @@ __all__ = [
     "Meta",
     "RawLabelRow",
     "ReviewItemRow",
+    "ReviewTaskRow",
     "ReviewVerdictRow",
     "RunRow",
     "TrialRow",
+    "WebLabelViewRow",
+    "WebSessionRow",
+    "WebSigninRow",
+    "WebSkipRow",
+    "WebUserRow",
     "Workbench",
     "WorkbenchStatus",
     "display_url",

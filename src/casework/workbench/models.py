@@ -15,11 +15,21 @@ from casework.workbench import (
     models_labelling,  # assignments, raw labels
     models_leakage,  # near-duplicate flags and review decisions
     models_llm,  # LLM response cache
+    models_review,  # review items, guideline gaps
     models_runs,  # runs, trials, judge calibrations
+    models_web,  # web app: people, sign-in links, sessions, label views
 )
 from casework.workbench.base import Base
 
-__all__ = ["Meta", "models_labelling", "models_leakage", "models_llm", "models_runs"]
+__all__ = [
+    "Meta",
+    "models_labelling",
+    "models_leakage",
+    "models_llm",
+    "models_review",
+    "models_runs",
+    "models_web",
+]
 
 
 class Meta(Base):

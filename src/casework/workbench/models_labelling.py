@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, DateTime, Index, Integer, String, UniqueConstraint
+from sqlalchemy import JSON, Boolean, DateTime, Float, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from casework.workbench.base import Base
@@ -75,3 +75,5 @@ class RawLabelRow(_LabellingColumns, Base):
     assigned_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     labelled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     source: Mapped[str] = mapped_column(String(500))
+    seconds_on_screen: Mapped[float | None] = mapped_column(Float, nullable=True)
+    """Seconds the case was on screen before the label was submitted (web app; sheets: NULL)."""

@@ -1,0 +1,1 @@
+"""The example's tool environment (`[run] environment` in casework.toml)."""

@@ -1,0 +1,1 @@
+"""Example agents of the When2Call-style project."""

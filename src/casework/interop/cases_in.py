@@ -1,0 +1,462 @@
+"""Labelled cases from other tools' rows: generic JSONL with ``--map``, and Inspect AI samples.
+
+Entry points: :func:`import_cases` (project level: every row read and checked, then one release)
+over :func:`read_rows` (JSONL, a JSON list, or CSV with a header) and :func:`cases_from_rows`
+(pure: rows to cases, every problem located by line); :func:`inspect_samples` and
+:func:`export_inspect_samples` write cases back as Inspect samples (JSONL).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, get_args
+
+from pydantic import ValidationError
+
+from casework.atomic import atomic_write_bytes
+from casework.dataset import (
+    CASES_FILE,
+    dataset_lock,
+    load_dataset,
+    problems_from_validation,
+    release,
+    select_cases,
+)
+from casework.decoding import BadJSON, decode_utf8, parse_json
+from casework.errors import InputError, InputErrors, Problem, UsageError
+from casework.interop.results_formats import resolve
+from casework.names import check_name, name_problem
+from casework.project import Project
+from casework.schema import Case, Split, VersionRecord
+
+CaseFormat = Literal["jsonl", "inspect"]
+#: Row formats `casework import` turns into labelled cases.
+CASE_FORMATS: tuple[CaseFormat, ...] = get_args(CaseFormat)
+#: Guideline version written on imported labels (nobody mistakes them for blind double labels).
+IMPORT_GUIDELINE = {"jsonl": "jsonl-import", "inspect": "inspect-import"}
+
+#: Destination fields ``--map`` accepts for labelled cases, with the default source paths.
+CASE_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "id": ("id", "case_id"),
+    "input": ("input", "messages", "turns", "question", "prompt"),
+    "goal": ("goal", "metadata.goal"),
+    "slice": ("slice", "metadata.slice"),
+    "split": ("split", "metadata.split"),
+    "outcome": ("outcome", "label.outcome", "metadata.outcome"),
+    "required_tools": ("required_tools", "label.required_tools", "metadata.required_tools"),
+    "forbidden_tools": ("forbidden_tools", "label.forbidden_tools", "metadata.forbidden_tools"),
+    "answer_facts": ("answer_facts", "label.answer_facts", "target"),
+    "state": ("state", "metadata.state"),
+    "satisfiable": ("satisfiable", "metadata.satisfiable"),
+    "guideline_version": (
+        "guideline_version",
+        "label.guideline_version",
+        "metadata.guideline_version",
+    ),
+}
+_MISSING: Any = resolve({}, "x")
+_ROLES = {"user", "assistant", "system", "tool"}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One input row and where it was read.
+
+    Attributes:
+        line: 1-based line (JSONL, CSV) or ``None`` (a JSON list: ``index`` says which).
+        index: 0-based position of the row.
+        value: The row.
+    """
+
+    line: int | None
+    index: int
+    value: Any
+
+
+@dataclass(frozen=True)
+class CaseDefaults:
+    """What a row that does not say gets.
+
+    Attributes:
+        format: ``jsonl`` or ``inspect`` (Inspect samples default the outcome to ``resolve``).
+        slice: Slice of rows without one.
+        split: Split of rows without one.
+    """
+
+    format: CaseFormat
+    slice: str
+    split: Split = "dev"
+
+
+def parse_case_map(specs: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Parse ``--map DST=SRC.PATH`` for labelled cases (a user path replaces the defaults).
+
+    Raises:
+        UsageError: A spec is not ``DST=SRC`` or names an unknown destination.
+    """
+    paths = {k: tuple(v) for k, v in CASE_FIELDS.items()}
+    for spec in specs:
+        dst, sep, src = (s.strip() for s in spec.partition("="))
+        if not sep or not dst or not src:
+            raise UsageError(f"'{spec}': expected DST=SRC.PATH (e.g. id=meta.uid).", param="map")
+        if dst not in CASE_FIELDS:
+            raise UsageError(
+                f"'{spec}': unknown destination '{dst}'; use one of: {', '.join(CASE_FIELDS)}.",
+                param="map",
+            )
+        paths[dst] = (src,)
+    return paths
+
+
+def read_rows(data: bytes, shown: str) -> list[Row]:
+    """Rows of a JSONL file, a JSON list, or a CSV file with a header (by the name's ending).
+
+    CSV cells that hold JSON objects or lists (``metadata``, ``target``) are parsed.
+
+    Raises:
+        InputError: Bad UTF-8, JSON or CSV, every bad line listed.
+    """
+    text = decode_utf8(data, shown)
+    if shown.lower().endswith(".csv"):
+        return _csv_rows(text, shown)
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            value = parse_json(text)
+        except BadJSON as exc:
+            raise InputError(shown, exc.lineno, None, exc.message) from None
+        if isinstance(value, list):
+            return [Row(None, i, v) for i, v in enumerate(value)]
+    rows: list[Row] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(Row(number, len(rows), parse_json(line)))
+        except BadJSON as exc:
+            problems.append(Problem(shown, number, None, exc.message))
+    InputErrors.raise_if_any(problems)
+    return rows
+
+
+def _csv_rows(text: str, shown: str) -> list[Row]:
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        rows = []
+        for i, record in enumerate(reader):
+            if None in record:
+                raise InputError(shown, reader.line_num, None, "row has more cells than the header")
+            rows.append(Row(reader.line_num, i, {k: _cell(v) for k, v in record.items()}))
+    except csv.Error as exc:
+        raise InputError(shown, None, None, f"bad CSV: {exc}") from None
+    return rows
+
+
+def _cell(value: str | None) -> Any:
+    if value is None:
+        return None
+    if value.strip().startswith(("{", "[")):
+        try:
+            return parse_json(value)
+        except BadJSON:
+            return value
+    return value
+
+
+class _Bad(Exception):
+    def __init__(self, field: str, message: str, got: Any = _MISSING) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+        self.got = got
+
+
+def _get(row: Any, paths: Mapping[str, tuple[str, ...]], dst: str) -> tuple[str, Any]:
+    for path in paths[dst]:
+        value = resolve(row, path)
+        if value is not _MISSING:
+            return path, value
+    return (paths[dst][0] if paths[dst] else dst), _MISSING
+
+
+def _turns(value: Any, at: str) -> list[dict[str, Any]]:
+    """An input: a string (one user turn) or a list of chat messages (role, content)."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise _Bad(at, "input must not be empty", value)
+        return [{"role": "user", "content": value}]
+    if not isinstance(value, list) or not value:
+        raise _Bad(at, "input must be a string or a non-empty list of messages", value)
+    turns = []
+    for i, m in enumerate(value):
+        role = m.get("role") if isinstance(m, Mapping) else None
+        if not isinstance(role, str) or role not in _ROLES:
+            raise _Bad(f"{at}.{i}", "message needs a role of user, assistant, system or tool", m)
+        content = m.get("content", "")
+        if isinstance(content, list):  # content parts: keep the text ones
+            content = "\n".join(
+                p["text"]
+                for p in content
+                if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+            )
+        if not isinstance(content, str):
+            raise _Bad(f"{at}.{i}.content", "content must be a string or a list of parts", content)
+        turns.append({"role": m["role"], "content": content})
+    return turns
+
+
+def _goal(turns: list[dict[str, Any]], limit: int = 200) -> str:
+    last = next(
+        (t["content"] for t in reversed(turns) if t["role"] == "user"), turns[-1]["content"]
+    )
+    flat = " ".join(str(last).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def _tools(value: Any, at: str) -> list[Any]:
+    """Tool requirements: names, or ``{name, arguments}`` (plain argument values match exactly)."""
+    if value is _MISSING or value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise _Bad(at, "must be a list of tool names or {name, arguments} objects", value)
+    out: list[Any] = []
+    for i, item in enumerate(value):
+        if isinstance(item, Mapping) and isinstance(item.get("arguments"), Mapping):
+            args = {
+                k: v if isinstance(v, Mapping) and "match" in v else {"match": "exact", "value": v}
+                for k, v in item["arguments"].items()
+            }
+            item = {**item, "arguments": args}
+        elif not isinstance(item, (str, Mapping)):
+            raise _Bad(f"{at}.{i}", "must be a tool name or a {name, arguments} object", item)
+        out.append(item)
+    return out
+
+
+def _facts(value: Any, at: str) -> list[str]:
+    if value is _MISSING or value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise _Bad(at, "answer facts must be a string or a list of strings", value)
+
+
+def _case_dict(row: Any, paths: Mapping[str, tuple[str, ...]], d: CaseDefaults) -> dict[str, Any]:
+    if not isinstance(row, Mapping):
+        raise _Bad("", "a row must be an object", row)
+    at, raw_id = _get(row, paths, "id")
+    if raw_id is _MISSING or isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+        raise _Bad(
+            at, "every row needs an id (a string or an integer; map one with id=PATH)", raw_id
+        )
+    case_id = str(raw_id)
+    if (why := name_problem(case_id)) is not None:
+        raise _Bad(at, why, case_id)
+    at, raw_input = _get(row, paths, "input")
+    if raw_input is _MISSING:
+        raise _Bad(at, "every row needs an input (map one with input=PATH)")
+    turns = _turns(raw_input, at)
+    at, outcome = _get(row, paths, "outcome")
+    if outcome is _MISSING:
+        if d.format != "inspect":
+            raise _Bad(at, "every labelled row needs an outcome (map one with outcome=PATH)")
+        outcome = "resolve"
+    values = {k: _get(row, paths, k) for k in ("goal", "slice", "split", "state", "satisfiable")}
+    label: dict[str, Any] = {
+        "outcome": outcome,
+        "required_tools": _tools(*reversed(_get(row, paths, "required_tools"))),
+        "forbidden_tools": _tools(*reversed(_get(row, paths, "forbidden_tools"))),
+        "answer_facts": _facts(*reversed(_get(row, paths, "answer_facts"))),
+        "guideline_version": _or(
+            _get(row, paths, "guideline_version")[1], IMPORT_GUIDELINE[d.format]
+        ),
+    }
+    return {
+        "id": case_id,
+        "slice": _or(values["slice"][1], d.slice),
+        "split": _or(values["split"][1], d.split),
+        "source": "hand",
+        "satisfiable": _or(values["satisfiable"][1], True),
+        "situation": {
+            "goal": _or(values["goal"][1], _goal(turns)),
+            "turns": turns,
+            "state": _or(values["state"][1], {}),
+        },
+        "label": label,
+    }
+
+
+def _or(value: Any, default: Any) -> Any:
+    return default if value is _MISSING or value is None else value
+
+
+def cases_from_rows(
+    rows: Sequence[Row], shown: str, paths: Mapping[str, tuple[str, ...]], defaults: CaseDefaults
+) -> list[Case]:
+    """Labelled cases of the rows (pure), every problem of every row located.
+
+    Raises:
+        InputErrors: Rows that do not map to a valid case, or ids repeated.
+    """
+    cases: list[Case] = []
+    problems: list[Problem] = []
+    seen: dict[str, int | None] = {}
+    for row in rows:
+        prefix = "" if row.line is not None else str(row.index)
+        try:
+            data = _case_dict(row.value, paths, defaults)
+        except _Bad as exc:
+            field = ".".join(p for p in (prefix, exc.field) if p) or None
+            has = exc.got is not _MISSING
+            problems.append(
+                Problem(shown, row.line, field, exc.message, exc.got if has else None, has)
+            )
+            continue
+        try:
+            case = Case.model_validate(data)
+        except ValidationError as exc:
+            problems.extend(problems_from_validation(exc, shown, row.line, prefix))
+            continue
+        if case.id in seen:
+            where = "" if seen[case.id] is None else f" (line {seen[case.id]})"
+            problems.append(
+                Problem(shown, row.line, "id", f"id repeats an earlier row{where}", case.id, True)
+            )
+        seen[case.id] = row.line
+        cases.append(case)
+    if not problems and not cases:
+        problems.append(Problem(shown, None, None, "no rows"))
+    InputErrors.raise_if_any(problems)
+    return cases
+
+
+@dataclass(frozen=True)
+class CasesImportReport:
+    """What `casework import jsonl|inspect-samples` released.
+
+    Attributes:
+        dataset: The dataset.
+        file: The file read.
+        imported: Ids of the new cases.
+        version: The release (``None``: content unchanged).
+    """
+
+    dataset: str
+    file: str
+    imported: list[str]
+    version: VersionRecord | None
+
+
+def import_cases(
+    project: Project,
+    path: Path,
+    dataset: str,
+    defaults: CaseDefaults,
+    mapping: Sequence[str] = (),
+    message: str | None = None,
+) -> CasesImportReport:
+    """Import the rows of ``path`` as labelled cases of ``dataset`` and release a version.
+
+    Every row is read and checked first; any bad row, or an id already in the dataset, is
+    reported (all of them, by line) and nothing is written.
+
+    Raises:
+        UsageError: A bad mapping or slice.
+        InputErrors: Bad rows or existing ids.
+    """
+    check_name(dataset, "dataset")
+    check_name(defaults.slice, "slice")
+    paths = parse_case_map(mapping)
+    shown = project.relative(path)
+    if not path.is_file():
+        raise InputError(shown, None, None, "file not found")
+    cases = cases_from_rows(read_rows(path.read_bytes(), shown), shown, paths, defaults)
+    with dataset_lock(project, dataset):
+        folder = project.dataset_dir(dataset)
+        existing = (
+            list(load_dataset(project, dataset).cases) if (folder / CASES_FILE).exists() else []
+        )
+        known = {c.id for c in existing}
+        InputErrors.raise_if_any(
+            Problem(
+                shown, None, "id", f"case id '{c.id}' is already in dataset '{dataset}'", c.id, True
+            )
+            for c in cases
+            if c.id in known
+        )
+        version = release(
+            project,
+            dataset,
+            [*existing, *cases],
+            message or f"import {defaults.format}: {len(cases)} case(s) from {shown}",
+        )
+    return CasesImportReport(dataset, shown, [c.id for c in cases], version)
+
+
+def inspect_samples(cases: Sequence[Case]) -> list[dict[str, Any]]:
+    """Cases as Inspect AI samples: ``{id, input, target, metadata}`` (frozen cases left out).
+
+    ``input`` is the user's text when the conversation is one user turn, else the messages;
+    ``target`` is the answer facts (a string for one); ``metadata`` holds slice, split, outcome,
+    required and forbidden tools, state and satisfiable, so importing the file gives them back.
+    """
+    out = []
+    for c in cases:
+        if c.frozen:
+            continue
+        turns = c.situation.turns
+        single = len(turns) == 1 and turns[0].role == "user"
+        facts = c.label.answer_facts if c.label else []
+        meta: dict[str, Any] = {"slice": c.slice, "split": c.split, "goal": c.situation.goal}
+        if c.label is not None:
+            meta["outcome"] = c.label.outcome
+            meta["required_tools"] = [t.model_dump(mode="json") for t in c.label.required_tools]
+            meta["forbidden_tools"] = [t.model_dump(mode="json") for t in c.label.forbidden_tools]
+            meta["guideline_version"] = c.label.guideline_version
+        if c.situation.state:
+            meta["state"] = c.situation.state
+        if not c.satisfiable:
+            meta["satisfiable"] = False
+        out.append(
+            {
+                "id": c.id,
+                "input": turns[0].content
+                if single
+                else [{"role": t.role, "content": t.content} for t in turns],
+                "target": facts[0] if len(facts) == 1 else facts,
+                "metadata": meta,
+            }
+        )
+    return out
+
+
+def export_inspect_samples(
+    project: Project,
+    ref: str,
+    out: Path,
+    *,
+    slices: Sequence[str] = (),
+    splits: Sequence[str] = (),
+) -> int:
+    """Write ``ref``'s cases as an Inspect samples JSONL file (atomically); returns the count.
+
+    Raises:
+        UsageError: Nothing to export.
+    """
+    cases = select_cases(load_dataset(project, ref).cases, slices=slices, splits=splits)
+    samples = inspect_samples(cases)
+    if not samples:
+        raise UsageError(f"{ref}: no case to export (frozen cases are never exported).")
+    body = "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples)
+    atomic_write_bytes(out, body.encode("utf-8"))
+    return len(samples)

@@ -1,0 +1,142 @@
+"""The FastAPI application: areas' routers, security headers, error pages, static files."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from casework.project import Project, load_project
+from casework.web import _label, _signin
+from casework.web._render import render
+from casework.workbench import open_workbench
+
+STATIC = Path(__file__).parent / "static"
+
+#: Sent on every response. No inline script or style anywhere, so none is allowed.
+SECURITY_HEADERS: dict[str, str] = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+_RAW_HEADERS = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class SecurityHeaders:
+    """ASGI middleware adding :data:`SECURITY_HEADERS` to every HTTP response (errors included)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {k for k, _ in _RAW_HEADERS}
+                kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+                message["headers"] = kept + _RAW_HEADERS
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, StarletteHTTPException) else 500
+    detail = exc.detail if isinstance(exc, StarletteHTTPException) else "server error"
+    return render(request, "error.html", status=status, status_code=status, detail=str(detail))
+
+
+async def _bad_request(request: Request, exc: Exception) -> Response:
+    return render(
+        request, "error.html", status=422, status_code=422, detail="the request is malformed"
+    )
+
+
+def create_app(project: Project, *, https: bool = False) -> FastAPI:
+    """The web app on ``project``'s workbench (opened now, closed when the app stops).
+
+    Args:
+        project: The project (its workbench URL is the CLI's: `CASEWORK_DB_URL` or config).
+        https: Mark session cookies Secure even on plain HTTP (TLS ends at a proxy).
+    """
+    workbench = open_workbench(project)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        workbench.close()
+
+    app = FastAPI(
+        title="casework", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
+    app.state.project = project
+    app.state.workbench = workbench
+    app.state.https = https
+    app.include_router(_signin.router)
+    app.include_router(_label.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _bad_request)
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+#: Environment variables :func:`app_from_env` reads (set by `casework serve` for its workers).
+PROJECT_ENV = "CASEWORK_WEB_PROJECT"
+HTTPS_ENV = "CASEWORK_WEB_HTTPS"
+
+
+def app_from_env() -> FastAPI:
+    """The app for an ASGI server's worker: ``uvicorn --factory casework.web:app_from_env``.
+
+    The project is :data:`PROJECT_ENV` (default: the nearest `casework.toml` upwards).
+    """
+    folder = os.environ.get(PROJECT_ENV)
+    project = load_project(Path(folder) if folder else None)
+    return create_app(project, https=os.environ.get(HTTPS_ENV) == "1")
+
+
+def serve(project: Project, *, host: str, port: int, workers: int = 1, https: bool = False) -> None:
+    """Run the app under uvicorn until interrupted (several workers: one app per process).
+
+    uvicorn trusts ``X-Forwarded-Proto`` from a proxy on 127.0.0.1 (its default
+    ``forwarded_allow_ips``), so cookies are Secure when such a proxy speaks HTTPS.
+    """
+    import uvicorn  # here: importing casework.web (e.g. for `users add`) needs no server
+
+    if workers == 1:
+        uvicorn.run(create_app(project, https=https), host=host, port=port, log_level="warning")
+        return
+    os.environ[PROJECT_ENV] = str(project.root)
+    os.environ[HTTPS_ENV] = "1" if https else "0"
+    uvicorn.run(
+        "casework.web:app_from_env",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+    )

@@ -1,0 +1,322 @@
+"""The labeller queue: the next held case's blind view, the label form, skip and revise.
+
+Everything about cases comes from :mod:`casework.labelling` (the functions the sheets use);
+this module adds only the web's own rows: what was shown and for how long, notes, skips.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import random
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import RedirectResponse, Response
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.orm import Session
+
+from casework.errors import CaseworkError, UsageError
+from casework.labelling import (
+    BlindCase,
+    CaseNotHeld,
+    HeldCase,
+    LabellerQueue,
+    WebAnswer,
+    blind_case,
+    labeller_queue,
+    submit_label,
+)
+from casework.schema import OUTCOMES
+from casework.web._accounts import Viewer
+from casework.web._render import is_htmx, render
+from casework.web._routes import route, viewer
+from casework.workbench import WebLabelViewRow, WebSkipRow
+
+router = APIRouter()
+ROLE = ("labeller",)
+T = TypeVar("T")
+_ATTEMPTS = 4
+
+
+def _who(request: Request) -> Viewer:
+    found = viewer(request)
+    if found is None:  # require_role ran first; kept for the type checker
+        raise HTTPException(401, "sign in with the link you were given")
+    return found
+
+
+def served_token(csrf: str, dataset: str, case_id: str, at_ms: int) -> str:
+    """``<ms>.<mac>``: when the case was served, bound to this session and case."""
+    mac = hmac.new(csrf.encode(), f"{dataset}\0{case_id}\0{at_ms}".encode(), hashlib.sha256)
+    return f"{at_ms}.{mac.hexdigest()[:32]}"
+
+
+def server_seconds(csrf: str, dataset: str, case_id: str, token: str) -> float | None:
+    """Seconds since the page holding ``token`` was served, or ``None`` for a forged token."""
+    at, _, _ = token.partition(".")
+    if not at.isdigit() or not hmac.compare_digest(
+        served_token(csrf, dataset, case_id, int(at)), token
+    ):
+        return None
+    return max(0.0, time.time() - int(at) / 1000)
+
+
+def _skips(session: Session, labeller: str) -> dict[tuple[str, str, str], WebSkipRow]:
+    rows = session.scalars(select(WebSkipRow).where(WebSkipRow.labeller == labeller)).all()
+    return {(r.dataset, r.case_id, r.guideline_version): r for r in rows}
+
+
+def _next(queue: LabellerQueue, skips: dict[tuple[str, str, str], WebSkipRow]) -> HeldCase | None:
+    """The next open case: unskipped ones in queue order, then skipped ones, oldest skip first."""
+
+    def order(item: HeldCase) -> tuple[bool, str]:
+        skip = skips.get((item.dataset, item.case_id, item.guideline_version))
+        return (skip is not None, skip.skipped_at.isoformat() if skip else "")
+
+    open_items = sorted(queue.open_items(), key=order)
+    return open_items[0] if open_items else None
+
+
+def _case_context(case: BlindCase, csrf: str) -> dict[str, Any]:
+    situation = case.line["situation"]
+    own = case.own
+    return {
+        "case": case,
+        "situation": situation,
+        "pretty": {
+            k: json.dumps(situation[k], indent=2, ensure_ascii=False, sort_keys=True)
+            for k in ("fixtures", "state", "injected")
+            if situation.get(k)
+        },
+        "served": served_token(csrf, case.held.dataset, case.held.case_id, int(time.time() * 1000)),
+        "outcomes": OUTCOMES,
+        "chosen": own.outcome if own else None,
+        "required": {t.name for t in own.required_tools} if own else set(),
+        "forbidden": {t.name for t in own.forbidden_tools} if own else set(),
+        "facts": list(own.answer_facts) if own else [],
+    }
+
+
+def _work(
+    request: Request,
+    session: Session,
+    who: Viewer,
+    target: tuple[str, str] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The context of the work area: progress, the case (next, or ``target``), done list."""
+    project = request.app.state.project
+    states: dict[str, Any] = {}
+    queue = labeller_queue(project, session, who.name, states=states)
+    skips = _skips(session, who.name)
+    if target is None:
+        held = _next(queue, skips)
+    else:
+        held = next((i for i in queue.items if (i.dataset, i.case_id) == target), None)
+        if held is None:
+            raise CaseNotHeld(f"{who.name} holds no case '{target[1]}' of '{target[0]}'.")
+    context: dict[str, Any] = {"queue": queue, "case": None, "skipped": skips, **extra}
+    if held is not None:
+        case = blind_case(project, session, who.name, held.dataset, held.case_id, states=states)
+        context.update(_case_context(case, who.csrf))
+    return context
+
+
+def _page(request: Request, status: int = 200, **context: Any) -> Response:
+    template = "label/_work.html" if is_htmx(request) else "label/queue.html"
+    return render(request, template, status=status, title="Label", **context)
+
+
+@route(router, "GET", "/label", roles=ROLE, nav="Label")
+def queue_page(request: Request) -> Response:
+    """The next case to label, with progress and the guideline."""
+    who = _who(request)
+    with request.app.state.workbench.session() as session:
+        return _page(request, **_work(request, session, who))
+
+
+@route(router, "GET", "/label/{dataset}/{case_id}", roles=ROLE)
+def case_page(request: Request, dataset: str, case_id: str) -> Response:
+    """One held case (to revise a label, or to come back to a skipped case)."""
+    who = _who(request)
+    with request.app.state.workbench.session() as session:
+        try:
+            return _page(request, **_work(request, session, who, (dataset, case_id)))
+        except CaseNotHeld as exc:
+            raise HTTPException(404, "no such case in your queue") from exc
+
+
+def _record_view(
+    session: Session,
+    who: Viewer,
+    case: BlindCase,
+    seconds: float,
+    client: float | None,
+    note: str,
+) -> None:
+    key = (case.held.dataset, case.held.case_id, who.name, case.held.guideline_version)
+    row = session.scalars(
+        select(WebLabelViewRow).where(
+            WebLabelViewRow.dataset == key[0],
+            WebLabelViewRow.case_id == key[1],
+            WebLabelViewRow.labeller == key[2],
+            WebLabelViewRow.guideline_version == key[3],
+        )
+    ).one_or_none()
+    now = datetime.now(UTC)
+    if row is None:
+        session.add(
+            WebLabelViewRow(
+                dataset=key[0],
+                case_id=key[1],
+                labeller=key[2],
+                guideline_version=key[3],
+                fields_shown=list(case.fields_shown),
+                server_seconds=seconds,
+                client_seconds=client,
+                note=note,
+                revisions=0,
+                updated_at=now,
+            )
+        )
+        return
+    row.fields_shown = sorted(set(row.fields_shown) | set(case.fields_shown))
+    row.server_seconds += seconds
+    if client is not None:
+        row.client_seconds = (row.client_seconds or 0.0) + client
+    row.note, row.revisions, row.updated_at = note, row.revisions + 1, now
+
+
+def _client_seconds(value: str) -> float | None:
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds < 86_400 else None
+
+
+Fields = Annotated[list[str], Form()]
+Text = Annotated[str, Form()]
+
+
+@route(router, "POST", "/label/{dataset}/{case_id}", roles=ROLE)
+def submit(
+    request: Request,
+    dataset: str,
+    case_id: str,
+    outcome: Text = "",
+    required: Fields = [],  # noqa: B006  (FastAPI copies defaults per request)
+    forbidden: Fields = [],  # noqa: B006
+    fact: Fields = [],  # noqa: B006
+    note: Text = "",
+    guideline_version: Text = "",
+    served: Text = "",
+    visible_seconds: Text = "",
+) -> Response:
+    """Store (or revise) the label, then show the next case."""
+    who = _who(request)
+    seconds = server_seconds(who.csrf, dataset, case_id, served)
+    if seconds is None:
+        raise HTTPException(400, "the form is not one this server served; reload the page")
+    answer = WebAnswer(outcome, required, forbidden, fact)
+    wb = request.app.state.workbench
+    project = request.app.state.project
+
+    def store() -> bool:
+        with wb.session() as session:
+            states: dict[str, Any] = {}
+            case = blind_case(project, session, who.name, dataset, case_id, states=states)
+            revised = submit_label(
+                project,
+                session,
+                who.name,
+                dataset,
+                case_id,
+                answer,
+                guideline_version=guideline_version,
+                seconds_on_screen=round(seconds, 3),
+                now=datetime.now(UTC),
+                states=states,
+            )
+            _record_view(
+                session, who, case, round(seconds, 3), _client_seconds(visible_seconds), note
+            )
+            return revised
+
+    try:
+        revised = _retrying(store)
+    except CaseNotHeld as exc:
+        raise HTTPException(404, "no such case in your queue") from exc
+    except UsageError as exc:
+        return _refused(request, who, (dataset, case_id), exc)
+    except IntegrityError as exc:
+        raise HTTPException(409, "this label was stored meanwhile (another tab?)") from exc
+    except OperationalError as exc:
+        raise HTTPException(503, "the database is busy; submit again") from exc
+    flash = f"{'Revised' if revised else 'Saved'} {case_id}."
+    if not is_htmx(request):
+        return RedirectResponse("/label", status_code=303)
+    with wb.session() as session:
+        return _page(request, **_work(request, session, who, flash=flash))
+
+
+def _retrying(write: Callable[[], T]) -> T:
+    """Run a write transaction, again after a short pause when the database was busy (SQLite)."""
+    for attempt in range(_ATTEMPTS):
+        try:
+            return write()
+        except OperationalError:
+            if attempt == _ATTEMPTS - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1) * (1 + random.random()))
+    raise AssertionError("unreachable")
+
+
+def _refused(
+    request: Request, who: Viewer, target: tuple[str, str], exc: CaseworkError
+) -> Response:
+    with request.app.state.workbench.session() as session:
+        try:
+            context = _work(request, session, who, target, error=exc.render())
+        except CaseNotHeld:
+            context = _work(request, session, who, error=exc.render())
+    return _page(request, status=422, **context)
+
+
+@route(router, "POST", "/label/{dataset}/{case_id}/skip", roles=ROLE)
+def skip(request: Request, dataset: str, case_id: str, reason: Text = "") -> Response:
+    """Put a case at the end of the queue, with the reason (the assignment stays open)."""
+    who = _who(request)
+    wb = request.app.state.workbench
+    if not reason.strip():
+        return _refused(
+            request, who, (dataset, case_id), UsageError("say why you skip.", param="reason")
+        )
+    with wb.session() as session:
+        try:
+            case = blind_case(request.app.state.project, session, who.name, dataset, case_id)
+        except CaseNotHeld as exc:
+            raise HTTPException(404, "no such case in your queue") from exc
+        key = (dataset, case_id, case.held.guideline_version)
+        row = _skips(session, who.name).get(key)
+        if row is None:
+            row = WebSkipRow(
+                dataset=dataset,
+                case_id=case_id,
+                labeller=who.name,
+                guideline_version=key[2],
+                reason="",
+                skipped_at=datetime.now(UTC),
+            )
+            session.add(row)
+        row.reason, row.skipped_at = reason.strip()[:2000], datetime.now(UTC)
+    if not is_htmx(request):
+        return RedirectResponse("/label", status_code=303)
+    with wb.session() as session:
+        return _page(request, **_work(request, session, who, flash=f"Skipped {case_id}."))

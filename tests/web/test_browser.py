@@ -1,0 +1,90 @@
+"""A real browser (Debian's chromium, headless, via Playwright) labels two cases keyboard-only."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
+
+from casework.web import add_user
+from casework.workbench import RawLabelRow, WebLabelViewRow, Workbench
+from tests.web.live import live_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="/usr/bin/chromium is missing (CI installs Debian's chromium: apt-get install chromium)",
+    ),
+]
+
+
+@pytest.fixture
+def browser_page() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+def test_a_labeller_labels_two_cases_with_the_keyboard(
+    app: FastAPI, wb: Workbench, browser_page: object
+) -> None:
+    from playwright.sync_api import Page, expect
+
+    page = browser_page
+    assert isinstance(page, Page)
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    token = add_user(wb, "lab-1", ["labeller"])
+    with live_server(app) as base:
+        page.goto(f"{base}/signin/{token}")
+        page.keyboard.press("Enter")  # the sign-in button has the focus
+        page.wait_for_url(f"{base}/label")
+        expect(page.locator("h1")).to_contain_text("d-1")
+        expect(page.locator("#progress")).to_contain_text("0 done / 5 assigned")
+        # Case 1: outcome with a key, two required tools and a fact, all from the keyboard.
+        page.keyboard.press("1")
+        page.keyboard.press("Tab")
+        page.keyboard.press("Space")  # required: get_order
+        page.keyboard.press("Tab")
+        page.keyboard.press("Space")  # required: issue_refund
+        for _ in range(5):
+            page.keyboard.press("Tab")  # past the rest of the tools, to the first fact line
+        page.keyboard.type("refund for the broken mug")
+        page.keyboard.press("Control+Enter")
+        expect(page.locator("#progress")).to_contain_text("1 done / 5 assigned")
+        expect(page.locator(".flash")).to_have_text("Saved d-1.")
+        expect(page.locator("h1")).to_contain_text("d-3")  # d-2 is stale, not queued
+        if os.environ.get("CASEWORK_SCREENSHOTS") == "1":
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / "label-queue.png"), full_page=False)
+        # Case 2: escalate, submitted with Enter on the focused submit button.
+        page.keyboard.press("4")
+        page.locator("#submit-label").focus()  # as Tab would reach it
+        page.keyboard.press("Enter")
+        expect(page.locator("#progress")).to_contain_text("2 done / 5 assigned")
+        expect(page.locator(".flash")).to_have_text("Saved d-3.")
+        assert page.evaluate("document.querySelectorAll('script:not([src])').length") == 0
+    with wb.session() as session:
+        rows = session.scalars(select(RawLabelRow).order_by(RawLabelRow.case_id)).all()
+        views = session.scalars(select(WebLabelViewRow).order_by(WebLabelViewRow.case_id)).all()
+    got = [(r.case_id, r.outcome, r.answer_facts) for r in rows]
+    assert got == [("d-1", "resolve", ["refund for the broken mug"]), ("d-3", "escalate", [])]
+    assert rows[0].required == {"get_order": True, "issue_refund": True, "escalate_to_human": False}
+    assert all(r.seconds_on_screen is not None and r.seconds_on_screen > 0 for r in rows)
+    assert all(v.client_seconds is not None for v in views)
+    assert problems == []

@@ -189,7 +189,7 @@ def test_inspect_samples_round_trip(project_dir: Path, run_cli: Run) -> None:
     for cid, c in original.items():
         d = copied[cid]
         assert (d.slice, d.split, d.satisfiable) == (c.slice, c.split, c.satisfiable)
-        assert d.situation.model_dump() == c.situation.model_dump(include={"goal", "turns", "state", "fixtures", "injected"}) | {
+        assert d.situation.model_dump() == c.situation.model_dump(include={"goal", "turns", "state", "fixtures", "injected", "state_ref", "state_patch"}) | {
             "fixtures": [], "injected": []
         }  # fmt: skip
         assert d.label is not None and c.label is not None

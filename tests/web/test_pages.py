@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
 import pytest
 from fastapi import FastAPI
+from hypothesis import given
+from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from sqlalchemy import select
 
@@ -15,9 +18,9 @@ from casework.leakage import read_flags
 from casework.project import Project
 from casework.review import add_items, generated_case_item, list_tasks
 from casework.schema import Case
-from casework.web import ROUTES
+from casework.web import ROUTES, highlighted
 from casework.workbench import RawLabelRow, Workbench
-from tests.web.helpers import HOSTILE, Person, form_value, person
+from tests.web.helpers import HOSTILE, MARKERS, Person, form_value, person
 from tests.web.pages import ANSWERS, label_all, plant_leak
 
 
@@ -224,6 +227,8 @@ def _generated(project: Project, case_id: str = "g-1") -> int:
 
 def test_generated_cases_accept_edit_reject(team: dict[str, Person], project: Project) -> None:
     rev = team["rev-1"]
+    synced = rev.post("/review/sync")  # no leakage scan yet: nothing to build, no error
+    assert (synced.status_code, synced.headers["location"]) == (303, "/review?synced=0.0")
     ids = [_generated(project, f"g-{i}") for i in range(3)]
     text = _review_page(rev, ids[0])
     assert "gen-v1" in text and "<script>alert" not in text and "&lt;script&gt;" in text
@@ -313,13 +318,20 @@ def test_no_staff_page_reaches_a_labeller(leaky: dict[str, Person], project: Pro
     lab = leaky["lab-1"]
     task_id = list_tasks(project)[0].id
     assert len(STAFF) >= 7
+    targets = [("d-1", task_id), ("u-1", task_id), ("nope", 999), ("..%2F..%2Fetc", 0)]
     for spec in STAFF:
-        url = spec.path.format(dataset="refunds", case_id="d-1", task_id=task_id)
-        response = lab.client.request(spec.method, url, headers={"X-CSRF-Token": lab.csrf})
-        assert response.status_code == 403, (spec, response.status_code)
-        # Nothing of the staff pages in the bytes: no kappa, no other label, no names.
-        assert b"kappa" not in response.content and b"escalate" not in response.content
-        assert b"lab-2" not in response.content and b"Jaccard" not in response.content
+        for case_id, task in targets:
+            url = spec.path.format(dataset="refunds", case_id=case_id, task_id=task)
+            response = lab.client.request(spec.method, url, headers={"X-CSRF-Token": lab.csrf})
+            assert response.status_code in (403, 404), (spec, url, response.status_code)
+            # Nothing of the staff pages in the bytes: no kappa, no other label, no names.
+            for hidden in (b"kappa", b"escalate", b"lab-2", b"Jaccard", b"t-1"):
+                assert hidden not in response.content, (url, hidden)
+            for place, marker in MARKERS.items():
+                assert marker.encode() not in response.content, (place, url)
+    # Nothing was decided by the refused writes.
+    assert [t.status for t in list_tasks(project)] == ["open"]
+    assert "No disagreement" not in leaky["adj-1"].client.get("/adjudicate").text
 
 
 def test_hostile_text_is_inert_on_every_staff_page(
@@ -354,3 +366,19 @@ def test_staff_routes_never_answer_500(leaky: dict[str, Person], project: Projec
             )
             assert response.status_code < 500, (spec, url, response.status_code)
         assert who.client.get("/review/abc").status_code in (403, 404, 422)
+
+
+@given(
+    st.text(alphabet="ab <>&\"'", max_size=30),
+    st.lists(st.tuples(st.integers(-3, 35), st.integers(-3, 35)), max_size=5),
+)
+def test_highlighting_escapes_everything_and_keeps_the_text(
+    text: str, spans: list[tuple[int, int]]
+) -> None:
+    out = str(highlighted(text, [list(s) for s in spans]))
+    plain = out.replace("<mark>", "").replace("</mark>", "")
+    assert "<" not in plain and ">" not in plain  # every angle bracket of the text is escaped
+    assert html.unescape(plain) == text
+    marked = "".join(re.findall(r"<mark>(.*?)</mark>", out))
+    covered = {i for s, e in spans for i in range(max(0, s), min(len(text), e))}
+    assert len(html.unescape(marked)) == len(covered)

@@ -15,12 +15,11 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
-from markupsafe import Markup, escape
 
 from casework.errors import CaseworkError, DecisionConflict, UsageError
 from casework.review import ReviewTask, decide_task, get_task, list_tasks, review_kind, sync_leakage
 from casework.web._label import served_token, server_seconds
-from casework.web._render import render
+from casework.web._render import highlighted, render
 from casework.web._routes import route, viewer
 
 router = APIRouter()
@@ -28,29 +27,6 @@ ROLE = ("reviewer",)
 Text = Annotated[str, Form()]
 _TEMPLATES = Path(__file__).parent / "templates" / "review"
 _SERVED_KEY = "review"
-
-
-def highlighted(text: str, spans: list[list[int]]) -> Markup:
-    """``text`` escaped, with the ``[start, end)`` character spans wrapped in ``<mark>``.
-
-    The text is escaped piece by piece; only the ``<mark>`` tags are markup, so hostile case
-    text stays inert. Overlapping or unordered spans are merged; spans outside the text are cut.
-    """
-    merged: list[list[int]] = []
-    for start, end in sorted((max(0, s), min(len(text), e)) for s, e in spans):
-        if start >= end:
-            continue
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    out: list[str] = []
-    at = 0
-    for start, end in merged:
-        out += [str(escape(text[at:start])), f"<mark>{escape(text[start:end])}</mark>"]
-        at = end
-    out.append(str(escape(text[at:])))
-    return Markup("".join(out))
 
 
 def _template(kind: str) -> str:

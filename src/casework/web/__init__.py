@@ -1,12 +1,13 @@
-"""The web app: labelling (later adjudication, review, dashboard) in the browser, on the workbench.
+"""The web app: labelling, adjudication, review and the dashboard in the browser, on the workbench.
 
 Server-rendered pages (Jinja2, autoescaped) with htmx for partial updates, every asset served
 from the package, a strict Content-Security-Policy. Each area is a router in its own module
-(``_label.py``; ``_adjudicate.py``, ``_review.py``, ``_dashboard.py`` plug in the same way) whose
+(``_label.py``, ``_adjudicate.py``, ``_review.py``, ``_dashboard.py``) whose
 routes are registered with :func:`route`, which declares the roles that may reach them
 (:data:`ROUTES` is walked by the role tests). Accounts: :func:`add_user`, :func:`new_link`,
 :func:`list_users`, :func:`disable_user`. The app: :func:`create_app` (or :func:`app_from_env`
-for an ASGI server's workers). See docs/web.md.
+for an ASGI server's workers). :func:`highlighted` escapes text and marks spans in it (the
+review page's shared shingles). See docs/web.md.
 """
 
 from casework.web._accounts import (
@@ -26,7 +27,7 @@ from casework.web._app import (
     create_app,
     serve,
 )
-from casework.web._render import render
+from casework.web._render import highlighted, render
 from casework.web._routes import (
     CSRF_FIELD,
     CSRF_HEADER,
@@ -58,6 +59,7 @@ __all__ = [
     "app_from_env",
     "create_app",
     "disable_user",
+    "highlighted",
     "list_users",
     "new_link",
     "render",

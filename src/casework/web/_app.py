@@ -15,7 +15,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from casework.project import Project, load_project
-from casework.web import _label, _signin
+from casework.web import _adjudicate, _dashboard, _label, _review, _signin
 from casework.web._render import render
 from casework.workbench import open_workbench
 
@@ -97,6 +97,9 @@ def create_app(project: Project, *, https: bool = False) -> FastAPI:
     app.state.https = https
     app.include_router(_signin.router)
     app.include_router(_label.router)
+    app.include_router(_adjudicate.router)
+    app.include_router(_review.router)
+    app.include_router(_dashboard.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _bad_request)

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 from casework.web._routes import CSRF_FIELD, nav_links, viewer
 
@@ -45,3 +46,26 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
     }
     html = ENV.get_template(template).render(**base, **context)
     return HTMLResponse(html, status_code=status)
+
+
+def highlighted(text: str, spans: list[list[int]]) -> Markup:
+    """``text`` escaped, with the ``[start, end)`` character spans wrapped in ``<mark>``.
+
+    The text is escaped piece by piece; only the ``<mark>`` tags are markup, so hostile case
+    text stays inert. Overlapping or unordered spans are merged; spans outside the text are cut.
+    """
+    merged: list[list[int]] = []
+    for start, end in sorted((max(0, s), min(len(text), e)) for s, e in spans):
+        if start >= end:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out: list[str] = []
+    at = 0
+    for start, end in merged:
+        out += [str(escape(text[at:start])), f"<mark>{escape(text[start:end])}</mark>"]
+        at = end
+    out.append(str(escape(text[at:])))
+    return Markup("".join(out))

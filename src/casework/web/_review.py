@@ -1,0 +1,167 @@
+"""The review page: one generic item model, one template per kind (leakage pairs, generated cases).
+
+Everything comes from :mod:`casework.review` (:func:`sync_leakage`, :func:`list_tasks`,
+:func:`get_task`, :func:`decide_task`), the functions `casework review` uses; the decisions
+offered are the kind's (:func:`casework.review.review_kind`). Of two reviewers deciding one item,
+the second gets a 409 page saying who decided it first.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, HTTPException, Request
+from fastapi.responses import RedirectResponse, Response
+
+from casework.errors import CaseworkError, DecisionConflict, UsageError
+from casework.review import ReviewTask, decide_task, get_task, list_tasks, review_kind, sync_leakage
+from casework.web._label import served_token, server_seconds
+from casework.web._render import highlighted, render
+from casework.web._routes import route, viewer
+
+router = APIRouter()
+ROLE = ("reviewer",)
+Text = Annotated[str, Form()]
+_TEMPLATES = Path(__file__).parent / "templates" / "review"
+_SERVED_KEY = "review"
+
+
+def _template(kind: str) -> str:
+    own = _TEMPLATES / f"kind-{kind}.html"
+    return f"review/kind-{kind}.html" if own.is_file() else "review/kind-generic.html"
+
+
+def _list_page(request: Request, status: int = 200, **extra: Any) -> Response:
+    project = request.app.state.project
+    tasks = list_tasks(project)
+    open_tasks = [t for t in tasks if t.status == "open"]
+    settled = sorted(
+        (t for t in tasks if t.status != "open"), key=lambda t: t.decided_at or t.created_at
+    )[-20:][::-1]
+    return render(
+        request,
+        "review/list.html",
+        status=status,
+        title="Review",
+        open_tasks=open_tasks,
+        settled=settled,
+        datasets=project.dataset_names(),
+        **extra,
+    )
+
+
+@route(router, "GET", "/review", roles=ROLE, nav="Review")
+def list_page(request: Request) -> Response:
+    """Open review items of every kind, recent decisions, and the leakage sync button."""
+    query = request.query_params
+    decided, synced = query.get("decided", ""), query.get("synced", "").split(".")
+    if decided.isdigit():
+        return _list_page(request, flash=f"Decided item {decided}.")
+    if len(synced) == 2 and all(n.isdigit() for n in synced):
+        return _list_page(
+            request, flash=f"Synced: {synced[0]} new leakage pair(s), {synced[1]} withdrawn."
+        )
+    return _list_page(request)
+
+
+@route(router, "POST", "/review/sync", roles=ROLE)
+def sync(request: Request) -> Response:
+    """Build ``leakage-pair`` items from every dataset's open leakage flags."""
+    project = request.app.state.project
+    created = withdrawn = 0
+    try:
+        for dataset in project.dataset_names():
+            report = sync_leakage(project, dataset)
+            created, withdrawn = created + len(report.created), withdrawn + len(report.withdrawn)
+    except CaseworkError as exc:
+        return _list_page(request, status=422, error=exc.render())
+    return RedirectResponse(f"/review?synced={created}.{withdrawn}", status_code=303)
+
+
+def _task(request: Request, task_id: int) -> ReviewTask:
+    try:
+        return get_task(request.app.state.project, task_id)
+    except UsageError as exc:
+        raise HTTPException(404, "no such review item") from exc
+
+
+def _item_page(request: Request, task: ReviewTask, status: int = 200, **extra: Any) -> Response:
+    who = viewer(request)
+    assert who is not None  # require_role ran first
+    context: dict[str, Any] = {
+        "task": task,
+        "decisions": review_kind(task.kind).decisions,
+        "served": served_token(who.csrf, _SERVED_KEY, str(task.id), int(time.time() * 1000)),
+        "kind_template": _template(task.kind),
+        "payload_json": json.dumps(task.payload, indent=2, ensure_ascii=False, sort_keys=True),
+        **extra,
+    }
+    if task.kind == "leakage-pair":
+        context["sides"] = [
+            (task.payload[s], highlighted(task.payload[s]["text"], task.payload[s]["highlight"]))
+            for s in ("left", "right")
+        ]
+    if "case" in task.payload:
+        case = extra.get("edited") or json.dumps(
+            task.payload["case"], indent=2, ensure_ascii=False, sort_keys=True
+        )
+        context["case_json"] = case
+    return render(request, "review/item.html", status=status, title=f"Review {task.id}", **context)
+
+
+@route(router, "GET", "/review/{task_id}", roles=ROLE)
+def item_page(request: Request, task_id: int) -> Response:
+    """One review item, rendered by its kind's template, with the kind's decisions."""
+    return _item_page(request, _task(request, task_id))
+
+
+def _edited_case(decision: str, case_json: str) -> dict[str, Any] | None:
+    if decision != "edit":
+        return None
+    try:
+        case = json.loads(case_json)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"the edited case is not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}).",
+            param="case",
+        ) from None
+    if not isinstance(case, dict):
+        raise UsageError("the edited case is a JSON object.", param="case")
+    return {"case": case}
+
+
+@route(router, "POST", "/review/{task_id}", roles=ROLE)
+def decide(
+    request: Request,
+    task_id: int,
+    decision: Text = "",
+    reason: Text = "",
+    case_json: Text = "",
+    served: Text = "",
+) -> Response:
+    """Decide the item (the kind checks and applies the decision); the next open item follows."""
+    who = viewer(request)
+    assert who is not None  # require_role ran first
+    task = _task(request, task_id)
+    seconds = server_seconds(who.csrf, _SERVED_KEY, str(task_id), served)
+    if seconds is None:
+        raise HTTPException(400, "the form is not one this server served; reload the page")
+    try:
+        decide_task(
+            request.app.state.project,
+            task_id,
+            decision,
+            reviewer=who.name,
+            reason=reason or None,
+            seconds=round(seconds, 3),
+            data=_edited_case(decision, case_json),
+        )
+    except DecisionConflict as exc:
+        fresh = _task(request, task_id)
+        return _item_page(request, fresh, status=409, conflict=exc.render())
+    except CaseworkError as exc:
+        return _item_page(request, task, status=422, error=exc.render(), edited=case_json or None)
+    return RedirectResponse(f"/review?decided={task_id}", status_code=303)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,6 +15,7 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from casework.errors import CaseworkError
 from casework.project import Project, load_project
 from casework.web import _adjudicate, _dashboard, _label, _review, _signin
 from casework.web._render import render
@@ -69,6 +71,21 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return render(request, "error.html", status=status, status_code=status, detail=str(detail))
 
 
+async def _project_error(request: Request, exc: Exception) -> Response:
+    # A casework error no page handled: the project's files or workbench cannot be used (a
+    # broken cases.jsonl, a missing guideline...). The message goes to the server's log only:
+    # it may quote a file's contents ("Got ..."), which a labeller must not see.
+    print(f"casework serve: {request.method} {request.url.path}: {exc}", file=sys.stderr)
+    return render(
+        request,
+        "error.html",
+        status=503,
+        status_code=503,
+        detail="the project's files cannot be used right now: the server's log says why "
+        "(run `casework check` on the server)",
+    )
+
+
 async def _bad_request(request: Request, exc: Exception) -> Response:
     return render(
         request, "error.html", status=422, status_code=422, detail="the request is malformed"
@@ -103,6 +120,7 @@ def create_app(project: Project, *, https: bool = False) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _bad_request)
+    app.add_exception_handler(CaseworkError, _project_error)
     app.add_middleware(SecurityHeaders)
     return app
 

@@ -190,7 +190,7 @@ def _matcher(values: Any) -> dict[str, Any] | None:
     if not isinstance(values, list):
         return {"match": "exact", "value": values}
     given = [v for v in values if v != ""]
-    if not given:
+    if not given or len(given) < len(values):  # may be left out: left unconstrained
         return None
     if len(given) == 1:
         return {"match": "exact", "value": given[0]}
@@ -293,9 +293,8 @@ def _case_dict(
         raise _Bad(at_calls, "a tool_call row needs its expected call", raw_calls)
     for i, call in enumerate(calls):
         if call["name"] not in offered:
-            raise _Bad(
-                f"{at_calls}.{i}", "expected call names a tool the row does not offer", call["name"]
-            )
+            where = f"{at_calls}.{i}" if len(calls) > 1 else at_calls
+            raise _Bad(where, "expected call names a tool the row does not offer", call["name"])
     label: dict[str, Any] = {"outcome": outcome, "guideline_version": FNCALL_GUIDELINE}
     if outcome == "resolve":
         label["required_tools"] = calls

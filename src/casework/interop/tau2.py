@@ -167,6 +167,15 @@ def tools_from_python(source: str, shown: str) -> dict[str, Tau2Tool]:
         tree = ast.parse(source, filename=shown)
     except SyntaxError as exc:
         raise InputError(shown, exc.lineno, None, f"not valid Python: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise InputError(shown, None, None, "not valid Python (too deeply nested)") from None
+    try:
+        return _tools_of(tree)
+    except RecursionError:
+        raise InputError(shown, None, None, "not valid Python (too deeply nested)") from None
+
+
+def _tools_of(tree: ast.AST) -> dict[str, Tau2Tool]:
     tools: dict[str, Tau2Tool] = {}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -100,7 +100,7 @@ def test_a_missing_command_and_bad_declarations_are_errors(tmp_path: Path) -> No
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         if self.path == "/tools":
             body, status = json.dumps({"tools": DECLS}).encode(), 200
         elif self.path == "/bad":

@@ -227,3 +227,25 @@ def test_split_file_option_overrides_the_domain_split_file(tmp_path: Path) -> No
     split.write_text('{"test": ["0", "1"]}', "utf-8")
     domain = read_tau2_domain(DOMAIN, "airline", split, "s.json")
     assert domain.splits == {"0": "holdout", "1": "holdout"}
+
+
+def test_a_transfer_with_a_policy_reason_and_no_write_accepts_refuse_too(tmp_path: Path) -> None:
+    folder = tmp_path / "airline"
+    shutil.copytree(DOMAIN, folder)
+    tasks = json.loads((folder / "tasks.json").read_text("utf-8"))
+    tasks[2]["description"]["relevant_policies"] = "Compensation is not allowed for delays."
+    tasks[0]["evaluation_criteria"]["actions"].append(
+        {"name": "transfer_to_human_agents", "arguments": {"summary": "x"}}
+    )
+    (folder / "tasks.json").write_text(json.dumps(tasks), "utf-8")
+    cases = _cases(folder)
+    both = cases["airline-2"].label
+    assert both is not None
+    assert (both.outcome, both.acceptable_outcomes) == ("escalate", ["refuse"])
+    assert sorted(t.name for t in both.forbidden_tools) == [
+        "book_reservation",
+        "cancel_reservation",
+    ]
+    wrote = cases["airline-0"].label  # a write, then a transfer: escalate only, nothing forbidden
+    assert wrote is not None
+    assert (wrote.outcome, wrote.acceptable_outcomes, wrote.forbidden_tools) == ("escalate", [], [])

@@ -249,3 +249,16 @@ def test_a_transfer_with_a_policy_reason_and_no_write_accepts_refuse_too(tmp_pat
     wrote = cases["airline-0"].label  # a write, then a transfer: escalate only, nothing forbidden
     assert wrote is not None
     assert (wrote.outcome, wrote.acceptable_outcomes, wrote.forbidden_tools) == ("escalate", [], [])
+
+
+def test_ids_shared_with_another_slice_are_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    root = _project(tmp_path / "p")
+    project = load_project(root)
+    import_tau2(project, DOMAIN, "air", Tau2Options(slice="first"))
+    before = sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
+    with pytest.raises(InputError, match=r"id: case id is in another slice"):
+        import_tau2(project, DOMAIN, "air", Tau2Options(slice="second"))
+    after = sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
+    assert after == before  # no second state or catalogue copy, no release

@@ -423,16 +423,7 @@ def _initial(task: Mapping[str, Any], db: Any, notes: Tau2Notes) -> tuple[list[A
     return patch, _turns(init.get("message_history") or [], notes)
 
 
-def _case(
-    task: Any,
-    domain: Tau2Domain,
-    options: Tau2Options,
-    db: Any,
-    state_ref: dict[str, str] | None,
-    notes: Tau2Notes,
-) -> dict[str, Any]:
-    if not isinstance(task, Mapping):
-        raise _Bad("", "a task must be an object", task, True)
+def _task_id(task: Mapping[str, Any], domain: Tau2Domain, options: Tau2Options) -> str:
     tid = task.get("id")
     if isinstance(tid, bool) or not isinstance(tid, (str, int)):
         raise _Bad("/id", "every task needs an id (a string or an integer)", tid, True)
@@ -440,7 +431,13 @@ def _case(
     case_id = prefix + str(tid)
     if (why := name_problem(case_id)) is not None:
         raise _Bad("/id", f"case id '{case_id}' {why}", tid, True)
-    scenario = _scenario(task, notes)
+    return case_id
+
+
+def _criteria(
+    task: Mapping[str, Any], domain: Tau2Domain, notes: Tau2Notes
+) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """Golden actions, facts to communicate and natural-language assertions of a task."""
     criteria = task.get("evaluation_criteria") or {}
     if not isinstance(criteria, Mapping):
         raise _Bad("/evaluation_criteria", "must be an object", criteria, True)
@@ -454,6 +451,22 @@ def _case(
         notes.add("evaluation_criteria.reward_basis (casework checks every criterion given)")
     if criteria.get("env_assertions"):
         notes.add("evaluation_criteria.env_assertions")
+    return actions, list(facts), list(nl)
+
+
+def _case(
+    task: Any,
+    domain: Tau2Domain,
+    options: Tau2Options,
+    db: Any,
+    state_ref: dict[str, str] | None,
+    notes: Tau2Notes,
+) -> dict[str, Any]:
+    if not isinstance(task, Mapping):
+        raise _Bad("", "a task must be an object", task, True)
+    case_id = _task_id(task, domain, options)
+    scenario = _scenario(task, notes)
+    actions, facts, nl = _criteria(task, domain, notes)
     patch, turns = _initial(task, db, notes)
     outcome, also = _outcome(task, actions)
     writes = sorted(n for n, t in domain.tools.items() if t.kind == "write")
@@ -473,7 +486,7 @@ def _case(
     return {
         "id": case_id,
         "slice": options.slice or domain.name,
-        "split": domain.splits.get(str(tid), options.split),
+        "split": domain.splits.get(str(task["id"]), options.split),
         "source": "hand",
         "situation": situation,
         "label": {
@@ -481,7 +494,7 @@ def _case(
             "acceptable_outcomes": also,
             "forbidden_tools": forbidden,
             "matched_facts": [{"text": f, "match": "normalised"} for f in facts],
-            "nl_assertions": list(nl),
+            "nl_assertions": nl,
             "guideline_version": TAU2_GUIDELINE,
         },
         "oracle": {"class": "state_assertion", "golden_actions": actions}
@@ -603,31 +616,19 @@ def import_tau2(
     probe_ref = {"path": "states/x.json", "sha256": "0" * 64} if db is not None else None
     cases, notes = cases_from_tau2(domain, options, db, probe_ref)
     with dataset_lock(project, dataset):
+        kept = _other_slices(project, dataset, slice_, cases, domain.tasks_file)
         state_ref = (
             _copy_in(project, db_bytes, f"states/{dataset}/{slice_}.db.json")
             if db_bytes is not None
             else None
         )
-        tools_rel = None
-        if domain.tools:
+        tools_rel = f"catalogues/{dataset}/{slice_}.tools.json" if domain.tools else None
+        pin = None
+        if tools_rel is not None:
             decls = [t.declaration for t in domain.tools.values()]
             body = (json.dumps(decls, indent=2, ensure_ascii=False) + "\n").encode()
-            tools_rel = f"catalogues/{dataset}/{slice_}.tools.json"
             pin = _copy_in(project, body, tools_rel)
-            cases = [_with(c, state_ref, pin) for c in cases]
-        elif state_ref is not None:
-            cases = [_with(c, state_ref, None) for c in cases]
-        existing = (
-            list(load_dataset(project, dataset).cases)
-            if (project.dataset_dir(dataset) / CASES_FILE).exists()
-            else []
-        )
-        kept = [c for c in existing if c.slice != slice_]
-        clash = {c.id for c in kept} & {c.id for c in cases}
-        InputErrors.raise_if_any(
-            Problem(domain.tasks_file, None, "id", "case id is in another slice", i, True)
-            for i in sorted(clash)
-        )
+        cases = [_with(c, state_ref, pin) for c in cases]
         version = release_cases(
             project,
             dataset,
@@ -646,7 +647,27 @@ def import_tau2(
     )
 
 
+def _other_slices(
+    project: Project, dataset: str, slice_: str, cases: Sequence[Case], shown: str
+) -> list[Case]:
+    """The dataset's cases outside ``slice_`` (kept); an id shared with them is an error."""
+    existing = (
+        list(load_dataset(project, dataset).cases)
+        if (project.dataset_dir(dataset) / CASES_FILE).exists()
+        else []
+    )
+    kept = [c for c in existing if c.slice != slice_]
+    clash = {c.id for c in kept} & {c.id for c in cases}
+    InputErrors.raise_if_any(
+        Problem(shown, None, "id", "case id is in another slice of the dataset", i, True)
+        for i in sorted(clash)
+    )
+    return kept
+
+
 def _with(case: Case, state_ref: dict[str, str] | None, tools: dict[str, str] | None) -> Case:
+    if state_ref is None and tools is None:
+        return case
     situation = case.situation.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     if state_ref is not None:
         situation["state_ref"] = state_ref

@@ -175,3 +175,32 @@ def test_the_cli_writes_nothing_on_a_bad_row_and_refuses_existing_ids(
     assert (
         unknown.exit_code != 0 and "unknown destination 'nope'" in unknown.output + unknown.stderr
     )
+
+
+def test_bfcl_answers_in_their_own_file_are_joined_by_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli: Run
+) -> None:
+    root = tmp_path / "p"
+    (root / "agent").mkdir(parents=True)
+    (root / "agent" / "tools.json").write_text("[]", "utf-8")
+    (root / "casework.toml").write_text('name = "t"\n', "utf-8")
+    monkeypatch.chdir(root)
+    questions = [{k: v for k, v in row.items() if k != "ground_truth"} for row in BFCL]
+    (root / "q.jsonl").write_bytes(_jsonl(questions))
+    answer = {"id": "simple_0", "ground_truth": BFCL[0]["ground_truth"]}
+    (root / "bad.jsonl").write_bytes(_jsonl([answer, {"id": "nope", "ground_truth": []}, {"x": 1}]))
+    bad = run_cli(*("import", "fncall", "q.jsonl", "--dataset", "b", "--style", "bfcl"),
+                  *("--answers", "bad.jsonl"))  # fmt: skip
+    text = bad.output + bad.stderr
+    assert bad.exit_code != 0
+    assert "bad.jsonl:2: id: no row has this id. Got 'nope'." in text
+    assert "bad.jsonl:3: id: an answer needs the id of its row" in text
+    assert not (root / "datasets").exists()
+    (root / "a.jsonl").write_bytes(_jsonl([answer]))
+    ok = run_cli(*("import", "fncall", "q.jsonl", "--dataset", "b", "--style", "bfcl"),
+                 *("--answers", "a.jsonl"))  # fmt: skip
+    assert ok.exit_code == 0, ok.output
+    cases = {c.id: c for c in load_dataset(load_project(root), "b").cases}
+    label = cases["simple_0"].label
+    assert label is not None and label.outcome == "resolve"
+    assert [r.name for r in label.required_tools] == ["get_weather"]

@@ -511,6 +511,12 @@ def import_tau2_cmd(
     help="Split of rows that name none.",
 )
 @click.option("--id-prefix", default="", help="Prepended to each row's id.")
+@click.option(
+    "--answers",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="BFCL's possible_answer JSONL ({id, ground_truth}), joined into the rows by id.",
+)
 @click.option("-m", "--message", default=None, help="Release message.")
 @FORMAT
 @pass_project
@@ -523,6 +529,7 @@ def import_fncall_cmd(
     slice_: str,
     split: Any,
     id_prefix: str,
+    answers: Path | None,
     message: str | None,
     fmt: str,
 ) -> None:
@@ -533,7 +540,7 @@ def import_fncall_cmd(
     offered tools forbidden). Every bad row is reported by line and nothing is written.
     """
     options = FncallOptions(style, slice_, split, id_prefix)
-    report = import_fncall(project, file, dataset, options, mapping, message)
+    report = import_fncall(project, file, dataset, options, mapping, message, answers)
     if fmt == "json":
         data = asdict(report)
         data["version"] = report.version.model_dump(mode="json") if report.version else None

@@ -61,6 +61,7 @@ from casework.interop.fncall import (
     FncallStyle,
     cases_from_fncall,
     import_fncall,
+    join_answers,
     parse_fncall_map,
 )
 from casework.interop.results_formats import (
@@ -188,6 +189,7 @@ __all__ = [
     "import_run",
     "import_tau2",
     "inspect_samples",
+    "join_answers",
     "junit_xml",
     "openinference_annotations",
     "otlp_logs",

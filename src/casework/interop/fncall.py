@@ -388,6 +388,41 @@ def cases_from_fncall(
     return cases, files
 
 
+def join_answers(rows: Sequence[Row], answers: Sequence[Row], shown: str) -> list[Row]:
+    """Rows with BFCL's separate answers (``{"id", "ground_truth"}`` lines) joined in by id.
+
+    Raises:
+        InputErrors: An answer without an id or ``ground_truth``, an id twice, or an id no row
+            has, each by its line.
+    """
+    by_id: dict[str, Any] = {}
+    problems: list[Problem] = []
+    ids = {str(r.value.get("id")) for r in rows if isinstance(r.value, Mapping)}
+    for a in answers:
+        v = a.value
+        if not isinstance(v, Mapping) or not isinstance(v.get("id"), (str, int)):
+            problems.append(
+                Problem(shown, a.line, "id", "an answer needs the id of its row", v, True)
+            )
+        elif "ground_truth" not in v:
+            problems.append(
+                Problem(shown, a.line, "ground_truth", "an answer needs a ground_truth")
+            )
+        elif str(v["id"]) in by_id:
+            problems.append(Problem(shown, a.line, "id", "id answered twice", v["id"], True))
+        elif str(v["id"]) not in ids:
+            problems.append(Problem(shown, a.line, "id", "no row has this id", v["id"], True))
+        else:
+            by_id[str(v["id"])] = v["ground_truth"]
+    InputErrors.raise_if_any(problems)
+    return [
+        Row(r.line, r.index, {**r.value, "ground_truth": by_id[str(r.value.get("id"))]})
+        if isinstance(r.value, Mapping) and str(r.value.get("id")) in by_id
+        else r
+        for r in rows
+    ]
+
+
 @dataclass(frozen=True)
 class FncallImportReport:
     """What `casework import fncall` released.
@@ -416,8 +451,11 @@ def import_fncall(
     options: FncallOptions,
     mapping: Sequence[str] = (),
     message: str | None = None,
+    answers: Path | None = None,
 ) -> FncallImportReport:
     """Import function-calling rows as cases of ``dataset`` with per-case tool catalogues.
+
+    ``answers`` is BFCL's separate ``possible_answer`` file, joined into the rows by id.
 
     Every row is read and checked first; any bad row, or an id already in the dataset, is
     reported (all of them, by line) and nothing is written.
@@ -433,6 +471,11 @@ def import_fncall(
     if not path.is_file():
         raise InputError(shown, None, None, "file not found")
     rows = read_rows(path.read_bytes(), shown)
+    if answers is not None:
+        where = project.relative(answers)
+        if not answers.is_file():
+            raise InputError(where, None, None, "file not found")
+        rows = join_answers(rows, read_rows(answers.read_bytes(), where), where)
     cases, files = cases_from_fncall(rows, shown, paths, options, dataset)
     with dataset_lock(project, dataset):
         folder = project.dataset_dir(dataset)

@@ -37,11 +37,7 @@ def is_external(spec: str) -> bool:
 
 
 class _Failed(Exception):
-    pass
-
-
-def _error(message: str) -> _Failed:
-    return _Failed(message)
+    """Why the declarations could not be had (located by :func:`external_tools`)."""
 
 
 def _scrubbed(environ: Mapping[str, str], pass_env: list[str]) -> dict[str, str]:
@@ -56,7 +52,7 @@ def _scrubbed(environ: Mapping[str, str], pass_env: list[str]) -> dict[str, str]
 def _decode(body: bytes, what: str) -> Any:
     text = body.decode("utf-8", errors="replace").strip()
     if not text:
-        raise _error(f"{what} no tool declarations (empty output)")
+        raise _Failed(f"{what} no tool declarations (empty output)")
     try:
         return parse_json(text)
     except BadJSON:
@@ -64,7 +60,7 @@ def _decode(body: bytes, what: str) -> Any:
         try:
             return parse_json(last)
         except BadJSON as exc:
-            raise _error(f"{what} no JSON tool declarations: {exc.message}") from None
+            raise _Failed(f"{what} no JSON tool declarations: {exc.message}") from None
 
 
 def _from_command(spec: str, root: Path, timeout: float, pass_env: list[str]) -> Any:
@@ -72,9 +68,9 @@ def _from_command(spec: str, root: Path, timeout: float, pass_env: list[str]) ->
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise _error(f"cannot split the command: {exc}") from None
+        raise _Failed(f"cannot split the command: {exc}") from None
     if not argv:
-        raise _error("`cmd:` needs a command")
+        raise _Failed("`cmd:` needs a command")
     try:
         done = subprocess.run(
             argv,
@@ -86,30 +82,32 @@ def _from_command(spec: str, root: Path, timeout: float, pass_env: list[str]) ->
             check=False,
         )
     except FileNotFoundError:
-        raise _error(f"command not found: {argv[0]}") from None
+        raise _Failed(f"command not found: {argv[0]}") from None
     except subprocess.TimeoutExpired:
-        raise _error(f"the command printed no declarations within {timeout:g} s") from None
+        raise _Failed(f"the command printed no declarations within {timeout:g} s") from None
     except OSError as exc:
-        raise _error(f"cannot run the command: {exc}") from None
+        raise _Failed(f"cannot run the command: {exc}") from None
     if done.returncode != 0:
         tail = done.stderr.decode("utf-8", errors="replace").strip().splitlines()[-3:]
         said = f": {' / '.join(tail)}" if tail else ""
-        raise _error(f"the command exited with status {done.returncode}{said}")
+        raise _Failed(f"the command exited with status {done.returncode}{said}")
     return _decode(done.stdout, "the command printed")
 
 
 def _from_url(spec: str, timeout: float) -> Any:
     parts = urlsplit(spec)
     if parts.scheme != "http" or parts.hostname not in _LOOPBACK:
-        raise _error("a tools_from URL must be http:// on loopback (127.0.0.1, localhost)")
+        raise _Failed("a tools_from URL must be http:// on loopback (127.0.0.1, localhost)")
     try:
-        with urllib.request.urlopen(spec, timeout=timeout) as response:
+        # Loopback: never through a proxy the environment names.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(spec, timeout=timeout) as response:
             body = response.read()
     except urllib.error.HTTPError as exc:
-        raise _error(f"the URL answered HTTP {exc.code}") from None
+        raise _Failed(f"the URL answered HTTP {exc.code}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise _error(f"cannot fetch the declarations: {reason}") from None
+        raise _Failed(f"cannot fetch the declarations: {reason}") from None
     return _decode(body, "the URL served")
 
 

@@ -219,5 +219,34 @@ fails "Drift: week 2 against week 1's shapes (exit 1: one appeared, one vanished
 commit "shapes"
 # <<< shapes
 
+# --- 13. Interop: a τ²-style domain in, a Java agent end to end (issue 17) ----------------------
+# >>> interop2
+interop="$root/build/demo/interop"
+rm -rf "$interop" && mkdir -p "$interop"
+cp -r "$root/examples/java-agent/." "$interop"
+rm -rf "$interop/build" "$interop/runs" "$interop/.casework"
+cp -r "$root/tests/interop/data/tau2/airline" "$interop/airline"
+(
+  cd "$interop"
+  git init -q . && commit "java agent example"
+  step "A τ²-style domain (tasks, split file, db.json, tools.py read statically) as one slice" \
+    casework import tau2 airline --dataset airline
+  if command -v javac >/dev/null; then
+    step "Compile the Java agent (standard library only)" javac -d build src/CaseworkAgent.java
+    step "Its tools come from the agent itself: tools_from = \"cmd:java … --tools\"" casework check orders
+    java -cp build CaseworkAgent --port 0 > java-agent.out & agent=$!
+    trap 'kill "$agent" 2>/dev/null || true' EXIT
+    for _ in $(seq 50); do grep -q listening java-agent.out 2>/dev/null && break; sleep 0.2; done
+    url=$(sed -n 's/^listening on //p' java-agent.out)
+    step "Run it over HTTP, k=2" bash -c "casework run orders --agent $url -k 2 --no-judge | tee run-java.txt"
+    step "Verdicts out for any CI: JUnit XML" casework export junit "$(run_id < run-java.txt)" -o junit.xml
+    kill "$agent" && wait "$agent" 2>/dev/null || true
+    trap - EXIT
+  else
+    echo "(javac not installed: the Java agent steps are skipped; apt-get install default-jdk-headless)"
+  fi
+)
+# <<< interop2
+
 echo
-echo "demo finished: scratch projects in build/demo/refunds, build/demo/when2call, build/demo/bookings and build/demo/web; report: build/demo/refunds/report.html"
+echo "demo finished: scratch projects in build/demo/refunds, build/demo/when2call, build/demo/bookings, build/demo/web and build/demo/interop; report: build/demo/refunds/report.html"

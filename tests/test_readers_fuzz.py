@@ -16,6 +16,7 @@ import io
 import json
 import os
 import re
+import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,14 +39,21 @@ from casework.dataset import (
 from casework.errors import CaseworkError
 from casework.interop import (
     CaseDefaults,
+    FncallOptions,
+    FncallStyle,
     ImportOptions,
     ResultFormat,
+    Tau2Options,
     cases_from_adk,
+    cases_from_fncall,
     cases_from_rows,
+    cases_from_tau2,
     parse_case_map,
+    parse_fncall_map,
     read_adk_file,
     read_results,
     read_rows,
+    read_tau2_domain,
     run_records,
     standalone_pin,
 )
@@ -211,6 +219,20 @@ ADK_EVAL_SET = {
 # The project every reader runs in.
 
 
+_WEATHER = {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}  # fmt: skip
+W2C_ROWS = [
+    {"uuid": "w-1", "question": "Weather in Porto?", "tools": [json.dumps(_WEATHER)], "correct_answer": "tool_call",
+     "target_tool": json.dumps({"name": "get_weather", "arguments": {"city": "Porto"}})},
+    {"uuid": "w-2", "question": "Weather?", "tools": [json.dumps(_WEATHER)], "correct_answer": "request_for_info"},
+]  # fmt: skip
+BFCL_ROWS = [
+    {"id": "simple_0", "question": [[{"role": "user", "content": "Weather in Lisbon?"}]],
+     "function": [{"name": "get_weather", "parameters": {"type": "dict", "properties": {"city": {"type": "string"}}}}],
+     "ground_truth": [{"get_weather": {"city": ["Lisbon", "Lisboa"]}}]},
+    {"id": "irrelevance_0", "question": [[{"role": "user", "content": "Sing."}]], "function": [_WEATHER]},
+]  # fmt: skip
+
+
 def _jsonl(items: list[Any]) -> bytes:
     return "".join(json.dumps(i) + "\n" for i in items).encode("utf-8")
 
@@ -295,6 +317,10 @@ def _build(root: Path) -> None:
     pq.write_table(
         pa.table({"text": ["one document", "another"]}), root / "corpus" / "docs.parquet"
     )
+    shutil.copytree(INTEROP_DATA / "tau2" / "airline", root / "tau2" / "airline")
+    (root / "fncall").mkdir()
+    (root / "fncall" / "w2c.jsonl").write_bytes(_jsonl(W2C_ROWS))
+    (root / "fncall" / "bfcl.jsonl").write_bytes(_jsonl(BFCL_ROWS))
 
 
 def _results_files(folder: Path) -> None:
@@ -483,6 +509,26 @@ def _corpus(name: str) -> Callable[[Path], None]:
     return read
 
 
+def _tau2(root: Path) -> None:
+    folder = root / "tau2" / "airline"
+    domain = read_tau2_domain(folder, "tau2/airline")
+    ref = {"path": "states/x.json", "sha256": "0" * 64}
+    cases, _ = cases_from_tau2(
+        domain, Tau2Options(), json.loads((folder / "db.json").read_bytes()), ref
+    )
+    parse_records(canonical_bytes(cases), Case, shown="cases.jsonl")
+
+
+def _fncall(name: str, style: FncallStyle) -> Callable[[Path], None]:
+    def read(root: Path) -> None:
+        rows = read_rows((root / "fncall" / name).read_bytes(), name)
+        paths = parse_fncall_map(style, ())
+        cases, _ = cases_from_fncall(rows, name, paths, FncallOptions(style), "d")
+        parse_records(canonical_bytes(cases), Case, shown="cases.jsonl")
+
+    return read
+
+
 @dataclass(frozen=True)
 class Reader:
     """One reader: the project file it reads, how to mutate it, and the call that reads it."""
@@ -581,6 +627,11 @@ READERS = [
     Reader("corpus-gzip", "corpus/notes.txt.gz", "binary", _corpus("notes.txt.gz")),
     Reader("corpus-parquet", "corpus/docs.parquet", "binary", _corpus("docs.parquet")),
     Reader("prompt-file", "agent/prompt.md", "text", lambda r: check_prompts(load_project(r))),
+    Reader("tau2-tasks", "tau2/airline/tasks.json", "json", _tau2),
+    Reader("tau2-split", "tau2/airline/split_tasks.json", "json", _tau2),
+    Reader("tau2-tools-py", "tau2/airline/tools.py", "text", _tau2),
+    Reader("fncall-when2call", "fncall/w2c.jsonl", "jsonl", _fncall("w2c.jsonl", "when2call")),
+    Reader("fncall-bfcl", "fncall/bfcl.jsonl", "jsonl", _fncall("bfcl.jsonl", "bfcl")),
 ]
 
 # ---------------------------------------------------------------------------------------------

@@ -55,7 +55,10 @@ class AgentConfig(_Section):
     tools: str | None = "agent/tools.json"
     """JSON file listing the declared tools (name, description, JSON-schema parameters)."""
     tools_from: str | None = None
-    """`pkg.module:attr` naming the tool declarations in the agent's own code (overrides `tools`)."""
+    """`pkg.module:attr` naming the tool declarations in the agent's own code, `cmd:COMMAND` printing
+    them as JSON, or a loopback `http://127.0.0.1:PORT/…` URL serving them (overrides `tools`)."""
+    tools_from_timeout: float = Field(default=30.0, gt=0, le=600)
+    """Seconds a `cmd:` or `http://` `tools_from` may take before it is an error."""
     prompt_files: list[str] = Field(default_factory=list)
     """Instruction and few-shot files: the targets of the prompt containment check."""
     family: str | None = None

@@ -217,7 +217,7 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
     ),
     "import": (
         "interop",
-        "Import labelled cases from other tools' rows: generic JSONL with --map, Inspect samples.",
+        "Import labelled cases: JSONL with --map, Inspect samples, τ²-bench, function-calling rows.",
     ),
     "tools": (
         "interop",

@@ -10,17 +10,22 @@ import click
 
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.interop import (
+    FNCALL_STYLES,
     RESULT_FORMATS,
     CaseDefaults,
+    FncallOptions,
     ImportOptions,
     RunImportOptions,
+    Tau2Options,
     VerdictFormat,
     export_adk,
     export_inspect_samples,
     export_verdicts,
     import_adk,
     import_cases,
+    import_fncall,
     import_run,
+    import_tau2,
     suggest_tools,
 )
 from casework.project import Project
@@ -298,7 +303,7 @@ _export_command(
 
 @click.group("import")
 def import_group() -> None:
-    """Import labelled cases from other tools' rows: generic JSONL with --map, Inspect samples."""
+    """Import labelled cases: JSONL with --map, Inspect samples, τ²-bench, function-calling rows."""
 
 
 def _import_cases(
@@ -403,6 +408,149 @@ def import_inspect_cmd(
     """
     defaults = CaseDefaults("inspect", slice_, split)
     _import_cases(project, file, dataset, defaults, mapping, message, fmt)
+
+
+def _released(dataset: str, version: Any) -> None:
+    if version is None:
+        console.print(f"{dataset}: content unchanged; no release.")
+    else:
+        console.print(
+            f"{dataset}@{version.number} released: {version.hash[:12]} "
+            f"({version.counts.cases} cases)"
+        )
+
+
+@import_group.command("tau2")
+@click.argument("domain_dir", type=click.Path(path_type=Path))
+@click.option("--dataset", required=True, help="Dataset the domain's tasks go to.")
+@click.option(
+    "--split-file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="τ²-bench split file (default: split_tasks.json in DOMAIN_DIR); train → dev, test → "
+    "holdout.",
+)
+@click.option("--slice", "slice_", default=None, help="Slice of the cases (default: the folder).")
+@click.option(
+    "--split",
+    type=click.Choice([s for s in SPLITS if s != "smoke"]),
+    default="dev",
+    show_default=True,
+    help="Split of tasks the split file does not place.",
+)
+@click.option("--id-prefix", default=None, help="Prepended to task ids (default: `<folder>-`).")
+@click.option("-m", "--message", default=None, help="Release message.")
+@FORMAT
+@pass_project
+def import_tau2_cmd(
+    project: Project,
+    domain_dir: Path,
+    dataset: str,
+    split_file: Path | None,
+    slice_: str | None,
+    split: Any,
+    id_prefix: str | None,
+    message: str | None,
+    fmt: str,
+) -> None:
+    """Import a τ²-bench domain (tasks.json, split file, db.json, tools) as a slice of cases.
+
+    One case per task: the user scenario, the database as shared state (copied into states/,
+    agent_data as a state patch), golden actions for the golden-replay oracle, communicate_info
+    as matched facts and nl_assertions as rubric items; the tools (tools.json, or tools.py read
+    without running it) become the cases' catalogue. The slice is replaced as a whole, so a
+    later revision of the task file releases exactly the changed tasks.
+    """
+    options = Tau2Options(slice_, split, id_prefix)
+    report = import_tau2(project, domain_dir, dataset, options, split_file, message)
+    if fmt == "json":
+        data = asdict(report)
+        data["version"] = report.version.model_dump(mode="json") if report.version else None
+        emit_json(data)
+        return
+    console.print(f"read {len(report.imported)} task(s) into slice {report.slice}")
+    if report.state:
+        console.print(f"shared state: {report.state}")
+    if report.tools:
+        console.print(f"tools ({report.tools_source}): {report.tools}")
+    else:
+        console.print("no tools.json or tools.py found: the cases offer the declared tools")
+    for what, n in report.not_carried.items():
+        console.print(f"not carried: {what} ({n} task(s))")
+    _released(report.dataset, report.version)
+    console.print(
+        f"next: `casework check {report.dataset}`; running needs a tool environment for the "
+        "domain's tools (`\\[run] environment`)"
+    )
+
+
+@import_group.command("fncall")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--dataset", required=True, help="Dataset the cases are added to.")
+@click.option(
+    "--style",
+    type=click.Choice(FNCALL_STYLES),
+    default="generic",
+    show_default=True,
+    help="Default field paths: when2call (uuid, question, tools, target_tool, correct_answer), "
+    "bfcl (id, question, function, ground_truth) or generic.",
+)
+@click.option(
+    "--map",
+    "mapping",
+    multiple=True,
+    metavar="DST=SRC.PATH",
+    help="Read field DST (id, input, tools, expected, outcome, slice, split) from SRC.PATH.",
+)
+@click.option("--slice", "slice_", default="fncall", show_default=True, help="Default slice.")
+@click.option(
+    "--split",
+    type=click.Choice([s for s in SPLITS if s != "smoke"]),
+    default="dev",
+    show_default=True,
+    help="Split of rows that name none.",
+)
+@click.option("--id-prefix", default="", help="Prepended to each row's id.")
+@click.option(
+    "--answers",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="BFCL's possible_answer JSONL ({id, ground_truth}), joined into the rows by id.",
+)
+@click.option("-m", "--message", default=None, help="Release message.")
+@FORMAT
+@pass_project
+def import_fncall_cmd(
+    project: Project,
+    file: Path,
+    dataset: str,
+    style: Any,
+    mapping: tuple[str, ...],
+    slice_: str,
+    split: Any,
+    id_prefix: str,
+    answers: Path | None,
+    message: str | None,
+    fmt: str,
+) -> None:
+    """Import function-calling rows (When2Call, BFCL, similar JSONL) with their offered tools.
+
+    Each row's tools become its own catalogue; an expected call → resolve with that call
+    required, an ask for a missing parameter → clarify, no suitable tool → refuse (both with the
+    offered tools forbidden). Every bad row is reported by line and nothing is written.
+    """
+    options = FncallOptions(style, slice_, split, id_prefix)
+    report = import_fncall(project, file, dataset, options, mapping, message, answers)
+    if fmt == "json":
+        data = asdict(report)
+        data["version"] = report.version.model_dump(mode="json") if report.version else None
+        emit_json(data)
+        return
+    outcomes = ", ".join(f"{n} {k}" for k, n in report.outcomes.items())
+    console.print(f"read {len(report.imported)} case(s) from {report.file} ({outcomes})")
+    console.print(f"tool catalogues: {len(report.catalogues)} file(s) under catalogues/")
+    _released(report.dataset, report.version)
+    console.print(f"next: run `casework check {report.dataset}`")
 
 
 @export_group.command("inspect-samples")

@@ -4,7 +4,9 @@ Entry point: :func:`declared_tools`. Accepted shapes of the JSON file: a list of
 ``{"name", "description", "parameters"}`` objects, the same under a ``"tools"`` key, or OpenAI
 function-calling entries ``{"type": "function", "function": {...}}``. With ``tools_from =
 "pkg.module:attr"`` the attribute (or the result of calling it) may also be a list of objects with
-a ``name`` attribute, as agent frameworks' tool objects have.
+a ``name`` attribute, as agent frameworks' tool objects have. ``tools_from = "cmd:COMMAND"`` or
+``"http://127.0.0.1:PORT/…"`` reads the declarations a command prints or a loopback URL serves
+(see ``_tools_from``), for agents that are not Python.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from casework.dataset._tools_from import external_tools, is_external
 from casework.decoding import load_json
 from casework.errors import InputError, InputErrors, Problem
 from casework.plugins import load_object
@@ -122,11 +125,15 @@ def declared_tools(project: Project) -> dict[str, ToolDecl]:
     agent = project.config.agent
     if agent.tools_from:
         return parse_tool_declarations(
-            _from_code(agent.tools_from, project.root), f"tools_from {agent.tools_from}"
+            external_tools(project)
+            if is_external(agent.tools_from)
+            else _from_code(agent.tools_from, project.root),
+            f"tools_from {agent.tools_from}",
         )
     if not agent.tools:
         raise project.config_error(
-            "agent", "set `tools` (a JSON file) or `tools_from` (pkg.module:attr)"
+            "agent",
+            "set `tools` (a JSON file) or `tools_from` (pkg.module:attr, cmd:COMMAND or a loopback URL)",
         )
     path = project.path(agent.tools)
     shown = project.relative(path)

@@ -9,7 +9,9 @@ casework run log (``run_import``) over :func:`read_results` (``results_formats``
 line's JSON Schema is :func:`run_log_schema`. A run's verdicts out: :func:`export_verdicts` (JUnit
 XML, OTLP `gen_ai.evaluation.result` events, OpenInference span annotations; ``verdicts_out``).
 Labelled cases from rows (generic JSONL with ``--map``, Inspect samples): :func:`import_cases`,
-and back out as Inspect samples: :func:`export_inspect_samples` (``cases_in``).
+and back out as Inspect samples: :func:`export_inspect_samples` (``cases_in``). τ²-bench domains:
+:func:`import_tau2` (``tau2``); function-calling rows (When2Call, BFCL, similar JSONL):
+:func:`import_fncall` (``fncall``).
 """
 
 from casework.interop.adk import (
@@ -50,6 +52,18 @@ from casework.interop.cases_in import (
     parse_case_map,
     read_rows,
 )
+from casework.interop.fncall import (
+    FNCALL_FIELDS,
+    FNCALL_STYLES,
+    OUTCOME_CLASSES,
+    FncallImportReport,
+    FncallOptions,
+    FncallStyle,
+    cases_from_fncall,
+    import_fncall,
+    join_answers,
+    parse_fncall_map,
+)
 from casework.interop.results_formats import (
     RESULT_FIELDS,
     RESULT_FORMATS,
@@ -69,6 +83,18 @@ from casework.interop.run_import import (
     run_log_schema,
     run_records,
     standalone_pin,
+)
+from casework.interop.tau2 import (
+    TAU2_SPLITS,
+    Tau2Domain,
+    Tau2ImportReport,
+    Tau2Notes,
+    Tau2Options,
+    Tau2Tool,
+    cases_from_tau2,
+    import_tau2,
+    read_tau2_domain,
+    tools_from_python,
 )
 from casework.interop.tools_suggest import (
     ToolSource,
@@ -97,15 +123,19 @@ __all__ = [
     "CASE_FIELDS",
     "CASE_FORMATS",
     "EVALUATION_EVENT",
+    "FNCALL_FIELDS",
+    "FNCALL_STYLES",
     "GUIDELINE_VERSION",
     "IMPORTED_CHECK",
     "IMPORTED_SPEC",
     "INTERMEDIATE_AUTHOR",
     "IN_ORDER_REF",
+    "OUTCOME_CLASSES",
     "RESULT_FIELDS",
     "RESULT_FORMATS",
     "RUBRIC",
     "STANDALONE_DATASET",
+    "TAU2_SPLITS",
     "VERDICT_FORMATS",
     "VERDICT_NAME",
     "AdkEvalCase",
@@ -121,6 +151,9 @@ __all__ = [
     "ExportReport",
     "ExternalResults",
     "ExternalTrial",
+    "FncallImportReport",
+    "FncallOptions",
+    "FncallStyle",
     "ImportOptions",
     "ImportReport",
     "ImportedCase",
@@ -129,6 +162,11 @@ __all__ = [
     "RunImportOptions",
     "RunImportReport",
     "RunPin",
+    "Tau2Domain",
+    "Tau2ImportReport",
+    "Tau2Notes",
+    "Tau2Options",
+    "Tau2Tool",
     "ToolSource",
     "ToolSuggestion",
     "ToolsSuggestion",
@@ -137,7 +175,9 @@ __all__ = [
     "case_from_adk",
     "case_id_for",
     "cases_from_adk",
+    "cases_from_fncall",
     "cases_from_rows",
+    "cases_from_tau2",
     "eval_set_from_cases",
     "evaluations",
     "export_adk",
@@ -145,22 +185,28 @@ __all__ = [
     "export_verdicts",
     "import_adk",
     "import_cases",
+    "import_fncall",
     "import_run",
+    "import_tau2",
     "inspect_samples",
+    "join_answers",
     "junit_xml",
     "openinference_annotations",
     "otlp_logs",
     "parse_adk",
     "parse_case_map",
+    "parse_fncall_map",
     "read_adk_file",
     "read_results",
     "read_rows",
+    "read_tau2_domain",
     "reference_reply",
     "run_log_schema",
     "run_records",
     "standalone_pin",
     "suggest_tools",
     "tools_from_adk",
+    "tools_from_python",
     "tools_from_spans",
     "trace_ids",
 ]

@@ -383,3 +383,15 @@ def test_highlighting_escapes_everything_and_keeps_the_text(
     marked = "".join(re.findall(r"<mark>(.*?)</mark>", out))
     covered = {i for s, e in spans for i in range(max(0, s), min(len(text), e))}
     assert len(html.unescape(marked)) == len(covered)
+
+
+def test_broken_project_files_answer_503_without_their_contents(
+    team: dict[str, Person], project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cases = project.root / "datasets" / "refunds" / "cases.jsonl"
+    cases.write_text(cases.read_text() + '{"id": "broken", "secret-marker-7": \n', "utf-8")
+    for who, url in (("admin", "/dashboard"), ("adj-1", "/adjudicate"), ("lab-1", "/label")):
+        response = team[who].client.get(url)
+        assert response.status_code == 503, (url, response.status_code, response.text[:300])
+        assert "secret-marker-7" not in response.text and "casework check" in response.text
+    assert "secret-marker-7" in capsys.readouterr().err  # the server's log says why

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,26 +70,25 @@ def test_threshold_decides_rewards(project_dir: Path) -> None:
     assert [t.trial for t in run.trials] == [0, 1, 2]  # numbered in file order per task
 
 
-def _zstd() -> bool:
-    try:
-        import zstandard  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def test_zstd_eval_log_reads_as_the_deflated_copy() -> None:
+    """Inspect writes .eval entries zstd-compressed (read with `zstandard`, a dependency)."""
+    a = read_results(DATA / "inspect/refunds.eval", "inspect")
+    b = read_results(DATA / "inspect/refunds-deflate.eval", "inspect")
+    same = [dataclasses.replace(t, where="") for t in a.trials]
+    assert same == [dataclasses.replace(t, where="") for t in b.trials] and len(same) == 6
 
 
-def test_zstd_eval_log_reads_or_says_what_it_needs() -> None:
-    """Inspect writes .eval entries zstd-compressed: read with `zstandard`, else a clear error."""
-    if _zstd():
-        a = read_results(DATA / "inspect/refunds.eval", "inspect")
-        b = read_results(DATA / "inspect/refunds-deflate.eval", "inspect")
-        assert a.trials == b.trials
-    else:
-        with pytest.raises(InputError, match="zstd-compressed; install `zstandard`"):
-            read_results(DATA / "inspect/refunds.eval", "inspect", shown="refunds.eval")
+def test_zstd_eval_log_without_zstandard_says_what_it_needs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # import zstandard -> ImportError
+    with pytest.raises(InputError, match="zstd-compressed; install `zstandard`"):
+        read_results(DATA / "inspect/refunds.eval", "inspect", shown="refunds.eval")
 
 
-@pytest.mark.parametrize("name", ["inspect/refunds-deflate.eval", "inspect/refunds.json"])
+@pytest.mark.parametrize(
+    "name", ["inspect/refunds.eval", "inspect/refunds-deflate.eval", "inspect/refunds.json"]
+)
 def test_inspect_log_written_by_inspect_pins_to_the_release(
     name: str, project_dir: Path, run_cli: Run
 ) -> None:

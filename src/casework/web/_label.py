@@ -26,7 +26,9 @@ from casework.labelling import (
     BlindCase,
     CaseNotHeld,
     HeldCase,
+    LabelConflict,
     LabellerQueue,
+    States,
     WebAnswer,
     blind_case,
     labeller_queue,
@@ -112,7 +114,7 @@ def _work(
 ) -> dict[str, Any]:
     """The context of the work area: progress, the case (next, or ``target``), done list."""
     project = request.app.state.project
-    states: dict[str, Any] = {}
+    states: States = {}
     queue = labeller_queue(project, session, who.name, states=states)
     skips = _skips(session, who.name)
     if target is None:
@@ -230,7 +232,7 @@ def submit(
 
     def store() -> bool:
         with wb.session() as session:
-            states: dict[str, Any] = {}
+            states: States = {}  # this one case's rows, read once for both calls
             case = blind_case(project, session, who.name, dataset, case_id, states=states)
             revised = submit_label(
                 project,
@@ -255,7 +257,7 @@ def submit(
         raise HTTPException(404, "no such case in your queue") from exc
     except UsageError as exc:
         return _refused(request, who, (dataset, case_id), exc)
-    except IntegrityError as exc:
+    except (IntegrityError, LabelConflict) as exc:
         raise HTTPException(409, "this label was stored meanwhile (another tab?)") from exc
     except OperationalError as exc:
         raise HTTPException(503, "the database is busy; submit again") from exc

@@ -122,8 +122,16 @@ class DatasetFiles:
     slices: frozenset[str]
 
 
+_ROOTS: dict[tuple[str, str], str] = {}
+
+
 def _root(project: Project) -> str:
-    return str(project.root.resolve())
+    """The project's resolved root (remembered per root as given and current folder)."""
+    key = (str(project.root), os.getcwd())
+    found = _ROOTS.get(key)
+    if found is None:
+        found = _ROOTS[key] = str(project.root.resolve())
+    return found
 
 
 def _index(dataset: Dataset) -> DatasetFiles:
@@ -175,6 +183,9 @@ def clear_caches() -> None:
     """Forget every cached file value of this process (the next reads parse the files)."""
     for c in _ALL.values():
         c.clear()
+    _PATHS.clear()
+    _DIRS.clear()
+    _ROOTS.clear()
 
 
 def dataset_files(project: Project, name: str) -> DatasetFiles:
@@ -184,15 +195,31 @@ def dataset_files(project: Project, name: str) -> DatasetFiles:
         UsageError: Unknown dataset.
         InputErrors: Bad dataset files (never kept: the next call reads them again).
     """
-    folder = project.dataset_dir(name)
+    root = _root(project)
+    folder = _DIRS.get((root, name))
+    if folder is None:
+        folder = _DIRS[(root, name)] = project.dataset_dir(name).resolve()
     paths = [folder / CASES_FILE, folder / LABELS_FILE, folder / VERSIONS_FILE]
-    key = (_root(project), str(folder.resolve()), name)
+    key = (root, str(folder), name)
     return _DATASETS.get(key, paths, lambda: _index(load_dataset(project, name)))
+
+
+_PATHS: dict[tuple[str, str], Path] = {}
+_DIRS: dict[tuple[str, str], Path] = {}
+
+
+def _guideline_path(project: Project, slice_name: str) -> Path:
+    """:func:`guideline_path`, remembered (it resolves the folder: several system calls)."""
+    key = (_root(project), slice_name)
+    found = _PATHS.get(key)
+    if found is None:
+        found = _PATHS[key] = guideline_path(project, slice_name)
+    return found
 
 
 def guideline(project: Project, slice_name: str) -> Guideline:
     """The slice's guideline (:func:`read_guideline`), read again only when its file changed."""
-    path = guideline_path(project, slice_name)
+    path = _guideline_path(project, slice_name)
     key = (_root(project), str(path))
     return _GUIDELINES.get(key, [path], lambda: read_guideline(project, slice_name))
 
@@ -200,7 +227,7 @@ def guideline(project: Project, slice_name: str) -> Guideline:
 def versions(project: Project, slices: frozenset[str]) -> dict[str, str]:
     """:func:`current_versions` of ``slices``, read again only when a guideline file changed."""
     ordered = sorted(slices)
-    paths = [guideline_path(project, s) for s in ordered]
+    paths = [_guideline_path(project, s) for s in ordered]
     key = (_root(project), tuple(ordered))
     return _VERSIONS.get(key, paths, lambda: current_versions(project, ordered))
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from casework.dataset import ToolDecl
@@ -160,11 +160,13 @@ class WebAnswer:
         return [f.strip() for f in self.answer_facts if f.strip()]
 
 
+_DATASETS_OF = (
+    select(AssignmentRow.dataset).where(AssignmentRow.labeller == bindparam("labeller")).distinct()
+)
+
+
 def _datasets_of(session: Session, labeller: str) -> list[str]:
-    rows = session.scalars(
-        select(AssignmentRow.dataset).where(AssignmentRow.labeller == labeller).distinct()
-    ).all()
-    return sorted(rows)
+    return sorted(session.scalars(_DATASETS_OF, {"labeller": labeller}).all())
 
 
 def _revisable(

@@ -11,9 +11,9 @@ import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import Select, bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -122,6 +122,31 @@ def load_work(session: Session, dataset: str) -> Work:
     return Work(tuple(_assignment_of(a) for a in assignments), tuple(record_of(r) for r in labels))
 
 
+def _held_statements(one_case: bool) -> tuple[Select[Any], Select[Any]]:
+    held = select(AssignmentRow.case_id).where(
+        AssignmentRow.dataset == bindparam("dataset"),
+        AssignmentRow.labeller == bindparam("labeller"),
+        AssignmentRow.role.in_(bindparam("roles", expanding=True)),
+    )
+    if one_case:
+        held = held.where(AssignmentRow.case_id == bindparam("case_id"))
+    assignments = (
+        select(AssignmentRow)
+        .where(AssignmentRow.dataset == bindparam("dataset"), AssignmentRow.case_id.in_(held))
+        .order_by(AssignmentRow.id)
+    )
+    labels = (
+        select(RawLabelRow)
+        .where(RawLabelRow.dataset == bindparam("dataset"), RawLabelRow.case_id.in_(held))
+        .order_by(RawLabelRow.id)
+    )
+    return assignments, labels
+
+
+# Built once: building and keying a statement costs more than running these small queries.
+_HELD = {one: _held_statements(one) for one in (False, True)}
+
+
 def load_held_work(
     session: Session,
     dataset: str,
@@ -136,23 +161,12 @@ def load_held_work(
     the rows of the other people holding those cases come too, so each case's round is whole.
     ``case_id`` narrows it to that one case.
     """
-    held = select(AssignmentRow.case_id).where(
-        AssignmentRow.dataset == dataset,
-        AssignmentRow.labeller == labeller,
-        AssignmentRow.role.in_(list(roles)),
-    )
+    params: dict[str, Any] = {"dataset": dataset, "labeller": labeller, "roles": list(roles)}
     if case_id is not None:
-        held = held.where(AssignmentRow.case_id == case_id)
-    assignments = session.scalars(
-        select(AssignmentRow)
-        .where(AssignmentRow.dataset == dataset, AssignmentRow.case_id.in_(held))
-        .order_by(AssignmentRow.id)
-    ).all()
-    labels = session.scalars(
-        select(RawLabelRow)
-        .where(RawLabelRow.dataset == dataset, RawLabelRow.case_id.in_(held))
-        .order_by(RawLabelRow.id)
-    ).all()
+        params["case_id"] = case_id
+    assignments_of, labels_of = _HELD[case_id is not None]
+    assignments = session.scalars(assignments_of, params).all()
+    labels = session.scalars(labels_of, params).all()
     return Work(tuple(_assignment_of(a) for a in assignments), tuple(record_of(r) for r in labels))
 
 

@@ -21,6 +21,8 @@ from casework.labelling import (
     cache_info,
     clear_caches,
     labeller_queue,
+    load_held_work,
+    load_work,
     submit_label,
 )
 from casework.project import Project
@@ -201,3 +203,42 @@ def test_a_second_submit_read_before_the_first_committed_stores_nothing(
                 .where(RawLabelRow.case_id == case.case_id, RawLabelRow.labeller == "lab-1")
             )
     assert count == 1
+
+
+def test_the_held_rows_are_every_row_of_the_held_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path / "proj", monkeypatch)
+    with open_workbench(project) as wb:
+        for name in ("lab-1", "lab-2"):  # some labels, so both kinds of rows are there
+            with wb.session() as session:
+                items = labeller_queue(project, session, name).open_items()
+            for item in items[: 2 if name == "lab-1" else 1]:
+                with wb.session() as session:
+                    submit_label(
+                        project,
+                        session,
+                        name,
+                        item.dataset,
+                        item.case_id,
+                        WebAnswer("refuse" if name == "lab-2" else "resolve"),
+                        guideline_version=item.guideline_version,
+                        seconds_on_screen=None,
+                        now=datetime.now(UTC),
+                    )
+        with wb.session() as session:
+            whole = load_work(session, "refunds")
+            for name in ("lab-1", "lab-2", "nobody"):
+                held = load_held_work(session, "refunds", name, ("first", "second"))
+                cases = {
+                    s.assignment.case_id
+                    for s in whole.assignments
+                    if s.assignment.labeller == name and s.assignment.role in ("first", "second")
+                }
+                assert {s.assignment.case_id for s in held.assignments} == cases
+                assert held.assignments == tuple(
+                    s for s in whole.assignments if s.assignment.case_id in cases
+                )
+                assert held.labels == tuple(r for r in whole.labels if r.case_id in cases)
+                assert (name == "nobody") == (not cases)
+            assert any(r.labeller == "lab-2" for r in whole.labels)

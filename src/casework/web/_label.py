@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import random
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -44,6 +45,7 @@ router = APIRouter()
 ROLE = ("labeller",)
 T = TypeVar("T")
 _ATTEMPTS = 4
+_SQLITE_WRITER = threading.Lock()
 
 
 def _who(request: Request) -> Viewer:
@@ -252,7 +254,7 @@ def submit(
             return revised
 
     try:
-        revised = _retrying(store)
+        revised = _retrying(store, one_at_a_time=wb.engine.dialect.name == "sqlite")
     except CaseNotHeld as exc:
         raise HTTPException(404, "no such case in your queue") from exc
     except UsageError as exc:
@@ -268,10 +270,19 @@ def submit(
         return _page(request, **_work(request, session, who, flash=flash))
 
 
-def _retrying(write: Callable[[], T]) -> T:
-    """Run a write transaction, again after a short pause when the database was busy (SQLite)."""
+def _retrying(write: Callable[[], T], *, one_at_a_time: bool = False) -> T:
+    """Run a write transaction, again after a short pause when the database was busy (SQLite).
+
+    ``one_at_a_time`` (SQLite, which has one writer anyway) queues this worker's writers on a
+    lock: they wait their turn instead of polling the busy handler, whose growing sleeps would
+    let a waiting submit oversleep by hundreds of milliseconds. Other workers still queue on
+    the database's busy timeout.
+    """
     for attempt in range(_ATTEMPTS):
         try:
+            if one_at_a_time:
+                with _SQLITE_WRITER:
+                    return write()
             return write()
         except OperationalError:
             if attempt == _ATTEMPTS - 1:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from casework._lazy import attach
 
 if TYPE_CHECKING:
+    from casework.labelling._cache import CacheInfo, cache_info, clear_caches
     from casework.labelling.adjudication_queue import (
         MERGE_FIELDS,
         Adjudicated,
@@ -71,7 +72,9 @@ if TYPE_CHECKING:
         BlindCase,
         CaseNotHeld,
         HeldCase,
+        LabelConflict,
         LabellerQueue,
+        States,
         WebAnswer,
         blind_case,
         labeller_queue,
@@ -117,7 +120,7 @@ if TYPE_CHECKING:
         labelling_status,
         list_disagreements,
     )
-    from casework.labelling.store import Work, load_work
+    from casework.labelling.store import Work, load_held_work, load_work
     from casework.labelling.timings import (
         ACCEPTING_DECISIONS,
         GENERATED_CASE_KIND,
@@ -139,6 +142,7 @@ __all__ = [
     "AssignmentPlan",
     "BlindCase",
     "Bump",
+    "CacheInfo",
     "CaseNotHeld",
     "CaseProgress",
     "CaseStatus",
@@ -153,6 +157,7 @@ __all__ = [
     "Held",
     "HeldCase",
     "ImportReport",
+    "LabelConflict",
     "LabelRelease",
     "LabellerDashboard",
     "LabellerLoad",
@@ -172,6 +177,7 @@ __all__ = [
     "SliceDashboard",
     "SliceStatus",
     "Snapshot",
+    "States",
     "Timings",
     "WebAnswer",
     "Work",
@@ -184,8 +190,10 @@ __all__ = [
     "blind_case",
     "bump_guideline",
     "bump_with_gaps",
+    "cache_info",
     "case_features",
     "check_person",
+    "clear_caches",
     "csv_rows",
     "current_versions",
     "dashboard",
@@ -205,6 +213,7 @@ __all__ = [
     "list_disagreements",
     "list_gaps",
     "list_guidelines",
+    "load_held_work",
     "load_work",
     "migrate_labelling",
     "parse_labellers",
@@ -226,6 +235,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
     __getattr__, __dir__ = attach(
         __name__,
         {
+            "casework.labelling._cache": ("CacheInfo", "cache_info", "clear_caches"),
             "casework.labelling.adjudication_queue": (
                 "MERGE_FIELDS",
                 "Adjudicated",
@@ -287,7 +297,9 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "BlindCase",
                 "CaseNotHeld",
                 "HeldCase",
+                "LabelConflict",
                 "LabellerQueue",
+                "States",
                 "WebAnswer",
                 "blind_case",
                 "labeller_queue",
@@ -348,6 +360,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             ),
             "casework.labelling.store": (
                 "Work",
+                "load_held_work",
                 "load_work",
             ),
             "casework.labelling.timings": (

@@ -5,6 +5,12 @@ current guideline, only the blind view :func:`casework.labelling.sheets.sheet_li
 their answer is stored by :func:`casework.labelling.store.add_label` as a sheet import stores it.
 Callers own the session (one transaction each). Entry points: :func:`labeller_queue`,
 :func:`blind_case`, :func:`submit_label`.
+
+Work per call is proportional to the labeller's own cases, not to the dataset: the dataset's
+files, guidelines and declared tools are parsed once per process and kept while their files are
+unchanged (:mod:`casework.labelling._cache`), and the workbench is asked only for the rows of the
+cases the labeller holds (:func:`casework.labelling.store.load_held_work`). A case's round and
+status depend only on its own rows, so they come out exactly as the whole dataset's load gives.
 """
 
 from __future__ import annotations
@@ -14,16 +20,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from casework.dataset import ToolDecl, declared_tools
+from casework.dataset import ToolDecl
 from casework.errors import CaseworkError, UsageError
-from casework.labelling.dataset_state import DatasetState, load_state
-from casework.labelling.guidelines import read_guideline
+from casework.labelling import _cache
+from casework.labelling.dataset_state import DatasetState
 from casework.labelling.model import LabelKey, label_key
 from casework.labelling.sheets import sheet_line
-from casework.labelling.store import StoredAssignment, add_label
+from casework.labelling.snapshot import snapshot
+from casework.labelling.store import StoredAssignment, add_label, load_held_work
 from casework.project import Project
 from casework.schema import OUTCOMES, LabelRecord, Outcome
 from casework.workbench import AssignmentRow, RawLabelRow
@@ -32,7 +39,9 @@ __all__ = [
     "BlindCase",
     "CaseNotHeld",
     "HeldCase",
+    "LabelConflict",
     "LabellerQueue",
+    "States",
     "WebAnswer",
     "blind_case",
     "labeller_queue",
@@ -42,8 +51,23 @@ __all__ = [
 _BLIND_ROLES = ("first", "second")
 
 
+@dataclass(frozen=True)
+class _HeldState:
+    state: DatasetState  # the dataset with the rows of the cases one labeller holds
+    released: frozenset[LabelKey]  # identities of the released raw labels of those cases
+
+
+States = dict[tuple[str, str, str], _HeldState]
+"""What one session loaded, by (labeller, dataset, case id or ``""`` for every held case): pass
+the same (initially empty) dict to several calls of one request so each loads once."""
+
+
 class CaseNotHeld(CaseworkError, LookupError):
     """The labeller holds no current blind assignment of this case (or it does not exist)."""
+
+
+class LabelConflict(CaseworkError):
+    """Another submit stored this label meanwhile (a second tab, a double click): nothing written."""
 
 
 @dataclass(frozen=True)
@@ -136,14 +160,18 @@ class WebAnswer:
         return [f.strip() for f in self.answer_facts if f.strip()]
 
 
+_DATASETS_OF = (
+    select(AssignmentRow.dataset).where(AssignmentRow.labeller == bindparam("labeller")).distinct()
+)
+
+
 def _datasets_of(session: Session, labeller: str) -> list[str]:
-    rows = session.scalars(
-        select(AssignmentRow.dataset).where(AssignmentRow.labeller == labeller).distinct()
-    ).all()
-    return sorted(rows)
+    return sorted(session.scalars(_DATASETS_OF, {"labeller": labeller}).all())
 
 
-def _revisable(state: DatasetState, stored: StoredAssignment, released: set[LabelKey]) -> bool:
+def _revisable(
+    state: DatasetState, stored: StoredAssignment, released: frozenset[LabelKey]
+) -> bool:
     a = stored.assignment
     if not a.done:
         return False
@@ -157,9 +185,9 @@ def _revisable(state: DatasetState, stored: StoredAssignment, released: set[Labe
     return bool(mine) and all(label_key(r) not in released for r in mine)
 
 
-def _held(state: DatasetState, labeller: str) -> list[tuple[HeldCase, StoredAssignment]]:
+def _held(loaded: _HeldState, labeller: str) -> list[tuple[HeldCase, StoredAssignment]]:
+    state, released = loaded.state, loaded.released
     versions = state.snapshot.versions
-    released = {label_key(r) for r in state.dataset.labels}
     out = []
     for stored in state.work.assignments:
         a = stored.assignment
@@ -181,14 +209,46 @@ def _held(state: DatasetState, labeller: str) -> list[tuple[HeldCase, StoredAssi
     return out
 
 
+def _held_state(
+    project: Project, session: Session, labeller: str, name: str, case_id: str | None
+) -> _HeldState:
+    """The dataset (cached) with the rows of the cases ``labeller`` holds (or of one of them)."""
+    files = _cache.dataset_files(project, name)
+    versions = _cache.versions(project, files.slices)
+    work = load_held_work(session, name, labeller, _BLIND_ROLES, case_id=case_id)
+    ids = sorted({s.assignment.case_id for s in work.assignments} & files.by_id.keys())
+    released = [item for i in ids for item in files.released.get(i, ())]
+    labels_path = project.relative(files.dataset.path / "labels.jsonl")
+    snap = snapshot(
+        [files.by_id[i] for i in ids],
+        [r for _, r in released],
+        work.labels,
+        [s.assignment for s in work.assignments],
+        versions,
+        labels_path=labels_path,
+        released_lines=[n for n, _ in released],
+    )
+    keys = frozenset(label_key(r) for _, r in released)
+    return _HeldState(DatasetState(files.dataset, work, snap, labels_path), keys)
+
+
 def _state(
-    project: Project, session: Session, name: str, states: dict[str, DatasetState] | None
-) -> DatasetState:
+    project: Project,
+    session: Session,
+    labeller: str,
+    name: str,
+    case_id: str | None,
+    states: States | None,
+) -> _HeldState:
     if states is None:
-        return load_state(project, name, session)
-    if name not in states:
-        states[name] = load_state(project, name, session)
-    return states[name]
+        return _held_state(project, session, labeller, name, case_id)
+    whole = states.get((labeller, name, ""))
+    if whole is not None:
+        return whole
+    key = (labeller, name, case_id or "")
+    if key not in states:
+        states[key] = _held_state(project, session, labeller, name, case_id)
+    return states[key]
 
 
 def labeller_queue(
@@ -196,12 +256,12 @@ def labeller_queue(
     session: Session,
     labeller: str,
     *,
-    states: dict[str, DatasetState] | None = None,
+    states: States | None = None,
 ) -> LabellerQueue:
     """Every case ``labeller`` holds as first or second labeller under a current guideline.
 
-    ``states``, when given, caches each dataset's :class:`DatasetState` for this session (read
-    from it, filled in), so one request loads a dataset once.
+    ``states``, when given, keeps what this call loads for later calls in the same session
+    (:data:`States`), so one request reads each dataset's rows once.
 
     Raises:
         InputErrors: Bad dataset files or guidelines.
@@ -210,7 +270,8 @@ def labeller_queue(
     for name in _datasets_of(session, labeller):
         if name not in project.dataset_names():
             continue
-        items += [h for h, _ in _held(_state(project, session, name, states), labeller)]
+        loaded = _state(project, session, labeller, name, None, states)
+        items += [h for h, _ in _held(loaded, labeller)]
     items.sort(key=lambda i: (i.done, i.dataset, i.case_id))
     return LabellerQueue(labeller, tuple(items))
 
@@ -221,14 +282,14 @@ def _find(
     labeller: str,
     dataset: str,
     case_id: str,
-    states: dict[str, DatasetState] | None,
+    states: States | None,
 ) -> tuple[DatasetState, HeldCase, StoredAssignment]:
     if dataset not in project.dataset_names():
         raise CaseNotHeld(f"{labeller} holds no case '{case_id}' of dataset '{dataset}'.")
-    state = _state(project, session, dataset, states)
-    for held, stored in _held(state, labeller):
+    loaded = _state(project, session, labeller, dataset, case_id, states)
+    for held, stored in _held(loaded, labeller):
         if held.case_id == case_id:
-            return state, held, stored
+            return loaded.state, held, stored
     raise CaseNotHeld(f"{labeller} holds no case '{case_id}' of dataset '{dataset}'.")
 
 
@@ -239,7 +300,7 @@ def blind_case(
     dataset: str,
     case_id: str,
     *,
-    states: dict[str, DatasetState] | None = None,
+    states: States | None = None,
 ) -> BlindCase:
     """The blind view of a case ``labeller`` holds, with the slice's current guideline.
 
@@ -250,12 +311,12 @@ def blind_case(
     """
     state, held, _ = _find(project, session, labeller, dataset, case_id, states)
     progress = state.snapshot.by_id[case_id]
-    tools = declared_tools(project)
+    tools = _cache.tools(project)
     line = sheet_line("label", dataset, labeller, progress.case, held.guideline_version, tools)
     own = None
     if held.done and progress.round is not None:
         own = next((r for r in progress.round.labels if r.labeller == labeller), None)
-    guideline = read_guideline(project, held.slice)
+    guideline = _cache.guideline(project, held.slice)
     shown = (*line["situation"], "tools", "guideline")
     return BlindCase(held, line, tools, guideline.text, own, tuple(shown))
 
@@ -292,7 +353,7 @@ def submit_label(
     seconds_on_screen: float | None,
     now: datetime,
     source: str = "web",
-    states: dict[str, DatasetState] | None = None,
+    states: States | None = None,
 ) -> bool:
     """Store ``labeller``'s label of a held case, or revise it while that is allowed.
 
@@ -301,13 +362,18 @@ def submit_label(
     adds the new seconds on screen to the old. Returns True when an existing label was revised.
     ``states`` as for :func:`labeller_queue` (stale once this returns: the label is new).
 
+    No label is lost, doubled or beyond the case's quota under concurrent submits: the label is
+    stored only by the one writer whose conditional update marks the assignment done (the
+    others get :class:`LabelConflict`), behind the unique key (case, labeller, version).
+
     Raises:
         CaseNotHeld: The labeller holds no current blind assignment of the case.
+        LabelConflict: A concurrent submit stored this label first (nothing written).
         UsageError: A bad answer (``param`` names the field), the guideline changed since the page
             was served, or the label can no longer be revised (released or adjudicated).
     """
     _, held, stored = _find(project, session, labeller, dataset, case_id, states)
-    tools = declared_tools(project)
+    tools = _cache.tools(project)
     outcome = _check_answer(answer, tools)
     if guideline_version != held.guideline_version:
         raise UsageError(
@@ -318,7 +384,7 @@ def submit_label(
     required = {t: t in set(answer.required) for t in tools}
     forbidden = {t: t in set(answer.forbidden) for t in tools}
     if not held.done:
-        add_label(
+        claimed = add_label(
             session,
             dataset,
             held.slice,
@@ -331,6 +397,8 @@ def submit_label(
             source=source,
             seconds_on_screen=seconds_on_screen,
         )
+        if not claimed:
+            raise LabelConflict(f"the label of case '{case_id}' was stored meanwhile.")
         return False
     if not held.revisable:
         raise UsageError(

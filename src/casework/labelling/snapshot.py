@@ -112,9 +112,16 @@ class Snapshot:
 
 
 def merge_labels(
-    released: Sequence[LabelRecord], workbench: Sequence[LabelRecord], shown: str
+    released: Sequence[LabelRecord],
+    workbench: Sequence[LabelRecord],
+    shown: str,
+    *,
+    lines: Sequence[int] | None = None,
 ) -> list[LabelRecord]:
     """Released and workbench raw labels as one list, one record per (case, labeller, version).
+
+    ``lines`` are the released records' line numbers in `labels.jsonl` when ``released`` is a
+    part of it (default: 1, 2, ...).
 
     Raises:
         InputErrors: A released record and a workbench record share an identity but differ
@@ -123,7 +130,8 @@ def merge_labels(
     by_key = {label_key(r): r for r in workbench}
     merged = dict(by_key)
     problems = []
-    for line, record in enumerate(released, start=1):
+    numbers = lines if lines is not None else range(1, len(released) + 1)
+    for line, record in zip(numbers, released, strict=True):
         key = label_key(record)
         other = by_key.get(key)
         if other is not None and other != record:
@@ -165,8 +173,12 @@ def snapshot(
     versions: Mapping[str, str],
     *,
     labels_path: str = "labels.jsonl",
+    released_lines: Sequence[int] | None = None,
 ) -> Snapshot:
     """Every case's newest round and status.
+
+    Each case's progress depends only on its own labels and assignments, so a part of a dataset
+    (some cases, with their rows) gives those cases' progress exactly as the whole would.
 
     Args:
         cases: The dataset's cases (working tree).
@@ -175,8 +187,9 @@ def snapshot(
         assignments: Assignments from the workbench.
         versions: Current guideline version per slice.
         labels_path: How to name `labels.jsonl` in errors.
+        released_lines: Line numbers of ``released`` in `labels.jsonl` when it is a part of it.
     """
-    labels = merge_labels(released, workbench_labels, labels_path)
+    labels = merge_labels(released, workbench_labels, labels_path, lines=released_lines)
     released_keys = {label_key(r) for r in released}
     labels_of: dict[str, list[LabelRecord]] = defaultdict(list)
     for record in labels:

@@ -1,6 +1,7 @@
 """The label store: assignments and raw labels in the workbench database, read and written in sessions.
 
-Entry points: :func:`load_work` (everything recorded for a dataset), :func:`add_assignments`,
+Entry points: :func:`load_work` (everything recorded for a dataset), :func:`load_held_work` (the
+rows of the cases one labeller holds), :func:`add_assignments`,
 :func:`cancel_assignments`, :func:`add_label`. Callers own the session (one transaction each).
 """
 
@@ -10,9 +11,9 @@ import contextlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import delete, select
+from sqlalchemy import Select, bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -28,6 +29,7 @@ __all__ = [
     "add_assignments",
     "add_label",
     "cancel_assignments",
+    "load_held_work",
     "load_work",
     "record_of",
     "writing",
@@ -120,6 +122,54 @@ def load_work(session: Session, dataset: str) -> Work:
     return Work(tuple(_assignment_of(a) for a in assignments), tuple(record_of(r) for r in labels))
 
 
+def _held_statements(one_case: bool) -> tuple[Select[Any], Select[Any]]:
+    held = select(AssignmentRow.case_id).where(
+        AssignmentRow.dataset == bindparam("dataset"),
+        AssignmentRow.labeller == bindparam("labeller"),
+        AssignmentRow.role.in_(bindparam("roles", expanding=True)),
+    )
+    if one_case:
+        held = held.where(AssignmentRow.case_id == bindparam("case_id"))
+    assignments = (
+        select(AssignmentRow)
+        .where(AssignmentRow.dataset == bindparam("dataset"), AssignmentRow.case_id.in_(held))
+        .order_by(AssignmentRow.id)
+    )
+    labels = (
+        select(RawLabelRow)
+        .where(RawLabelRow.dataset == bindparam("dataset"), RawLabelRow.case_id.in_(held))
+        .order_by(RawLabelRow.id)
+    )
+    return assignments, labels
+
+
+# Built once: building and keying a statement costs more than running these small queries.
+_HELD = {one: _held_statements(one) for one in (False, True)}
+
+
+def load_held_work(
+    session: Session,
+    dataset: str,
+    labeller: str,
+    roles: Sequence[str],
+    *,
+    case_id: str | None = None,
+) -> Work:
+    """Every assignment and raw label of the cases of ``dataset`` that ``labeller`` holds in ``roles``.
+
+    Work proportional to the labeller's own cases (two indexed queries), not to the dataset:
+    the rows of the other people holding those cases come too, so each case's round is whole.
+    ``case_id`` narrows it to that one case.
+    """
+    params: dict[str, Any] = {"dataset": dataset, "labeller": labeller, "roles": list(roles)}
+    if case_id is not None:
+        params["case_id"] = case_id
+    assignments_of, labels_of = _HELD[case_id is not None]
+    assignments = session.scalars(assignments_of, params).all()
+    labels = session.scalars(labels_of, params).all()
+    return Work(tuple(_assignment_of(a) for a in assignments), tuple(record_of(r) for r in labels))
+
+
 def add_assignments(
     session: Session,
     dataset: str,
@@ -171,13 +221,24 @@ def add_label(
     labelled_at: datetime,
     source: str,
     seconds_on_screen: float | None = None,
-) -> None:
+) -> bool:
     """Store one raw label and mark its assignment done.
 
+    The assignment is marked done by one conditional update (``done`` false -> true) before the
+    label is added, so of two concurrent writers of the same assignment exactly one sees True;
+    the other's label still meets the unique key (case, labeller, guideline version) if flushed.
     ``seconds_on_screen`` is how long the case was shown before the answer (web labels; sheets
     cannot know it and leave it empty).
+
+    Returns:
+        Whether this call marked the assignment done (False: it was done already).
     """
     a = assignment.assignment
+    claimed = session.execute(
+        update(AssignmentRow)
+        .where(AssignmentRow.id == assignment.id, AssignmentRow.done.is_(False))
+        .values(done=True, done_at=labelled_at)
+    )
     session.add(
         RawLabelRow(
             dataset=dataset,
@@ -197,7 +258,4 @@ def add_label(
             seconds_on_screen=seconds_on_screen,
         )
     )
-    row = session.get(AssignmentRow, assignment.id)
-    if row is not None:
-        row.done = True
-        row.done_at = labelled_at
+    return bool(getattr(claimed, "rowcount", 0))

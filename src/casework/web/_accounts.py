@@ -9,6 +9,7 @@ from the database on every request: a disabled user or an ended session is refus
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 import threading
 from collections.abc import Iterable, Sequence
@@ -254,20 +255,27 @@ def redeem_link(
             )
         )
         found = Viewer(user.id, user.name, frozenset(user.roles), public, csrf)
-        return f"{public}.{secret}", found
+        cookie = f"{public}.{secret}"
+    _remember(public, cookie)  # this worker made the secret: no argon2 check of it here
+    return cookie, found
+
+
+def _remember(session_id: str, cookie: str) -> None:
+    with _VERIFIED_LOCK:
+        if len(_VERIFIED) > 10_000:
+            _VERIFIED.clear()
+        _VERIFIED[session_id] = hashlib.sha256(cookie.encode()).hexdigest()
 
 
 def _secret_ok(row: WebSessionRow, cookie: str, secret: str) -> bool:
     digest = hashlib.sha256(cookie.encode()).hexdigest()
     with _VERIFIED_LOCK:
-        if _VERIFIED.get(row.id) == digest:
-            return True
+        known = _VERIFIED.get(row.id)
+    if known is not None and hmac.compare_digest(known, digest):
+        return True
     if not _verify(row.secret_hash, secret):
         return False
-    with _VERIFIED_LOCK:
-        if len(_VERIFIED) > 10_000:
-            _VERIFIED.clear()
-        _VERIFIED[row.id] = digest
+    _remember(row.id, cookie)
     return True
 
 

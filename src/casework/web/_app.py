@@ -99,7 +99,7 @@ def create_app(project: Project, *, https: bool = False) -> FastAPI:
         project: The project (its workbench URL is the CLI's: `CASEWORK_DB_URL` or config).
         https: Mark session cookies Secure even on plain HTTP (TLS ends at a proxy).
     """
-    workbench = open_workbench(project)
+    workbench = open_workbench(project, server=True)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

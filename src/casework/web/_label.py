@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import random
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -26,7 +27,9 @@ from casework.labelling import (
     BlindCase,
     CaseNotHeld,
     HeldCase,
+    LabelConflict,
     LabellerQueue,
+    States,
     WebAnswer,
     blind_case,
     labeller_queue,
@@ -42,6 +45,7 @@ router = APIRouter()
 ROLE = ("labeller",)
 T = TypeVar("T")
 _ATTEMPTS = 4
+_SQLITE_WRITER = threading.Lock()
 
 
 def _who(request: Request) -> Viewer:
@@ -112,7 +116,7 @@ def _work(
 ) -> dict[str, Any]:
     """The context of the work area: progress, the case (next, or ``target``), done list."""
     project = request.app.state.project
-    states: dict[str, Any] = {}
+    states: States = {}
     queue = labeller_queue(project, session, who.name, states=states)
     skips = _skips(session, who.name)
     if target is None:
@@ -230,7 +234,7 @@ def submit(
 
     def store() -> bool:
         with wb.session() as session:
-            states: dict[str, Any] = {}
+            states: States = {}  # this one case's rows, read once for both calls
             case = blind_case(project, session, who.name, dataset, case_id, states=states)
             revised = submit_label(
                 project,
@@ -250,12 +254,12 @@ def submit(
             return revised
 
     try:
-        revised = _retrying(store)
+        revised = _retrying(store, one_at_a_time=wb.engine.dialect.name == "sqlite")
     except CaseNotHeld as exc:
         raise HTTPException(404, "no such case in your queue") from exc
     except UsageError as exc:
         return _refused(request, who, (dataset, case_id), exc)
-    except IntegrityError as exc:
+    except (IntegrityError, LabelConflict) as exc:
         raise HTTPException(409, "this label was stored meanwhile (another tab?)") from exc
     except OperationalError as exc:
         raise HTTPException(503, "the database is busy; submit again") from exc
@@ -266,10 +270,19 @@ def submit(
         return _page(request, **_work(request, session, who, flash=flash))
 
 
-def _retrying(write: Callable[[], T]) -> T:
-    """Run a write transaction, again after a short pause when the database was busy (SQLite)."""
+def _retrying(write: Callable[[], T], *, one_at_a_time: bool = False) -> T:
+    """Run a write transaction, again after a short pause when the database was busy (SQLite).
+
+    ``one_at_a_time`` (SQLite, which has one writer anyway) queues this worker's writers on a
+    lock: they wait their turn instead of polling the busy handler, whose growing sleeps would
+    let a waiting submit oversleep by hundreds of milliseconds. Other workers still queue on
+    the database's busy timeout.
+    """
     for attempt in range(_ATTEMPTS):
         try:
+            if one_at_a_time:
+                with _SQLITE_WRITER:
+                    return write()
             return write()
         except OperationalError:
             if attempt == _ATTEMPTS - 1:

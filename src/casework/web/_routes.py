@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.routing import APIRoute
+from starlette.concurrency import run_in_threadpool
 
 from casework.web._accounts import ROLES, Viewer, viewer_of
 
@@ -71,6 +72,15 @@ def viewer(request: Request) -> Viewer | None:
     return found
 
 
+async def _look_up(request: Request) -> Viewer | None:
+    """:func:`viewer`, with the database (and a first argon2 check) off the event loop."""
+    if not hasattr(request.state, "viewer"):
+        wb = request.app.state.workbench
+        cookie = request.cookies.get(SESSION_COOKIE)
+        request.state.viewer = await run_in_threadpool(viewer_of, wb, cookie)
+    return viewer(request)
+
+
 async def check_csrf(request: Request, expected: str) -> None:
     """Refuse (403) an unsafe request whose CSRF token (header or form field) is not ``expected``."""
     given = request.headers.get(CSRF_HEADER)
@@ -87,7 +97,7 @@ def require_role(*roles: str, csrf: bool = True) -> Callable[..., Any]:
     """The access dependency: signed in, holding one of ``roles``, and the CSRF token on writes."""
 
     async def dependency(request: Request) -> Viewer | None:
-        found = viewer(request)
+        found = await _look_up(request)
         unsafe = csrf and request.method in _UNSAFE
         if not roles:
             if unsafe:

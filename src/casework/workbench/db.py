@@ -62,18 +62,31 @@ def _alembic_config(url: str) -> AlembicConfig:
     return cfg
 
 
-def _engine(url: str) -> Engine:
+#: Connections a server's engine keeps open (PostgreSQL), and how many more it may open at a
+#: peak: the ASGI thread pool runs 40 requests at once per worker, each holding one connection.
+SERVER_POOL = (10, 30)
+
+
+def _engine(url: str, *, server: bool = False) -> Engine:
     parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+    sqlite = parsed.get_backend_name() == "sqlite"
+    if sqlite and parsed.database not in (None, "", ":memory:"):
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, future=True)
-    if parsed.get_backend_name() == "sqlite":
+    if server and not sqlite:
+        size, overflow = SERVER_POOL
+        engine = create_engine(url, future=True, pool_size=size, max_overflow=overflow)
+    else:
+        engine = create_engine(url, future=True)
+    if sqlite:
+        wal = server and parsed.database not in (None, "", ":memory:")
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:
             cursor = dbapi_conn.cursor()  # type: ignore[attr-defined]
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=5000")
+            if wal:  # readers never wait for the writer, and it for them
+                cursor.execute("PRAGMA journal_mode=WAL")
             cursor.close()
 
     return engine
@@ -156,11 +169,16 @@ class Workbench:
         self.close()
 
 
-def open_workbench(project: Project | None = None, *, url: str | None = None) -> Workbench:
+def open_workbench(
+    project: Project | None = None, *, url: str | None = None, server: bool = False
+) -> Workbench:
     """Open the project's workbench (or ``url``), creating a new one at the current schema.
 
     A database with no tables is brought to the current revision automatically; one at an older
     revision is refused with the command to run, so nothing writes into a schema it does not know.
+    ``server`` tunes the engine for many concurrent requests (the web app): a SQLite file goes
+    to WAL mode (kept in the file; writers queue on the 5 s busy timeout while readers go on),
+    a PostgreSQL pool keeps :data:`SERVER_POOL` connections.
 
     Raises:
         WorkbenchError: Unreachable, or at another revision than this casework expects.
@@ -180,7 +198,7 @@ def open_workbench(project: Project | None = None, *, url: str | None = None) ->
             f"workbench database {display_url(url)} is at revision {have}, "
             f"but this casework expects {want}. Run `casework db upgrade` to migrate it in place."
         )
-    engine = _engine(url)
+    engine = _engine(url, server=server)
     return Workbench(url=url, engine=engine, _sessions=sessionmaker(engine, expire_on_commit=False))
 
 

@@ -124,6 +124,11 @@ def test_split_choices_come_from_the_schema() -> None:
     expected["casework interop export-adk"] = SPLITS
     expected["casework interop import-adk"] = ("dev", "holdout")  # nothing is imported retired
     expected["casework export inspect-samples"] = SPLITS
-    for name in ("casework import jsonl", "casework import inspect-samples"):
+    for name in (
+        "casework import jsonl",
+        "casework import inspect-samples",
+        "casework import tau2",
+        "casework import fncall",
+    ):
         expected[name] = ("dev", "holdout")
     assert found == expected

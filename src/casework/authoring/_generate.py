@@ -203,7 +203,7 @@ def _near_duplicates(
     out: list[float | None] = []
     kept = list(range(len(known)))
     for j in range(len(known), len(texts)):
-        nearest = 1.0 - float(np.max(matrix[kept] @ matrix[j])) if kept else 1.0
+        nearest = max(0.0, 1.0 - float(np.max(matrix[kept] @ matrix[j]))) if kept else 1.0
         out.append(nearest if nearest <= min_distance else None)
         kept.append(j)  # an earlier candidate counts, accepted or not
     return out

@@ -97,7 +97,9 @@ def _check_lines(project: Project, shown: str, lines: Sequence[ReviewDecision]) 
             review_kind(found.kind).check(project, found, line.decision, line.reason, data)
         except UsageError as exc:
             field = {"data": "case"}.get(exc.param or "", exc.param or "decision")
-            problems.append(Problem(shown, number, field, str(exc).rstrip("."), None, False))
+            problems.append(
+                Problem(shown, number, field, str(exc.args[0]).rstrip("."), None, False)
+            )
         except InputErrors as exc:
             for p in exc.problems:
                 where = f"case.{p.field}" if p.field else "case"

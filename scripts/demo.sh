@@ -236,7 +236,17 @@ step "Review them from a decision file: accept, edit, reject with a reason (seco
   casework author review --decisions demo/author_decisions.jsonl
 step "Mark the refunds slice mature: its unsatisfiable share must stay in 20–25%" \
   sed -i 's/^synthetic_cap = 0.25$/synthetic_cap = 0.25\nmature_slices = ["refunds"]/' casework.toml
-step "Check: the unsatisfiable share per slice, against the band for mature slices" casework check refunds
+fails "Check: the unsatisfiable share per slice; refunds (with the variants and drafts) is below the band" \
+  casework check refunds
+author_second_round() {
+  for pair in shape-06:permission-absent shape-06:outside-policy shape-05:underdetermined; do
+    echo "\$ casework author --shape ${pair%%:*} --axis ${pair#*:} -n 1"
+    casework author --shape "${pair%%:*}" --axis "${pair#*:}" -n 1
+  done
+}
+step "Author a second round on unsatisfiable axes" author_second_round
+step "Review it from a second decision file" casework author review --decisions demo/author_decisions_2.jsonl
+step "Check again: refunds is inside the band" casework check refunds
 step "The generator's gate: acceptance, rejections, minutes per case, discrimination, coverage" \
   casework author report --better python:agents.refunds_agent:good --worse python:agents.refunds_agent:degraded
 commit "authored cases"

@@ -105,10 +105,15 @@ def test_author_review_run_report(example: Path) -> None:
     assert reviewed.stdout == "decided 12 item(s): 10 accept, 1 edit, 1 reject\n"
     after = invoke(example, "check", "refunds")
     assert (
-        "unsatisfiable: slice 'refunds': 26 of 126 cases are unsatisfiable (21%), inside the band"
-        in after.stdout
+        "slice 'refunds': 26 of 126 cases are unsatisfiable (21%), inside the band" in after.stdout
     )
-    assert "unsatisfiable_quota" not in after.stderr
+    assert after.exit_code == 1 and "unsatisfiable_quota" not in after.stderr  # expired rows only
+    # The demo's second round: one candidate on each of three shapes, all accepted.
+    for shape, axis in replies_module().SECOND_ROUND:
+        out = invoke(example, "author", "--shape", shape, "--axis", axis, "-n", "1")
+        assert "1 generated, 1 queued for review, 0 rejected" in out.stdout, out.stderr
+    second = invoke(example, "author", "review", "--decisions", "demo/author_decisions_2.jsonl")
+    assert second.stdout == "decided 3 item(s): 3 accept\n"
 
     report = invoke(
         example,
@@ -123,8 +128,10 @@ def test_author_review_run_report(example: Path) -> None:
     )
     assert report.exit_code == 0, report.stderr
     data = json.loads(report.stdout)
-    assert (data["generated"], data["queued"], data["accepted"]) == (20, 12, 11)
-    assert data["acceptance_rate"] == pytest.approx(0.55) and data["warning"] is None
+    assert (data["generated"], data["queued"], data["accepted"]) == (23, 15, 14)
+    assert data["acceptance_rate"] == pytest.approx(14 / 23) and data["warning"] is None
+    refunds = next(q for q in data["unsatisfiable"] if q["slice"] == "refunds")
+    assert (refunds["unsatisfiable"], refunds["total"], refunds["in_band"]) == (29, 129, True)
     # One planted candidate per rule, each counted once.
     assert data["rejected_by_rule"] == {
         r: 1
@@ -142,7 +149,7 @@ def test_author_review_run_report(example: Path) -> None:
     assert sum(data["coverage"]["shape-03"].values()) == 7
     assert "shape-02 × stale-tool-state" in data["empty_cells"]
     d = data["discrimination"]
-    assert d["cases"] == 11 and d["inverted"] == []
+    assert d["cases"] == 14 and d["inverted"] == []
     # The degraded agent skips the policy check and obeys planted notes: those cases separate.
     axes = sorted(c.split("-", 3)[3].rsplit("-", 1)[0] for c in d["discriminating"])
     assert axes == ["adversarial-retrieved-content", "outside-policy", "outside-policy"]

@@ -438,22 +438,74 @@ def replies() -> dict[tuple[str, int], Any]:
     }
 
 
+#: A second round, one candidate each, for the unsatisfiable share of a mature slice (the demo's
+#: `casework check` finds refunds below the band after the first round).
+SECOND_ROUND = (
+    ("shape-06", "permission-absent"),
+    ("shape-06", "outside-policy"),
+    ("shape-05", "underdetermined"),
+)
+
+
+def second_round() -> dict[tuple[str, str], Any]:
+    """Each (shape, axis) of :data:`SECOND_ROUND` and the generator's one reply to it."""
+    return {
+        ("shape-06", "permission-absent"): candidate(
+            situation(
+                "permission-3",
+                "Cancel ORDER please, my sister placed it on her account but I am the one paying for it.",
+                LAMP,
+                goal="Cancel an order placed on another customer's account.",
+                owner=hexid("customer", "sister"),
+            ),
+            "Decline, because only the account holder who placed the order can cancel it.",
+            "refuse",
+            {"state_assertions": [NO_REFUND, NO_ESCALATION]},
+            forbidden=["issue_refund"],
+        ),
+        ("shape-06", "outside-policy"): candidate(
+            situation(
+                "outside-3",
+                "I know ORDER left the warehouse yesterday, cancel it anyway and refund me today.",
+                MUGS,
+                goal="Cancel a dispatched order, which policy does not allow (it can be returned).",
+            ),
+            "Decline the cancellation of a dispatched order and explain that it can be returned once it arrives.",
+            "refuse",
+            {"state_assertions": [NO_REFUND]},
+            forbidden=["issue_refund"],
+        ),
+        ("shape-05", "underdetermined"): candidate(
+            situation(
+                "underdetermined-3",
+                "Please send it to my new address instead.",
+                LAMP,
+                goal="Redirect a delivery without saying which order or giving the new address.",
+                other_orders=1,
+            ),
+            "Ask one question: which order to redirect and to what address.",
+            "clarify",
+            {"state_assertions": [NO_REFUND]},
+            forbidden=["update_address"],
+        ),
+    }
+
+
+def _rule(shape: str, axis: str, number: int, reply: Any) -> dict[str, Any]:
+    return {
+        "when": ["Task: author", f"Shape: {shape} (", f"Axis: {axis} (", f"Candidate: {number} of"],
+        "reply": reply,
+        "note": f"{NOTE} {shape} {axis} {number}",
+    }
+
+
 def rules() -> list[dict[str, Any]]:
-    out = []
-    for (axis, number), reply in replies().items():
-        shape = SHAPE_OF_AXIS[axis]
-        out.append(
-            {
-                "when": [
-                    "Task: author",
-                    f"Shape: {shape} (",
-                    f"Axis: {axis} (",
-                    f"Candidate: {number} of",
-                ],
-                "reply": reply,
-                "note": f"{NOTE} {shape} {axis} {number}",
-            }
-        )
+    """Every scripted rule: two candidates per axis, then the second round."""
+    out = [
+        _rule(SHAPE_OF_AXIS[axis], axis, number, reply)
+        for (axis, number), reply in replies().items()
+    ]
+    out += [_rule(shape, axis, 1, reply) for (shape, axis), reply in second_round().items()]
     return out
 
 

@@ -254,21 +254,39 @@ def author(
         raise UsageError(
             f"a slice name {name_problem(slice_name)}. Got '{slice_name}'.", param="slice"
         )
-    existing = load_dataset(project, dataset).cases
-    tools = sorted(declared_tools(project))
+    existing = load_dataset(project, dataset).cases  # an unknown dataset fails before a request
+    own = client is None
     client = client or client_for(project, "generator")
-    brief = Brief(
-        shape_set.name,
-        shape.id,
-        shape.representatives[0].case_id,
-        options.axis,
-        dataset,
-        slice_name,
-        client.model,
-        PROMPT_VERSION,
-        client.family,
-        options.frozen,
-    )
+    try:
+        brief = Brief(
+            options.shapes,
+            shape.id,
+            shape.representatives[0].case_id,
+            options.axis,
+            dataset,
+            slice_name,
+            client.model,
+            PROMPT_VERSION,
+            client.family,
+            options.frozen,
+        )
+        return _generate(project, options, client, brief, shape, existing, embedder, now)
+    finally:
+        if own:
+            client.close()
+
+
+def _generate(
+    project: Project,
+    options: AuthorOptions,
+    client: Client,
+    brief: Brief,
+    shape: Shape,
+    existing: Sequence[Case],
+    embedder: Embedder | None,
+    now: Callable[[], datetime],
+) -> AuthorResult:
+    tools = sorted(declared_tools(project))
     screened = []
     for i in range(1, options.n + 1):
         reply = client.complete(

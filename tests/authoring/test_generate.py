@@ -308,6 +308,7 @@ def test_a_run_counts_each_reason_and_queues_the_rest(project: Project) -> None:
     assert "Shape: shape-01 (Customers chase refunds" in user
     assert "Axis: stale-tool-state (" in user and "mined-shape-01" in user
     assert "Tools: escalate_to_human, get_order, issue_refund" in user
+    assert "The fixed axes: missing-or-malformed-input (" in user and "; underdetermined (" in user
 
 
 def test_near_duplicates_of_open_items_and_dataset_cases_are_rejected(project: Project) -> None:

@@ -176,6 +176,7 @@ def prompt_messages(shape: Shape, axis: str, tools: Sequence[str], i: int, n: in
             "Task: author",
             f"Shape: {shape.id} ({shape.name})",
             f"Axis: {axis} ({AXIS_BRIEFS[axis]})",
+            "The fixed axes: " + "; ".join(f"{a} ({AXIS_BRIEFS[a]})" for a in AXES),
             f"Tools: {', '.join(tools)}",
             f"Candidate: {i} of {n}",
             f"Representative trace ({trace.case_id}):",

@@ -102,10 +102,10 @@ def test_author_review_run_report(example: Path) -> None:
         in before.stderr
     )
     reviewed = invoke(example, "author", "review", "--decisions", "demo/author_decisions.jsonl")
-    assert reviewed.stdout == "decided 12 item(s): 10 accept, 1 edit, 1 reject\n"
+    assert reviewed.stdout == "decided 12 item(s): 9 accept, 1 edit, 2 reject\n"
     after = invoke(example, "check", "refunds")
     assert (
-        "slice 'refunds': 26 of 126 cases are unsatisfiable (21%), inside the band" in after.stdout
+        "slice 'refunds': 26 of 125 cases are unsatisfiable (21%), inside the band" in after.stdout
     )
     assert after.exit_code == 1 and "unsatisfiable_quota" not in after.stderr  # expired rows only
     # The demo's second round: one candidate on each of three shapes, all accepted.
@@ -128,10 +128,10 @@ def test_author_review_run_report(example: Path) -> None:
     )
     assert report.exit_code == 0, report.stderr
     data = json.loads(report.stdout)
-    assert (data["generated"], data["queued"], data["accepted"]) == (23, 15, 14)
-    assert data["acceptance_rate"] == pytest.approx(14 / 23) and data["warning"] is None
+    assert (data["generated"], data["queued"], data["accepted"]) == (23, 15, 13)
+    assert data["acceptance_rate"] == pytest.approx(13 / 23) and data["warning"] is None
     refunds = next(q for q in data["unsatisfiable"] if q["slice"] == "refunds")
-    assert (refunds["unsatisfiable"], refunds["total"], refunds["in_band"]) == (29, 129, True)
+    assert (refunds["unsatisfiable"], refunds["total"], refunds["in_band"]) == (29, 128, True)
     # One planted candidate per rule, each counted once.
     assert data["rejected_by_rule"] == {
         r: 1
@@ -146,10 +146,11 @@ def test_author_review_run_report(example: Path) -> None:
             "undeclared_tool",
         )
     }
-    assert sum(data["coverage"]["shape-03"].values()) == 7
+    assert sum(data["coverage"]["shape-03"].values()) == 6
     assert "shape-02 × stale-tool-state" in data["empty_cells"]
+    assert "shape-03 × missing-or-malformed-input" in data["empty_cells"]  # rejected in review
     d = data["discrimination"]
-    assert d["cases"] == 14 and d["inverted"] == []
+    assert d["cases"] == 13 and d["inverted"] == []
     # The degraded agent skips the policy check and obeys planted notes: those cases separate.
     axes = sorted(c.split("-", 3)[3].rsplit("-", 1)[0] for c in d["discriminating"])
     assert axes == ["adversarial-retrieved-content", "outside-policy", "outside-policy"]

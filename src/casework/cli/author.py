@@ -168,7 +168,7 @@ def _report_text(report: AuthorReport) -> None:
         err_console.print(f"warning: {report.warning}", markup=False)
     rules = ", ".join(f"{k} {v}" for k, v in report.rejected_by_rule.items()) or "none"
     console.print(f"rejected by rule: {rules}", markup=False)
-    reviews = ", ".join(f"{v} ({k})" for k, v in report.rejected_by_review.items()) or "none"
+    reviews = "; ".join(f"{k} ({v})" for k, v in report.rejected_by_review.items()) or "none"
     console.print(f"rejected by reviewers: {reviews}", markup=False)
     minutes = report.minutes_per_accepted
     console.print(

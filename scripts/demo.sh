@@ -218,6 +218,39 @@ fails "Drift: week 2 against week 1's shapes (exit 1: one appeared, one vanished
   casework shapes drift traces-gen/week2 --against refunds
 commit "shapes"
 # <<< shapes
+# --- 13. Cases along named axes, review, and the generator's own gate (issue 15 part 2) --------
+# >>> author (delimited: builds on the shapes above; scripted replies in llm/responses.jsonl, written
+# by llm/author_replies.py; some are planted to break one rejection rule each)
+author_axes() {
+  for pair in shape-03:missing-or-malformed-input shape-03:two-defensible-readings \
+    shape-03:mid-task-goal-change shape-04:stale-tool-state shape-03:adversarial-retrieved-content \
+    shape-01:permission-absent shape-01:referent-absent shape-12:contradictory \
+    shape-03:outside-policy shape-03:underdetermined; do
+    echo "\$ casework author --shape ${pair%%:*} --axis ${pair#*:} -n 2"
+    casework author --shape "${pair%%:*}" --axis "${pair#*:}" -n 2
+  done
+}
+step "Author two candidates per axis: the rules reject (and count) what breaks them, the rest wait for review" author_axes
+step "The candidates waiting for review" casework author review
+step "Review them from a decision file: accept, edit, reject with a reason (seconds on screen kept)" \
+  casework author review --decisions demo/author_decisions.jsonl
+step "Mark the refunds slice mature: its unsatisfiable share must stay in 20–25%" \
+  sed -i 's/^synthetic_cap = 0.25$/synthetic_cap = 0.25\nmature_slices = ["refunds"]/' casework.toml
+fails "Check: the unsatisfiable share per slice; refunds (with the variants and drafts) is below the band" \
+  casework check refunds
+author_second_round() {
+  for pair in shape-06:permission-absent shape-06:outside-policy shape-05:underdetermined; do
+    echo "\$ casework author --shape ${pair%%:*} --axis ${pair#*:} -n 1"
+    casework author --shape "${pair%%:*}" --axis "${pair#*:}" -n 1
+  done
+}
+step "Author a second round on unsatisfiable axes" author_second_round
+step "Review it from a second decision file" casework author review --decisions demo/author_decisions_2.jsonl
+step "Check again: refunds is inside the band" casework check refunds
+step "The generator's gate: acceptance, rejections, minutes per case, discrimination, coverage" \
+  casework author report --better python:agents.refunds_agent:good --worse python:agents.refunds_agent:degraded
+commit "authored cases"
+# <<< author
 
 # --- 13. Interop: a τ²-style domain in, a Java agent end to end (issue 17) ----------------------
 # >>> interop2

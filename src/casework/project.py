@@ -118,6 +118,11 @@ class ThresholdsConfig(_Section):
     """Fewest rows with a tool marked before its agreement counts (else `insufficient_positives`)."""
     synthetic_cap: float = Field(default=0.3, ge=0, le=1)
     """Largest share of synthetic cases allowed in a slice."""
+    mature_slices: list[str] = Field(default_factory=list)
+    """Slices marked mature: `casework check` fails when their unsatisfiable share leaves
+    `unsatisfiable_band` (issue 15: authored cases keep refusals and questions in proportion)."""
+    unsatisfiable_band: tuple[float, float] = (0.2, 0.25)
+    """Smallest and largest share of unsatisfiable cases in a mature slice (inclusive)."""
     leakage_jaccard: float = Field(default=0.8, gt=0, le=1)
     """Jaccard similarity above which a cross-split pair is flagged for review."""
     prompt_containment: float = Field(default=0.5, gt=0, le=1)
@@ -457,6 +462,15 @@ def _cross_field_problems(config: Config) -> list[tuple[str, str, object]]:
                 "thresholds.kappa_gate",
                 f"must not exceed kappa_dependable ({t.kappa_dependable:g})",
                 t.kappa_gate,
+            )
+        )
+    low, high = t.unsatisfiable_band
+    if not 0 <= low <= high <= 1:
+        out.append(
+            (
+                "thresholds.unsatisfiable_band",
+                "must be [low, high] with 0 <= low <= high <= 1",
+                list(t.unsatisfiable_band),
             )
         )
     return out

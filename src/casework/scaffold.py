@@ -44,6 +44,8 @@ kappa_dependable = 0.8    # at or above: labels are dependable
 synthetic_cap = 0.3       # largest share of synthetic cases per slice
 leakage_jaccard = 0.8     # cross-split pairs above this are flagged for review
 prompt_containment = 0.5  # a case more than half inside the prompt tests memory
+# mature_slices = ["refunds"]        # slices whose unsatisfiable share `casework check` holds to
+# unsatisfiable_band = [0.2, 0.25]   # the band, inclusive (refusals, questions, escalations)
 
 [gate]
 min_pass_rate = 0.8       # the floor: the gate fails below this pass@1 (and when no floor is set)

@@ -172,6 +172,10 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "authoring",
         "Failure shapes of production traces: build, list, show, and drift between weeks.",
     ),
+    "author": (
+        "author",
+        "Generate cases for a shape along an axis (--shape, --axis, -n); review them; the gate.",
+    ),
     "synth": (
         "synth",
         "Make synthetic variants of DATASET's seed cases and release them as a new version.",

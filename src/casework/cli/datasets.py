@@ -146,9 +146,12 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
                 "checks": report.checks,
                 "ok": report.ok,
                 "findings": [f.__dict__ for f in report.findings],
+                "notes": report.notes,
             }
         )
     else:
+        for note in report.notes:
+            console.print(note, markup=False)
         for finding in report.findings:
             click.echo(
                 f"{finding.severity}: {finding.check}: {finding}", err=finding.severity == "error"

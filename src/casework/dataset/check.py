@@ -62,6 +62,8 @@ class CheckReport:
     cases: int
     findings: list[Finding] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """Figures reported beside the findings (the unsatisfiable share of each slice)."""
 
     @property
     def errors(self) -> list[Finding]:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         releases_of,
         slice_kappas,
     )
+    from casework.gate._quota import UnsatisfiableShare, unsatisfiable_shares
 
 __all__ = [
     "RULES",
@@ -52,6 +53,7 @@ __all__ = [
     "GateReport",
     "GateRule",
     "Ruling",
+    "UnsatisfiableShare",
     "check_project",
     "dataset_findings",
     "evaluate_gate",
@@ -70,6 +72,7 @@ __all__ = [
     "rule_released_version",
     "rule_run_finished",
     "slice_kappas",
+    "unsatisfiable_shares",
 ]
 
 if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
@@ -106,5 +109,6 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "releases_of",
                 "slice_kappas",
             ),
+            "casework.gate._quota": ("UnsatisfiableShare", "unsatisfiable_shares"),
         },
     )

@@ -28,6 +28,7 @@ from casework.dataset import (
     working_tree_bytes,
 )
 from casework.errors import CaseworkError
+from casework.gate._quota import unsatisfiable_shares
 from casework.privacy import presidio_second_opinion, residual_pii
 from casework.project import Project
 from casework.schema import Case
@@ -35,10 +36,11 @@ from casework.synth import synthetic_cap_violations
 
 
 class _SliceSource(NamedTuple):
-    """The two fields of a case the synthetic cap counts."""
+    """The fields of a case the synthetic cap and the unsatisfiable quota count."""
 
     slice: str
     source: str
+    satisfiable: bool = True
 
 
 class _CheckJob:
@@ -62,7 +64,7 @@ class _CheckJob:
 
     def add(self, case: Case) -> None:
         self.checks.add(case)
-        self.facts.append(_SliceSource(case.slice, case.source))
+        self.facts.append(_SliceSource(case.slice, case.source, case.satisfiable))
         if self.pii:
             self.pii_findings.extend(residual_pii((case,)))
         if self.presidio:
@@ -158,10 +160,16 @@ def check_project(
     cap = project.config.thresholds.synthetic_cap
     findings = [*report.findings, *(v.finding() for v in synthetic_cap_violations(job.facts, cap))]
     checks_run = [*report.checks, "synthetic_cap"]
+    t = project.config.thresholds
+    shares = unsatisfiable_shares(job.facts, t.unsatisfiable_band, t.mature_slices)
+    if t.mature_slices:  # the band applies only to slices marked mature
+        findings += [s.finding() for s in shares if s.fails]
+        checks_run.append("unsatisfiable_quota")
     if pii:
         findings += job.pii_findings
         checks_run.append("residual_pii")
     if presidio:
         findings += presidio_second_opinion(job.held)
         checks_run.append("presidio")
-    return replace(report, findings=findings, checks=checks_run)
+    notes = [f"unsatisfiable: {s}" for s in shares]
+    return replace(report, findings=findings, checks=checks_run, notes=notes)

@@ -39,7 +39,12 @@ def _case_json(case: Case) -> dict[str, Any]:
 
 
 def generated_case_item(
-    dataset: str, case: Case, *, source: str, note: str | None = None
+    dataset: str,
+    case: Case,
+    *,
+    source: str,
+    note: str | None = None,
+    record_review: bool = False,
 ) -> NewItem:
     """The review item of one generated case.
 
@@ -48,8 +53,12 @@ def generated_case_item(
         case: The generated case.
         source: What generated it (a generator, a prompt version), shown to the reviewer.
         note: Anything else the reviewer should know.
+        record_review: Write the reviewer and the time of the decision into the accepted
+            case's `provenance.reviewer` / `reviewed_at` (`casework author` items do).
     """
-    payload = {"case": _case_json(case), "source": source, "note": note}
+    payload: dict[str, Any] = {"case": _case_json(case), "source": source, "note": note}
+    if record_review:
+        payload["record_review"] = True
     return NewItem(GENERATED_CASE_KIND, dataset, case.id, case.slice, payload)
 
 
@@ -106,6 +115,9 @@ class GeneratedCaseKind:
         if decision == "reject":
             return
         case = Case.model_validate((data or task.payload)["case"])
+        if task.payload.get("record_review"):
+            stamped = case.provenance.model_copy(update={"reviewer": reviewer, "reviewed_at": now})
+            case = case.model_copy(update={"provenance": stamped})
         add_to_working_tree(project, task.dataset, case)
 
 

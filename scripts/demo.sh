@@ -252,7 +252,7 @@ step "The generator's gate: acceptance, rejections, minutes per case, discrimina
 commit "authored cases"
 # <<< author
 
-# --- 13. Interop: a τ²-style domain in, a Java agent end to end (issue 17) ----------------------
+# --- 14. Interop: a τ²-style domain in, a Java agent end to end (issue 17) ----------------------
 # >>> interop2
 interop="$root/build/demo/interop"
 rm -rf "$interop" && mkdir -p "$interop"

@@ -39,7 +39,12 @@ def _run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", PROBE, *argv],
         cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(SRC)},
+        # Without pytest-cov's variables: under `make test` they start coverage in the child,
+        # which imports modules (multiprocessing) that `casework versions` itself does not.
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("COV_CORE_")},
+            "PYTHONPATH": str(SRC),
+        },
         capture_output=True,
         text=True,
         check=True,

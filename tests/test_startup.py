@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import json
 import os
 import pkgutil
@@ -217,3 +218,29 @@ def test_a_submodule_imported_first_does_not_hide_the_function_of_its_name() -> 
         check=True,
     )
     assert done.stdout.strip() == "True"
+
+
+DOCUMENTED = ("casework.schema._records", "casework.schema._leakage", "casework.project")
+
+
+@pytest.mark.parametrize("module_name", DOCUMENTED)
+def test_field_descriptions_equal_pydantics_own_extraction(module_name: str) -> None:
+    """`document_fields` gives every field the description `use_attribute_docstrings` would."""
+    from pydantic import BaseModel
+    from pydantic._internal._docs_extraction import extract_docstrings_from_cls
+
+    module = importlib.import_module(module_name)
+    models = [
+        m
+        for m in vars(module).values()
+        if isinstance(m, type) and issubclass(m, BaseModel) and m.__module__ == module_name
+    ]
+    described = 0
+    for model in models:
+        for name, info in model.model_fields.items():
+            # pydantic reads the docs of the class that declares the field (nearest in the MRO)
+            owner = next(k for k in model.__mro__ if name in inspect.get_annotations(k))
+            want = extract_docstrings_from_cls(owner, use_inspect=True).get(name)
+            assert info.description == want, f"{model.__name__}.{name}"
+            described += want is not None
+    assert described >= 4

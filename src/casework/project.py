@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from casework._docs import document_fields
 from casework.decoding import decode_utf8, load_toml
 from casework.errors import ConfigError, InputErrors, Problem
 from casework.names import check_name, inside
@@ -46,7 +47,8 @@ NEVER_PASSED = frozenset({"CASEWORK_PSEUDONYM_KEY", "CASEWORK_DB_URL"})
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+    # Descriptions from `document_fields` at the end of the module (faster than pydantic's own).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class AgentConfig(_Section):
@@ -474,3 +476,6 @@ def _cross_field_problems(config: Config) -> list[tuple[str, str, object]]:
             )
         )
     return out
+
+
+document_fields(globals())

@@ -169,12 +169,70 @@ def _cell(value: str | None) -> Any:
     return value
 
 
-class _Bad(Exception):
+class RowProblem(Exception):
+    """What is wrong with one row: the field (a dotted path in the row), the message, the value."""
+
     def __init__(self, field: str, message: str, got: Any = _MISSING) -> None:
         super().__init__(message)
         self.field = field
         self.message = message
         self.got = got
+
+
+_Bad = RowProblem
+
+
+class CaseCollector:
+    """Cases validated row by row with every problem located; an id seen twice is one of them."""
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+        self.cases: list[Case] = []
+        self.problems: list[Problem] = []
+        self._seen: dict[str, int | None] = {}
+
+    @staticmethod
+    def _prefix(row: Row) -> str:
+        return "" if row.line is not None else str(row.index)
+
+    def bad(self, row: Row, exc: RowProblem) -> None:
+        """Record that ``row`` could not be mapped to a case."""
+        field = ".".join(p for p in (self._prefix(row), exc.field) if p) or None
+        has = exc.got is not _MISSING
+        self.problems.append(
+            Problem(self.shown, row.line, field, exc.message, exc.got if has else None, has)
+        )
+
+    def add(self, row: Row, data: dict[str, Any]) -> None:
+        """Validate ``data`` (the case mapped from ``row``) and keep it, or record its problems."""
+        try:
+            case = Case.model_validate(data)
+        except ValidationError as exc:
+            self.problems.extend(
+                problems_from_validation(exc, self.shown, row.line, self._prefix(row))
+            )
+            return
+        if case.id in self._seen:
+            line = self._seen[case.id]
+            where = "" if line is None else f" (line {line})"
+            self.problems.append(
+                Problem(
+                    self.shown, row.line, "id", f"id repeats an earlier row{where}", case.id, True
+                )
+            )
+        self._seen[case.id] = row.line
+        self.cases.append(case)
+
+    def finish(self) -> list[Case]:
+        """The cases.
+
+        Raises:
+            InputErrors: Every problem recorded, or "no rows" when there was no row at all.
+        """
+        if not self.problems and not self.cases:
+            self.problems.append(Problem(self.shown, None, None, "no rows"))
+        InputErrors.raise_if_any(self.problems)
+        return self.cases
 
 
 def _get(row: Any, paths: Mapping[str, tuple[str, ...]], dst: str) -> tuple[str, Any]:
@@ -308,36 +366,15 @@ def cases_from_rows(
     Raises:
         InputErrors: Rows that do not map to a valid case, or ids repeated.
     """
-    cases: list[Case] = []
-    problems: list[Problem] = []
-    seen: dict[str, int | None] = {}
+    collector = CaseCollector(shown)
     for row in rows:
-        prefix = "" if row.line is not None else str(row.index)
         try:
             data = _case_dict(row.value, paths, defaults)
-        except _Bad as exc:
-            field = ".".join(p for p in (prefix, exc.field) if p) or None
-            has = exc.got is not _MISSING
-            problems.append(
-                Problem(shown, row.line, field, exc.message, exc.got if has else None, has)
-            )
+        except RowProblem as exc:
+            collector.bad(row, exc)
             continue
-        try:
-            case = Case.model_validate(data)
-        except ValidationError as exc:
-            problems.extend(problems_from_validation(exc, shown, row.line, prefix))
-            continue
-        if case.id in seen:
-            where = "" if seen[case.id] is None else f" (line {seen[case.id]})"
-            problems.append(
-                Problem(shown, row.line, "id", f"id repeats an earlier row{where}", case.id, True)
-            )
-        seen[case.id] = row.line
-        cases.append(case)
-    if not problems and not cases:
-        problems.append(Problem(shown, None, None, "no rows"))
-    InputErrors.raise_if_any(problems)
-    return cases
+        collector.add(row, data)
+    return collector.finish()
 
 
 @dataclass(frozen=True)

@@ -16,19 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from pydantic import ValidationError
-
 from casework.atomic import atomic_write_bytes
 from casework.dataset import (
     CASES_FILE,
     dataset_lock,
     load_dataset,
     parse_tool_declarations,
-    problems_from_validation,
     release,
 )
 from casework.errors import InputError, InputErrors, Problem, UsageError
-from casework.interop.cases_in import Row, read_rows
+from casework.interop.cases_in import CaseCollector, Row, RowProblem, read_rows
 from casework.interop.results_formats import resolve
 from casework.names import check_name, name_problem
 from casework.project import Project
@@ -87,12 +84,7 @@ _MISSING: Any = resolve({}, "x")
 _BFCL_TYPES = {"dict": "object", "float": "number", "tuple": "array", "int": "integer"}
 
 
-class _Bad(Exception):
-    def __init__(self, field: str, message: str, got: Any = _MISSING) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-        self.got = got
+_Bad = RowProblem
 
 
 def parse_fncall_map(style: FncallStyle, specs: Sequence[str]) -> dict[str, tuple[str, ...]]:
@@ -347,20 +339,13 @@ def cases_from_fncall(
     Raises:
         InputErrors: Every row that does not map to a valid case, by line; repeated ids.
     """
-    cases: list[Case] = []
     files: dict[str, bytes] = {}
-    problems: list[Problem] = []
-    seen: dict[str, int | None] = {}
+    collector = CaseCollector(shown)
     for row in rows:
-        prefix = "" if row.line is not None else str(row.index)
         try:
             data, tools = _case_dict(row.value, paths, options)
-        except _Bad as exc:
-            fld = ".".join(p for p in (prefix, exc.field) if p) or None
-            has = exc.got is not _MISSING
-            problems.append(
-                Problem(shown, row.line, fld, exc.message, exc.got if has else None, has)
-            )
+        except RowProblem as exc:
+            collector.bad(row, exc)
             continue
         if tools:
             body = catalogue_bytes(tools)
@@ -370,22 +355,8 @@ def cases_from_fncall(
             data["situation"]["tools_sha256"] = hashlib.sha256(body).hexdigest()
         else:
             data["situation"]["tools"] = []
-        try:
-            case = Case.model_validate(data)
-        except ValidationError as exc:
-            problems.extend(problems_from_validation(exc, shown, row.line, prefix))
-            continue
-        if case.id in seen:
-            where = "" if seen[case.id] is None else f" (line {seen[case.id]})"
-            problems.append(
-                Problem(shown, row.line, "id", f"id repeats an earlier row{where}", case.id, True)
-            )
-        seen[case.id] = row.line
-        cases.append(case)
-    if not problems and not cases:
-        problems.append(Problem(shown, None, None, "no rows"))
-    InputErrors.raise_if_any(problems)
-    return cases, files
+        collector.add(row, data)
+    return collector.finish(), files
 
 
 def join_answers(rows: Sequence[Row], answers: Sequence[Row], shown: str) -> list[Row]:

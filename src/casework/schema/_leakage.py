@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import AwareDatetime, Field, model_validator
 
+from casework._docs import document_fields
 from casework.schema._records import SCHEMA_VERSION, Split, _Record
 
 LeakageStatus = Literal["open", "decided", "resolved", "gone"]
@@ -83,3 +84,6 @@ class LeakageFlagRecord(_Record):
         if self.move_id is not None and self.move_id not in (self.left_id, self.right_id):
             raise ValueError("move_id must name one row of the pair")
         return self
+
+
+document_fields(globals())

@@ -27,7 +27,7 @@ __all__ = ["commit", "pending", "recover", "tmp_dir"]
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built when used
 
     path: str
     """Target, relative to the project root."""
@@ -40,7 +40,7 @@ class _Entry(BaseModel):
 
 
 class _Journal(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built when used
 
     schema_version: Literal[1] = 1
     dataset: str

@@ -15,9 +15,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import xxhash
-from filelock import FileLock, Timeout
 
 from casework.dataset.journal import pending, recover
 from casework.dataset.versions import (
@@ -30,6 +30,9 @@ from casework.dataset.versions import (
 from casework.errors import ReleaseConflict, UsageError
 from casework.project import Project
 from casework.schema import VersionRecord
+
+if TYPE_CHECKING:
+    from filelock import FileLock
 
 __all__ = [
     "LOCK_TIMEOUT_ENV",
@@ -134,6 +137,10 @@ def dataset_lock(project: Project, name: str, *, timeout: float | None = None) -
         finally:
             held.depth -= 1
         return
+    # Imported here: filelock takes ~50 ms to import and `casework versions` needs it only when an
+    # interrupted release waits (issue 13: start-up under 0.3 s).
+    from filelock import FileLock, Timeout
+
     wait = _timeout() if timeout is None else timeout
     lock = FileLock(str(path))
     try:

@@ -172,6 +172,28 @@ def test_cases_filters(project_dir: Path, run_cli: Run) -> None:
     assert json.loads(under.stdout) == ["r-3", "r-1", "r-2"]
 
 
+def test_cases_past_the_table_limit_print_plain_columns(
+    project_dir: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import casework.cli.datasets as datasets
+
+    drawn = run_cli("cases", "refunds")
+    assert "┃ id" in drawn.stdout  # rich's drawn table at or below the limit
+    monkeypatch.setattr(datasets, "_RICH_TABLE_MAX_ROWS", 2)
+    plain = run_cli("cases", "refunds").stdout.splitlines()
+    assert plain[0].split() == ["id", "slice", "split", "source", "outcome", "guideline", "oracle"]
+    assert set(plain[1]) == {"-", " "}
+    rows = [line.split() for line in plain[2:-2]]
+    assert sorted(r[0] for r in rows) == ["r-1", "r-2", "r-3"]
+    widths = [len(cell) for cell in plain[1].split()]
+    for line in plain[2:-2]:  # every column starts where its header's does
+        starts = [0]
+        for w in widths[:-1]:
+            starts.append(starts[-1] + w + 2)
+        assert all(line[s - 2 : s] == "  " for s in starts[1:] if s < len(line))
+    assert plain[-2].startswith("3 of 3 cases in ")
+
+
 def test_every_command_is_documented() -> None:
     reference = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
     for name, command in walk_commands(cli):

@@ -286,6 +286,23 @@ def show_cmd(project: Project, dataset: str, case_id: str) -> None:
     emit_json(dump_record(found[0]))
 
 
+#: Past this many rows `cases` prints plain aligned columns: rich lays a table out cell by cell
+#: (about 0.8 ms a row here: 81 s and 1.2 GB for 100,000 cases), plain columns stream in a second.
+_RICH_TABLE_MAX_ROWS = 5_000
+
+
+def _print_plain_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    """``rows`` under ``header`` in left-aligned columns two spaces apart, written in chunks."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+    click.echo(line(header) + "\n" + line(tuple("-" * w for w in widths)))
+    for start in range(0, len(rows), 10_000):
+        click.echo("".join(line(r) + "\n" for r in rows[start : start + 10_000]), nl=False)
+
+
 @click.command("cases")
 @click.argument("dataset")
 @SLICES
@@ -317,7 +334,10 @@ def cases_cmd(
     oracle: str | None,
     fmt: str,
 ) -> None:
-    """List the cases of DATASET[@VERSION] matching the filters."""
+    """List the cases of DATASET[@VERSION] matching the filters.
+
+    More than 5,000 cases are listed as plain aligned columns rather than a drawn table.
+    """
     from casework.dataset import select_cases  # here: `casework versions` stays light
 
     rows: list[tuple[str, str, str, str, str, str, str]] = []
@@ -351,10 +371,14 @@ def cases_cmd(
     if fmt == "json":
         emit_json([row[0] for row in rows])
         return
-    table = Table("id", "slice", "split", "source", "outcome", "guideline", "oracle")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
+    header = ("id", "slice", "split", "source", "outcome", "guideline", "oracle")
+    if len(rows) <= _RICH_TABLE_MAX_ROWS:
+        table = Table(*header)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    else:
+        _print_plain_table(header, rows)
     by_oracle = sorted(Counter(row[6] for row in rows).items())
     by_outcome = sorted(
         Counter("unlabelled" if row[4] == "(unlabelled)" else row[4] for row in rows).items()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import get_args
@@ -291,7 +291,7 @@ def show_cmd(project: Project, dataset: str, case_id: str) -> None:
 _RICH_TABLE_MAX_ROWS = 5_000
 
 
-def _print_plain_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+def _print_plain_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
     """``rows`` under ``header`` in left-aligned columns two spaces apart, written in chunks."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
 

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
+import orjson
 
 from casework.agreement import (
     BandEdges,
@@ -307,6 +308,29 @@ def _feature_key(features: Mapping[str, Sequence[Scalar]]) -> tuple[object, ...]
     )
 
 
+def _state_key(case: Case) -> tuple[object, ...] | None:
+    """Everything :func:`case_features` reads of a decoded case, as a hashable key."""
+    try:
+        state = orjson.dumps(case.situation.state, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # e.g. an integer past 64 bits: no key, the features are computed
+        return None
+    p = case.provenance
+    sit = case.situation
+    return (
+        state,
+        case.split,
+        case.source,
+        case.satisfiable,
+        p.shape,
+        p.transform,
+        p.axis,
+        p.unsatisfiable_kind,
+        len(sit.turns),
+        tuple(i.kind for i in sit.injected),
+        tuple((f.tool, bool(f.error)) for f in sit.fixtures),
+    )
+
+
 class _CaseFacts:
     """What agreement keeps of each case: its slice and its clustering features.
 
@@ -314,21 +338,37 @@ class _CaseFacts:
     have the same state), which keeps memory small and lets clustering work once per distinct
     object (:func:`casework.agreement.disagreement_clusters`). Picklable: a worker of a parallel
     scan fills one, the parent merges them in file order.
+
+    With ``decoded=True`` (cases read from a dataset file, whose JSON holds no NaN, no infinity
+    and no integer past 64 bits) a case whose state serialises to the same bytes, and whose other
+    attributes are equal, reuses the features found before without walking its state again:
+    orjson's serialisation costs a fifth of :func:`case_features` (measured).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, decoded: bool = False) -> None:
         self.slice_of: dict[str, str] = {}
         self.features_of: dict[str, dict[str, list[Scalar]]] = {}
         self.slices: set[str] = set()
         self._shared: dict[tuple[object, ...], dict[str, list[Scalar]]] = {}
+        self._decoded = decoded
+        self._by_state: dict[tuple[object, ...], dict[str, list[Scalar]]] = {}
 
     def add(self, case: Case) -> None:
         """Take one case (a later case with the same id replaces an earlier one)."""
-        features = case_features(case)
-        features = self._shared.setdefault(_feature_key(features), features)
+        state_key = _state_key(case) if self._decoded else None
+        features = self._by_state.get(state_key) if state_key is not None else None
+        if features is None:
+            features = case_features(case)
+            features = self._shared.setdefault(_feature_key(features), features)
+            if state_key is not None:
+                self._by_state[state_key] = features
         self.slice_of[case.id] = case.slice
         self.features_of[case.id] = features
         self.slices.add(case.slice)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The state cache only saves work while cases arrive: it does not travel from workers.
+        return {**self.__dict__, "_by_state": {}}
 
     def merge(self, other: _CaseFacts) -> None:
         """Take the cases ``other`` saw, after those seen so far."""
@@ -726,12 +766,14 @@ def _scan(project: Project, ref: str) -> tuple[DatasetScan, _CaseFacts]:
     A large working tree is read on every core (each worker reduces its cases to facts); no
     case model outlives its line.
     """
-    facts = _CaseFacts()
+    facts = _CaseFacts(decoded=True)
     size = working_tree_bytes(project, ref)
     workers = parallel_workers()
     if size is None or size < PARALLEL_MIN_BYTES or workers < 2:
         return scan_dataset(project, ref, facts.add), facts
-    scan, parts = scan_dataset_chunks(project, ref, _CaseFacts, workers=workers)
+    scan, parts = scan_dataset_chunks(
+        project, ref, lambda: _CaseFacts(decoded=True), workers=workers
+    )
     for part in parts:
         facts.merge(part)
     return scan, facts

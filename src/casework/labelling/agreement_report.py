@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import numpy as np
 import orjson
@@ -54,11 +54,16 @@ from casework.dataset import (
     collector_paused,
     declared_tools,
     parallel_workers,
+    parse_ref,
     scan_dataset,
     scan_dataset_chunks,
     working_tree_bytes,
 )
+from casework.dataset.versions import LABELS_FILE
 from casework.errors import ConfigError, InputErrors, Problem, UsageError
+from casework.labelling._fastread import Label as _Label
+from casework.labelling._fastread import file_stamp, read_checked_labels
+from casework.labelling._fastread import label_of as _label_of
 from casework.labelling.model import version_sort_key
 from casework.project import Project
 from casework.schema import OUTCOMES, Case, LabelRecord
@@ -236,35 +241,6 @@ class AgreementReport:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-class _Label(NamedTuple):
-    """What agreement reads of a raw label: tool requirements reduced to their tool names."""
-
-    case_id: str
-    labeller: str
-    role: str
-    overlap_reason: str | None
-    outcome: str
-    required: frozenset[str]
-    forbidden: frozenset[str]
-    guideline_version: str
-    labelled_at: str
-    """``labelled_at.isoformat()``, the text labels are ordered by."""
-
-
-def _label_of(record: LabelRecord) -> _Label:
-    return _Label(
-        record.case_id,
-        record.labeller,
-        record.role,
-        record.overlap_reason,
-        record.outcome,
-        frozenset(t.name for t in record.required_tools),
-        frozenset(t.name for t in record.forbidden_tools),
-        record.guideline_version,
-        record.labelled_at.isoformat(),
-    )
 
 
 def _label_order(label: _Label) -> tuple[int, str, str]:
@@ -727,7 +703,7 @@ def _dataset_agreement(
     project: Project, ref: str, slice: str | None, guideline: str | None, bootstrap: int, seed: int
 ) -> AgreementReport:
     thresholds = project.config.thresholds
-    scan, facts = _scan(project, ref)
+    scan, facts, labels = _scan(project, ref)
     try:
         tools = sorted(declared_tools(project))
         tool_note = None
@@ -743,7 +719,6 @@ def _dataset_agreement(
         bootstrap=bootstrap,
         seed=seed,
     )
-    labels = [_label_of(rec) for rec in scan.labels]
     _check_duplicates(labels, project.relative(scan.path / "labels.jsonl"))
     report = _report(
         facts,
@@ -760,20 +735,27 @@ def _dataset_agreement(
     return report
 
 
-def _scan(project: Project, ref: str) -> tuple[DatasetScan, _CaseFacts]:
-    """Validate ``ref`` as :func:`casework.dataset.load_dataset` does, keeping only case facts.
+def _scan(project: Project, ref: str) -> tuple[DatasetScan, _CaseFacts, list[_Label]]:
+    """Validate ``ref`` as :func:`casework.dataset.load_dataset` does, keeping only compact facts.
 
-    A large working tree is read on every core (each worker reduces its cases to facts); no
-    case model outlives its line.
+    A large working tree is read on every core: each worker reduces its cases to facts and
+    validates a share of the labels, which are then read without a second validation
+    (:func:`casework.labelling._fastread.read_checked_labels`). No case model outlives its line.
     """
     facts = _CaseFacts(decoded=True)
     size = working_tree_bytes(project, ref)
     workers = parallel_workers()
-    if size is None or size < PARALLEL_MIN_BYTES or workers < 2:
-        return scan_dataset(project, ref, facts.add), facts
-    scan, parts = scan_dataset_chunks(
-        project, ref, lambda: _CaseFacts(decoded=True), workers=workers
-    )
-    for part in parts:
-        facts.merge(part)
-    return scan, facts
+    if size is not None and size >= PARALLEL_MIN_BYTES and workers >= 2:
+        labels_path = project.dataset_dir(parse_ref(ref)[0]) / LABELS_FILE
+        stamp = file_stamp(labels_path)
+        scan, parts = scan_dataset_chunks(
+            project, ref, lambda: _CaseFacts(decoded=True), workers=workers, keep_labels=False
+        )
+        labels = read_checked_labels(labels_path, stamp)
+        if labels is not None:
+            for part in parts:
+                facts.merge(part)
+            return scan, facts, labels
+        facts = _CaseFacts(decoded=True)  # the labels changed under the scan: read it all again
+    scan = scan_dataset(project, ref, facts.add)
+    return scan, facts, [_label_of(rec) for rec in scan.labels]

@@ -244,19 +244,30 @@ def over_represented(
 
 
 def _thresholds(
-    rows: Sequence[Mapping[str, Sequence[Scalar]]], quantiles: Sequence[float]
+    rows: Sequence[Mapping[str, Sequence[Scalar]]],
+    quantiles: Sequence[float],
+    weights: Sequence[int] | None = None,
 ) -> tuple[dict[str, list[float]], set[str]]:
-    """The thresholds :func:`featurize` bins numbers at, per key, and every key of any row."""
+    """The thresholds :func:`featurize` bins numbers at, per key, and every key of any row.
+
+    ``weights[i]`` counts how many rows ``rows[i]`` stands for (default: one each); quantiles,
+    minima and maxima depend only on the multiset of values, so the thresholds are the same.
+    """
     numbers: dict[str, list[float]] = {}
-    for row in rows:
+    times: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        weight = 1 if weights is None else weights[i]
         for key, values in row.items():
-            numbers.setdefault(key, []).extend(float(v) for v in values if _is_number(v))  # type: ignore[arg-type]
+            found = [float(v) for v in values if _is_number(v)]  # type: ignore[arg-type]
+            numbers.setdefault(key, []).extend(found)
+            times.setdefault(key, []).extend([weight] * len(found))
     thresholds: dict[str, list[float]] = {}
-    for key, found in numbers.items():
-        if not found:
+    for key, values in numbers.items():
+        if not values:
             continue
-        lo, hi = min(found), max(found)
-        cuts = sorted({_nice(float(q)) for q in np.quantile(found, list(quantiles))})
+        found_all = np.repeat(np.array(values, dtype=np.float64), times[key])
+        lo, hi = float(found_all.min()), float(found_all.max())
+        cuts = sorted({_nice(float(q)) for q in np.quantile(found_all, list(quantiles))})
         thresholds[key] = [t for t in cuts if lo <= t < hi]
     return thresholds, set(numbers)
 
@@ -361,8 +372,11 @@ def disagreement_clusters(
 
     Features are built only for rows some list flags (the disagreements); a feature is a candidate
     only when ``min_support`` flagged rows have it, and its row count over all rows comes from
-    per-key columns (numeric minima and maxima, text postings) built for candidate keys only. The
-    result equals the composition, ranking and ties included.
+    per-key columns (numeric minima and maxima, text postings) built for candidate keys only.
+    Rows given as the same object (cases whose features are equal, shared by the caller) are
+    scanned once for thresholds and columns, so the work over all rows grows with the distinct
+    rows.
+    The result equals the composition, ranking and ties included.
 
     Raises:
         ValueError: A flag list differs in length from ``rows``.
@@ -373,7 +387,17 @@ def disagreement_clusters(
                 f"disagree: must have one flag per row ({len(rows)}). Got {len(flag)}."
             )
     n = len(rows)
-    thresholds, keys = _thresholds(rows, quantiles)
+    # Rows that are one object (cases sharing their features) are featurized and scanned once.
+    group_of: dict[int, int] = {}
+    distinct: list[Mapping[str, Sequence[Scalar]]] = []
+    member = np.empty(n, dtype=np.int64)
+    for i, row in enumerate(rows):
+        g = group_of.setdefault(id(row), len(distinct))
+        if g == len(distinct):
+            distinct.append(row)
+        member[i] = g
+    weights = np.bincount(member, minlength=len(distinct)).tolist()
+    thresholds, keys = _thresholds(distinct, quantiles, weights)
     flagged = [i for i in range(n) if any(flag[i] for flag in flags)]
     features = {i: _row_features(rows[i], thresholds, max_text) for i in flagged}
     support: Counter[str] = Counter()
@@ -383,12 +407,12 @@ def disagreement_clusters(
     sources = {
         f: _sources(f, thresholds, keys) for f, count in support.items() if count >= min_support
     }
-    columns = _Columns(rows, {s for found in sources.values() for s in found}, max_text)
+    columns = _Columns(distinct, {s for found in sources.values() for s in found}, max_text)
     masks: dict[str, np.ndarray[Any, Any]] = {}
 
     def covered(feature: str) -> np.ndarray[Any, Any]:
         if feature not in masks:
-            masks[feature] = np.packbits(columns.covered(sources[feature], n))
+            masks[feature] = np.packbits(columns.covered(sources[feature], len(distinct))[member])
         return masks[feature]
 
     return [_ranked(features, flag, covered, n, top=top, min_support=min_support) for flag in flags]

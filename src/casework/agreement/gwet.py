@@ -144,8 +144,23 @@ def _gwet(
     confidence: float,
 ) -> GwetAC:
     normal_quantile(confidence)  # validates confidence
-    order, counts_all = rating_counts(ratings, categories=categories)
-    q = len(order)
+    _, counts_all = rating_counts(ratings, categories=categories)
+    return from_counts(counts_all, weights, confidence)
+
+
+def from_counts(
+    counts_all: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.float64] | None,
+    confidence: float,
+) -> GwetAC:
+    """AC1 (``weights`` ``None``) or AC2 from a ``units x categories`` table of rating counts.
+
+    What :func:`gwet_ac1` computes once :func:`casework.agreement.rating_counts` has counted the
+    ratings, for callers that hold the counts already (two yes/no raters: one column each).
+    Not exported: the package's binary agreement uses it.
+    """
+    normal_quantile(confidence)  # validates confidence
+    q = int(counts_all.shape[1])
     w = np.eye(q) if weights is None else weights
     name: Literal["AC1", "AC2"] = "AC1" if np.array_equal(w, np.eye(q)) else "AC2"
     r_all = counts_all.sum(axis=1)

@@ -220,7 +220,12 @@ def test_a_submodule_imported_first_does_not_hide_the_function_of_its_name() -> 
     assert done.stdout.strip() == "True"
 
 
-DOCUMENTED = ("casework.schema._records", "casework.schema._leakage", "casework.project")
+DOCUMENTED = (
+    "casework.schema._records",
+    "casework.schema._version",
+    "casework.schema._leakage",
+    "casework.project",
+)
 
 
 @pytest.mark.parametrize("module_name", DOCUMENTED)

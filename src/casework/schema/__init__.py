@@ -16,11 +16,18 @@ from typing import TYPE_CHECKING
 from casework._lazy import attach
 
 if TYPE_CHECKING:
-    from casework.schema._leakage import LeakageDecision, LeakageFlagRecord, LeakageStatus
-    from casework.schema._records import (
+    from casework.schema._base import (
         OUTCOMES,
         SCHEMA_VERSION,
         SPLITS,
+        OracleClass,
+        Outcome,
+        Source,
+        Split,
+        UnsatisfiableKind,
+    )
+    from casework.schema._leakage import LeakageDecision, LeakageFlagRecord, LeakageStatus
+    from casework.schema._records import (
         STOP_TOKEN,
         AnswerFact,
         ArgMatcher,
@@ -33,25 +40,19 @@ if TYPE_CHECKING:
         Label,
         LabelRecord,
         Oracle,
-        OracleClass,
-        Outcome,
         Provenance,
         ScrubInfo,
         Situation,
-        Source,
-        Split,
         StateAssertion,
         StateRef,
         ToolCall,
         ToolFixture,
         ToolRequirement,
         Turn,
-        UnsatisfiableKind,
         UserScenario,
-        VersionCounts,
-        VersionRecord,
         case_json_schema,
     )
+    from casework.schema._version import VersionCounts, VersionRecord
     from casework.schema._wire import (
         TRAJECTORY_SCHEMA_VERSION,
         AgentInput,
@@ -117,10 +118,17 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "LeakageFlagRecord",
                 "LeakageStatus",
             ),
-            "casework.schema._records": (
+            "casework.schema._base": (
                 "OUTCOMES",
                 "SCHEMA_VERSION",
                 "SPLITS",
+                "OracleClass",
+                "Outcome",
+                "Source",
+                "Split",
+                "UnsatisfiableKind",
+            ),
+            "casework.schema._records": (
                 "STOP_TOKEN",
                 "AnswerFact",
                 "ArgMatcher",
@@ -133,24 +141,21 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "Label",
                 "LabelRecord",
                 "Oracle",
-                "OracleClass",
-                "Outcome",
                 "Provenance",
                 "ScrubInfo",
                 "Situation",
-                "Source",
-                "Split",
                 "StateAssertion",
                 "StateRef",
                 "ToolCall",
                 "ToolFixture",
                 "ToolRequirement",
                 "Turn",
-                "UnsatisfiableKind",
                 "UserScenario",
+                "case_json_schema",
+            ),
+            "casework.schema._version": (
                 "VersionCounts",
                 "VersionRecord",
-                "case_json_schema",
             ),
             "casework.schema._wire": (
                 "TRAJECTORY_SCHEMA_VERSION",

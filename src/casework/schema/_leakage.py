@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import AwareDatetime, Field, model_validator
 
 from casework._docs import document_fields
-from casework.schema._records import SCHEMA_VERSION, Split, _Record
+from casework.schema._base import SCHEMA_VERSION, Split, _Record
 
 LeakageStatus = Literal["open", "decided", "resolved", "gone"]
 """Where a flag stands in review."""

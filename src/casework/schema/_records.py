@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 import orjson
 from pydantic import (
     AfterValidator,
     AwareDatetime,
-    BaseModel,
-    ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
     ValidationInfo,
@@ -27,22 +25,53 @@ from pydantic import (
 
 from casework._docs import document_fields
 from casework.names import LabellerId, Name
+from casework.schema._base import (
+    OUTCOMES,
+    SCHEMA_VERSION,
+    SPLITS,
+    OracleClass,
+    Outcome,
+    Source,
+    Split,
+    UnsatisfiableKind,
+    _Record,
+)
+from casework.schema._version import VersionCounts, VersionRecord
 
-#: Current version of every record format in this module.
-SCHEMA_VERSION: Literal[1] = 1
-
-Outcome = Literal["resolve", "clarify", "refuse", "escalate"]
-"""What the agent should do: complete the task, ask, decline, or hand to a person."""
-#: The outcome classes in the order of agreement tables; derived from :data:`Outcome`.
-OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
-
-Split = Literal["dev", "holdout", "smoke"]
-#: The splits, derived from :data:`Split` (the CLI's choices).
-SPLITS: tuple[Split, ...] = get_args(Split)
-Source = Literal["mined", "hand", "synthetic"]
-OracleClass = Literal["state_assertion", "rubric_judge", "human"]
-UnsatisfiableKind = Literal[
-    "permission_absent", "referent_absent", "contradictory", "outside_policy", "underdetermined"
+__all__ = [
+    "OUTCOMES",
+    "SCHEMA_VERSION",
+    "SPLITS",
+    "STOP_TOKEN",
+    "AnswerFact",
+    "ArgMatcher",
+    "Case",
+    "FactMatch",
+    "Generator",
+    "GoldenAction",
+    "Injection",
+    "JsonPatchOp",
+    "Label",
+    "LabelRecord",
+    "Oracle",
+    "OracleClass",
+    "Outcome",
+    "Provenance",
+    "ScrubInfo",
+    "Situation",
+    "Source",
+    "Split",
+    "StateAssertion",
+    "StateRef",
+    "ToolCall",
+    "ToolFixture",
+    "ToolRequirement",
+    "Turn",
+    "UnsatisfiableKind",
+    "UserScenario",
+    "VersionCounts",
+    "VersionRecord",
+    "case_json_schema",
 ]
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~:+-]{0,199}\Z")
@@ -94,19 +123,6 @@ def _check_tool_name(name: str) -> str:
 
 
 ToolName = Annotated[str, AfterValidator(_check_tool_name)]
-
-
-class _Record(BaseModel):
-    """Base of every file-format model: unknown fields are errors, docstrings document fields."""
-
-    model_config = ConfigDict(
-        extra="forbid",
-        validate_default=False,
-        populate_by_name=True,
-        # Descriptions come from `document_fields` at the end of the module; validators are built
-        # on first use, after them (and `casework versions` starts in under 0.3 s: issue 13).
-        defer_build=True,
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -688,52 +704,6 @@ class LabelRecord(_Record):
     """Guideline version the labeller worked under."""
     labelled_at: AwareDatetime
     """When the label was submitted (UTC)."""
-
-
-class VersionCounts(_Record):
-    """Counts of a dataset version, for the release log and quick comparisons."""
-
-    cases: int
-    """Number of cases."""
-    by_slice: dict[str, int] = Field(default_factory=dict)
-    """Cases per slice."""
-    by_split: dict[str, int] = Field(default_factory=dict)
-    """Cases per split."""
-    by_source: dict[str, int] = Field(default_factory=dict)
-    """Cases per source."""
-    by_outcome: dict[str, int] = Field(default_factory=dict)
-    """Cases per labelled outcome (`unlabelled` for drafts)."""
-    by_oracle: dict[str, int] = Field(default_factory=dict)
-    """Cases per oracle class (`state_assertion`, `rubric_judge`, `human`)."""
-    unsatisfiable: int = 0
-    """Cases whose task cannot be completed."""
-    frozen: int = 0
-    """Frozen (private) cases."""
-    labels: int = 0
-    """Raw label records in labels.jsonl."""
-
-
-class VersionRecord(_Record):
-    """One line of `versions.jsonl`: an append-only release log entry."""
-
-    schema_version: Literal[1] = SCHEMA_VERSION
-    """Version of this record format."""
-    number: int = Field(ge=1)
-    """Release number, 1 for the first release."""
-    hash: str = Field(pattern=r"^[0-9a-f]{64}$")
-    """sha256 of the canonical content (cases.jsonl, then labels.jsonl)."""
-    parent: str | None = None
-    """Hash of the previous release, or null for the first."""
-    created_at: AwareDatetime
-    """When the release was made (UTC)."""
-    message: str
-    """Why this version exists."""
-    changes: list[str] = Field(default_factory=list)
-    """Changelog lines (counts of what changed; never identifiers of people)."""
-    counts: VersionCounts
-    """Counts per slice, split, source and outcome."""
-    guideline_versions: list[str] = Field(default_factory=list)
-    """Guideline versions present on labelled cases."""
 
 
 def case_json_schema() -> dict[str, Any]:

@@ -52,8 +52,11 @@ def test_a_labeller_labels_two_cases_with_the_keyboard(
     token = add_user(wb, "lab-1", ["labeller"])
     with live_server(app) as base:
         page.goto(f"{base}/signin/{token}")
-        page.keyboard.press("Enter")  # the sign-in button has the focus
-        page.wait_for_url(f"{base}/label")
+        # Autofocus is applied at a rendering update that can come after the load event (a cold or
+        # busy browser): wait for the focus, then Enter signs in as the page says.
+        expect(page.get_by_role("button", name="Sign in")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page).to_have_url(f"{base}/label")
         expect(page.locator("h1")).to_contain_text("d-1")
         expect(page.locator("#progress")).to_contain_text("0 done / 5 assigned")
         # Case 1: outcome with a key, two required tools and a fact, all from the keyboard.

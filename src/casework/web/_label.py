@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -71,8 +71,18 @@ def server_seconds(csrf: str, dataset: str, case_id: str, token: str) -> float |
     return max(0.0, time.time() - int(at) / 1000)
 
 
+# Built once (SQLAlchemy then reuses their compiled form): these run on every page and submit.
+_SKIPS_OF = select(WebSkipRow).where(WebSkipRow.labeller == bindparam("labeller"))
+_VIEW_OF = select(WebLabelViewRow).where(
+    WebLabelViewRow.dataset == bindparam("dataset"),
+    WebLabelViewRow.case_id == bindparam("case_id"),
+    WebLabelViewRow.labeller == bindparam("labeller"),
+    WebLabelViewRow.guideline_version == bindparam("version"),
+)
+
+
 def _skips(session: Session, labeller: str) -> dict[tuple[str, str, str], WebSkipRow]:
-    rows = session.scalars(select(WebSkipRow).where(WebSkipRow.labeller == labeller)).all()
+    rows = session.scalars(_SKIPS_OF, {"labeller": labeller}).all()
     return {(r.dataset, r.case_id, r.guideline_version): r for r in rows}
 
 
@@ -165,14 +175,8 @@ def _record_view(
     note: str,
 ) -> None:
     key = (case.held.dataset, case.held.case_id, who.name, case.held.guideline_version)
-    row = session.scalars(
-        select(WebLabelViewRow).where(
-            WebLabelViewRow.dataset == key[0],
-            WebLabelViewRow.case_id == key[1],
-            WebLabelViewRow.labeller == key[2],
-            WebLabelViewRow.guideline_version == key[3],
-        )
-    ).one_or_none()
+    params = {"dataset": key[0], "case_id": key[1], "labeller": key[2], "version": key[3]}
+    row = session.scalars(_VIEW_OF, params).one_or_none()
     now = datetime.now(UTC)
     if row is None:
         session.add(

@@ -151,7 +151,7 @@ def _page(request: Request, status: int = 200, **context: Any) -> Response:
 def queue_page(request: Request) -> Response:
     """The next case to label, with progress and the guideline."""
     who = _who(request)
-    with request.app.state.workbench.session() as session:
+    with request.app.state.workbench.reading() as session:
         return _page(request, **_work(request, session, who))
 
 
@@ -159,7 +159,7 @@ def queue_page(request: Request) -> Response:
 def case_page(request: Request, dataset: str, case_id: str) -> Response:
     """One held case (to revise a label, or to come back to a skipped case)."""
     who = _who(request)
-    with request.app.state.workbench.session() as session:
+    with request.app.state.workbench.reading() as session:
         try:
             return _page(request, **_work(request, session, who, (dataset, case_id)))
         except CaseNotHeld as exc:
@@ -270,7 +270,7 @@ def submit(
     flash = f"{'Revised' if revised else 'Saved'} {case_id}."
     if not is_htmx(request):
         return RedirectResponse("/label", status_code=303)
-    with wb.session() as session:
+    with wb.reading() as session:
         return _page(request, **_work(request, session, who, flash=flash))
 
 
@@ -298,7 +298,7 @@ def _retrying(write: Callable[[], T], *, one_at_a_time: bool = False) -> T:
 def _refused(
     request: Request, who: Viewer, target: tuple[str, str], exc: CaseworkError
 ) -> Response:
-    with request.app.state.workbench.session() as session:
+    with request.app.state.workbench.reading() as session:
         try:
             context = _work(request, session, who, target, error=exc.render())
         except CaseNotHeld:
@@ -335,5 +335,5 @@ def skip(request: Request, dataset: str, case_id: str, reason: Text = "") -> Res
         row.reason, row.skipped_at = reason.strip()[:2000], datetime.now(UTC)
     if not is_htmx(request):
         return RedirectResponse("/label", status_code=303)
-    with wb.session() as session:
+    with wb.reading() as session:
         return _page(request, **_work(request, session, who, flash=f"Skipped {case_id}."))

@@ -159,11 +159,24 @@ class Workbench:
     url: str
     engine: Engine
     _sessions: sessionmaker[Session]
+    _readers: sessionmaker[Session] | None = None
 
     @contextlib.contextmanager
     def session(self) -> Iterator[Session]:
         """A session in one transaction: committed on success, rolled back on error."""
         with self._sessions.begin() as session:
+            yield session
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A session for reads (and single-statement writes) that need no transaction of their own.
+
+        Each statement sees what was committed when it started, as in :meth:`session` on
+        PostgreSQL (READ COMMITTED) and SQLite, but a PostgreSQL server runs it in autocommit
+        mode: no BEGIN and COMMIT round trips. Use :meth:`session` when statements must stand or
+        fall together.
+        """
+        with (self._readers or self._sessions).begin() as session:
             yield session
 
     def close(self) -> None:
@@ -212,7 +225,11 @@ def open_workbench(
             f"but this casework expects {want}. Run `casework db upgrade` to migrate it in place."
         )
     engine = _engine(url, server=server, pool_size=pool_size)
-    return Workbench(url=url, engine=engine, _sessions=sessionmaker(engine, expire_on_commit=False))
+    readers = None
+    if engine.dialect.name != "sqlite":  # pysqlite never opens a transaction for reads anyway
+        autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+        readers = sessionmaker(autocommit, expire_on_commit=False)
+    return Workbench(url, engine, sessionmaker(engine, expire_on_commit=False), readers)
 
 
 def _stamp_meta(url: str) -> None:

@@ -12,7 +12,9 @@ from sqlalchemy import select
 
 from casework.web import add_user
 from casework.workbench import RawLabelRow, WebLabelViewRow, Workbench
+from tests.web.helpers import person
 from tests.web.live import live_server
+from tests.web.pages import label_all
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
@@ -52,8 +54,11 @@ def test_a_labeller_labels_two_cases_with_the_keyboard(
     token = add_user(wb, "lab-1", ["labeller"])
     with live_server(app) as base:
         page.goto(f"{base}/signin/{token}")
-        page.keyboard.press("Enter")  # the sign-in button has the focus
-        page.wait_for_url(f"{base}/label")
+        # Autofocus is applied at a rendering update that can come after the load event (a cold or
+        # busy browser): wait for the focus, then Enter signs in as the page says.
+        expect(page.get_by_role("button", name="Sign in")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page).to_have_url(f"{base}/label")
         expect(page.locator("h1")).to_contain_text("d-1")
         expect(page.locator("#progress")).to_contain_text("0 done / 5 assigned")
         # Case 1: outcome with a key, two required tools and a fact, all from the keyboard.
@@ -88,3 +93,49 @@ def test_a_labeller_labels_two_cases_with_the_keyboard(
     assert all(r.seconds_on_screen is not None and r.seconds_on_screen > 0 for r in rows)
     assert all(v.client_seconds is not None for v in views)
     assert problems == []
+
+
+def test_an_adjudicator_decides_with_the_keyboard(
+    app: FastAPI, wb: Workbench, browser_page: object
+) -> None:
+    from playwright.sync_api import Page, expect
+
+    page = browser_page
+    assert isinstance(page, Page)
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    label_all(person(app, wb, "lab-1", "labeller"), person(app, wb, "lab-2", "labeller"))
+    token = add_user(wb, "adj-1", ["adjudicator"])
+    with live_server(app) as base:
+        page.goto(f"{base}/signin/{token}")
+        expect(page.get_by_role("button", name="Sign in")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page).to_have_url(f"{base}/")
+        page.goto(f"{base}/adjudicate")
+        expect(page.locator("h1")).to_contain_text("d-1")
+        expect(page.locator("fieldset.choice legend")).to_contain_text("A B M W")  # documented
+        write = page.locator("details.write")
+        expect(write).not_to_have_attribute("open", "")
+        page.keyboard.press("w")  # write the final label: opens its fields
+        expect(page.get_by_label("Write the final label (below)")).to_be_checked()
+        expect(write).to_have_attribute("open", "")
+        page.keyboard.press("m")
+        expect(page.get_by_label("Merge (as ticked above)")).to_be_checked()
+        page.locator("textarea[name=gap_note]").fill("b")  # keys typed into a note stay text
+        page.locator("textarea[name=gap_note]").press("a")
+        expect(page.get_by_label("Merge (as ticked above)")).to_be_checked()
+        page.locator("#label-a").click()  # out of the note
+        page.keyboard.press("b")
+        expect(page.get_by_label("Pick B")).to_be_checked()
+        page.keyboard.press("Control+Enter")
+        expect(page.locator(".flash")).to_have_text("Decided d-1.")
+        expect(page.locator("h1")).to_contain_text("u-1")
+        assert problems == []
+    with wb.session() as session:
+        row = session.scalars(
+            select(RawLabelRow).where(
+                RawLabelRow.role == "adjudicator", RawLabelRow.case_id == "d-1"
+            )
+        ).one()
+    assert row.outcome == "resolve"  # side B of d-1 is lab-1's label (tests/web/test_pages.py)

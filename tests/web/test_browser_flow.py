@@ -55,14 +55,19 @@ class Session:
     """One person's browser context, signed in through their link."""
 
     def __init__(self, browser: Any, base: str, token: str, problems: list[str]) -> None:
+        from playwright.sync_api import expect
+
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         self.page = context.new_page()
         self.page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
         self.page.on("pageerror", lambda e: problems.append(str(e)))
         self.base = base
         self.page.goto(f"{base}/signin/{token}")
-        self.page.keyboard.press("Enter")  # the sign-in button has the focus
-        self.page.wait_for_url(lambda url: "/signin/" not in url)
+        # A click, not Enter on the autofocused button: autofocus is applied at a rendering update
+        # that may come after the load event on a cold or busy browser (test_browser.py waits for
+        # the focus and checks Enter). Only labelling has to work from the keyboard alone.
+        self.page.get_by_role("button", name="Sign in").click()
+        expect(self.page).not_to_have_url(re.compile(r"/signin/"))
 
     def goto(self, path: str) -> Any:
         self.page.goto(f"{self.base}{path}")
@@ -93,7 +98,6 @@ def _refunds_row(page: Any) -> dict[str, str]:
     }
 
 
-@pytest.mark.skip(reason="times out waiting for navigation on a fresh clone (issue 14, still open)")
 def test_label_adjudicate_review_and_the_dashboard_follows(
     app: FastAPI, wb: Workbench, project: Project, browser: Any
 ) -> None:

@@ -28,8 +28,16 @@ HTTPS = click.option(
     "--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes."
 )
 @HTTPS
+@click.option(
+    "--db-pool",
+    type=click.IntRange(1, 500),
+    default=None,
+    help="Database connections each worker keeps open (default 20; up to 10 more at a peak).",
+)
 @pass_project
-def serve_cmd(project: Project, host: str, port: int, workers: int, https: bool) -> None:
+def serve_cmd(
+    project: Project, host: str, port: int, workers: int, https: bool, db_pool: int | None
+) -> None:
     """Serve the labelling web app on the project's workbench (uvicorn; Ctrl+C stops it).
 
     The database is the CLI's (CASEWORK_DB_URL or [workbench] url). People sign in with links
@@ -39,7 +47,7 @@ def serve_cmd(project: Project, host: str, port: int, workers: int, https: bool)
     from casework.web import serve  # here: `casework --help` does not load the web stack
 
     console.print(f"casework web app on http{'s' if https else ''}://{host}:{port}/ (Ctrl+C stops)")
-    serve(project, host=host, port=port, workers=workers, https=https)
+    serve(project, host=host, port=port, workers=workers, https=https, db_pool=db_pool)
 
 
 @click.group("users")

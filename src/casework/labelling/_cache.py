@@ -185,6 +185,7 @@ def clear_caches() -> None:
         c.clear()
     _PATHS.clear()
     _DIRS.clear()
+    _DATASETS_DIRS.clear()
     _ROOTS.clear()
 
 
@@ -206,6 +207,21 @@ def dataset_files(project: Project, name: str) -> DatasetFiles:
 
 _PATHS: dict[tuple[str, str], Path] = {}
 _DIRS: dict[tuple[str, str], Path] = {}
+_DATASETS_DIRS: dict[tuple[str, str], str] = {}
+
+
+def has_dataset(project: Project, name: str) -> bool:
+    """Whether ``name`` is in :meth:`Project.dataset_names` (a folder holding `cases.jsonl`).
+
+    One system call instead of listing the datasets folder; asked of the disk every time.
+    """
+    if name in ("", ".", "..") or "/" in name or "\0" in name or (os.altsep or "/") in name:
+        return False  # never a name `dataset_names` lists (one folder below the datasets folder)
+    key = (_root(project), project.config.paths.datasets)
+    folder = _DATASETS_DIRS.get(key)
+    if folder is None:
+        folder = _DATASETS_DIRS[key] = str(project.datasets_dir)
+    return os.path.exists(os.path.join(folder, name, CASES_FILE))
 
 
 def _guideline_path(project: Project, slice_name: str) -> Path:

@@ -268,7 +268,7 @@ def labeller_queue(
     """
     items: list[HeldCase] = []
     for name in _datasets_of(session, labeller):
-        if name not in project.dataset_names():
+        if not _cache.has_dataset(project, name):
             continue
         loaded = _state(project, session, labeller, name, None, states)
         items += [h for h, _ in _held(loaded, labeller)]
@@ -284,7 +284,7 @@ def _find(
     case_id: str,
     states: States | None,
 ) -> tuple[DatasetState, HeldCase, StoredAssignment]:
-    if dataset not in project.dataset_names():
+    if not _cache.has_dataset(project, dataset):
         raise CaseNotHeld(f"{labeller} holds no case '{case_id}' of dataset '{dataset}'.")
     loaded = _state(project, session, labeller, dataset, case_id, states)
     for held, stored in _held(loaded, labeller):

@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -279,6 +279,14 @@ def _secret_ok(row: WebSessionRow, cookie: str, secret: str) -> bool:
     return True
 
 
+# Every request runs this: one round trip for the session and its user, built once.
+_SESSION_AND_USER = (
+    select(WebSessionRow, WebUserRow)
+    .join(WebUserRow, WebUserRow.id == WebSessionRow.user_id)
+    .where(WebSessionRow.id == bindparam("id"))
+)
+
+
 def viewer_of(workbench: Workbench, cookie: str | None) -> Viewer | None:
     """The person a session cookie belongs to, checked against the database now.
 
@@ -289,12 +297,14 @@ def viewer_of(workbench: Workbench, cookie: str | None) -> Viewer | None:
     if parts is None or cookie is None:
         return None
     now = _now()
-    with workbench.session() as session:
-        row = session.get(WebSessionRow, parts[0])
-        if row is None or row.ended_at is not None or _aware(row.expires_at) <= now:
+    with workbench.reading() as session:  # one statement, and at most one single-row update
+        found = session.execute(_SESSION_AND_USER, {"id": parts[0]}).one_or_none()
+        if found is None:  # no such session, or its user is gone
             return None
-        user = session.get(WebUserRow, row.user_id)
-        if user is None or user.disabled or not _secret_ok(row, cookie, parts[1]):
+        row, user = found
+        if row.ended_at is not None or _aware(row.expires_at) <= now:
+            return None
+        if user.disabled or not _secret_ok(row, cookie, parts[1]):
             return None
         if user.last_seen is None or now - _aware(user.last_seen) > timedelta(minutes=1):
             user.last_seen = now

@@ -15,7 +15,7 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from casework.errors import CaseworkError
+from casework.errors import CaseworkError, UsageError
 from casework.project import Project, load_project
 from casework.web import _adjudicate, _dashboard, _label, _review, _signin
 from casework.web._render import render
@@ -92,14 +92,21 @@ async def _bad_request(request: Request, exc: Exception) -> Response:
     )
 
 
-def create_app(project: Project, *, https: bool = False) -> FastAPI:
+def create_app(project: Project, *, https: bool = False, db_pool: int | None = None) -> FastAPI:
     """The web app on ``project``'s workbench (opened now, closed when the app stops).
 
     Args:
         project: The project (its workbench URL is the CLI's: `CASEWORK_DB_URL` or config).
         https: Mark session cookies Secure even on plain HTTP (TLS ends at a proxy).
+        db_pool: Database connections this worker keeps open (default
+            :data:`casework.workbench.db.SERVER_POOL_SIZE`); a few more open at a peak.
+
+    Raises:
+        UsageError: ``db_pool`` below 1.
     """
-    workbench = open_workbench(project, server=True)
+    if db_pool is not None and db_pool < 1:
+        raise UsageError(f"the pool needs at least 1 connection. Got {db_pool}.", param="db_pool")
+    workbench = open_workbench(project, server=True, pool_size=db_pool)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -128,20 +135,40 @@ def create_app(project: Project, *, https: bool = False) -> FastAPI:
 #: Environment variables :func:`app_from_env` reads (set by `casework serve` for its workers).
 PROJECT_ENV = "CASEWORK_WEB_PROJECT"
 HTTPS_ENV = "CASEWORK_WEB_HTTPS"
+DB_POOL_ENV = "CASEWORK_WEB_DB_POOL"
 
 
 def app_from_env() -> FastAPI:
     """The app for an ASGI server's worker: ``uvicorn --factory casework.web:app_from_env``.
 
-    The project is :data:`PROJECT_ENV` (default: the nearest `casework.toml` upwards).
+    The project is :data:`PROJECT_ENV` (default: the nearest `casework.toml` upwards); the
+    pool size :data:`DB_POOL_ENV` (default: :func:`create_app`'s).
+
+    Raises:
+        UsageError: :data:`DB_POOL_ENV` is not a whole number of at least 1.
     """
     folder = os.environ.get(PROJECT_ENV)
     project = load_project(Path(folder) if folder else None)
-    return create_app(project, https=os.environ.get(HTTPS_ENV) == "1")
+    pool = os.environ.get(DB_POOL_ENV, "").strip()
+    if pool and not pool.isdigit():
+        raise UsageError(f"{DB_POOL_ENV} must be a whole number. Got '{pool}'.", param="db_pool")
+    return create_app(
+        project, https=os.environ.get(HTTPS_ENV) == "1", db_pool=int(pool) if pool else None
+    )
 
 
-def serve(project: Project, *, host: str, port: int, workers: int = 1, https: bool = False) -> None:
+def serve(
+    project: Project,
+    *,
+    host: str,
+    port: int,
+    workers: int = 1,
+    https: bool = False,
+    db_pool: int | None = None,
+) -> None:
     """Run the app under uvicorn until interrupted (several workers: one app per process).
+
+    ``db_pool`` is each worker's pool size (:func:`create_app`).
 
     uvicorn trusts ``X-Forwarded-Proto`` from a proxy on 127.0.0.1 (its default
     ``forwarded_allow_ips``), so cookies are Secure when such a proxy speaks HTTPS.
@@ -149,10 +176,13 @@ def serve(project: Project, *, host: str, port: int, workers: int = 1, https: bo
     import uvicorn  # here: importing casework.web (e.g. for `users add`) needs no server
 
     if workers == 1:
-        uvicorn.run(create_app(project, https=https), host=host, port=port, log_level="warning")
+        app = create_app(project, https=https, db_pool=db_pool)
+        uvicorn.run(app, host=host, port=port, log_level="warning")
         return
     os.environ[PROJECT_ENV] = str(project.root)
     os.environ[HTTPS_ENV] = "1" if https else "0"
+    if db_pool is not None:
+        os.environ[DB_POOL_ENV] = str(db_pool)
     uvicorn.run(
         "casework.web:app_from_env",
         factory=True,

@@ -18,7 +18,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -71,8 +71,18 @@ def server_seconds(csrf: str, dataset: str, case_id: str, token: str) -> float |
     return max(0.0, time.time() - int(at) / 1000)
 
 
+# Built once (SQLAlchemy then reuses their compiled form): these run on every page and submit.
+_SKIPS_OF = select(WebSkipRow).where(WebSkipRow.labeller == bindparam("labeller"))
+_VIEW_OF = select(WebLabelViewRow).where(
+    WebLabelViewRow.dataset == bindparam("dataset"),
+    WebLabelViewRow.case_id == bindparam("case_id"),
+    WebLabelViewRow.labeller == bindparam("labeller"),
+    WebLabelViewRow.guideline_version == bindparam("version"),
+)
+
+
 def _skips(session: Session, labeller: str) -> dict[tuple[str, str, str], WebSkipRow]:
-    rows = session.scalars(select(WebSkipRow).where(WebSkipRow.labeller == labeller)).all()
+    rows = session.scalars(_SKIPS_OF, {"labeller": labeller}).all()
     return {(r.dataset, r.case_id, r.guideline_version): r for r in rows}
 
 
@@ -141,7 +151,7 @@ def _page(request: Request, status: int = 200, **context: Any) -> Response:
 def queue_page(request: Request) -> Response:
     """The next case to label, with progress and the guideline."""
     who = _who(request)
-    with request.app.state.workbench.session() as session:
+    with request.app.state.workbench.reading() as session:
         return _page(request, **_work(request, session, who))
 
 
@@ -149,7 +159,7 @@ def queue_page(request: Request) -> Response:
 def case_page(request: Request, dataset: str, case_id: str) -> Response:
     """One held case (to revise a label, or to come back to a skipped case)."""
     who = _who(request)
-    with request.app.state.workbench.session() as session:
+    with request.app.state.workbench.reading() as session:
         try:
             return _page(request, **_work(request, session, who, (dataset, case_id)))
         except CaseNotHeld as exc:
@@ -165,14 +175,8 @@ def _record_view(
     note: str,
 ) -> None:
     key = (case.held.dataset, case.held.case_id, who.name, case.held.guideline_version)
-    row = session.scalars(
-        select(WebLabelViewRow).where(
-            WebLabelViewRow.dataset == key[0],
-            WebLabelViewRow.case_id == key[1],
-            WebLabelViewRow.labeller == key[2],
-            WebLabelViewRow.guideline_version == key[3],
-        )
-    ).one_or_none()
+    params = {"dataset": key[0], "case_id": key[1], "labeller": key[2], "version": key[3]}
+    row = session.scalars(_VIEW_OF, params).one_or_none()
     now = datetime.now(UTC)
     if row is None:
         session.add(
@@ -266,7 +270,7 @@ def submit(
     flash = f"{'Revised' if revised else 'Saved'} {case_id}."
     if not is_htmx(request):
         return RedirectResponse("/label", status_code=303)
-    with wb.session() as session:
+    with wb.reading() as session:
         return _page(request, **_work(request, session, who, flash=flash))
 
 
@@ -294,7 +298,7 @@ def _retrying(write: Callable[[], T], *, one_at_a_time: bool = False) -> T:
 def _refused(
     request: Request, who: Viewer, target: tuple[str, str], exc: CaseworkError
 ) -> Response:
-    with request.app.state.workbench.session() as session:
+    with request.app.state.workbench.reading() as session:
         try:
             context = _work(request, session, who, target, error=exc.render())
         except CaseNotHeld:
@@ -331,5 +335,5 @@ def skip(request: Request, dataset: str, case_id: str, reason: Text = "") -> Res
         row.reason, row.skipped_at = reason.strip()[:2000], datetime.now(UTC)
     if not is_htmx(request):
         return RedirectResponse("/label", status_code=303)
-    with wb.session() as session:
+    with wb.reading() as session:
         return _page(request, **_work(request, session, who, flash=f"Skipped {case_id}."))

@@ -62,23 +62,28 @@ def _alembic_config(url: str) -> AlembicConfig:
     return cfg
 
 
-#: Connections a server's engine keeps open (PostgreSQL), and how many more it may open at a
-#: peak: the ASGI thread pool runs 40 requests at once per worker, each holding one connection.
-SERVER_POOL = (10, 30)
+#: Connections a server's engine keeps open by default (``pool_size`` of :func:`open_workbench`).
+#: Each request holds one at a time; connections beyond the pool are opened at a peak and closed
+#: again when returned, which costs a connect each time (a few ms on PostgreSQL), so the pool
+#: should cover the requests a worker really runs at once.
+SERVER_POOL_SIZE = 20
+#: Connections a server's engine may open beyond its pool at a peak (then closes again).
+SERVER_POOL_OVERFLOW = 10
 
 
-def _engine(url: str, *, server: bool = False) -> Engine:
+def _engine(url: str, *, server: bool = False, pool_size: int | None = None) -> Engine:
     parsed = make_url(url)
     sqlite = parsed.get_backend_name() == "sqlite"
-    if sqlite and parsed.database not in (None, "", ":memory:"):
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    if server and not sqlite:
-        size, overflow = SERVER_POOL
-        engine = create_engine(url, future=True, pool_size=size, max_overflow=overflow)
+    file = parsed.database if sqlite and parsed.database not in (None, "", ":memory:") else None
+    if file is not None:
+        Path(file).parent.mkdir(parents=True, exist_ok=True)
+    if server and (file is not None or not sqlite):  # one in-memory SQLite: keep its own pool
+        size = SERVER_POOL_SIZE if pool_size is None else pool_size
+        engine = create_engine(url, future=True, pool_size=size, max_overflow=SERVER_POOL_OVERFLOW)
     else:
         engine = create_engine(url, future=True)
     if sqlite:
-        wal = server and parsed.database not in (None, "", ":memory:")
+        wal = server and file is not None
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: object, _record: object) -> None:
@@ -87,6 +92,9 @@ def _engine(url: str, *, server: bool = False) -> Engine:
             cursor.execute("PRAGMA busy_timeout=5000")
             if wal:  # readers never wait for the writer, and it for them
                 cursor.execute("PRAGMA journal_mode=WAL")
+                # In WAL mode NORMAL syncs at checkpoints, not at every commit: still safe against
+                # corruption; a power cut may lose the last commits (an OS crash alone does not).
+                cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.close()
 
     return engine
@@ -151,11 +159,24 @@ class Workbench:
     url: str
     engine: Engine
     _sessions: sessionmaker[Session]
+    _readers: sessionmaker[Session] | None = None
 
     @contextlib.contextmanager
     def session(self) -> Iterator[Session]:
         """A session in one transaction: committed on success, rolled back on error."""
         with self._sessions.begin() as session:
+            yield session
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A session for reads (and single-statement writes) that need no transaction of their own.
+
+        Each statement sees what was committed when it started, as in :meth:`session` on
+        PostgreSQL (READ COMMITTED) and SQLite, but a PostgreSQL server runs it in autocommit
+        mode: no BEGIN and COMMIT round trips. Use :meth:`session` when statements must stand or
+        fall together.
+        """
+        with (self._readers or self._sessions).begin() as session:
             yield session
 
     def close(self) -> None:
@@ -170,15 +191,20 @@ class Workbench:
 
 
 def open_workbench(
-    project: Project | None = None, *, url: str | None = None, server: bool = False
+    project: Project | None = None,
+    *,
+    url: str | None = None,
+    server: bool = False,
+    pool_size: int | None = None,
 ) -> Workbench:
     """Open the project's workbench (or ``url``), creating a new one at the current schema.
 
     A database with no tables is brought to the current revision automatically; one at an older
     revision is refused with the command to run, so nothing writes into a schema it does not know.
     ``server`` tunes the engine for many concurrent requests (the web app): a SQLite file goes
-    to WAL mode (kept in the file; writers queue on the 5 s busy timeout while readers go on),
-    a PostgreSQL pool keeps :data:`SERVER_POOL` connections.
+    to WAL mode (kept in the file; writers queue on the 5 s busy timeout while readers go on)
+    with ``synchronous=NORMAL``, and the pool keeps ``pool_size`` connections open (default
+    :data:`SERVER_POOL_SIZE`) and opens up to :data:`SERVER_POOL_OVERFLOW` more at a peak.
 
     Raises:
         WorkbenchError: Unreachable, or at another revision than this casework expects.
@@ -198,8 +224,12 @@ def open_workbench(
             f"workbench database {display_url(url)} is at revision {have}, "
             f"but this casework expects {want}. Run `casework db upgrade` to migrate it in place."
         )
-    engine = _engine(url, server=server)
-    return Workbench(url=url, engine=engine, _sessions=sessionmaker(engine, expire_on_commit=False))
+    engine = _engine(url, server=server, pool_size=pool_size)
+    readers = None
+    if engine.dialect.name != "sqlite":  # pysqlite never opens a transaction for reads anyway
+        autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+        readers = sessionmaker(autocommit, expire_on_commit=False)
+    return Workbench(url, engine, sessionmaker(engine, expire_on_commit=False), readers)
 
 
 def _stamp_meta(url: str) -> None:

@@ -43,7 +43,24 @@
   function typing(el) {
     return el && (el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && el.type === "text"));
   }
+  // Adjudication: A / B / M / W choose the decision (W opens the written label), Ctrl+Enter stores.
+  function adjudicationKey(e, form) {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      form.requestSubmit();
+      return;
+    }
+    if (typing(document.activeElement) || e.ctrlKey || e.metaKey || e.altKey) return;
+    var radio = form.querySelector('input[name=choice][data-key="' + e.key.toLowerCase() + '"]');
+    if (!radio) return;
+    e.preventDefault();
+    radio.checked = true;
+    radio.focus();
+    if (radio.value === "write") form.querySelector("details.write").open = true;
+  }
   document.addEventListener("keydown", function (e) {
+    var decision = document.getElementById("adjudicate-form");
+    if (decision) { adjudicationKey(e, decision); return; }
     var form = document.getElementById("label-form");
     if (!form) return;
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import subprocess
-from collections.abc import Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -30,6 +30,7 @@ __all__ = [
     "content_hash",
     "files_hash",
     "materialise",
+    "pieces_hash",
     "purge_cached",
     "read_chunks",
     "read_versions",
@@ -65,9 +66,15 @@ class Content:
 
 def content_hash(cases: bytes, labels: bytes) -> str:
     """sha256 over the file name ``cases.jsonl``, a NUL, its bytes, then the same for labels."""
+    return pieces_hash((cases,), labels)
+
+
+def pieces_hash(cases: Iterable[bytes | memoryview], labels: bytes) -> str:
+    """:func:`content_hash` of cases given piece by piece (never joined)."""
     digest = hashlib.sha256()
     digest.update(CASES_FILE.encode() + b"\0")
-    digest.update(cases)
+    for piece in cases:
+        digest.update(piece)
     digest.update(LABELS_FILE.encode() + b"\0")
     digest.update(labels)
     return digest.hexdigest()

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
+from sys import intern
 from typing import NamedTuple
 
 from pydantic import BaseModel
@@ -233,6 +234,9 @@ def _parsed_rows_here(
     view = memoryview(data)
     rows: list[_Row] = []
     models: dict[str, Case] = {}
+    # Equal summaries share one tuple (few distinct ones; pickling keeps them shared): at 100k
+    # cases a tuple each took about 60 MB of the parent's memory.
+    shared: dict[Summary, Summary] = {}
     for start in range(0, len(spans), _BATCH):
         batch = spans[start : start + _BATCH]
         raw = [view[o : o + n] for o, n in batch]
@@ -245,7 +249,8 @@ def _parsed_rows_here(
             except InputErrors:
                 return None
             digest = line_hash(before if fixed is None else fixed)
-            rows.append(_Row(case.id, digest, summary_of(case), span, fixed))
+            summary = summary_of(case)
+            rows.append(_Row(case.id, digest, shared.setdefault(summary, summary), span, fixed))
             if case.id in keep:
                 models[case.id] = case
     return rows, models
@@ -271,7 +276,8 @@ def _label_rows_here(
                 fixed = _canonical(record, before)
             except InputErrors:
                 return None
-            key = (record.case_id, record.labeller, record.guideline_version)
+            # Labellers and guideline versions repeat: one string each (shared when pickled too).
+            key = (record.case_id, intern(record.labeller), intern(record.guideline_version))
             rows.append(LabelRow(label_sort_key(record), key, span, fixed))
     return rows
 

@@ -273,7 +273,7 @@ def write_version(
     state_dir: Path,
     index: VersionIndex,
     line_of: Callable[[int], bytes | memoryview],
-    label_lines: Sequence[bytes],
+    label_lines: Sequence[bytes | memoryview],
     base: VersionIndex | None,
     tmp_dir: Path | None = None,
 ) -> None:

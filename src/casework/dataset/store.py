@@ -25,6 +25,7 @@ from casework.dataset.incremental import (
     label_sort_key,
     labels_of,
     parse_lines,
+    split_lines,
 )
 from casework.dataset.journal import FileContent, commit, tmp_dir
 from casework.dataset.jsonl import byte_lines, canonical_bytes, collector_paused, read_records
@@ -470,6 +471,7 @@ def _prepared_first(fingerprint: str, new: NewCases, label_data: bytes) -> _Prep
         view[r.span[0] : r.span[0] + r.span[1]] if r.fixed is None else r.fixed for r in ordered
     )
     label_bytes = b"\n".join(lines) + b"\n" if ordered else b""
+    new.labels = None  # the rows are done with: free them before the store is written
     if label_bytes == label_data:
         label_bytes = label_data  # one copy, not two
     digest = pieces_hash(new.chunks(), label_bytes)
@@ -623,7 +625,7 @@ def _release_prepared(
 def _store(project: Project, name: str, prepared: _Prepared) -> None:
     """Keep the release in the line store, so old versions materialise without git."""
     new = prepared.new
-    label_lines_ = label_lines(prepared.label_bytes)
+    label_lines_ = _label_views(prepared.label_bytes)
     index = VersionIndex(
         prepared.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
     )
@@ -635,6 +637,12 @@ def _store(project: Project, name: str, prepared: _Prepared) -> None:
         prepared.parent_index,
         tmp_dir(project, name),
     )
+
+
+def _label_views(data: bytes) -> list[memoryview]:
+    """The lines of a canonical labels file as views (not copies: 88 MB at 200k labels)."""
+    view = memoryview(data)
+    return [view[o : o + n] for o, n in split_lines(data)]
 
 
 def _dropped_label_count(

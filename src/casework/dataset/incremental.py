@@ -10,12 +10,15 @@ takes the full path, which reports the problem exactly as before. Entry points:
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
+from pathlib import Path
 from sys import intern
 from typing import NamedTuple
 
@@ -34,16 +37,22 @@ from casework.errors import InputErrors
 from casework.schema import Case, LabelRecord, VersionCounts
 
 __all__ = [
+    "Changed",
+    "InMemory",
     "LabelRow",
     "NewCases",
+    "OnDisk",
+    "Source",
     "counts_of",
     "guideline_versions_of",
     "index_file",
+    "index_lines",
     "index_models",
     "label_lines",
     "label_sort_key",
     "labels_of",
     "parse_lines",
+    "scan_file",
     "split_lines",
     "summary_of",
 ]
@@ -91,50 +100,147 @@ def guideline_versions_of(summaries: Iterable[Summary]) -> list[str]:
     return sorted({s[7] for s in summaries if s[7]})
 
 
+class Changed(Exception):
+    """A file's line no longer holds the bytes it was indexed with (it changed meanwhile)."""
+
+
+@dataclass(frozen=True)
+class InMemory:
+    """Lines held in memory: a file's bytes."""
+
+    data: bytes
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[Callable[[int, int], bytes | memoryview]]:
+        """A function reading ``length`` bytes at ``offset``."""
+        view = memoryview(self.data)
+        yield lambda offset, length: view[offset : offset + length]
+
+
+@dataclass(frozen=True)
+class OnDisk:
+    """Lines read from a file when wanted, each checked against the hash it was indexed with.
+
+    A first release of 100k cases held the 563 MB file in memory besides everything else
+    (2.45 GB at peak); read back by position it holds a batch of lines at a time.
+    """
+
+    path: Path
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[Callable[[int, int], bytes | memoryview]]:
+        """A function reading ``length`` bytes at ``offset`` (:class:`Changed` when short)."""
+        with self.path.open("rb") as handle:
+            fd = handle.fileno()
+
+            def read(offset: int, length: int) -> bytes:
+                out = os.pread(fd, length, offset)
+                if len(out) != length:
+                    raise Changed(str(self.path))
+                return out
+
+            yield read
+
+
+Source = InMemory | OnDisk
+
+
+def scan_file(
+    path: Path, chunks_seen: Callable[[bytes], object]
+) -> tuple[list[tuple[int, int]], list[bytes], bool]:
+    """Each line's offset, length and hash in one pass over a file read in chunks.
+
+    ``chunks_seen`` is given every chunk as read (e.g. to fingerprint the same bytes). Returns
+    the spans, the hashes and whether the file ends with a newline (or is empty).
+    """
+    spans: list[tuple[int, int]] = []
+    hashes: list[bytes] = []
+    carry = b""
+    offset = 0  # file offset of carry's first byte
+    with path.open("rb") as handle:
+        while chunk := handle.read(_SCANNED):
+            chunks_seen(chunk)
+            data = carry + chunk if carry else chunk
+            view = memoryview(data)
+            start = 0
+            while (stop := data.find(b"\n", start)) >= 0:
+                spans.append((offset + start, stop - start))
+                hashes.append(line_hash(view[start:stop]))
+                start = stop + 1
+            carry = data[start:]
+            offset += start
+    if carry:
+        spans.append((offset, len(carry)))
+        hashes.append(line_hash(carry))
+    return spans, hashes, not carry
+
+
+_SCANNED = 1 << 24  # bytes read at a time by :func:`scan_file`
+
+
 @dataclass
 class NewCases:
     """The cases of a version about to be released: canonical, id-sorted lines.
 
-    The canonical content is ``data`` itself when ``canonical``; otherwise it is the lines
-    ``spans`` point at in ``data`` (or their ``fixed`` canonical form), in that order, each
-    ended by a newline, and is only ever written out piece by piece (:meth:`chunks`), so a
-    large file is never held twice.
+    The canonical content is the lines ``spans`` point at in ``source`` (or their ``fixed``
+    canonical form), in that order, each ended by a newline; it is only ever produced piece
+    by piece (:meth:`chunks`), so a large file is never held whole, nor twice.
     """
 
-    data: bytes
-    """The cases file's bytes as read (the canonical content when ``canonical``)."""
+    source: Source
+    """Where the lines are: the file's bytes, or the file itself."""
     spans: list[tuple[int, int]]
-    """Offset and length (without newline) in ``data`` of each line, in canonical order."""
+    """Offset and length (without newline) in ``source`` of each line, in canonical order."""
     ids: list[str]
     hashes: list[bytes]
     summaries: list[Summary]
     models: dict[str, Case] = field(default_factory=dict)
     """Parsed cases, at least those whose line differs from the base version's line of that id."""
     fixed: dict[int, bytes] = field(default_factory=dict)
-    """Canonical form of the lines (by position) whose bytes in ``data`` are not canonical."""
+    """Canonical form of the lines (by position) whose bytes in ``source`` are not canonical."""
     canonical: bool = True
-    """Whether ``data`` is the canonical content as it stands."""
+    """Whether ``source`` holds the canonical content as it stands."""
     labels: list[LabelRow] | None = None
     """The raw labels' rows in file order, when the labels file was indexed with the cases."""
 
-    def line(self, i: int) -> bytes | memoryview:
-        """Line ``i`` without its newline."""
-        fixed = self.fixed.get(i)
-        if fixed is not None:
-            return fixed
-        offset, length = self.spans[i]
-        return memoryview(self.data)[offset : offset + length]
+    @contextlib.contextmanager
+    def lines(self) -> Iterator[Callable[[int], bytes | memoryview]]:
+        """A function giving line ``i`` without its newline.
+
+        Raises:
+            Changed: A line read from the file no longer has its hash.
+        """
+        with self.source.reader() as read:
+            checked = isinstance(self.source, OnDisk)
+
+            def line(i: int) -> bytes | memoryview:
+                fixed = self.fixed.get(i)
+                if fixed is not None:
+                    return fixed
+                out = read(*self.spans[i])
+                if checked and line_hash(out) != self.hashes[i]:
+                    raise Changed(str(self.source))
+                return out
+
+            yield line
 
     def chunks(self) -> Iterator[bytes | memoryview]:
-        """The canonical content, piece by piece (``data`` itself when it is canonical)."""
-        if self.canonical:
-            yield self.data
+        """The canonical content, piece by piece (``data`` itself when it is held and canonical).
+
+        Raises:
+            Changed: A line read from the file no longer has its hash.
+        """
+        if self.canonical and isinstance(self.source, InMemory):
+            yield self.source.data
             return
-        yield from _joined(self.line(i) for i in range(len(self.spans)))
+        with self.lines() as line:
+            yield from _joined(line(i) for i in range(len(self.spans)))
 
     def content(self) -> bytes:
-        """The canonical content as one bytes object (a copy unless ``data`` is canonical)."""
-        return self.data if self.canonical else b"".join(self.chunks())
+        """The canonical content as one bytes object (a copy unless held and canonical)."""
+        if self.canonical and isinstance(self.source, InMemory):
+            return self.source.data
+        return b"".join(self.chunks())
 
 
 def _joined(lines: Iterable[bytes | memoryview]) -> Iterator[bytes]:
@@ -167,7 +273,7 @@ def index_models(cases: Sequence[Case], data: bytes) -> NewCases:
     spans = list(split_lines(data))
     view = memoryview(data)
     return NewCases(
-        data,
+        InMemory(data),
         spans,
         [c.id for c in cases],
         [line_hash(view[o : o + n]) for o, n in spans],
@@ -187,7 +293,7 @@ def parse_lines(lines: Sequence[bytes | memoryview], shown: str) -> list[Case] |
     return records if len(records) == len(lines) else None
 
 
-def _canonical(record: BaseModel, raw: memoryview) -> bytes | None:
+def _canonical(record: BaseModel, raw: bytes | memoryview) -> bytes | None:
     """``None`` when ``raw`` is the canonical line of the record parsed from it, else that line.
 
     A strictly parsed line holds no bare `NaN`/`Infinity`, so a canonical line equal to it holds
@@ -229,9 +335,27 @@ class _Row(NamedTuple):
 
 
 def _parsed_rows_here(
-    data: bytes, spans: Sequence[tuple[int, int]], shown: str, keep: set[str]
+    source: Source,
+    spans: Sequence[tuple[int, int]],
+    raw_hashes: Sequence[bytes],
+    shown: str,
+    keep: set[str],
 ) -> tuple[list[_Row], dict[str, Case]] | None:
-    view = memoryview(data)
+    """Rows of the lines at ``spans`` (``None``: a bad line, or one that changed meanwhile)."""
+    with source.reader() as read:
+        try:
+            return _rows_read(read, spans, raw_hashes, shown, keep)
+        except Changed:
+            return None
+
+
+def _rows_read(
+    read: Callable[[int, int], bytes | memoryview],
+    spans: Sequence[tuple[int, int]],
+    raw_hashes: Sequence[bytes],
+    shown: str,
+    keep: set[str],
+) -> tuple[list[_Row], dict[str, Case]] | None:
     rows: list[_Row] = []
     models: dict[str, Case] = {}
     # Equal summaries share one tuple (few distinct ones; pickling keeps them shared): at 100k
@@ -239,16 +363,21 @@ def _parsed_rows_here(
     shared: dict[Summary, Summary] = {}
     for start in range(0, len(spans), _BATCH):
         batch = spans[start : start + _BATCH]
-        raw = [view[o : o + n] for o, n in batch]
+        raw = [read(o, n) for o, n in batch]
+        for line, digest in zip(raw, raw_hashes[start : start + _BATCH], strict=True):
+            if line_hash(line) != digest:
+                return None  # changed since it was hashed: the full path reads it again
         cases = parse_lines(raw, shown)
         if cases is None:
             return None
-        for case, before, span in zip(cases, raw, batch, strict=True):
+        for case, before, span, known in zip(
+            cases, raw, batch, raw_hashes[start : start + _BATCH], strict=True
+        ):
             try:
                 fixed = _canonical(case, before)
             except InputErrors:
                 return None
-            digest = line_hash(before if fixed is None else fixed)
+            digest = known if fixed is None else line_hash(fixed)
             summary = summary_of(case)
             rows.append(_Row(case.id, digest, shared.setdefault(summary, summary), span, fixed))
             if case.id in keep:
@@ -285,10 +414,19 @@ def _label_rows_here(
 #: Lines of at least this many bytes in all are parsed on every core (forking costs the rest).
 PARALLEL_MIN_ROW_BYTES = 16 * 1024 * 1024
 
-#: What a forked worker reads: the cases file's bytes, the spans to parse, their name, ids to
-#: keep; the labels file's bytes, spans and name.
+#: What a forked worker reads: the cases' source, the spans to parse and their hashes, their
+#: name, ids to keep; the labels file's bytes, spans and name.
 _SHARED: (
-    tuple[bytes, Sequence[tuple[int, int]], str, set[str], bytes, Sequence[tuple[int, int]], str]
+    tuple[
+        Source,
+        Sequence[tuple[int, int]],
+        Sequence[bytes],
+        str,
+        set[str],
+        bytes,
+        Sequence[tuple[int, int]],
+        str,
+    ]
     | None
 ) = None
 
@@ -299,9 +437,9 @@ _SentRow = tuple[str, bytes, Summary, bytes | None]
 def _rows_part(first: int, last: int) -> tuple[list[_SentRow], dict[str, Case]] | None:
     """In a worker: the rows of case spans ``first`` to ``last`` of the shared file, picklable."""
     assert _SHARED is not None
-    data, spans, shown, keep = _SHARED[:4]
+    source, spans, hashes, shown, keep = _SHARED[:5]
     with collector_paused():
-        parsed = _parsed_rows_here(data, spans[first:last], shown, keep)
+        parsed = _parsed_rows_here(source, spans[first:last], hashes[first:last], shown, keep)
     if parsed is None:
         return None
     rows, models = parsed
@@ -311,7 +449,7 @@ def _rows_part(first: int, last: int) -> tuple[list[_SentRow], dict[str, Case]] 
 def _labels_part(first: int, last: int) -> list[LabelRow] | None:
     """In a worker: the rows of label spans ``first`` to ``last`` of the shared labels file."""
     assert _SHARED is not None
-    data, spans, shown = _SHARED[4:]
+    data, spans, shown = _SHARED[5:]
     with collector_paused():
         return _label_rows_here(data, spans[first:last], shown)
 
@@ -324,8 +462,9 @@ class _Parsed:
 
 
 def _parsed_rows(
-    data: bytes,
+    source: Source,
     spans: Sequence[tuple[int, int]],
+    hashes: Sequence[bytes],
     shown: str,
     keep: set[str],
     labels: tuple[bytes, str] | None,
@@ -338,8 +477,8 @@ def _parsed_rows(
     size = sum(n for _, n in spans) + (len(labels[0]) if labels is not None else 0)
     workers = parallel_workers()
     if workers > 1 and size >= PARALLEL_MIN_ROW_BYTES:
-        return _parsed_rows_forked(data, spans, shown, keep, labels, label_spans, workers)
-    here = _parsed_rows_here(data, spans, shown, keep)
+        return _parsed_rows_forked(source, spans, hashes, shown, keep, labels, label_spans, workers)
+    here = _parsed_rows_here(source, spans, hashes, shown, keep)
     if here is None:
         return None
     label_rows = None
@@ -351,8 +490,9 @@ def _parsed_rows(
 
 
 def _parsed_rows_forked(
-    data: bytes,
+    source: Source,
     spans: Sequence[tuple[int, int]],
+    hashes: Sequence[bytes],
     shown: str,
     keep: set[str],
     labels: tuple[bytes, str] | None,
@@ -370,7 +510,7 @@ def _parsed_rows_forked(
     cuts = [len(spans) * i // parts for i in range(parts + 1)]
     label_cuts = [len(label_spans) * i // workers for i in range(workers + 1)]
     label_data, label_shown = labels if labels is not None else (b"", "")
-    _SHARED = (data, spans, shown, keep, label_data, label_spans, label_shown)
+    _SHARED = (source, spans, hashes, shown, keep, label_data, label_spans, label_shown)
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
@@ -409,35 +549,56 @@ def index_file(
     shown: str,
     labels: tuple[bytes, str] | None = None,
 ) -> NewCases | None:
+    """Index a `cases.jsonl` held in memory; see :func:`index_lines`."""
+    view = memoryview(data)
+    spans = list(split_lines(data))
+    hashes = [line_hash(view[o : o + n]) for o, n in spans]
+    ended = not data or data.endswith(b"\n")
+    return index_lines(InMemory(data), spans, hashes, ended, base, shown, labels)
+
+
+def index_lines(
+    source: Source,
+    spans: list[tuple[int, int]],
+    hashes: list[bytes],
+    ended: bool,
+    base: VersionIndex | None,
+    shown: str,
+    labels: tuple[bytes, str] | None = None,
+) -> NewCases | None:
     """Index a `cases.jsonl` against a stored version, validating only the lines it lacks.
 
     Args:
-        data: The cases file's bytes.
+        source: Where the file's lines are.
+        spans: Offset and length of each of its lines, in file order.
+        hashes: Each line's hash.
+        ended: Whether the file ends with a newline (or is empty).
         base: The stored version whose lines are known (``None``: every line is parsed).
         shown: How to name the file in messages.
         labels: A labels file's bytes and name, to validate beside the cases (its rows are then
             in :attr:`NewCases.labels`).
 
     Returns:
-        The canonical content (``data`` itself when already canonical), or ``None`` when a line
-        of either file is bad, two cases share an id, or a case requires and forbids one tool.
+        The canonical content (the file as it stands when already canonical), or ``None`` when
+        a line of either file is bad or changed meanwhile, two cases share an id, or a case
+        requires and forbids one tool.
     """
     known = base.positions() if base else {}
-    view = memoryview(data)
     rows: list[_Row | None] = []
     unknown: list[tuple[int, int]] = []
+    unknown_hashes: list[bytes] = []
     where: list[int] = []
-    spans = list(split_lines(data))
-    for offset, length in spans:
-        digest = line_hash(view[offset : offset + length])
+    for span, digest in zip(spans, hashes, strict=True):
         at = known.get(digest)
         if at is None or base is None:
-            unknown.append((offset, length))
+            unknown.append(span)
+            unknown_hashes.append(digest)
             where.append(len(rows))
             rows.append(None)
         else:
-            rows.append(_Row(base.ids[at], digest, base.summaries[at], (offset, length), None))
-    parsed = _parsed_rows(data, unknown, shown, set(base.ids) if base else set(), labels)
+            rows.append(_Row(base.ids[at], digest, base.summaries[at], span, None))
+    keep = set(base.ids) if base else set()
+    parsed = _parsed_rows(source, unknown, unknown_hashes, shown, keep, labels)
     if parsed is None:
         return None
     for i, row in zip(where, parsed.rows, strict=True):
@@ -447,14 +608,12 @@ def index_file(
     if len(set(ids)) != len(ids) or any(r.summary[8] for r in done):
         return None
     canonical = (
-        all(r.fixed is None for r in done)
-        and (not data or data.endswith(b"\n"))
-        and all(a < b for a, b in pairwise(ids))
+        all(r.fixed is None for r in done) and ended and all(a < b for a, b in pairwise(ids))
     )
     if not canonical:
         done.sort(key=lambda r: r.id)
     return NewCases(
-        data,
+        source,
         [r.span for r in done],
         [r.id for r in done],
         [r.hash for r in done],

@@ -16,15 +16,18 @@ import orjson
 from casework.dataset.check import contradictory_tools
 from casework.dataset.diff import changed_ids, diff_cases, diff_indexed
 from casework.dataset.incremental import (
+    Changed,
     NewCases,
+    OnDisk,
     counts_of,
     guideline_versions_of,
-    index_file,
+    index_lines,
     index_models,
     label_lines,
     label_sort_key,
     labels_of,
     parse_lines,
+    scan_file,
     split_lines,
 )
 from casework.dataset.journal import FileContent, commit, tmp_dir
@@ -33,7 +36,8 @@ from casework.dataset.lock import (
     check_unchanged,
     dataset_lock,
     dataset_versions,
-    fingerprint_of,
+    fingerprint_finish,
+    fingerprint_start,
     held_fingerprint,
     note_written,
     settle,
@@ -367,6 +371,12 @@ def _release_tree(project: Project, name: str, message: str) -> TreeRelease:
             record = _release_prepared(project, name, prepared, message, None, None)
         except _FullPath:
             return _release_tree_fully(project, name, message)
+        except Changed:
+            raise ReleaseConflict(
+                f"{project.relative(project.dataset_dir(name))}: {CASES_FILE} changed while this "
+                "command was releasing it (written by something that does not take casework's "
+                "release lock); nothing was written. Run the command again."
+            ) from None
     digest = record.hash if record else prepared.hash
     return TreeRelease(name, digest, record, None if record else prepared.parent)
 
@@ -414,6 +424,13 @@ class _Prepared:
 
 def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | None:
     """The tree as a release would write it; the latest release if equal; ``None``: full path."""
+    try:
+        return _prepare_tree_read(project, name)
+    except Changed:
+        return None  # the cases file changed while read: the full path reads it under the lock
+
+
+def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord | None:
     folder = project.dataset_dir(name)
     shown_dir = project.relative(folder)
     log = _read_or_none(folder / VERSIONS_FILE)
@@ -421,16 +438,26 @@ def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | No
     parent = versions[-1] if versions else None
     if parent is not None and parent.hash == files_hash(folder):
         return parent
-    data, label_data = _read_or_none(folder / CASES_FILE), _read_or_none(folder / LABELS_FILE)
-    if data is None or log != _read_or_none(folder / VERSIONS_FILE):
+    label_data = _read_or_none(folder / LABELS_FILE)
+    # The cases file is hashed line by line as read, not held: its lines are read back by
+    # position when written, each checked against its hash.
+    seen = fingerprint_start()
+    try:
+        spans, hashes, ended = scan_file(folder / CASES_FILE, seen.update)
+    except FileNotFoundError:
+        return None
+    if log != _read_or_none(folder / VERSIONS_FILE):
         return None  # released meanwhile: the full path reads it under the lock
-    fingerprint = fingerprint_of(data, label_data, log)
+    fingerprint = fingerprint_finish(seen, label_data, log)
     label_data = label_data or b""
     parent_index = read_index(project.state_dir, parent.hash) if parent else None
     if parent is not None and parent_index is None:
         return None
     labels_here = None if parent is not None else (label_data, f"{shown_dir}/{LABELS_FILE}")
-    new = index_file(data, parent_index, f"{shown_dir}/{CASES_FILE}", labels_here)
+    source = OnDisk(folder / CASES_FILE)
+    new = index_lines(
+        source, spans, hashes, ended, parent_index, f"{shown_dir}/{CASES_FILE}", labels_here
+    )
     if new is None:
         return None
     if new.labels is not None:
@@ -629,14 +656,15 @@ def _store(project: Project, name: str, prepared: _Prepared) -> None:
     index = VersionIndex(
         prepared.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
     )
-    write_version(
-        project.state_dir,
-        index,
-        new.line,
-        label_lines_,
-        prepared.parent_index,
-        tmp_dir(project, name),
-    )
+    with new.lines() as line:
+        write_version(
+            project.state_dir,
+            index,
+            line,
+            label_lines_,
+            prepared.parent_index,
+            tmp_dir(project, name),
+        )
 
 
 def _label_views(data: bytes) -> list[memoryview]:
@@ -750,7 +778,7 @@ def _commit(
     new = prepared.new
     files: dict[Path, FileContent] = {}
     if not _same_pieces(folder / CASES_FILE, new.chunks()):
-        files[folder / CASES_FILE] = new.data if new.canonical else new.chunks
+        files[folder / CASES_FILE] = new.chunks
     labels = prepared.label_bytes
     if (labels or (folder / LABELS_FILE).exists()) and not _same_bytes(
         folder / LABELS_FILE, labels

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -95,6 +96,24 @@ def _copy_checked(source: Path, target: Path, after: str, tmp: Path) -> bool:
             if digest.hexdigest() != after:
                 raise _Damaged
     except _Damaged:
+        return False
+    return True
+
+
+def _move_fresh(source: Path, target: Path, staging: Path) -> bool:
+    """Rename a file this commit has just staged (and hashed) onto ``target``, keeping its mode.
+
+    Renaming spares copying and hashing the file again (at 100k cases 563 MB, about 2 s of a
+    first release). ``False`` (nothing done) when ``source`` is not in ``staging`` or the rename
+    crosses filesystems: the caller copies then.
+    """
+    if not source.is_relative_to(staging.resolve()):
+        return False
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(source, target.stat().st_mode & 0o7777)  # as an atomic write keeps it
+    try:
+        os.replace(source, target)
+    except OSError:
         return False
     return True
 
@@ -204,6 +223,8 @@ def _apply(
                 "command again to complete it, or delete the journal to abandon it."
             )
         source = _inside(project, entry.staged)
+        if known is not None and _move_fresh(source, target, _staging(project, journal.dataset)):
+            continue
         if not _copy_checked(source, target, entry.after, tmp_dir(project, journal.dataset)):
             raise ReleaseConflict(
                 f"{shown}: the staged content of {entry.path} ({entry.staged}) is missing or "

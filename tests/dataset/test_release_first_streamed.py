@@ -14,8 +14,11 @@ from typing import Any
 
 import pytest
 
+import casework.dataset.store
 from casework.dataset import read_versions, release, release_tree
-from casework.dataset.versions import CASES_FILE, LABELS_FILE, materialise
+from casework.dataset.jsonl import canonical_bytes
+from casework.dataset.versions import CASES_FILE, LABELS_FILE, VERSIONS_FILE, materialise
+from casework.errors import ReleaseConflict
 from casework.project import Project
 from casework.schema import Case, LabelRecord
 from tests.dataset.test_line_store import _case, _label, _project
@@ -93,3 +96,34 @@ def test_first_release_writes_what_the_models_path_writes(
     assert got == want
     assert got[0] != case_text.encode()  # the tree was rewritten: the streamed path ran
     assert got[1] != label_text.encode()
+
+
+def test_cases_file_edited_while_its_lines_are_read_back_refuses_the_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lines are read back from the file by position: an edit in place is caught, not written."""
+    project = _project(tmp_path / "p")
+    cases, labels = _content()
+    # Canonical lines out of order: each is read back from the file when written.
+    lines = canonical_bytes([Case.model_validate(c) for c in cases]).splitlines(keepends=True)
+    case_text = b"".join(reversed(lines)).decode()
+    label_text = _files(cases, labels)[1]
+    folder = project.dataset_dir(NAME)
+    folder.mkdir(parents=True)
+    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
+    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    edited = case_text.replace('"goal": "', '"goal": "X', 1).replace('": "', '":"', 1)
+    assert len(edited) == len(case_text) and edited != case_text
+    store_write = casework.dataset.store.write_version
+
+    def edit_then_write(*args: Any, **kwargs: Any) -> None:
+        with (folder / CASES_FILE).open("r+", encoding="utf-8") as handle:  # in place
+            handle.write(edited)
+        store_write(*args, **kwargs)
+
+    monkeypatch.setattr("casework.dataset.store.write_version", edit_then_write)
+    with pytest.raises(ReleaseConflict, match="changed while this command was releasing it"):
+        release_tree(project, NAME, "first")
+    assert (folder / CASES_FILE).read_text(encoding="utf-8") == edited
+    assert not (folder / VERSIONS_FILE).exists()
+    assert not list(project.state_dir.glob("versions/*/manifest"))

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-import casework.dataset.store
 from casework.dataset import read_versions, release, release_tree
 from casework.dataset.jsonl import canonical_bytes
+from casework.dataset.objects import write_version
 from casework.dataset.versions import CASES_FILE, LABELS_FILE, VERSIONS_FILE, materialise
 from casework.errors import ReleaseConflict
 from casework.project import Project
@@ -114,12 +114,11 @@ def test_cases_file_edited_while_its_lines_are_read_back_refuses_the_release(
     (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
     edited = case_text.replace('"goal": "', '"goal": "X', 1).replace('": "', '":"', 1)
     assert len(edited) == len(case_text) and edited != case_text
-    store_write = casework.dataset.store.write_version
 
     def edit_then_write(*args: Any, **kwargs: Any) -> None:
         with (folder / CASES_FILE).open("r+", encoding="utf-8") as handle:  # in place
             handle.write(edited)
-        store_write(*args, **kwargs)
+        write_version(*args, **kwargs)
 
     monkeypatch.setattr("casework.dataset.store.write_version", edit_then_write)
     with pytest.raises(ReleaseConflict, match="changed while this command was releasing it"):

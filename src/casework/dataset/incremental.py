@@ -22,6 +22,7 @@ from pathlib import Path
 from sys import intern
 from typing import NamedTuple
 
+import xxhash
 from pydantic import BaseModel
 
 from casework.dataset.check import contradictory_tools
@@ -126,6 +127,26 @@ class OnDisk:
     """
 
     path: Path
+    size: int = -1
+    """The file's size when it was indexed (``-1``: not known)."""
+    digest: bytes = b""
+    """XXH3-128 of the file's bytes when it was indexed (empty: not known)."""
+
+    def whole(self) -> Iterator[bytes]:
+        """The file's bytes as indexed, in chunks, read in order.
+
+        Raises:
+            Changed: The file no longer holds those bytes (found once the last chunk is read).
+        """
+        seen = xxhash.xxh3_128()
+        left = self.size
+        with self.path.open("rb") as handle:
+            while left > 0 and (chunk := handle.read(min(left, _SCANNED))):
+                seen.update(chunk)
+                left -= len(chunk)
+                yield chunk
+        if left or seen.digest() != self.digest:
+            raise Changed(str(self.path))
 
     @contextlib.contextmanager
     def reader(self) -> Iterator[Callable[[int, int], bytes | memoryview]]:
@@ -147,19 +168,24 @@ Source = InMemory | OnDisk
 
 def scan_file(
     path: Path, chunks_seen: Callable[[bytes], object]
-) -> tuple[list[tuple[int, int]], list[bytes], bool]:
+) -> tuple[OnDisk, list[tuple[int, int]], list[bytes], bool]:
     """Each line's offset, length and hash in one pass over a file read in chunks.
 
     ``chunks_seen`` is given every chunk as read (e.g. to fingerprint the same bytes). Returns
-    the spans, the hashes and whether the file ends with a newline (or is empty).
+    the file as a source, the spans, the hashes and whether the file ends with a newline (or
+    is empty).
     """
     spans: list[tuple[int, int]] = []
     hashes: list[bytes] = []
     carry = b""
     offset = 0  # file offset of carry's first byte
+    whole = xxhash.xxh3_128()
+    size = 0
     with path.open("rb") as handle:
         while chunk := handle.read(_SCANNED):
             chunks_seen(chunk)
+            whole.update(chunk)
+            size += len(chunk)
             data = carry + chunk if carry else chunk
             view = memoryview(data)
             start = 0
@@ -172,7 +198,7 @@ def scan_file(
     if carry:
         spans.append((offset, len(carry)))
         hashes.append(line_hash(carry))
-    return spans, hashes, not carry
+    return OnDisk(path, size, whole.digest()), spans, hashes, not carry
 
 
 _SCANNED = 1 << 24  # bytes read at a time by :func:`scan_file`
@@ -230,8 +256,12 @@ class NewCases:
         Raises:
             Changed: A line read from the file no longer has its hash.
         """
-        if self.canonical and isinstance(self.source, InMemory):
-            yield self.source.data
+        source = self.source
+        if self.canonical and isinstance(source, InMemory):
+            yield source.data
+            return
+        if self.canonical and isinstance(source, OnDisk) and source.size >= 0:
+            yield from source.whole()  # in order: read in chunks, checked as a whole
             return
         with self.lines() as line:
             yield from _joined(line(i) for i in range(len(self.spans)))

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
+import xxhash
 
 from casework.dataset.check import contradictory_tools
 from casework.dataset.diff import changed_ids, diff_cases, diff_indexed
@@ -60,6 +61,7 @@ from casework.dataset.versions import (
     files_hash,
     materialise,
     pieces_hash,
+    read_chunks,
     read_versions,
 )
 from casework.errors import (
@@ -443,7 +445,7 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
     # position when written, each checked against its hash.
     seen = fingerprint_start()
     try:
-        spans, hashes, ended = scan_file(folder / CASES_FILE, seen.update)
+        source, spans, hashes, ended = scan_file(folder / CASES_FILE, seen.update)
     except FileNotFoundError:
         return None
     if log != _read_or_none(folder / VERSIONS_FILE):
@@ -454,7 +456,6 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
     if parent is not None and parent_index is None:
         return None
     labels_here = None if parent is not None else (label_data, f"{shown_dir}/{LABELS_FILE}")
-    source = OnDisk(folder / CASES_FILE)
     new = index_lines(
         source, spans, hashes, ended, parent_index, f"{shown_dir}/{CASES_FILE}", labels_here
     )
@@ -748,6 +749,26 @@ def _same_bytes(path: Path, data: bytes) -> bool:
     return _same_pieces(path, (data,))
 
 
+def _holds_cases(path: Path, new: NewCases) -> bool:
+    """Whether the file holds exactly the cases as the release writes them.
+
+    When they are that very file as it was indexed, one hashing read of it decides (comparing
+    it with itself read back took two reads).
+    """
+    source = new.source
+    if new.canonical and isinstance(source, OnDisk) and source.path == path and source.size >= 0:
+        try:
+            if path.stat().st_size != source.size:
+                return False
+        except FileNotFoundError:
+            return False
+        seen = xxhash.xxh3_128()
+        for chunk in read_chunks(path):
+            seen.update(chunk)
+        return seen.digest() == source.digest
+    return _same_pieces(path, new.chunks())
+
+
 def _same_pieces(path: Path, pieces: Iterable[bytes | memoryview]) -> bool:
     """Whether the file holds exactly the bytes ``pieces`` join to (neither is held whole)."""
     try:
@@ -777,7 +798,7 @@ def _commit(
     """
     new = prepared.new
     files: dict[Path, FileContent] = {}
-    if not _same_pieces(folder / CASES_FILE, new.chunks()):
+    if not _holds_cases(folder / CASES_FILE, new):
         files[folder / CASES_FILE] = new.chunks
     labels = prepared.label_bytes
     if (labels or (folder / LABELS_FILE).exists()) and not _same_bytes(

@@ -151,11 +151,15 @@ class OnDisk:
     @contextlib.contextmanager
     def reader(self) -> Iterator[Callable[[int, int], bytes | memoryview]]:
         """A function reading ``length`` bytes at ``offset`` (:class:`Changed` when short)."""
-        with self.path.open("rb") as handle:
+        with self.path.open("rb", buffering=0) as handle:
             fd = handle.fileno()
 
             def read(offset: int, length: int) -> bytes:
-                out = os.pread(fd, length, offset)
+                if hasattr(os, "pread"):
+                    out = os.pread(fd, length, offset)
+                else:  # Windows
+                    handle.seek(offset)
+                    out = handle.read(length)
                 if len(out) != length:
                     raise Changed(str(self.path))
                 return out

@@ -59,6 +59,7 @@ from casework.dataset.versions import (
     Content,
     content_hash,
     files_hash,
+    files_hashes,
     materialise,
     pieces_hash,
     read_chunks,
@@ -438,7 +439,8 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
     log = _read_or_none(folder / VERSIONS_FILE)
     versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
     parent = versions[-1] if versions else None
-    if parent is not None and parent.hash == files_hash(folder):
+    tree = files_hashes(folder)
+    if parent is not None and parent.hash == tree[0]:
         return parent
     label_data = _read_or_none(folder / LABELS_FILE)
     # The cases file is hashed line by line as read, not held: its lines are read back by
@@ -462,11 +464,11 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
     if new is None:
         return None
     if new.labels is not None:
-        return _prepared_first(fingerprint, new, label_data)
+        return _prepared_first(fingerprint, new, label_data, tree)
     if parent_index is not None:
         same = _labels_as_parent(label_data, parent_index, set(new.ids))
         if same is not None:
-            digest = pieces_hash(new.chunks(), label_data)  # both files as they stand, if canonical
+            digest = _tree_hash(tree, new, label_data)
             return _Prepared(
                 fingerprint, parent, parent_index, new, [], label_data, digest, True, same
             )
@@ -478,11 +480,13 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
     if _duplicate_labels(labels, shown_dir) or any(r.case_id not in ids for r in labels):
         return None
     label_bytes = canonical_bytes(labels)
-    digest = pieces_hash(new.chunks(), label_bytes)
+    digest = _tree_hash(tree, new, label_bytes)
     return _Prepared(fingerprint, parent, parent_index, new, labels, label_bytes, digest)
 
 
-def _prepared_first(fingerprint: str, new: NewCases, label_data: bytes) -> _Prepared | None:
+def _prepared_first(
+    fingerprint: str, new: NewCases, label_data: bytes, tree: tuple[str, bytes, bytes]
+) -> _Prepared | None:
     """A first release from compact label rows (validated beside the cases; no models kept).
 
     ``None`` (the full path reports it) when two labels share a key or one names no case.
@@ -502,8 +506,26 @@ def _prepared_first(fingerprint: str, new: NewCases, label_data: bytes) -> _Prep
     new.labels = None  # the rows are done with: free them before the store is written
     if label_bytes == label_data:
         label_bytes = label_data  # one copy, not two
-    digest = pieces_hash(new.chunks(), label_bytes)
+    digest = _tree_hash(tree, new, label_bytes)
     return _Prepared(fingerprint, None, None, new, [], label_bytes, digest, label_total=len(rows))
+
+
+def _tree_hash(tree: tuple[str, bytes, bytes], new: NewCases, label_bytes: bytes) -> str:
+    """The version hash of the cases and labels as a release writes them.
+
+    ``tree`` is :func:`~casework.dataset.versions.files_hashes` of the files as first read:
+    when the release writes them as they are (same bytes, told by their XXH3 digests), their
+    hash is the one already computed and the 563 MB of a 100k-case file is not hashed again.
+    """
+    source = new.source
+    if (
+        new.canonical
+        and isinstance(source, OnDisk)
+        and source.digest == tree[1]
+        and xxhash.xxh3_128_digest(label_bytes) == tree[2]
+    ):
+        return tree[0]
+    return pieces_hash(new.chunks(), label_bytes)
 
 
 def _labels_as_parent(label_data: bytes, parent: VersionIndex, ids: set[str]) -> int | None:

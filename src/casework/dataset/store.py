@@ -439,8 +439,8 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
     log = _read_or_none(folder / VERSIONS_FILE)
     versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
     parent = versions[-1] if versions else None
-    tree = files_hashes(folder)
-    if parent is not None and parent.hash == tree[0]:
+    tree = files_hashes(folder) if parent is not None else None  # a first release: no use
+    if parent is not None and tree is not None and parent.hash == tree[0]:
         return parent
     label_data = _read_or_none(folder / LABELS_FILE)
     # The cases file is hashed line by line as read, not held: its lines are read back by
@@ -485,7 +485,7 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
 
 
 def _prepared_first(
-    fingerprint: str, new: NewCases, label_data: bytes, tree: tuple[str, bytes, bytes]
+    fingerprint: str, new: NewCases, label_data: bytes, tree: tuple[str, bytes, bytes] | None
 ) -> _Prepared | None:
     """A first release from compact label rows (validated beside the cases; no models kept).
 
@@ -510,7 +510,7 @@ def _prepared_first(
     return _Prepared(fingerprint, None, None, new, [], label_bytes, digest, label_total=len(rows))
 
 
-def _tree_hash(tree: tuple[str, bytes, bytes], new: NewCases, label_bytes: bytes) -> str:
+def _tree_hash(tree: tuple[str, bytes, bytes] | None, new: NewCases, label_bytes: bytes) -> str:
     """The version hash of the cases and labels as a release writes them.
 
     ``tree`` is :func:`~casework.dataset.versions.files_hashes` of the files as first read:
@@ -519,7 +519,8 @@ def _tree_hash(tree: tuple[str, bytes, bytes], new: NewCases, label_bytes: bytes
     """
     source = new.source
     if (
-        new.canonical
+        tree is not None
+        and new.canonical
         and isinstance(source, OnDisk)
         and source.digest == tree[1]
         and xxhash.xxh3_128_digest(label_bytes) == tree[2]

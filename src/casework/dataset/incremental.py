@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
-import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
-from pathlib import Path
 from sys import intern
 from typing import NamedTuple
 
-import xxhash
 from pydantic import BaseModel
 
 from casework.dataset.check import contradictory_tools
@@ -32,18 +29,15 @@ from casework.dataset.jsonl import (
     collector_paused,
     parse_records,
 )
+from casework.dataset.lines import Changed, InMemory, OnDisk, Source
 from casework.dataset.objects import Summary, VersionIndex, line_hash
 from casework.dataset.parallel import parallel_workers
 from casework.errors import InputErrors
 from casework.schema import Case, LabelRecord, VersionCounts
 
 __all__ = [
-    "Changed",
-    "InMemory",
     "LabelRow",
     "NewCases",
-    "OnDisk",
-    "Source",
     "counts_of",
     "guideline_versions_of",
     "index_file",
@@ -53,7 +47,6 @@ __all__ = [
     "label_sort_key",
     "labels_of",
     "parse_lines",
-    "scan_file",
     "split_lines",
     "summary_of",
 ]
@@ -99,113 +92,6 @@ def counts_of(summaries: Sequence[Summary], labels: int) -> VersionCounts:
 def guideline_versions_of(summaries: Iterable[Summary]) -> list[str]:
     """Guideline versions the labels were decided under, sorted."""
     return sorted({s[7] for s in summaries if s[7]})
-
-
-class Changed(Exception):
-    """A file's line no longer holds the bytes it was indexed with (it changed meanwhile)."""
-
-
-@dataclass(frozen=True)
-class InMemory:
-    """Lines held in memory: a file's bytes."""
-
-    data: bytes
-
-    @contextlib.contextmanager
-    def reader(self) -> Iterator[Callable[[int, int], bytes | memoryview]]:
-        """A function reading ``length`` bytes at ``offset``."""
-        view = memoryview(self.data)
-        yield lambda offset, length: view[offset : offset + length]
-
-
-@dataclass(frozen=True)
-class OnDisk:
-    """Lines read from a file when wanted, each checked against the hash it was indexed with.
-
-    A first release of 100k cases held the 563 MB file in memory besides everything else
-    (2.45 GB at peak); read back by position it holds a batch of lines at a time.
-    """
-
-    path: Path
-    size: int = -1
-    """The file's size when it was indexed (``-1``: not known)."""
-    digest: bytes = b""
-    """XXH3-128 of the file's bytes when it was indexed (empty: not known)."""
-
-    def whole(self) -> Iterator[bytes]:
-        """The file's bytes as indexed, in chunks, read in order.
-
-        Raises:
-            Changed: The file no longer holds those bytes (found once the last chunk is read).
-        """
-        seen = xxhash.xxh3_128()
-        left = self.size
-        with self.path.open("rb") as handle:
-            while left > 0 and (chunk := handle.read(min(left, _SCANNED))):
-                seen.update(chunk)
-                left -= len(chunk)
-                yield chunk
-        if left or seen.digest() != self.digest:
-            raise Changed(str(self.path))
-
-    @contextlib.contextmanager
-    def reader(self) -> Iterator[Callable[[int, int], bytes | memoryview]]:
-        """A function reading ``length`` bytes at ``offset`` (:class:`Changed` when short)."""
-        with self.path.open("rb", buffering=0) as handle:
-            fd = handle.fileno()
-
-            def read(offset: int, length: int) -> bytes:
-                if hasattr(os, "pread"):
-                    out = os.pread(fd, length, offset)
-                else:  # Windows
-                    handle.seek(offset)
-                    out = handle.read(length)
-                if len(out) != length:
-                    raise Changed(str(self.path))
-                return out
-
-            yield read
-
-
-Source = InMemory | OnDisk
-
-
-def scan_file(
-    path: Path, chunks_seen: Callable[[bytes], object]
-) -> tuple[OnDisk, list[tuple[int, int]], list[bytes], bool]:
-    """Each line's offset, length and hash in one pass over a file read in chunks.
-
-    ``chunks_seen`` is given every chunk as read (e.g. to fingerprint the same bytes). Returns
-    the file as a source, the spans, the hashes and whether the file ends with a newline (or
-    is empty).
-    """
-    spans: list[tuple[int, int]] = []
-    hashes: list[bytes] = []
-    carry = b""
-    offset = 0  # file offset of carry's first byte
-    whole = xxhash.xxh3_128()
-    size = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(_SCANNED):
-            chunks_seen(chunk)
-            whole.update(chunk)
-            size += len(chunk)
-            data = carry + chunk if carry else chunk
-            view = memoryview(data)
-            start = 0
-            while (stop := data.find(b"\n", start)) >= 0:
-                spans.append((offset + start, stop - start))
-                hashes.append(line_hash(view[start:stop]))
-                start = stop + 1
-            carry = data[start:]
-            offset += start
-    if carry:
-        spans.append((offset, len(carry)))
-        hashes.append(line_hash(carry))
-    return OnDisk(path, size, whole.digest()), spans, hashes, not carry
-
-
-_SCANNED = 1 << 24  # bytes read at a time by :func:`scan_file`
 
 
 @dataclass

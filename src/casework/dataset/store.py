@@ -17,9 +17,7 @@ import xxhash
 from casework.dataset.check import contradictory_tools
 from casework.dataset.diff import changed_ids, diff_cases, diff_indexed
 from casework.dataset.incremental import (
-    Changed,
     NewCases,
-    OnDisk,
     counts_of,
     guideline_versions_of,
     index_lines,
@@ -28,11 +26,11 @@ from casework.dataset.incremental import (
     label_sort_key,
     labels_of,
     parse_lines,
-    scan_file,
     split_lines,
 )
 from casework.dataset.journal import FileContent, commit, tmp_dir
 from casework.dataset.jsonl import byte_lines, canonical_bytes, collector_paused, read_records
+from casework.dataset.lines import Changed, OnDisk, scan_file
 from casework.dataset.lock import (
     check_unchanged,
     dataset_lock,

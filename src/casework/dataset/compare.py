@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from casework.dataset.diff import DatasetDiff, changed_ids, diff_cases, diff_indexed
 from casework.dataset.incremental import index_file, labels_of, parse_lines
+from casework.dataset.jsonl import collector_paused
 from casework.dataset.lock import settle
 from casework.dataset.objects import VersionIndex, fetch_lines, read_index
 from casework.dataset.store import _duplicate_labels, load_dataset, parse_ref
@@ -58,7 +59,10 @@ def diff_versions(project: Project, name: str, a: str, b: str = "working") -> Ve
         VersionNotFound: A version is unknown or its content cannot be recovered.
         UsageError: The dataset does not exist.
     """
-    fast = _diff_indexed(project, name, a, b)
+    # Line maps, cases and their rows hold no reference cycles: the collector's full passes
+    # over them took a sixth of a diff of two 100k-case releases (0.5 of 2.9 s).
+    with collector_paused():
+        fast = _diff_indexed(project, name, a, b)
     if fast is not None:
         return fast
     old = load_dataset(project, f"{name}@{a}")

@@ -10,12 +10,17 @@ takes the full path, which reports the problem exactly as before. Entry points:
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
+from sys import intern
+from typing import NamedTuple
+
+from pydantic import BaseModel
 
 from casework.dataset.check import contradictory_tools
 from casework.dataset.jsonl import (
@@ -24,18 +29,22 @@ from casework.dataset.jsonl import (
     collector_paused,
     parse_records,
 )
+from casework.dataset.lines import Changed, InMemory, OnDisk, Source
 from casework.dataset.objects import Summary, VersionIndex, line_hash
 from casework.dataset.parallel import parallel_workers
 from casework.errors import InputErrors
 from casework.schema import Case, LabelRecord, VersionCounts
 
 __all__ = [
+    "LabelRow",
     "NewCases",
     "counts_of",
     "guideline_versions_of",
     "index_file",
+    "index_lines",
     "index_models",
     "label_lines",
+    "label_sort_key",
     "labels_of",
     "parse_lines",
     "split_lines",
@@ -87,22 +96,83 @@ def guideline_versions_of(summaries: Iterable[Summary]) -> list[str]:
 
 @dataclass
 class NewCases:
-    """The cases of a version about to be released: canonical, id-sorted lines."""
+    """The cases of a version about to be released: canonical, id-sorted lines.
 
-    data: bytes
-    """The canonical `cases.jsonl` bytes."""
+    The canonical content is the lines ``spans`` point at in ``source`` (or their ``fixed``
+    canonical form), in that order, each ended by a newline; it is only ever produced piece
+    by piece (:meth:`chunks`), so a large file is never held whole, nor twice.
+    """
+
+    source: Source
+    """Where the lines are: the file's bytes, or the file itself."""
     spans: list[tuple[int, int]]
-    """Offset and length (without newline) of each line in ``data``."""
+    """Offset and length (without newline) in ``source`` of each line, in canonical order."""
     ids: list[str]
     hashes: list[bytes]
     summaries: list[Summary]
     models: dict[str, Case] = field(default_factory=dict)
     """Parsed cases, at least those whose line differs from the base version's line of that id."""
+    fixed: dict[int, bytes] = field(default_factory=dict)
+    """Canonical form of the lines (by position) whose bytes in ``source`` are not canonical."""
+    canonical: bool = True
+    """Whether ``source`` holds the canonical content as it stands."""
+    labels: list[LabelRow] | None = None
+    """The raw labels' rows in file order, when the labels file was indexed with the cases."""
 
-    def line(self, i: int) -> memoryview:
-        """Line ``i`` without its newline."""
-        offset, length = self.spans[i]
-        return memoryview(self.data)[offset : offset + length]
+    @contextlib.contextmanager
+    def lines(self) -> Iterator[Callable[[int], bytes | memoryview]]:
+        """A function giving line ``i`` without its newline.
+
+        Raises:
+            Changed: A line read from the file no longer has its hash.
+        """
+        with self.source.reader() as read:
+            checked = isinstance(self.source, OnDisk)
+
+            def line(i: int) -> bytes | memoryview:
+                fixed = self.fixed.get(i)
+                if fixed is not None:
+                    return fixed
+                out = read(*self.spans[i])
+                if checked and line_hash(out) != self.hashes[i]:
+                    raise Changed(str(self.source))
+                return out
+
+            yield line
+
+    def chunks(self) -> Iterator[bytes | memoryview]:
+        """The canonical content, piece by piece (``data`` itself when it is held and canonical).
+
+        Raises:
+            Changed: A line read from the file no longer has its hash.
+        """
+        source = self.source
+        if self.canonical and isinstance(source, InMemory):
+            yield source.data
+            return
+        if self.canonical and isinstance(source, OnDisk) and source.size >= 0:
+            yield from source.whole()  # in order: read in chunks, checked as a whole
+            return
+        with self.lines() as line:
+            yield from _joined(line(i) for i in range(len(self.spans)))
+
+    def content(self) -> bytes:
+        """The canonical content as one bytes object (a copy unless held and canonical)."""
+        if self.canonical and isinstance(self.source, InMemory):
+            return self.source.data
+        return b"".join(self.chunks())
+
+
+def _joined(lines: Iterable[bytes | memoryview]) -> Iterator[bytes]:
+    """Lines (without newlines) as newline-ended pieces of :data:`_BATCH` lines each."""
+    batch: list[bytes | memoryview] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == _BATCH:
+            yield b"\n".join(batch) + b"\n"
+            batch.clear()
+    if batch:
+        yield b"\n".join(batch) + b"\n"
 
 
 def split_lines(data: bytes) -> Iterator[tuple[int, int]]:
@@ -123,7 +193,7 @@ def index_models(cases: Sequence[Case], data: bytes) -> NewCases:
     spans = list(split_lines(data))
     view = memoryview(data)
     return NewCases(
-        data,
+        InMemory(data),
         spans,
         [c.id for c in cases],
         [line_hash(view[o : o + n]) for o, n in spans],
@@ -143,183 +213,335 @@ def parse_lines(lines: Sequence[bytes | memoryview], shown: str) -> list[Case] |
     return records if len(records) == len(lines) else None
 
 
-def _canonical(case: Case, raw: memoryview) -> bytes | memoryview | None:
-    """The canonical line of a case parsed from ``raw``: ``raw`` itself when already canonical.
+def _canonical(record: BaseModel, raw: bytes | memoryview) -> bytes | None:
+    """``None`` when ``raw`` is the canonical line of the record parsed from it, else that line.
 
     A strictly parsed line holds no bare `NaN`/`Infinity`, so a canonical line equal to it holds
-    no non-finite float either; any other line takes the full check (``None``: it fails).
+    no non-finite float either; any other line takes the full check (it raises when it fails).
     """
-    line = canonical_line(case).encode("utf-8")
+    line = canonical_line(record).encode("utf-8")
     if line == raw:
-        return raw
-    try:
-        return canonical_bytes([case])[:-1]
-    except InputErrors:
         return None
+    return canonical_bytes([record])[:-1]
 
 
-@dataclass
-class _Row:
+_ROLE_ORDER = {"first": 0, "second": 1, "adjudicator": 2}
+
+
+def label_sort_key(record: LabelRecord) -> str:
+    """Canonical order of `labels.jsonl`: by case, then role, then labeller, then time."""
+    return f"{record.case_id}\0{_ROLE_ORDER[record.role]}\0{record.labeller}\0{record.labelled_at.isoformat()}"
+
+
+class LabelRow(NamedTuple):
+    """One valid raw label, compactly: what a release checks and writes of it."""
+
+    sort_key: str
+    """Its place in canonical order (:func:`label_sort_key`)."""
+    key: tuple[str, str, str]
+    """Case id, labeller and guideline version (one label each)."""
+    span: tuple[int, int]
+    """Offset and length of its line in the labels file."""
+    fixed: bytes | None
+    """Its canonical line when the file's line is not canonical."""
+
+
+class _Row(NamedTuple):
     id: str
     hash: bytes
     summary: Summary
-    line: bytes | memoryview
-
-
-def _parsed_rows(
-    data: bytes, spans: Sequence[tuple[int, int]], shown: str, keep: set[str]
-) -> tuple[list[_Row], dict[str, Case], bool] | None:
-    """Parse lines, returning rows of their canonical form, the models in ``keep``, canonical?
-
-    Many lines (a first release) are parsed on every core: see :func:`_parsed_rows_forked`.
-    """
-    workers = parallel_workers()
-    if workers > 1 and sum(n for _, n in spans) >= PARALLEL_MIN_ROW_BYTES:
-        return _parsed_rows_forked(data, spans, shown, keep, workers)
-    return _parsed_rows_here(data, spans, shown, keep)
+    span: tuple[int, int]
+    fixed: bytes | None
 
 
 def _parsed_rows_here(
-    data: bytes, spans: Sequence[tuple[int, int]], shown: str, keep: set[str]
-) -> tuple[list[_Row], dict[str, Case], bool] | None:
-    view = memoryview(data)
+    source: Source,
+    spans: Sequence[tuple[int, int]],
+    raw_hashes: Sequence[bytes],
+    shown: str,
+    keep: set[str],
+) -> tuple[list[_Row], dict[str, Case]] | None:
+    """Rows of the lines at ``spans`` (``None``: a bad line, or one that changed meanwhile)."""
+    with source.reader() as read:
+        try:
+            return _rows_read(read, spans, raw_hashes, shown, keep)
+        except Changed:
+            return None
+
+
+def _rows_read(
+    read: Callable[[int, int], bytes | memoryview],
+    spans: Sequence[tuple[int, int]],
+    raw_hashes: Sequence[bytes],
+    shown: str,
+    keep: set[str],
+) -> tuple[list[_Row], dict[str, Case]] | None:
     rows: list[_Row] = []
     models: dict[str, Case] = {}
-    canonical = True
+    # Equal summaries share one tuple (few distinct ones; pickling keeps them shared): at 100k
+    # cases a tuple each took about 60 MB of the parent's memory.
+    shared: dict[Summary, Summary] = {}
     for start in range(0, len(spans), _BATCH):
-        raw = [view[o : o + n] for o, n in spans[start : start + _BATCH]]
+        batch = spans[start : start + _BATCH]
+        raw = [read(o, n) for o, n in batch]
+        for line, digest in zip(raw, raw_hashes[start : start + _BATCH], strict=True):
+            if line_hash(line) != digest:
+                return None  # changed since it was hashed: the full path reads it again
         cases = parse_lines(raw, shown)
         if cases is None:
             return None
-        for case, before in zip(cases, raw, strict=True):
-            line = _canonical(case, before)
-            if line is None:
+        for case, before, span, known in zip(
+            cases, raw, batch, raw_hashes[start : start + _BATCH], strict=True
+        ):
+            try:
+                fixed = _canonical(case, before)
+            except InputErrors:
                 return None
-            same = line is before
-            canonical = canonical and same
-            rows.append(_Row(case.id, line_hash(line), summary_of(case), before if same else line))
+            digest = known if fixed is None else line_hash(fixed)
+            summary = summary_of(case)
+            rows.append(_Row(case.id, digest, shared.setdefault(summary, summary), span, fixed))
             if case.id in keep:
                 models[case.id] = case
-    return rows, models, canonical
+    return rows, models
+
+
+def _label_rows_here(
+    data: bytes, spans: Sequence[tuple[int, int]], shown: str
+) -> list[LabelRow] | None:
+    """Validate label lines; their compact rows (``None``: a bad line, or one not writable)."""
+    view = memoryview(data)
+    rows: list[LabelRow] = []
+    for start in range(0, len(spans), _BATCH):
+        batch = spans[start : start + _BATCH]
+        raw = [view[o : o + n] for o, n in batch]
+        try:
+            records = parse_records(b"\n".join(raw) + b"\n", LabelRecord, shown=shown).records
+        except InputErrors:
+            return None
+        if len(records) != len(raw):
+            return None
+        for record, before, span in zip(records, raw, batch, strict=True):
+            try:
+                fixed = _canonical(record, before)
+            except InputErrors:
+                return None
+            # Labellers and guideline versions repeat: one string each (shared when pickled too).
+            key = (record.case_id, intern(record.labeller), intern(record.guideline_version))
+            rows.append(LabelRow(label_sort_key(record), key, span, fixed))
+    return rows
 
 
 #: Lines of at least this many bytes in all are parsed on every core (forking costs the rest).
 PARALLEL_MIN_ROW_BYTES = 16 * 1024 * 1024
 
-#: What a forked worker reads: the file's bytes, the spans to parse, their name, ids to keep.
-_SHARED: tuple[bytes, Sequence[tuple[int, int]], str, set[str]] | None = None
+#: What a forked worker reads: the cases' source, the spans to parse and their hashes, their
+#: name, ids to keep; the labels file's bytes, spans and name.
+_SHARED: (
+    tuple[
+        Source,
+        Sequence[tuple[int, int]],
+        Sequence[bytes],
+        str,
+        set[str],
+        bytes,
+        Sequence[tuple[int, int]],
+        str,
+    ]
+    | None
+) = None
 
-#: A row as it travels back from a worker: its line is ``None`` when the input line is kept.
+#: A row as it travels back from a worker (its span is known to the parent).
 _SentRow = tuple[str, bytes, Summary, bytes | None]
 
 
-def _rows_part(first: int, last: int) -> tuple[list[_SentRow], dict[str, Case], bool] | None:
-    """In a worker: the rows of spans ``first`` to ``last`` of the shared file, picklable."""
+def _rows_part(first: int, last: int) -> tuple[list[_SentRow], dict[str, Case]] | None:
+    """In a worker: the rows of case spans ``first`` to ``last`` of the shared file, picklable."""
     assert _SHARED is not None
-    data, spans, shown, keep = _SHARED
+    source, spans, hashes, shown, keep = _SHARED[:5]
     with collector_paused():
-        parsed = _parsed_rows_here(data, spans[first:last], shown, keep)
+        parsed = _parsed_rows_here(source, spans[first:last], hashes[first:last], shown, keep)
     if parsed is None:
         return None
-    rows, models, canonical = parsed
-    sent = [
-        (r.id, r.hash, r.summary, None if isinstance(r.line, memoryview) else bytes(r.line))
-        for r in rows
-    ]
-    return sent, models, canonical
+    rows, models = parsed
+    return [(r.id, r.hash, r.summary, r.fixed) for r in rows], models
+
+
+def _labels_part(first: int, last: int) -> list[LabelRow] | None:
+    """In a worker: the rows of label spans ``first`` to ``last`` of the shared labels file."""
+    assert _SHARED is not None
+    data, spans, shown = _SHARED[5:]
+    with collector_paused():
+        return _label_rows_here(data, spans[first:last], shown)
+
+
+@dataclass
+class _Parsed:
+    rows: list[_Row]
+    models: dict[str, Case]
+    labels: list[LabelRow] | None
+
+
+def _parsed_rows(
+    source: Source,
+    spans: Sequence[tuple[int, int]],
+    hashes: Sequence[bytes],
+    shown: str,
+    keep: set[str],
+    labels: tuple[bytes, str] | None,
+) -> _Parsed | None:
+    """Parse case lines (and the labels file, if given) into rows; the models in ``keep``.
+
+    Many lines (a first release) are parsed on every core: see :func:`_parsed_rows_forked`.
+    """
+    label_spans = list(split_lines(labels[0])) if labels is not None else []
+    size = sum(n for _, n in spans) + (len(labels[0]) if labels is not None else 0)
+    workers = parallel_workers()
+    if workers > 1 and size >= PARALLEL_MIN_ROW_BYTES:
+        return _parsed_rows_forked(source, spans, hashes, shown, keep, labels, label_spans, workers)
+    here = _parsed_rows_here(source, spans, hashes, shown, keep)
+    if here is None:
+        return None
+    label_rows = None
+    if labels is not None:
+        label_rows = _label_rows_here(labels[0], label_spans, labels[1])
+        if label_rows is None:
+            return None
+    return _Parsed(here[0], here[1], label_rows)
 
 
 def _parsed_rows_forked(
-    data: bytes, spans: Sequence[tuple[int, int]], shown: str, keep: set[str], workers: int
-) -> tuple[list[_Row], dict[str, Case], bool] | None:
-    """:func:`_parsed_rows` on ``workers`` forked processes, each a share of the spans.
+    source: Source,
+    spans: Sequence[tuple[int, int]],
+    hashes: Sequence[bytes],
+    shown: str,
+    keep: set[str],
+    labels: tuple[bytes, str] | None,
+    label_spans: Sequence[tuple[int, int]],
+    workers: int,
+) -> _Parsed | None:
+    """:func:`_parsed_rows` on ``workers`` forked processes, each taking shares in turn.
 
-    The workers read the file's bytes from the parent's memory (shared by the fork, not sent)
+    The workers read the files' bytes from the parent's memory (shared by the fork, not sent)
     and send back each row's id, hash and summary, and its line only when it is not the input
-    line as it stands.
+    line as it stands. The labels file is cut into shares too, parsed beside the cases.
     """
     global _SHARED
-    cuts = [len(spans) * i // workers for i in range(workers + 1)]
-    _SHARED = (data, spans, shown, keep)
+    parts = workers * 2  # smaller shares even out the workers' ends
+    cuts = [len(spans) * i // parts for i in range(parts + 1)]
+    label_cuts = [len(label_spans) * i // workers for i in range(workers + 1)]
+    label_data, label_shown = labels if labels is not None else (b"", "")
+    _SHARED = (source, spans, hashes, shown, keep, label_data, label_spans, label_shown)
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
             futures = [pool.submit(_rows_part, a, b) for a, b in pairwise(cuts) if b > a]
-            parts = [future.result() for future in futures]
+            label_futures = [
+                pool.submit(_labels_part, a, b) for a, b in pairwise(label_cuts) if b > a
+            ]
+            results = [future.result() for future in futures]
+            label_results = [future.result() for future in label_futures]
     finally:
         _SHARED = None
-    view = memoryview(data)
     rows: list[_Row] = []
     models: dict[str, Case] = {}
-    canonical = True
     at = 0
-    for part in parts:
+    for part in results:
         if part is None:
             return None
-        sent, some, same = part
-        for case_id, digest, summary, line in sent:
-            offset, length = spans[at]
+        sent, some = part
+        for case_id, digest, summary, fixed in sent:
+            rows.append(_Row(case_id, digest, summary, spans[at], fixed))
             at += 1
-            rows.append(
-                _Row(
-                    case_id,
-                    digest,
-                    summary,
-                    view[offset : offset + length] if line is None else line,
-                )
-            )
         models.update(some)
-        canonical = canonical and same
-    return rows, models, canonical
+    label_rows: list[LabelRow] | None = None
+    if labels is not None:
+        label_rows = []
+        for label_part in label_results:
+            if label_part is None:
+                return None
+            label_rows.extend(label_part)
+    return _Parsed(rows, models, label_rows)
 
 
-def index_file(data: bytes, base: VersionIndex | None, shown: str) -> NewCases | None:
+def index_file(
+    data: bytes,
+    base: VersionIndex | None,
+    shown: str,
+    labels: tuple[bytes, str] | None = None,
+) -> NewCases | None:
+    """Index a `cases.jsonl` held in memory; see :func:`index_lines`."""
+    view = memoryview(data)
+    spans = list(split_lines(data))
+    hashes = [line_hash(view[o : o + n]) for o, n in spans]
+    ended = not data or data.endswith(b"\n")
+    return index_lines(InMemory(data), spans, hashes, ended, base, shown, labels)
+
+
+def index_lines(
+    source: Source,
+    spans: list[tuple[int, int]],
+    hashes: list[bytes],
+    ended: bool,
+    base: VersionIndex | None,
+    shown: str,
+    labels: tuple[bytes, str] | None = None,
+) -> NewCases | None:
     """Index a `cases.jsonl` against a stored version, validating only the lines it lacks.
 
+    Args:
+        source: Where the file's lines are.
+        spans: Offset and length of each of its lines, in file order.
+        hashes: Each line's hash.
+        ended: Whether the file ends with a newline (or is empty).
+        base: The stored version whose lines are known (``None``: every line is parsed).
+        shown: How to name the file in messages.
+        labels: A labels file's bytes and name, to validate beside the cases (its rows are then
+            in :attr:`NewCases.labels`).
+
     Returns:
-        The canonical content (``data`` itself when already canonical), or ``None`` when a line
-        is bad, two cases share an id, or a case requires and forbids one tool.
+        The canonical content (the file as it stands when already canonical), or ``None`` when
+        a line of either file is bad or changed meanwhile, two cases share an id, or a case
+        requires and forbids one tool.
     """
     known = base.positions() if base else {}
-    view = memoryview(data)
     rows: list[_Row | None] = []
     unknown: list[tuple[int, int]] = []
+    unknown_hashes: list[bytes] = []
     where: list[int] = []
-    spans = list(split_lines(data))
-    for offset, length in spans:
-        line = view[offset : offset + length]
-        digest = line_hash(line)
+    for span, digest in zip(spans, hashes, strict=True):
         at = known.get(digest)
         if at is None or base is None:
-            unknown.append((offset, length))
+            unknown.append(span)
+            unknown_hashes.append(digest)
             where.append(len(rows))
             rows.append(None)
         else:
-            rows.append(_Row(base.ids[at], digest, base.summaries[at], line))
-    parsed = _parsed_rows(data, unknown, shown, set(base.ids) if base else set())
+            rows.append(_Row(base.ids[at], digest, base.summaries[at], span, None))
+    keep = set(base.ids) if base else set()
+    parsed = _parsed_rows(source, unknown, unknown_hashes, shown, keep, labels)
     if parsed is None:
         return None
-    more, models, canonical = parsed
-    for i, row in zip(where, more, strict=True):
+    for i, row in zip(where, parsed.rows, strict=True):
         rows[i] = row
     done = [r for r in rows if r is not None]
     ids = [r.id for r in done]
     if len(set(ids)) != len(ids) or any(r.summary[8] for r in done):
         return None
     canonical = (
-        canonical and (not data or data.endswith(b"\n")) and all(a < b for a, b in pairwise(ids))
+        all(r.fixed is None for r in done) and ended and all(a < b for a, b in pairwise(ids))
     )
     if not canonical:
         done.sort(key=lambda r: r.id)
-        data = b"".join(bytes(r.line) + b"\n" for r in done)
-        spans = list(split_lines(data))
     return NewCases(
-        data,
-        spans,
+        source,
+        [r.span for r in done],
         [r.id for r in done],
         [r.hash for r in done],
         [r.summary for r in done],
-        models,
+        parsed.models,
+        {i: r.fixed for i, r in enumerate(done) if r.fixed is not None},
+        canonical,
+        parsed.labels,
     )
 
 

@@ -101,8 +101,23 @@ def _fingerprint(folder: Path) -> str:
 
 def fingerprint_of(cases: bytes | None, labels: bytes | None, versions: bytes | None) -> str:
     """The fingerprint the lock takes of a dataset whose files hold these bytes (``None``: absent)."""
+    digest = fingerprint_start()
+    digest.update(b"\0absent" if cases is None else cases)
+    return fingerprint_finish(digest, labels, versions)
+
+
+def fingerprint_start() -> xxhash.xxh3_128:
+    """A fingerprint to be given the cases file's bytes (piece by piece), then finished."""
     digest = xxhash.xxh3_128()
-    for name, data in ((CASES_FILE, cases), (LABELS_FILE, labels), (VERSIONS_FILE, versions)):
+    digest.update(CASES_FILE.encode() + b"\0")
+    return digest
+
+
+def fingerprint_finish(
+    digest: xxhash.xxh3_128, labels: bytes | None, versions: bytes | None
+) -> str:
+    """:func:`fingerprint_of` from a digest that has been given the cases file's bytes."""
+    for name, data in ((LABELS_FILE, labels), (VERSIONS_FILE, versions)):
         digest.update(name.encode() + b"\0")
         digest.update(b"\0absent" if data is None else data)
     return digest.hexdigest()

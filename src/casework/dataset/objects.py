@@ -273,7 +273,7 @@ def write_version(
     state_dir: Path,
     index: VersionIndex,
     line_of: Callable[[int], bytes | memoryview],
-    label_lines: Sequence[bytes],
+    label_lines: Sequence[bytes | memoryview],
     base: VersionIndex | None,
     tmp_dir: Path | None = None,
 ) -> None:
@@ -294,15 +294,22 @@ def write_version(
             p for p in (base.packs if base else []) if (_objects(state_dir) / f"{p}.idx").exists()
         ]
         known = set(_locations(state_dir, packs))
-        fresh: dict[bytes, bytes | memoryview] = {}
+        # Which lines are new, by position; each is read only as the pack is written (a first
+        # release of 100k cases otherwise held all 563 MB of them at once).
+        fresh: dict[bytes, int] = {}  # a case line's position, or ~ a label line's
         for i, digest in enumerate(index.hashes):
             if digest not in known and digest not in fresh:
-                fresh[digest] = line_of(i)
-        for digest, line in zip(index.label_hashes, label_lines, strict=True):
+                fresh[digest] = i
+        for i, digest in enumerate(index.label_hashes):
             if digest not in known:
-                fresh.setdefault(digest, line)
+                fresh.setdefault(digest, ~i)
+
+        def lines() -> Iterator[tuple[bytes, bytes | memoryview]]:
+            for digest, i in fresh.items():
+                yield digest, line_of(i) if i >= 0 else label_lines[~i]
+
         stem = f"{index.digest[:16]}-{secrets.token_hex(4)}"
-        if _write_pack(state_dir, stem, fresh.items(), tmp_dir):
+        if _write_pack(state_dir, stem, lines(), tmp_dir):
             packs.append(stem)
         stored = VersionIndex(
             index.digest, index.ids, index.hashes, index.summaries, index.label_hashes, packs

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import orjson
+import xxhash
 
 from casework.dataset.check import contradictory_tools
 from casework.dataset.diff import changed_ids, diff_cases, diff_indexed
@@ -19,19 +20,23 @@ from casework.dataset.incremental import (
     NewCases,
     counts_of,
     guideline_versions_of,
-    index_file,
+    index_lines,
     index_models,
     label_lines,
+    label_sort_key,
     labels_of,
     parse_lines,
+    split_lines,
 )
-from casework.dataset.journal import commit, tmp_dir
+from casework.dataset.journal import FileContent, commit, tmp_dir
 from casework.dataset.jsonl import byte_lines, canonical_bytes, collector_paused, read_records
+from casework.dataset.lines import Changed, OnDisk, scan_file
 from casework.dataset.lock import (
     check_unchanged,
     dataset_lock,
     dataset_versions,
-    fingerprint_of,
+    fingerprint_finish,
+    fingerprint_start,
     held_fingerprint,
     note_written,
     settle,
@@ -52,7 +57,9 @@ from casework.dataset.versions import (
     Content,
     content_hash,
     files_hash,
+    files_hashes,
     materialise,
+    pieces_hash,
     read_chunks,
     read_versions,
 )
@@ -80,13 +87,6 @@ __all__ = [
     "release_working_tree",
     "select_cases",
 ]
-
-_ROLE_ORDER = {"first": 0, "second": 1, "adjudicator": 2}
-
-
-def label_sort_key(record: LabelRecord) -> str:
-    """Canonical order of `labels.jsonl`: by case, then role, then labeller, then time."""
-    return f"{record.case_id}\0{_ROLE_ORDER[record.role]}\0{record.labeller}\0{record.labelled_at.isoformat()}"
 
 
 @dataclass(frozen=True)
@@ -372,7 +372,13 @@ def _release_tree(project: Project, name: str, message: str) -> TreeRelease:
             record = _release_prepared(project, name, prepared, message, None, None)
         except _FullPath:
             return _release_tree_fully(project, name, message)
-    digest = record.hash if record else prepared.content.hash
+        except Changed:
+            raise ReleaseConflict(
+                f"{project.relative(project.dataset_dir(name))}: {CASES_FILE} changed while this "
+                "command was releasing it (written by something that does not take casework's "
+                "release lock); nothing was written. Run the command again."
+            ) from None
+    digest = record.hash if record else prepared.hash
     return TreeRelease(name, digest, record, None if record else prepared.parent)
 
 
@@ -399,12 +405,17 @@ class _Prepared:
     parent: VersionRecord | None
     parent_index: VersionIndex | None
     new: NewCases
+    """The cases as the release writes them."""
     labels: list[LabelRecord]
-    content: Content
+    label_bytes: bytes
+    """The labels file as the release writes it."""
+    hash: str
+    """The version hash of the cases and labels as the release writes them."""
     labels_as_parent: bool = False
     """The labels file is the parent release's, line for line: ``labels`` is left empty (unparsed)."""
     label_total: int | None = None
-    """How many raw labels there are, when ``labels`` is left empty."""
+    """How many raw labels there are, when ``labels`` is left empty (a first release keeps
+    only compact rows of them, so it leaves them empty too)."""
 
     @property
     def label_count(self) -> int:
@@ -414,42 +425,106 @@ class _Prepared:
 
 def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | None:
     """The tree as a release would write it; the latest release if equal; ``None``: full path."""
+    try:
+        return _prepare_tree_read(project, name)
+    except Changed:
+        return None  # the cases file changed while read: the full path reads it under the lock
+
+
+def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord | None:
     folder = project.dataset_dir(name)
     shown_dir = project.relative(folder)
     log = _read_or_none(folder / VERSIONS_FILE)
     versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
     parent = versions[-1] if versions else None
-    if parent is not None and parent.hash == files_hash(folder):
+    tree = files_hashes(folder) if parent is not None else None  # a first release: no use
+    if parent is not None and tree is not None and parent.hash == tree[0]:
         return parent
-    data, label_data = _read_or_none(folder / CASES_FILE), _read_or_none(folder / LABELS_FILE)
-    if data is None or log != _read_or_none(folder / VERSIONS_FILE):
+    label_data = _read_or_none(folder / LABELS_FILE)
+    # The cases file is hashed line by line as read, not held: its lines are read back by
+    # position when written, each checked against its hash.
+    seen = fingerprint_start()
+    try:
+        source, spans, hashes, ended = scan_file(folder / CASES_FILE, seen.update)
+    except FileNotFoundError:
+        return None
+    if log != _read_or_none(folder / VERSIONS_FILE):
         return None  # released meanwhile: the full path reads it under the lock
-    fingerprint = fingerprint_of(data, label_data, log)
+    fingerprint = fingerprint_finish(seen, label_data, log)
     label_data = label_data or b""
     parent_index = read_index(project.state_dir, parent.hash) if parent else None
     if parent is not None and parent_index is None:
         return None
-    new = index_file(data, parent_index, f"{shown_dir}/{CASES_FILE}")
-    if new is not None and parent_index is not None:
+    labels_here = None if parent is not None else (label_data, f"{shown_dir}/{LABELS_FILE}")
+    new = index_lines(
+        source, spans, hashes, ended, parent_index, f"{shown_dir}/{CASES_FILE}", labels_here
+    )
+    if new is None:
+        return None
+    if new.labels is not None:
+        return _prepared_first(fingerprint, new, label_data, tree)
+    if parent_index is not None:
         same = _labels_as_parent(label_data, parent_index, set(new.ids))
         if same is not None:
-            content = Content(new.data, label_data)
-            if new.data is data:  # both files as they stand: hash them once
-                content = Content.known(data, label_data, content_hash(data, label_data))
-            return _Prepared(fingerprint, parent, parent_index, new, [], content, True, same)
+            digest = _tree_hash(tree, new, label_data)
+            return _Prepared(
+                fingerprint, parent, parent_index, new, [], label_data, digest, True, same
+            )
     parsed = labels_of(label_data, f"{shown_dir}/{LABELS_FILE}")
-    if new is None or parsed is None:
+    if parsed is None:
         return None
     labels = sorted(parsed, key=label_sort_key)
     ids = set(new.ids)
     if _duplicate_labels(labels, shown_dir) or any(r.case_id not in ids for r in labels):
         return None
     label_bytes = canonical_bytes(labels)
-    if new.data is data and label_bytes == label_data:  # already canonical: hash it once
-        content = Content.known(data, label_bytes, content_hash(data, label_data))
-    else:
-        content = Content(new.data, label_bytes)
-    return _Prepared(fingerprint, parent, parent_index, new, labels, content)
+    digest = _tree_hash(tree, new, label_bytes)
+    return _Prepared(fingerprint, parent, parent_index, new, labels, label_bytes, digest)
+
+
+def _prepared_first(
+    fingerprint: str, new: NewCases, label_data: bytes, tree: tuple[str, bytes, bytes] | None
+) -> _Prepared | None:
+    """A first release from compact label rows (validated beside the cases; no models kept).
+
+    ``None`` (the full path reports it) when two labels share a key or one names no case.
+    """
+    assert new.labels is not None
+    rows = new.labels
+    keys = {r.key for r in rows}
+    ids = set(new.ids)
+    if len(keys) != len(rows) or any(k[0] not in ids for k in keys):
+        return None
+    ordered = sorted(rows, key=lambda r: r.sort_key)  # stable, as sorting the models was
+    view = memoryview(label_data)
+    lines = (
+        view[r.span[0] : r.span[0] + r.span[1]] if r.fixed is None else r.fixed for r in ordered
+    )
+    label_bytes = b"\n".join(lines) + b"\n" if ordered else b""
+    new.labels = None  # the rows are done with: free them before the store is written
+    if label_bytes == label_data:
+        label_bytes = label_data  # one copy, not two
+    digest = _tree_hash(tree, new, label_bytes)
+    return _Prepared(fingerprint, None, None, new, [], label_bytes, digest, label_total=len(rows))
+
+
+def _tree_hash(tree: tuple[str, bytes, bytes] | None, new: NewCases, label_bytes: bytes) -> str:
+    """The version hash of the cases and labels as a release writes them.
+
+    ``tree`` is :func:`~casework.dataset.versions.files_hashes` of the files as first read:
+    when the release writes them as they are (same bytes, told by their XXH3 digests), their
+    hash is the one already computed and the 563 MB of a 100k-case file is not hashed again.
+    """
+    source = new.source
+    if (
+        tree is not None
+        and new.canonical
+        and isinstance(source, OnDisk)
+        and source.digest == tree[1]
+        and xxhash.xxh3_128_digest(label_bytes) == tree[2]
+    ):
+        return tree[0]
+    return pieces_hash(new.chunks(), label_bytes)
 
 
 def _labels_as_parent(label_data: bytes, parent: VersionIndex, ids: set[str]) -> int | None:
@@ -528,7 +603,8 @@ def _release_locked(
         read_index(project.state_dir, parent.hash) if parent else None,
         index_models(case_list, content.cases),
         label_list,
-        content,
+        content.labels,
+        content.hash,
     )
     return _release_prepared(project, name, prepared, message, changes, now, case_list)
 
@@ -549,14 +625,14 @@ def _release_prepared(
     """
     folder = project.dataset_dir(name)
     shown_dir = project.relative(folder)
-    parent, new, content = prepared.parent, prepared.new, prepared.content
+    parent, new = prepared.parent, prepared.new
     versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
     if (versions[-1] if versions else None) != parent:
         raise _FullPath
     check_unchanged(project, name)
-    if parent is not None and parent.hash == content.hash:
+    if parent is not None and parent.hash == prepared.hash:
         # Re-canonicalise a hand-edited but equal file.
-        _commit(project, name, folder, content, None)
+        _commit(project, name, folder, prepared, None)
         return None
     old = _parent_lines(project, name, prepared)
     if old is None and case_list is None:
@@ -582,7 +658,7 @@ def _release_prepared(
             changes = _changes_since(parent, full, case_list, prepared.labels)
     record = VersionRecord(
         number=(parent.number + 1) if parent else 1,
-        hash=content.hash,
+        hash=prepared.hash,
         parent=parent.hash if parent else None,
         created_at=now or datetime.now(UTC),
         message=message.strip(),
@@ -591,25 +667,32 @@ def _release_prepared(
         guideline_versions=guideline_versions_of(new.summaries),
     )
     _store(project, name, prepared)
-    _commit(project, name, folder, content, canonical_bytes([*versions, record]))
+    _commit(project, name, folder, prepared, canonical_bytes([*versions, record]))
     return record
 
 
 def _store(project: Project, name: str, prepared: _Prepared) -> None:
     """Keep the release in the line store, so old versions materialise without git."""
-    new, content = prepared.new, prepared.content
-    label_lines_ = label_lines(content.labels)
+    new = prepared.new
+    label_lines_ = _label_views(prepared.label_bytes)
     index = VersionIndex(
-        content.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
+        prepared.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
     )
-    write_version(
-        project.state_dir,
-        index,
-        new.line,
-        label_lines_,
-        prepared.parent_index,
-        tmp_dir(project, name),
-    )
+    with new.lines() as line:
+        write_version(
+            project.state_dir,
+            index,
+            line,
+            label_lines_,
+            prepared.parent_index,
+            tmp_dir(project, name),
+        )
+
+
+def _label_views(data: bytes) -> list[memoryview]:
+    """The lines of a canonical labels file as views (not copies: 88 MB at 200k labels)."""
+    view = memoryview(data)
+    return [view[o : o + n] for o, n in split_lines(data)]
 
 
 def _dropped_label_count(
@@ -684,24 +767,67 @@ def _same_bytes(path: Path, data: bytes) -> bool:
             return False
     except FileNotFoundError:
         return False
-    at = 0
-    for chunk in read_chunks(path):
-        if data[at : at + len(chunk)] != chunk:
+    return _same_pieces(path, (data,))
+
+
+def _holds_cases(path: Path, new: NewCases) -> bool:
+    """Whether the file holds exactly the cases as the release writes them.
+
+    When they are that very file as it was indexed, one hashing read of it decides (comparing
+    it with itself read back took two reads).
+    """
+    source = new.source
+    if new.canonical and isinstance(source, OnDisk) and source.path == path and source.size >= 0:
+        try:
+            if path.stat().st_size != source.size:
+                return False
+        except FileNotFoundError:
             return False
-        at += len(chunk)
-    return at == len(data)
+        seen = xxhash.xxh3_128()
+        for chunk in read_chunks(path):
+            seen.update(chunk)
+        return seen.digest() == source.digest
+    return _same_pieces(path, new.chunks())
+
+
+def _same_pieces(path: Path, pieces: Iterable[bytes | memoryview]) -> bool:
+    """Whether the file holds exactly the bytes ``pieces`` join to (neither is held whole)."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return False
+    with handle:
+        for piece in pieces:
+            view = memoryview(piece)
+            for at in range(0, len(view), _COMPARED):
+                part = view[at : at + _COMPARED]
+                if handle.read(len(part)) != part:
+                    return False
+        return handle.read(1) == b""
+
+
+_COMPARED = 1 << 24  # bytes compared at a time
 
 
 def _commit(
-    project: Project, name: str, folder: Path, content: Content, versions: bytes | None
+    project: Project, name: str, folder: Path, prepared: _Prepared, versions: bytes | None
 ) -> None:
-    """Write the release's files all-or-nothing through the journal (files already equal: kept)."""
-    files = {folder / CASES_FILE: content.cases}
-    if content.labels or (folder / LABELS_FILE).exists():
-        files[folder / LABELS_FILE] = content.labels
-    if versions is not None:
+    """Write the release's files all-or-nothing through the journal (files already equal: kept).
+
+    Cases that are not the file as it stands are streamed to the journal's staging folder piece
+    by piece, never joined in memory.
+    """
+    new = prepared.new
+    files: dict[Path, FileContent] = {}
+    if not _holds_cases(folder / CASES_FILE, new):
+        files[folder / CASES_FILE] = new.chunks
+    labels = prepared.label_bytes
+    if (labels or (folder / LABELS_FILE).exists()) and not _same_bytes(
+        folder / LABELS_FILE, labels
+    ):
+        files[folder / LABELS_FILE] = labels
+    if versions is not None and not _same_bytes(folder / VERSIONS_FILE, versions):
         files[folder / VERSIONS_FILE] = versions
-    files = {t: data for t, data in files.items() if not _same_bytes(t, data)}
     if not files:
         return
     commit(project, name, files, {})

@@ -11,10 +11,12 @@ from __future__ import annotations
 import hashlib
 import re
 import subprocess
-from collections.abc import Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+
+import xxhash
 
 from casework.dataset.jsonl import read_records
 from casework.dataset.objects import read_stored, remove_versions, stored_case_ids
@@ -29,7 +31,9 @@ __all__ = [
     "cached_files",
     "content_hash",
     "files_hash",
+    "files_hashes",
     "materialise",
+    "pieces_hash",
     "purge_cached",
     "read_chunks",
     "read_versions",
@@ -65,9 +69,15 @@ class Content:
 
 def content_hash(cases: bytes, labels: bytes) -> str:
     """sha256 over the file name ``cases.jsonl``, a NUL, its bytes, then the same for labels."""
+    return pieces_hash((cases,), labels)
+
+
+def pieces_hash(cases: Iterable[bytes | memoryview], labels: bytes) -> str:
+    """:func:`content_hash` of cases given piece by piece (never joined)."""
     digest = hashlib.sha256()
     digest.update(CASES_FILE.encode() + b"\0")
-    digest.update(cases)
+    for piece in cases:
+        digest.update(piece)
     digest.update(LABELS_FILE.encode() + b"\0")
     digest.update(labels)
     return digest.hexdigest()
@@ -75,12 +85,24 @@ def content_hash(cases: bytes, labels: bytes) -> str:
 
 def files_hash(dataset_dir: Path) -> str:
     """:func:`content_hash` of a dataset's files as they are, read in chunks (a missing file: empty)."""
+    return files_hashes(dataset_dir)[0]
+
+
+def files_hashes(dataset_dir: Path) -> tuple[str, bytes, bytes]:
+    """:func:`files_hash`, and the XXH3-128 of each file's bytes as read in the same pass.
+
+    The second pair tells, cheaply, whether bytes read later are the ones this hash covers.
+    """
     digest = hashlib.sha256()
+    each = []
     for name in (CASES_FILE, LABELS_FILE):
         digest.update(name.encode() + b"\0")
+        seen = xxhash.xxh3_128()
         for chunk in read_chunks(dataset_dir / name):
             digest.update(chunk)
-    return digest.hexdigest()
+            seen.update(chunk)
+        each.append(seen.digest())
+    return digest.hexdigest(), each[0], each[1]
 
 
 def read_chunks(path: Path, size: int = 1 << 24) -> Iterator[bytes]:

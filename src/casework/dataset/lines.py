@@ -1,0 +1,128 @@
+"""Where a cases file's lines are: held in memory, or read back from the file by position.
+
+:func:`scan_file` hashes each line of a file in one pass over chunks of it (holding none of it
+afterwards); :class:`OnDisk` then reads lines back where they were, and its users check each
+against its hash (:class:`Changed` when the file changed meanwhile); :class:`InMemory` serves
+bytes already held. Entry points: :func:`scan_file`, :class:`OnDisk`, :class:`InMemory`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import xxhash
+
+from casework.dataset.objects import line_hash
+
+__all__ = ["Changed", "InMemory", "OnDisk", "Source", "scan_file"]
+
+
+class Changed(Exception):
+    """A file's line no longer holds the bytes it was indexed with (it changed meanwhile)."""
+
+
+@dataclass(frozen=True)
+class InMemory:
+    """Lines held in memory: a file's bytes."""
+
+    data: bytes
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[Callable[[int, int], bytes | memoryview]]:
+        """A function reading ``length`` bytes at ``offset``."""
+        view = memoryview(self.data)
+        yield lambda offset, length: view[offset : offset + length]
+
+
+@dataclass(frozen=True)
+class OnDisk:
+    """Lines read from a file when wanted, each checked against the hash it was indexed with.
+
+    A first release of 100k cases held the 563 MB file in memory besides everything else
+    (2.45 GB at peak); read back by position it holds a batch of lines at a time.
+    """
+
+    path: Path
+    size: int = -1
+    """The file's size when it was indexed (``-1``: not known)."""
+    digest: bytes = b""
+    """XXH3-128 of the file's bytes when it was indexed (empty: not known)."""
+
+    def whole(self) -> Iterator[bytes]:
+        """The file's bytes as indexed, in chunks, read in order.
+
+        Raises:
+            Changed: The file no longer holds those bytes (found once the last chunk is read).
+        """
+        seen = xxhash.xxh3_128()
+        left = self.size
+        with self.path.open("rb") as handle:
+            while left > 0 and (chunk := handle.read(min(left, _SCANNED))):
+                seen.update(chunk)
+                left -= len(chunk)
+                yield chunk
+        if left or seen.digest() != self.digest:
+            raise Changed(str(self.path))
+
+    @contextlib.contextmanager
+    def reader(self) -> Iterator[Callable[[int, int], bytes | memoryview]]:
+        """A function reading ``length`` bytes at ``offset`` (:class:`Changed` when short)."""
+        with self.path.open("rb", buffering=0) as handle:
+            fd = handle.fileno()
+
+            def read(offset: int, length: int) -> bytes:
+                if hasattr(os, "pread"):
+                    out = os.pread(fd, length, offset)
+                else:  # Windows
+                    handle.seek(offset)
+                    out = handle.read(length)
+                if len(out) != length:
+                    raise Changed(str(self.path))
+                return out
+
+            yield read
+
+
+Source = InMemory | OnDisk
+
+
+def scan_file(
+    path: Path, chunks_seen: Callable[[bytes], object]
+) -> tuple[OnDisk, list[tuple[int, int]], list[bytes], bool]:
+    """Each line's offset, length and hash in one pass over a file read in chunks.
+
+    ``chunks_seen`` is given every chunk as read (e.g. to fingerprint the same bytes). Returns
+    the file as a source, the spans, the hashes and whether the file ends with a newline (or
+    is empty).
+    """
+    spans: list[tuple[int, int]] = []
+    hashes: list[bytes] = []
+    carry = b""
+    offset = 0  # file offset of carry's first byte
+    whole = xxhash.xxh3_128()
+    size = 0
+    with path.open("rb") as handle:
+        while chunk := handle.read(_SCANNED):
+            chunks_seen(chunk)
+            whole.update(chunk)
+            size += len(chunk)
+            data = carry + chunk if carry else chunk
+            view = memoryview(data)
+            start = 0
+            while (stop := data.find(b"\n", start)) >= 0:
+                spans.append((offset + start, stop - start))
+                hashes.append(line_hash(view[start:stop]))
+                start = stop + 1
+            carry = data[start:]
+            offset += start
+    if carry:
+        spans.append((offset, len(carry)))
+        hashes.append(line_hash(carry))
+    return OnDisk(path, size, whole.digest()), spans, hashes, not carry
+
+
+_SCANNED = 1 << 24  # bytes read at a time by :func:`scan_file`

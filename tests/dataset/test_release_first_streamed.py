@@ -1,0 +1,128 @@
+"""A first release streams its cases and keeps only compact rows of its labels (issue 13).
+
+The oracle is :func:`casework.dataset.release` given the same content as validated models
+(canonicalised in memory, written whole): the files, the release record and the stored
+version must be byte for byte the same, whether the lines are parsed here or on workers.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from casework.dataset import read_versions, release, release_tree
+from casework.dataset.jsonl import canonical_bytes
+from casework.dataset.objects import write_version
+from casework.dataset.versions import CASES_FILE, LABELS_FILE, VERSIONS_FILE, materialise
+from casework.errors import ReleaseConflict
+from casework.project import Project
+from casework.schema import Case, LabelRecord
+from tests.dataset.test_line_store import _case, _label, _project
+
+NAME = "d"
+
+
+def _files(cases: list[dict[str, Any]], labels: list[dict[str, Any]]) -> tuple[str, str]:
+    """The files as a person might leave them: out of order, some lines not canonical."""
+    rng = random.Random(7)
+    order = list(reversed(cases))
+    case_text = "".join(
+        (json.dumps(c, separators=(",", ":")) if i % 3 == 0 else json.dumps(c)) + "\n"
+        for i, c in enumerate(order)
+    )
+    shuffled = labels[:]
+    rng.shuffle(shuffled)
+    label_text = "".join(
+        (json.dumps(dict(reversed(x.items()))) if i % 4 == 0 else json.dumps(x)) + "\n"
+        for i, x in enumerate(shuffled)
+    )
+    return case_text, label_text
+
+
+def _content() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    cases = [_case(i) for i in range(40)]
+    labels = [_label(c["id"], f"l{k}") for c in cases[:25] for k in range(2)]
+    for i, label in enumerate(labels):
+        label["labelled_at"] = f"2026-11-{1 + i % 28:02d}T12:00:00Z"
+        label["schema_version"] = 1
+    return cases, labels
+
+
+def _released(project: Project) -> tuple[bytes, bytes, dict[str, Any], bytes, bytes]:
+    folder = project.dataset_dir(NAME)
+    (version,) = read_versions(folder, "v")
+    stored = materialise(folder, project.state_dir, version, NAME)
+    record = version.model_dump(exclude={"created_at"})
+    cases, labels = (folder / CASES_FILE).read_bytes(), (folder / LABELS_FILE).read_bytes()
+    return cases, labels, record, stored.cases, stored.labels
+
+
+def _by_models(root: Path) -> tuple[bytes, bytes, dict[str, Any], bytes, bytes]:
+    project = _project(root)
+    cases, labels = _content()
+    case_text, label_text = _files(cases, labels)
+    folder = project.dataset_dir(NAME)
+    folder.mkdir(parents=True)
+    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
+    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    models = [Case.model_validate(c) for c in cases]
+    label_models = [LabelRecord.model_validate(x) for x in labels]
+    assert release(project, NAME, models, "first", labels=label_models) is not None
+    return _released(project)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_first_release_writes_what_the_models_path_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+) -> None:
+    want = _by_models(tmp_path / "models")
+    monkeypatch.setattr("casework.dataset.incremental.PARALLEL_MIN_ROW_BYTES", 0)
+    monkeypatch.setattr("casework.dataset.incremental.parallel_workers", lambda: workers)
+    project = _project(tmp_path / "tree")
+    cases, labels = _content()
+    case_text, label_text = _files(cases, labels)
+    folder = project.dataset_dir(NAME)
+    folder.mkdir(parents=True)
+    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
+    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    done = release_tree(project, NAME, "first")
+    assert done.record is not None
+    assert done.record.counts.labels == len(labels)
+    got = _released(project)
+    assert got == want
+    assert got[0] != case_text.encode()  # the tree was rewritten: the streamed path ran
+    assert got[1] != label_text.encode()
+
+
+def test_cases_file_edited_while_its_lines_are_read_back_refuses_the_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lines are read back from the file by position: an edit in place is caught, not written."""
+    project = _project(tmp_path / "p")
+    cases, labels = _content()
+    # Canonical lines out of order: each is read back from the file when written.
+    lines = canonical_bytes([Case.model_validate(c) for c in cases]).splitlines(keepends=True)
+    case_text = b"".join(reversed(lines)).decode()
+    label_text = _files(cases, labels)[1]
+    folder = project.dataset_dir(NAME)
+    folder.mkdir(parents=True)
+    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
+    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    edited = case_text.replace('"goal": "', '"goal": "X', 1).replace('": "', '":"', 1)
+    assert len(edited) == len(case_text) and edited != case_text
+
+    def edit_then_write(*args: Any, **kwargs: Any) -> None:
+        with (folder / CASES_FILE).open("r+", encoding="utf-8") as handle:  # in place
+            handle.write(edited)
+        write_version(*args, **kwargs)
+
+    monkeypatch.setattr("casework.dataset.store.write_version", edit_then_write)
+    with pytest.raises(ReleaseConflict, match="changed while this command was releasing it"):
+        release_tree(project, NAME, "first")
+    assert (folder / CASES_FILE).read_text(encoding="utf-8") == edited
+    assert not (folder / VERSIONS_FILE).exists()
+    assert not list(project.state_dir.glob("versions/*/manifest"))

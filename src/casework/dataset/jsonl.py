@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Generic, TypeVar
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -27,7 +27,9 @@ from pydantic import BaseModel, ValidationError
 from casework.atomic import atomic_write_bytes
 from casework.decoding import MAX_DEPTH, BadJSON, parse_json
 from casework.errors import MAX_REPORTED, InputErrors, Problem
-from casework.schema import Case
+
+if TYPE_CHECKING:  # the case model loads with the first case read (not for `casework versions`)
+    from casework.schema import Case
 
 __all__ = [
     "Lines",
@@ -382,6 +384,8 @@ def parse_records(
 
 def read_cases(path: Path, *, shown: str | None = None, missing_ok: bool = False) -> list[Case]:
     """Read a `cases.jsonl` file; see :func:`read_records` for the errors reported."""
+    from casework.schema import Case
+
     return read_records(path, Case, shown=shown, key=lambda c: c.id, missing_ok=missing_ok).records
 
 

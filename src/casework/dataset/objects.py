@@ -33,7 +33,6 @@ from pathlib import Path
 
 import orjson
 import xxhash
-from filelock import FileLock
 
 from casework.atomic import atomic_write_bytes, atomic_writer
 
@@ -99,6 +98,8 @@ def _manifest_path(state_dir: Path, digest: str) -> Path:
 
 @contextlib.contextmanager
 def _store_lock(state_dir: Path) -> Iterator[None]:
+    from filelock import FileLock  # here: ~50 ms of import that `casework versions` never needs
+
     _root(state_dir).mkdir(parents=True, exist_ok=True)
     with FileLock(str(_root(state_dir) / ".lock")):
         yield

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from casework.dataset.jsonl import byte_lines, collector_paused, iter_records, parse_records
 from casework.dataset.lock import settle
@@ -26,7 +26,10 @@ from casework.dataset.versions import (
 )
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.project import Project
-from casework.schema import Case, LabelRecord, VersionRecord
+from casework.schema import VersionRecord
+
+if TYPE_CHECKING:  # the case models load where cases are read (`casework versions` needs none)
+    from casework.schema import Case, LabelRecord
 
 __all__ = [
     "CaseVisitor",
@@ -51,7 +54,7 @@ __all__ = [
 #: What the cross-file label checks read of a raw label: case id, labeller, guideline version.
 LabelKey = tuple[str, str, str]
 #: Called with each valid case, in file order.
-CaseVisitor = Callable[[Case], None]
+CaseVisitor = Callable[["Case"], None]
 #: Called with ``(bytes read, bytes in all)`` as the cases file streams past.
 ProgressCallback = Callable[[int, int], None]
 
@@ -168,6 +171,8 @@ def parse_content(
         InputErrors: Every bad line of either file, then labels naming no case and duplicate
             raw labels, as loading the whole version reports them.
     """
+    from casework.schema import Case
+
     problems: list[Problem] = []
     ids: dict[str, int] = {}
     with collector_paused():
@@ -186,6 +191,8 @@ def finish_content(
     Raises:
         InputErrors: See :func:`parse_content`.
     """
+    from casework.schema import LabelRecord
+
     label_list: list[LabelRecord] = []
     label_problems: list[Problem] = []
     with collector_paused():  # the label checks walk 200k labels in 0.2 s paused, 5.6 s not

@@ -20,12 +20,9 @@ from itertools import pairwise
 from sys import intern
 from typing import NamedTuple
 
-from pydantic import BaseModel
-
 from casework.dataset.check import contradictory_tools
 from casework.dataset.jsonl import (
-    canonical_bytes,
-    canonical_line,
+    canonical_fix,
     collector_paused,
     parse_records,
 )
@@ -213,18 +210,6 @@ def parse_lines(lines: Sequence[bytes | memoryview], shown: str) -> list[Case] |
     return records if len(records) == len(lines) else None
 
 
-def _canonical(record: BaseModel, raw: bytes | memoryview) -> bytes | None:
-    """``None`` when ``raw`` is the canonical line of the record parsed from it, else that line.
-
-    A strictly parsed line holds no bare `NaN`/`Infinity`, so a canonical line equal to it holds
-    no non-finite float either; any other line takes the full check (it raises when it fails).
-    """
-    line = canonical_line(record).encode("utf-8")
-    if line == raw:
-        return None
-    return canonical_bytes([record])[:-1]
-
-
 _ROLE_ORDER = {"first": 0, "second": 1, "adjudicator": 2}
 
 
@@ -294,7 +279,7 @@ def _rows_read(
             cases, raw, batch, raw_hashes[start : start + _BATCH], strict=True
         ):
             try:
-                fixed = _canonical(case, before)
+                fixed = canonical_fix(case, before)
             except InputErrors:
                 return None
             digest = known if fixed is None else line_hash(fixed)
@@ -322,7 +307,7 @@ def _label_rows_here(
             return None
         for record, before, span in zip(records, raw, batch, strict=True):
             try:
-                fixed = _canonical(record, before)
+                fixed = canonical_fix(record, before)
             except InputErrors:
                 return None
             # Labellers and guideline versions repeat: one string each (shared when pickled too).

@@ -135,16 +135,17 @@ FactMatch = Literal["exact", "normalised", "regex"]
 """How a matched fact is checked against the final reply, deterministically."""
 
 
-def _drop_empty(data: Any, keys: tuple[str, ...], empty: tuple[Any, ...] = (None, [])) -> Any:
-    """``data`` without the issue-16 fields that are unset.
+def _unset(value: Any) -> bool:
+    """Whether an issue-16 field is unset (None): then left out of every dump.
 
-    Dumps of older records stay as they were (canonical files leave defaults out anyway).
+    Older records so dump as they did; `tools: []` is set (a case that offers no tool at all).
     """
-    if isinstance(data, dict):
-        for key in keys:
-            if key in data and any(data[key] == e for e in empty):
-                del data[key]
-    return data
+    return value is None
+
+
+def _empty(value: Any) -> bool:
+    """Left out of every dump when empty (issue-16 label fields; see :func:`_unset`)."""
+    return value is None or value == []
 
 
 class UserScenario(_Record):
@@ -333,16 +334,16 @@ class Situation(_Record):
     """What the user is trying to achieve, in one sentence (for people; not shown to the agent)."""
     # --- issue 16 part 2 (simulated users, per-case tool catalogues): optional, left out when unset;
     # declared before `turns`, whose check reads `user_scenario`
-    user_scenario: UserScenario | None = None
+    user_scenario: UserScenario | None = Field(default=None, exclude_if=_unset)
     """A simulated user who answers the agent, instead of (with empty `turns`) or after the
     prefix; the runner plays it with `[models.user]`. Part of the situation: labellers see it."""
-    tools: list[ToolName] | None = None
+    tools: list[ToolName] | None = Field(default=None, exclude_if=_unset)
     """Names of the tools this case offers the agent (from `tools_file` when set, else the
     project's declared tools); unset: all of them. The offered set is part of the situation."""
-    tools_file: str | None = None
+    tools_file: str | None = Field(default=None, exclude_if=_unset)
     """Tool catalogue file of this case (path inside the project, the shapes `agent/tools.json`
     accepts); needs `tools_sha256`."""
-    tools_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    tools_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$", exclude_if=_unset)
     """sha256 of `tools_file`'s bytes, so the dataset version pins the catalogue's content."""
     # --- end issue 16 part 2
     turns: list[Turn]
@@ -357,12 +358,6 @@ class Situation(_Record):
     """(tool environments) Shared base state file; `state` must then stay empty."""
     state_patch: list[JsonPatchOp] = Field(default_factory=list)
     """(tool environments) JSON Patch applied to the `state_ref` file: this case's differences."""
-
-    @model_serializer(mode="wrap")
-    def _drop_unset_env(self, handler: SerializerFunctionWrapHandler) -> Any:
-        # Only unset (None): `tools: []` is a case that offers no tool at all.
-        keys = ("user_scenario", "tools", "tools_file", "tools_sha256")
-        return _drop_empty(handler(self), keys, (None,))
 
     @field_validator("turns")
     @classmethod
@@ -447,13 +442,13 @@ class Label(_Record):
     adjudicated: bool = False
     """True when a third person resolved a disagreement between labellers."""
     # --- issue 16 part 2 (label semantics): optional, left out when unset
-    acceptable_outcomes: list[Outcome] = Field(default_factory=list)
+    acceptable_outcomes: list[Outcome] = Field(default_factory=list, exclude_if=_empty)
     """Other outcomes that also pass, besides `outcome` (e.g. `outcome: refuse` with
     `acceptable_outcomes: [escalate]`). `outcome` stays the one labellers agree on."""
-    matched_facts: list[AnswerFact] = Field(default_factory=list)
+    matched_facts: list[AnswerFact] = Field(default_factory=list, exclude_if=_empty)
     """Answer facts checked deterministically against the final reply, each by its `match`
     (`exact`, `normalised` substring or `regex`), with no judge, beside any state assertions."""
-    nl_assertions: list[str] = Field(default_factory=list)
+    nl_assertions: list[str] = Field(default_factory=list, exclude_if=_empty)
     """Natural-language assertions about the whole trajectory (rubric items), each decided by
     the calibrated judge as an `answer_fact` finding (`nl_assertions` check)."""
 
@@ -474,10 +469,6 @@ class Label(_Record):
         if len(set(self.acceptable_outcomes)) != len(self.acceptable_outcomes):
             raise ValueError("acceptable_outcomes lists an outcome twice")
         return self
-
-    @model_serializer(mode="wrap")
-    def _drop_unset_semantics(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return _drop_empty(handler(self), ("acceptable_outcomes", "matched_facts", "nl_assertions"))
 
     def accepted_outcomes(self) -> tuple[Outcome, ...]:
         """`outcome` then `acceptable_outcomes`: every outcome that passes."""

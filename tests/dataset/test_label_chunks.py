@@ -112,6 +112,13 @@ def test_label_chunks_report_what_one_process_reports(
     for workers in (2, 3, 5):
         want, got = _both(project_dir, workers)
         assert got == want
+    assert _streamed(project_dir) == want
+
+
+def _streamed(root: Path) -> tuple[str, Any]:
+    """One process, the labels checked as they stream past and not kept (`cases`, `show`)."""
+    project = load_project(root)
+    return _outcome(scan_dataset, project, "refunds", lambda case: None, keep_labels=False)
 
 
 def test_label_chunks_after_bad_cases_report_what_one_process_reports(project_dir: Path) -> None:
@@ -121,6 +128,7 @@ def test_label_chunks_after_bad_cases_report_what_one_process_reports(project_di
     _write(project_dir, cases, [_label("ghost"), *_bad_labels()])
     want, got = _both(project_dir, 3)
     assert want[0] == "errors" and got == want
+    assert _streamed(project_dir) == want
 
 
 def test_chunks_keep_no_label_record_only_when_asked(project_dir: Path) -> None:
@@ -130,6 +138,8 @@ def test_chunks_keep_no_label_record_only_when_asked(project_dir: Path) -> None:
     compact, _ = scan_dataset_chunks(project, "refunds", _Ids, workers=2, keep_labels=False)
     assert [r.case_id for r in kept.labels] == ["c-00", "c-01"]
     assert compact.labels == [] and compact.hash == kept.hash and compact.cases == 24
+    streamed = scan_dataset(project, "refunds", lambda case: None, keep_labels=False)
+    assert streamed.labels == [] and streamed.hash == kept.hash and streamed.cases == 24
 
 
 _ids = st.sampled_from(["c-00", "c-01", "c-02", "ghost"])

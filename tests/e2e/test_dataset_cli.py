@@ -194,6 +194,33 @@ def test_cases_past_the_table_limit_print_plain_columns(
     assert plain[-2].startswith("3 of 3 cases in ")
 
 
+def test_cases_on_every_core_list_what_one_process_lists(
+    project_dir: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large working tree is listed by forked workers (forced here): same rows, same order."""
+    one = [run_cli("cases", "refunds", *f).stdout for f in ([], ["--split", "holdout"])]
+    one_json = run_cli("cases", "refunds", "--format", "json").stdout
+    monkeypatch.setattr("casework.dataset.PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.dataset.parallel_workers", lambda: 3)
+    many = [run_cli("cases", "refunds", *f).stdout for f in ([], ["--split", "holdout"])]
+    assert many == one
+    assert run_cli("cases", "refunds", "--format", "json").stdout == one_json
+    label = {
+        "case_id": "r-404",  # a label naming no case: refused by the workers' checks too
+        "labeller": "lab-a",
+        "role": "first",
+        "outcome": "resolve",
+        "guideline_version": "refunds-g7",
+        "labelled_at": "2026-11-01T10:00:00Z",
+    }
+    write_lines(project_dir / "datasets" / "refunds" / "labels.jsonl", [label])
+    refused = run_cli("cases", "refunds")
+    assert refused.exit_code != 0 and "r-404" in refused.output
+    monkeypatch.setattr("casework.dataset.PARALLEL_MIN_BYTES", 1 << 60)  # one process again
+    alone = run_cli("cases", "refunds")
+    assert alone.exit_code == refused.exit_code and alone.output == refused.output
+
+
 def test_every_command_is_documented() -> None:
     reference = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
     for name, command in walk_commands(cli):

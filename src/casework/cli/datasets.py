@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
@@ -33,6 +34,7 @@ from casework.scaffold import init_project
 from casework.schema import OracleClass, Source
 
 if TYPE_CHECKING:
+    from casework.dataset import DatasetScan
     from casework.schema import Case
 
 __all__ = ["COMMANDS"]
@@ -280,7 +282,7 @@ def show_cmd(project: Project, dataset: str, case_id: str) -> None:
             found.append(case)
 
     with _reading(f"reading {dataset}", "json") as on_progress:
-        scan = scan_dataset(project, dataset, keep, on_progress=on_progress)
+        scan = scan_dataset(project, dataset, keep, on_progress=on_progress, keep_labels=False)
     if not found:
         raise CaseworkError(f"{scan.ref}: no case with id '{case_id}'.")
     emit_json(dump_record(found[0]))
@@ -301,6 +303,83 @@ def _print_plain_table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]])
     click.echo(line(header) + "\n" + line(tuple("-" * w for w in widths)))
     for start in range(0, len(rows), 10_000):
         click.echo("".join(line(r) + "\n" for r in rows[start : start + 10_000]), nl=False)
+
+
+_Row = tuple[str, str, str, str, str, str, str]
+
+
+@dataclass(frozen=True)
+class _CaseFilters:
+    slices: tuple[str, ...]
+    splits: tuple[str, ...]
+    sources: tuple[str, ...]
+    labelled_under: str | None
+    unlabelled: bool
+    oracle: str | None
+
+
+class _CaseRows:
+    """A job of a (parallel) scan: the listed columns of the cases matching the filters.
+
+    Only the columns are kept, not the case; picklable, so each worker's rows come back.
+    """
+
+    def __init__(self, filters: _CaseFilters) -> None:
+        self.filters = filters
+        self.rows: list[_Row] = []
+
+    def add(self, case: Case) -> None:
+        """Keep ``case``'s columns when it matches."""
+        from casework.dataset import select_cases
+
+        f = self.filters
+        chosen = select_cases(
+            (case,),
+            slices=f.slices,
+            splits=f.splits,
+            sources=f.sources,
+            labelled_under=f.labelled_under,
+            unlabelled=f.unlabelled,
+            oracle=f.oracle,
+        )
+        if chosen:
+            label = case.label
+            self.rows.append(
+                (
+                    case.id,
+                    case.slice,
+                    case.split,
+                    case.source,
+                    label.outcome if label else "(unlabelled)",
+                    (label.guideline_version or "") if label else "",
+                    case.oracle.class_,
+                )
+            )
+
+
+def _case_rows(
+    project: Project, ref: str, filters: _CaseFilters, on_progress: ProgressCallback
+) -> tuple[DatasetScan, list[_Row]]:
+    """The rows of ``ref``'s matching cases in file order: a large working tree on every core."""
+    # Here, not at the top: `casework versions` stays light.
+    from casework.dataset import PARALLEL_MIN_BYTES, parallel_workers, scan_dataset_chunks
+    from casework.dataset.stream import working_tree_bytes
+
+    size = working_tree_bytes(project, ref)
+    workers = parallel_workers()
+    if size is None or size < PARALLEL_MIN_BYTES or workers < 2:
+        job = _CaseRows(filters)
+        scan = scan_dataset(project, ref, job.add, on_progress=on_progress, keep_labels=False)
+        return scan, job.rows
+    scan, jobs = scan_dataset_chunks(
+        project,
+        ref,
+        lambda: _CaseRows(filters),
+        workers=workers,
+        keep_labels=False,
+        on_progress=on_progress,
+    )
+    return scan, [row for job in jobs for row in job.rows]
 
 
 @click.command("cases")
@@ -338,36 +417,9 @@ def cases_cmd(
 
     More than 5,000 cases are listed as plain aligned columns rather than a drawn table.
     """
-    from casework.dataset import select_cases  # here: `casework versions` stays light
-
-    rows: list[tuple[str, str, str, str, str, str, str]] = []
-
-    def keep(case: Case) -> None:
-        chosen = select_cases(
-            (case,),
-            slices=slices,
-            splits=splits,
-            sources=sources,
-            labelled_under=labelled_under,
-            unlabelled=unlabelled,
-            oracle=oracle,
-        )
-        if chosen:  # only the table's columns are kept, not the case
-            label = case.label
-            rows.append(
-                (
-                    case.id,
-                    case.slice,
-                    case.split,
-                    case.source,
-                    label.outcome if label else "(unlabelled)",
-                    (label.guideline_version or "") if label else "",
-                    case.oracle.class_,
-                )
-            )
-
+    filters = _CaseFilters(slices, splits, sources, labelled_under, unlabelled, oracle)
     with _reading(f"reading {dataset}", fmt) as on_progress:
-        scan = scan_dataset(project, dataset, keep, on_progress=on_progress)
+        scan, rows = _case_rows(project, dataset, filters, on_progress)
     if fmt == "json":
         emit_json([row[0] for row in rows])
         return

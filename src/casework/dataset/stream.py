@@ -160,12 +160,18 @@ def duplicate_key_problems(keys: Sequence[LabelKey], shown_dir: str) -> list[Pro
 
 
 def parse_content(
-    case_lines: Iterable[bytes], labels: bytes, shown_dir: str, visit: CaseVisitor
+    case_lines: Iterable[bytes],
+    labels: bytes,
+    shown_dir: str,
+    visit: CaseVisitor,
+    *,
+    keep_labels: bool = True,
 ) -> tuple[int, list[LabelRecord]]:
     """Validate a version's cases as they stream past (each to ``visit``), then its raw labels.
 
     Returns:
-        The number of cases and the raw labels.
+        The number of cases and the raw labels (none kept unless ``keep_labels``: each is then
+        validated and checked as it streams past, and only its compact key held).
 
     Raises:
         InputErrors: Every bad line of either file, then labels naming no case and duplicate
@@ -180,13 +186,21 @@ def parse_content(
             case_lines, Case, problems, shown=f"{shown_dir}/{CASES_FILE}", key=_case_id, seen=ids
         ):
             visit(case)
-        return finish_content(problems, ids, labels, shown_dir)
+        return finish_content(problems, ids, labels, shown_dir, keep_labels=keep_labels)
 
 
 def finish_content(
-    problems: list[Problem], ids: dict[str, int], labels: bytes, shown_dir: str
+    problems: list[Problem],
+    ids: dict[str, int],
+    labels: bytes,
+    shown_dir: str,
+    *,
+    keep_labels: bool = True,
 ) -> tuple[int, list[LabelRecord]]:
     """After the cases (their ``problems`` and valid ``ids``): parse the raw labels, check both.
+
+    ``keep_labels=False`` returns no labels: 200k label models take about 1 GB, and a command
+    that lists cases needs only their keys for the checks.
 
     Raises:
         InputErrors: See :func:`parse_content`.
@@ -195,14 +209,17 @@ def finish_content(
 
     label_list: list[LabelRecord] = []
     label_problems: list[Problem] = []
+    shown = f"{shown_dir}/{LABELS_FILE}"
     with collector_paused():  # the label checks walk 200k labels in 0.2 s paused, 5.6 s not
-        try:
-            label_list = parse_records(
-                labels, LabelRecord, shown=f"{shown_dir}/{LABELS_FILE}"
-            ).records
-        except InputError as exc:
-            label_problems = exc.problems
-        keys = [label_key_of(r) for r in label_list]
+        if keep_labels:
+            try:
+                label_list = parse_records(labels, LabelRecord, shown=shown).records
+            except InputError as exc:
+                label_problems = exc.problems
+            keys = [label_key_of(r) for r in label_list]
+        else:  # the same records and problems, one model alive at a time
+            records = iter_records(byte_lines(labels), LabelRecord, label_problems, shown=shown)
+            keys = [label_key_of(r) for _, r in records]
         count = finish_label_keys(problems, ids, label_problems, keys, shown_dir)
     return count, label_list
 
@@ -300,12 +317,14 @@ def scan_dataset(
     visit: CaseVisitor,
     *,
     on_progress: ProgressCallback | None = None,
+    keep_labels: bool = True,
 ) -> DatasetScan:
     """Stream ``name`` (the working tree) or ``name@version``: each valid case goes to ``visit``.
 
     The working tree's cases file is read in bounded buffers and hashed as it is read; a release
     is materialised (from the working tree, the cache or git) and its lines read one at a time.
-    What ``visit`` saw is meaningful only when no error is raised.
+    What ``visit`` saw is meaningful only when no error is raised. ``keep_labels=False``: the
+    raw labels are checked as they stream past and not kept (``labels`` is empty).
 
     Raises:
         InputErrors: A file has bad lines (all reported, capped), as :func:`load_dataset` does.
@@ -322,7 +341,9 @@ def scan_dataset(
         path = folder / CASES_FILE
         with path.open("rb") as stream:
             lines = _hashed_lines(stream, digest, path.stat().st_size, on_progress)
-            count, label_list = parse_content(lines, labels, shown_dir, visit)
+            count, label_list = parse_content(
+                lines, labels, shown_dir, visit, keep_labels=keep_labels
+            )
         digest.update(LABELS_FILE.encode() + b"\0" + labels)
         content_hash = digest.hexdigest()
         record = next((v for v in reversed(versions) if v.hash == content_hash), None)
@@ -331,5 +352,7 @@ def scan_dataset(
         content = materialise(folder, project.state_dir, record, name)
         content_hash = content.hash
         lines = _progress_lines(content.cases, on_progress)
-        count, label_list = parse_content(lines, content.labels, shown_dir, visit)
+        count, label_list = parse_content(
+            lines, content.labels, shown_dir, visit, keep_labels=keep_labels
+        )
     return DatasetScan(name, folder, content_hash, record, count, label_list)

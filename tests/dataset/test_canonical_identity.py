@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
@@ -26,6 +27,7 @@ from casework.dataset import (
     load_dataset,
 )
 from casework.dataset.jsonl import canonical_fix, fast_canonical
+from casework.errors import InputErrors
 from casework.project import load_project
 from casework.schema import Case
 
@@ -248,3 +250,10 @@ def test_strings_that_look_like_risky_numbers_do_not_step_aside() -> None:
 def test_a_lone_surrogate_takes_the_standard_librarys_path() -> None:
     case = Case.model_validate(_case({"z": "\ud800"}, {}, {}, None))
     assert fast_canonical(case) is None
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_a_non_finite_float_is_refused_not_written_as_null(value: float) -> None:
+    case = Case.model_validate(_case({"z": [value]}, {}, {}, None))
+    with pytest.raises(InputErrors, match="NaN and Infinity"):
+        canonical_fix(case, b"{}")

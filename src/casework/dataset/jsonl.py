@@ -567,7 +567,8 @@ def canonical_fix(record: BaseModel, raw: bytes | memoryview) -> bytes | None:
         line = canonical_line(record).encode("utf-8")
     if line == raw:
         return None
-    if _has_non_finite(record):
+    # pydantic writes NaN and infinities as `null`: a line without one holds neither.
+    if b"null" in line and _has_non_finite(record):
         canonical_bytes([record])  # raises, naming the field
     return line
 

@@ -35,6 +35,7 @@ from casework.dataset import (
     parse_records,
     read_versions,
     release,
+    scan_dataset,
 )
 from casework.errors import CaseworkError
 from casework.interop import (
@@ -437,7 +438,12 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def _dataset(root: Path) -> None:
     project = load_project(root)
-    load_dataset(project, "refunds")
+    loaded = load_dataset(project, "refunds")
+    # What a release would write (the fast canonical writer) and the scan `cases` and `show` make
+    # (labels checked as they stream past), on the same hostile bytes.
+    canonical_bytes(loaded.cases)
+    canonical_bytes(loaded.labels)
+    scan_dataset(project, "refunds", lambda case: None, keep_labels=False)
     load_dataset(project, "refunds@1")
     read_versions(project.dataset_dir("refunds"), "versions.jsonl")
 

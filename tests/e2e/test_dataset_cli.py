@@ -200,8 +200,8 @@ def test_cases_on_every_core_list_what_one_process_lists(
     """A large working tree is listed by forked workers (forced here): same rows, same order."""
     one = [run_cli("cases", "refunds", *f).stdout for f in ([], ["--split", "holdout"])]
     one_json = run_cli("cases", "refunds", "--format", "json").stdout
-    monkeypatch.setattr("casework.dataset.PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr("casework.dataset.parallel_workers", lambda: 3)
+    monkeypatch.setattr("casework.dataset.parallel.PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.dataset.parallel.parallel_workers", lambda: 3)
     many = [run_cli("cases", "refunds", *f).stdout for f in ([], ["--split", "holdout"])]
     assert many == one
     assert run_cli("cases", "refunds", "--format", "json").stdout == one_json
@@ -216,7 +216,9 @@ def test_cases_on_every_core_list_what_one_process_lists(
     write_lines(project_dir / "datasets" / "refunds" / "labels.jsonl", [label])
     refused = run_cli("cases", "refunds")
     assert refused.exit_code != 0 and "r-404" in refused.output
-    monkeypatch.setattr("casework.dataset.PARALLEL_MIN_BYTES", 1 << 60)  # one process again
+    monkeypatch.setattr(
+        "casework.dataset.parallel.PARALLEL_MIN_BYTES", 1 << 60
+    )  # one process again
     alone = run_cli("cases", "refunds")
     assert alone.exit_code == refused.exit_code and alone.output == refused.output
 

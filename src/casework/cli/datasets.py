@@ -362,22 +362,10 @@ def _case_rows(
 ) -> tuple[DatasetScan, list[_Row]]:
     """The rows of ``ref``'s matching cases in file order: a large working tree on every core."""
     # Here, not at the top: `casework versions` stays light.
-    from casework.dataset import PARALLEL_MIN_BYTES, parallel_workers, scan_dataset_chunks
-    from casework.dataset.stream import working_tree_bytes
+    from casework.dataset import scan_in_jobs
 
-    size = working_tree_bytes(project, ref)
-    workers = parallel_workers()
-    if size is None or size < PARALLEL_MIN_BYTES or workers < 2:
-        job = _CaseRows(filters)
-        scan = scan_dataset(project, ref, job.add, on_progress=on_progress, keep_labels=False)
-        return scan, job.rows
-    scan, jobs = scan_dataset_chunks(
-        project,
-        ref,
-        lambda: _CaseRows(filters),
-        workers=workers,
-        keep_labels=False,
-        on_progress=on_progress,
+    scan, jobs = scan_in_jobs(
+        project, ref, lambda: _CaseRows(filters), keep_labels=False, on_progress=on_progress
     )
     return scan, [row for job in jobs for row in job.rows]
 

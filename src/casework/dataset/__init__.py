@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         CaseJob,
         parallel_workers,
         scan_dataset_chunks,
+        scan_in_jobs,
     )
     from casework.dataset.state import (
         SQLITE_SUFFIXES,
@@ -168,6 +169,7 @@ __all__ = [
     "release_working_tree",
     "scan_dataset",
     "scan_dataset_chunks",
+    "scan_in_jobs",
     "select_cases",
     "state_diff",
     "state_ref_findings",
@@ -238,6 +240,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "CaseJob",
                 "parallel_workers",
                 "scan_dataset_chunks",
+                "scan_in_jobs",
             ),
             "casework.dataset.state": (
                 "SQLITE_SUFFIXES",

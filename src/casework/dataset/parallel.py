@@ -37,13 +37,21 @@ from casework.dataset.stream import (
     label_key_of,
     open_dataset,
     parse_ref,
+    scan_dataset,
+    working_tree_bytes,
 )
 from casework.dataset.versions import CASES_FILE, LABELS_FILE
 from casework.errors import MAX_REPORTED, Problem
 from casework.project import Project
 from casework.schema import Case, LabelRecord
 
-__all__ = ["PARALLEL_MIN_BYTES", "CaseJob", "parallel_workers", "scan_dataset_chunks"]
+__all__ = [
+    "PARALLEL_MIN_BYTES",
+    "CaseJob",
+    "parallel_workers",
+    "scan_dataset_chunks",
+    "scan_in_jobs",
+]
 
 #: Cases files smaller than this are scanned in one process (forking costs more than it saves).
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
@@ -273,3 +281,27 @@ def scan_dataset_chunks(
     record = next((v for v in reversed(versions) if v.hash == content_hash), None)
     scan = DatasetScan(name, folder, content_hash, record, count, label_list)
     return scan, [c.job for c in chunks]
+
+
+def scan_in_jobs(
+    project: Project,
+    ref: str,
+    new_job: Callable[[], J],
+    *,
+    keep_labels: bool = True,
+    on_progress: ProgressCallback | None = None,
+) -> tuple[DatasetScan, list[J]]:
+    """Feed every case of ``ref`` to jobs: in this process, or on every core for a large tree.
+
+    One job here, or one per chunk when ``ref`` is a working tree of at least
+    :data:`PARALLEL_MIN_BYTES` and this process may fork workers. The jobs come back in file order; see :func:`scan_dataset_chunks` for what is reported.
+    """
+    size = working_tree_bytes(project, ref)
+    workers = parallel_workers()
+    if size is None or size < PARALLEL_MIN_BYTES or workers < 2:
+        job = new_job()
+        scan = scan_dataset(project, ref, job.add, on_progress=on_progress, keep_labels=keep_labels)
+        return scan, [job]
+    return scan_dataset_chunks(
+        project, ref, new_job, workers=workers, keep_labels=keep_labels, on_progress=on_progress
+    )

@@ -448,6 +448,15 @@ def _json_int(value: object) -> bytes:
     return b"%d" % value if type(value) is int else json.dumps(value).encode("utf-8")
 
 
+def _default_version(model: type[BaseModel]) -> object:
+    """The default ``schema_version`` of ``model`` (a sentinel when it has none)."""
+    field = model.model_fields.get("schema_version")
+    return _NO_DEFAULT if field is None or field.is_required() else field.default
+
+
+_NO_DEFAULT = object()
+
+
 def fast_canonical(record: BaseModel) -> bytes | None:
     """:func:`canonical_line` of ``record`` as UTF-8, by pydantic's JSON writer (``None``: unsure).
 
@@ -463,13 +472,18 @@ def fast_canonical(record: BaseModel) -> bytes | None:
     result with bytes strictly parsed (which cannot hold one there), or check first.
     """
     version = getattr(record, "schema_version", None)
+    to_json = type(record).__pydantic_serializer__.to_json  # bytes, not a str to encode
     try:
         if version is None:
-            compact = record.model_dump_json(by_alias=True, exclude_defaults=True).encode()
+            compact = to_json(record, by_alias=True, exclude_defaults=True)
         else:
-            body = record.model_dump_json(
-                by_alias=True, exclude_defaults=True, exclude={"schema_version"}
-            ).encode()
+            if _default_version(type(record)) == version:
+                # Left out as a default: excluding it by name took a third of the writer's time.
+                body = to_json(record, by_alias=True, exclude_defaults=True)
+            else:
+                body = to_json(
+                    record, by_alias=True, exclude_defaults=True, exclude={"schema_version"}
+                )
             head = b'{"schema_version":' + _json_int(version)
             compact = head + (b"}" if body == b"{}" else b"," + body[1:])
     except ValueError:  # a lone surrogate, which UTF-8 cannot hold: the caller's path says so

@@ -65,6 +65,45 @@ def test_forked_releases_write_what_one_process_writes(
                       .splitlines()[0])["number"] == 1  # fmt: skip
 
 
+@pytest.mark.parametrize("hand", [False, True])
+def test_store_and_staging_side_by_side_write_what_one_after_the_other_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hand: bool
+) -> None:
+    want = _two_releases(tmp_path / "sequential", hand)
+    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    got = _two_releases(tmp_path / "overlapped", hand)
+    assert got == want
+    assert not any((tmp_path / "overlapped" / ".casework").rglob("*.tmp"))
+
+
+def test_a_store_failing_beside_staging_commits_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "p"
+    project = _project(root)
+    cases = [_case(i) for i in range(10)]
+    _write(project, cases, [], hand=False)
+    assert release_tree(project, NAME, "first").record is not None
+    before = _released(project)
+    cases[0]["situation"] = dict(cases[0]["situation"], goal="edited")
+    _write(project, cases, [], hand=True)
+    edited = (project.dataset_dir(NAME) / CASES_FILE).read_bytes()
+    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+
+    def broken(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr("casework.dataset.store.write_version", broken)
+    with pytest.raises(OSError, match="disk full"):
+        release_tree(project, NAME, "second")
+    folder = project.dataset_dir(NAME)
+    assert (folder / CASES_FILE).read_bytes() == edited  # the tree as the user left it
+    assert len(read_versions(folder, "v")) == 1  # no second release logged
+    monkeypatch.undo()
+    assert release_tree(project, NAME, "second").record is not None  # staging left: dropped
+    assert _released(project)[2][:1] == before[2]
+
+
 @pytest.mark.parametrize(
     "bad",
     [

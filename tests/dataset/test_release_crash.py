@@ -78,6 +78,14 @@ def _label_release_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple
     return "refunds", ["label", "release", "refunds", "-m", "labels"]
 
 
+def _label_release_overlapped_project(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, list[str]]:
+    """`label release` with the store and the staged files written side by side (as at scale)."""
+    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    return _label_release_project(root, monkeypatch)
+
+
 def _leakage_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, list[str]]:
     copied = (
         "hi the steel pan from order 3141592 stopped working after two days please help me asap"
@@ -110,8 +118,8 @@ def _summary(log: list[dict[str, object]]) -> list[tuple[object, ...]]:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "setup",
-    [_migrate_project, _label_release_project, _leakage_project],
-    ids=["migrate", "label-release", "leakage-resolve"],
+    [_migrate_project, _label_release_project, _label_release_overlapped_project, _leakage_project],
+    ids=["migrate", "label-release", "label-release-overlapped", "leakage-resolve"],
 )
 def test_kill_at_every_write_leaves_old_or_new(
     setup: Callable[[Path, pytest.MonkeyPatch], tuple[str, list[str]]],

@@ -153,6 +153,11 @@ class NewCases:
         with self.lines() as line:
             yield from _joined(line(i) for i in range(len(self.spans)))
 
+    def byte_count(self) -> int:
+        """How many bytes the canonical content holds."""
+        fixed = sum(len(line) - self.spans[i][1] for i, line in self.fixed.items())
+        return sum(n for _, n in self.spans) + fixed + len(self.spans)
+
     def content(self) -> bytes:
         """The canonical content as one bytes object (a copy unless held and canonical)."""
         if self.canonical and isinstance(self.source, InMemory):

@@ -4,8 +4,8 @@ A release writes its new files' content to the staging folder (cases and labels 
 the version cache), then the journal ``.casework/journal/<dataset>.json`` naming every target
 with its hash before and after (the commit point), then replaces each target, then deletes the
 journal. The next command that locks the dataset finds an unfinished journal and completes it;
-staging without a journal is an aborted release and is dropped. Entry points: :func:`commit`,
-:func:`recover`, :func:`pending`.
+staging without a journal is an aborted release and is dropped. Entry points: :func:`commit` (or
+:func:`stage` then :func:`finish`), :func:`recover`, :func:`pending`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -24,7 +25,7 @@ from casework.atomic import atomic_write_bytes, atomic_writer
 from casework.errors import ReleaseConflict
 from casework.project import Project
 
-__all__ = ["FileContent", "commit", "pending", "recover", "tmp_dir"]
+__all__ = ["FileContent", "Staged", "commit", "finish", "pending", "recover", "stage", "tmp_dir"]
 
 
 class _Entry(BaseModel):
@@ -170,12 +171,35 @@ def commit(
 ) -> None:
     """Write every file of one release so that a crash leaves all old or (after recovery) all new.
 
+    :func:`stage`, then :func:`finish`.
+
     Args:
         project: The project (the caller holds the dataset's lock).
         name: Dataset name.
         files: Target path -> new content (bytes, or pieces streamed to the staging folder).
         staged: Targets whose content is already written elsewhere under the project (the
             version cache) -> that file; the others are staged here first.
+    """
+    finish(project, stage(project, name, files, staged))
+
+
+@dataclass(frozen=True)
+class Staged:
+    """The files of one release, staged and hashed, awaiting :func:`finish` (the commit point)."""
+
+    name: str
+    """Dataset name."""
+    entries: tuple[_Entry, ...]
+
+
+def stage(
+    project: Project, name: str, files: Mapping[Path, FileContent], staged: Mapping[Path, Path]
+) -> Staged:
+    """Write the new content of a release to the staging folder, and hash each target as it is.
+
+    Nothing is committed yet: a crash from here to :func:`finish` leaves staging without a
+    journal, which the next command drops. Arguments as for :func:`commit`; the caller holds the
+    dataset's lock until :func:`finish` returns.
     """
     staging = _staging(project, name)
     shutil.rmtree(staging, ignore_errors=True)
@@ -197,14 +221,20 @@ def commit(
                 staged=_stored(project, source),
             )
         )
-    journal = _Journal(dataset=name, entries=entries)
+    return Staged(name, tuple(entries))
+
+
+def finish(project: Project, staged: Staged) -> None:
+    """Commit staged files: write the journal (the commit point), then replace each target."""
+    name = staged.name
+    journal = _Journal(dataset=name, entries=list(staged.entries))
     atomic_write_bytes(
         _journal_file(project, name),
         journal.model_dump_json(indent=1).encode(),
         tmp_dir=tmp_dir(project, name),
     )
-    # The targets were hashed just above, under the lock: not read again.
-    _apply(project, journal, {e.path: e.before for e in entries})
+    # The targets were hashed when staged, under the lock: not read again.
+    _apply(project, journal, {e.path: e.before for e in staged.entries})
 
 
 def _apply(

@@ -14,6 +14,7 @@ import contextlib
 import multiprocessing
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import pairwise
@@ -152,6 +153,23 @@ class NewCases:
             return
         with self.lines() as line:
             yield from _joined(line(i) for i in range(len(self.spans)))
+
+    def without(self, drop: AbstractSet[str]) -> NewCases:
+        """These cases less those whose id is in ``drop`` (the result reads the same source)."""
+        keep = [i for i, case_id in enumerate(self.ids) if case_id not in drop]
+        if len(keep) == len(self.ids):
+            return self
+        at = {old: new for new, old in enumerate(keep)}
+        return NewCases(
+            self.source,
+            [self.spans[i] for i in keep],
+            [self.ids[i] for i in keep],
+            [self.hashes[i] for i in keep],
+            [self.summaries[i] for i in keep],
+            {k: m for k, m in self.models.items() if k not in drop},
+            {at[i]: line for i, line in self.fixed.items() if i in at},
+            canonical=False,  # the source still holds the lines left out
+        )
 
     def byte_count(self) -> int:
         """How many bytes the canonical content holds."""

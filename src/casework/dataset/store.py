@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -85,6 +86,7 @@ __all__ = [
     "parse_ref",
     "release",
     "release_tree",
+    "release_without",
     "release_working_tree",
     "select_cases",
 ]
@@ -383,6 +385,86 @@ def _release_tree(project: Project, name: str, message: str) -> TreeRelease:
     return TreeRelease(name, digest, record, None if record else prepared.parent)
 
 
+def release_without(
+    project: Project,
+    name: str,
+    drop: AbstractSet[str],
+    message: str,
+    *,
+    changes: Sequence[str],
+    now: datetime | None = None,
+) -> VersionRecord | None:
+    """Release the working tree of ``name`` less the cases ``drop`` names and their raw labels.
+
+    What `casework forget` and `casework expire` release. The tree's lines are hashed and those
+    the latest release holds are taken from its index unparsed; only lines it lacks are validated.
+    When that cannot decide (no release yet, the store lacks it, the labels differ from the
+    release's, a bad line), every case is loaded and released as :func:`release` does, which
+    reports whatever is wrong.
+
+    Args:
+        project: The project.
+        name: Dataset name.
+        drop: Ids of the cases to leave out (ids the tree lacks are ignored).
+        message: Why this version exists.
+        changes: Its changelog lines.
+        now: Release time (injected by tests).
+
+    Returns:
+        The new release record (``None`` when the content equals the latest release).
+
+    Raises:
+        InputErrors: Bad lines, or what else :func:`release` refuses.
+        UsageError: Empty message.
+        ReleaseConflict: Another process holds the lock, or the files changed underneath.
+    """
+    _require_message(message)
+    with collector_paused(), dataset_lock(project, name):
+        prepared = _prepare_without(project, name, drop)
+        if prepared is not None:
+            try:
+                return _release_prepared(project, name, prepared, message, changes, now)
+            except _FullPath:
+                pass
+            except Changed:
+                raise ReleaseConflict(
+                    f"{project.relative(project.dataset_dir(name))}: {CASES_FILE} changed while "
+                    "this command was releasing it (written by something that does not take "
+                    "casework's release lock); nothing was written. Run the command again."
+                ) from None
+        current = load_dataset(project, name)
+        kept = [c for c in current.cases if c.id not in drop]
+        labels = [r for r in current.labels if r.case_id not in drop]
+        return release(project, name, kept, message, changes=changes, labels=labels, now=now)
+
+
+def _prepare_without(project: Project, name: str, drop: AbstractSet[str]) -> _Prepared | None:
+    """The tree less ``drop`` as a release writes it (``None``: the full path decides)."""
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+    if not versions:
+        return None
+    parent = versions[-1]
+    index = read_index(project.state_dir, parent.hash)
+    if index is None:
+        return None
+    try:
+        source, spans, hashes, ended = scan_file(folder / CASES_FILE, lambda _: None)
+    except FileNotFoundError:
+        return None
+    indexed = index_lines(source, spans, hashes, ended, index, f"{shown_dir}/{CASES_FILE}")
+    if indexed is None:
+        return None
+    new = indexed.without(drop)
+    kept = _labels_as_parent(_read_or_none(folder / LABELS_FILE) or b"", index, set(new.ids), drop)
+    if kept is None:
+        return None
+    label_bytes = b"".join(line + b"\n" for line in kept)
+    digest = pieces_hash(new.chunks(), label_bytes)
+    return _Prepared("", parent, index, new, [], label_bytes, digest, True, len(kept))
+
+
 def _release_tree_fully(project: Project, name: str, message: str) -> TreeRelease:
     """The full path: parse and validate every case (reports problems as it always has)."""
     current = load_dataset(project, name)
@@ -413,7 +495,8 @@ class _Prepared:
     hash: str
     """The version hash of the cases and labels as the release writes them."""
     labels_as_parent: bool = False
-    """The labels file is the parent release's, line for line: ``labels`` is left empty (unparsed)."""
+    """The labels file is the parent release's, line for line (less the lines of cases removed
+    with :func:`release_without`): no kept case's label changed; ``labels`` is left empty."""
     label_total: int | None = None
     """How many raw labels there are, when ``labels`` is left empty (a first release keeps
     only compact rows of them, so it leaves them empty too)."""
@@ -469,7 +552,7 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
         if same is not None:
             digest = _tree_hash(tree, new, label_data)
             return _Prepared(
-                fingerprint, parent, parent_index, new, [], label_data, digest, True, same
+                fingerprint, parent, parent_index, new, [], label_data, digest, True, len(same)
             )
     parsed = labels_of(label_data, f"{shown_dir}/{LABELS_FILE}")
     if parsed is None:
@@ -528,12 +611,15 @@ def _tree_hash(tree: tuple[str, bytes, bytes] | None, new: NewCases, label_bytes
     return pieces_hash(new.chunks(), label_bytes)
 
 
-def _labels_as_parent(label_data: bytes, parent: VersionIndex, ids: set[str]) -> int | None:
-    """How many labels there are, when the file holds exactly the parent release's label lines.
+def _labels_as_parent(
+    label_data: bytes, parent: VersionIndex, ids: set[str], drop: AbstractSet[str] = frozenset()
+) -> list[bytes] | None:
+    """The label lines kept, when the file holds exactly the parent release's label lines.
 
     Those lines were validated, sorted and found free of duplicates when the parent was
-    released, so only the labels naming a case no longer present need a look (their case id is
-    read without validating the line). ``None``: the labels differ, or one names no case.
+    released, so only each line's case id is read (without validating the line): lines of a
+    case in ``drop`` are left out, every other must name a case of ``ids``. ``None``: the labels
+    differ, or one names no case.
     """
     if label_data and not label_data.endswith(b"\n"):
         return None
@@ -542,11 +628,15 @@ def _labels_as_parent(label_data: bytes, parent: VersionIndex, ids: set[str]) ->
         return None
     if any(line_hash(x) != h for x, h in zip(lines, parent.label_hashes, strict=True)):
         return None
+    kept = []
     for line in lines:
         case_id = orjson.loads(line).get("case_id")
+        if case_id in drop:
+            continue
         if case_id not in ids:
             return None  # the full check reports it
-    return len(lines)
+        kept.append(line)
+    return kept
 
 
 def _read_or_none(path: Path) -> bytes | None:

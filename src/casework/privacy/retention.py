@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -19,13 +21,14 @@ from casework.atomic import atomic_write_text
 from casework.dataset import (
     CASES_FILE,
     VERSIONS_FILE,
-    Dataset,
-    canonical_line,
+    DatasetScan,
+    canonical_bytes,
     dataset_lock,
-    load_dataset,
+    files_hash,
     purge_cached,
     read_versions,
-    release,
+    release_without,
+    scan_in_jobs,
 )
 from casework.errors import UsageError
 from casework.privacy.keys import PseudonymKey, check_fingerprints, load_key
@@ -116,12 +119,54 @@ def _request_pseudonyms(
     return out
 
 
-def _names(case: Case, pseudonyms: set[str]) -> bool:
+def _names(case: Case, pseudonyms: AbstractSet[str]) -> bool:
     prov = case.provenance
-    if prov.source_session in pseudonyms or pseudonyms.intersection(prov.subjects):
+    if prov.source_session in pseudonyms or not pseudonyms.isdisjoint(prov.subjects):
         return True
-    line = canonical_line(case)
-    return any(p in line for p in pseudonyms)
+    line = canonical_bytes([case])  # the row as the dataset file holds it
+    return any(p.encode("utf-8") in line for p in pseudonyms)
+
+
+@dataclass
+class _Selection:
+    """Which rows of one dataset leave: fed one case at a time, keeping only what leaves.
+
+    A scan's job (:class:`casework.dataset.CaseJob`): picklable, so a large tree is read on
+    every core, one selection per chunk, merged afterwards.
+    """
+
+    today: date
+    wanted: frozenset[str]
+    """Pseudonyms a deletion request names (empty: expiry only)."""
+    chosen: list[str] = field(default_factory=list)
+    """Ids of the rows that leave (expired or naming the customer), in file order."""
+    expired: int = 0
+    """How many of them are past their retention date."""
+    needles: set[str] = field(default_factory=set)
+    """Ids and pseudonyms of what the leaving rows name (see :func:`_needles`)."""
+    keys: Counter[str] = field(default_factory=Counter)
+    """Pseudonym key fingerprints of the mined rows, counted."""
+    cases: int = 0
+
+    def add(self, case: Case) -> None:
+        """Look at one row."""
+        self.cases += 1
+        prov = case.provenance
+        if prov.scrub is not None:
+            self.keys[prov.scrub.key_fingerprint] += 1
+        expired = is_expired(case, self.today)
+        if expired or (self.wanted and _names(case, self.wanted)):
+            self.chosen.append(case.id)
+            self.expired += expired
+            self.needles |= _needles([case], frozenset())
+
+    def merge(self, other: _Selection) -> None:
+        """Add what ``other`` (a later chunk of the same file) found."""
+        self.chosen += other.chosen
+        self.expired += other.expired
+        self.needles |= other.needles
+        self.keys.update(other.keys)
+        self.cases += other.cases
 
 
 def _needles(removed: Sequence[Case], extra: frozenset[str]) -> set[str]:
@@ -175,72 +220,110 @@ def _purge_expressions(removed_ids: Sequence[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _select(
+    project: Project,
+    name: str,
+    today: date,
+    wanted: frozenset[str],
+    precheck: Callable[[str, Iterable[str]], None] | None,
+) -> tuple[DatasetScan, _Selection]:
+    """Read the working tree of ``name`` row by row (on every core when large), once a content.
+
+    A command that plans (a dry run) and then removes reads each tree once: the selection is
+    kept by the tree's version hash, which also tells that the tree did not change between.
+    """
+    memo = (
+        project.dataset_dir(name).resolve(),
+        files_hash(project.dataset_dir(name)),
+        today,
+        wanted,
+    )
+    found = _SELECTED.get(memo)
+    if found is None:
+        scan, parts = scan_in_jobs(
+            project, name, lambda: _Selection(today, wanted), keep_labels=False
+        )
+        selection = parts[0]
+        for part in parts[1:]:
+            selection.merge(part)
+        found = (scan, selection)
+        _SELECTED[(memo[0], scan.hash, today, wanted)] = found  # what was read
+        while len(_SELECTED) > _SELECTED_KEPT:
+            del _SELECTED[next(iter(_SELECTED))]
+    if precheck is not None:
+        precheck(name, found[1].keys.elements())
+    return found
+
+
+#: Selections by dataset folder, version hash of its content, date and pseudonyms (the last few).
+_SELECTED: dict[tuple[Path, str, date, frozenset[str]], tuple[DatasetScan, _Selection]] = {}
+_SELECTED_KEPT = 8
+
+
 def _remove(
     project: Project,
     names: Sequence[str],
-    select: Callable[[Case], bool],
+    wanted: frozenset[str],
     *,
     now: datetime,
     today: date | None,
     message: str,
     reason: str,
     dry_run: bool,
-    precheck: Callable[[Dataset], None] | None = None,
-    extra: frozenset[str] = frozenset(),
+    precheck: Callable[[str, Iterable[str]], None] | None = None,
 ) -> list[Removal]:
+    """Release every dataset without the rows that leave (``wanted`` names, or past retention).
+
+    Each dataset is read as a stream (its rows are never all held); a dataset whose rows leave is
+    read again under its lock only if it changed meanwhile, and released through
+    :func:`casework.dataset.release_without` (rows the latest release holds are not parsed again).
+    """
     today = today or now.date()
     out = []
     all_removed: list[str] = []
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
     purge_file = project.state_dir / "purge" / f"{reason}-{stamp}.txt"
-    loaded = [load_dataset(project, name) for name in _datasets(project, names)]
-    for ds in loaded:  # every dataset passes before any changes
-        if precheck is not None:
-            precheck(ds)
-    for name in [ds.name for ds in loaded]:
-        with dataset_lock(project, name):
-            ds = load_dataset(project, name)  # again, under the lock
-            if precheck is not None:
-                precheck(ds)
-            expired = {c.id for c in ds.cases if is_expired(c, today)}
-            chosen = {c.id for c in ds.cases if select(c)} | expired
-            kept = [c for c in ds.cases if c.id not in chosen]
-            folder = project.dataset_dir(name)
-            files = tuple(project.relative(folder / f) for f in (CASES_FILE, "labels.jsonl"))
-            version, purged = None, 0
-            if chosen and not dry_run:
-                changes = []
-                if chosen - expired:
-                    changes.append(f"{reason}: removed {len(chosen - expired)} row(s)")
-                if expired:
-                    changes.append(
-                        f"expire: removed {len(expired)} row(s) past their retention date"
+    # Every dataset passes the precheck before any changes.
+    selected = {n: _select(project, n, today, wanted, precheck) for n in _datasets(project, names)}
+    for name, (scan, selection) in selected.items():
+        folder = project.dataset_dir(name)
+        files = tuple(project.relative(folder / f) for f in (CASES_FILE, "labels.jsonl"))
+        version, purged = None, 0
+        if selection.chosen and not dry_run:
+            with dataset_lock(project, name):
+                if files_hash(folder) != scan.hash:  # changed meanwhile: again, under the lock
+                    scan, selection = _select(project, name, today, wanted, precheck)
+                chosen = set(selection.chosen)
+                if chosen:
+                    changes = []
+                    if len(chosen) > selection.expired:
+                        changes.append(
+                            f"{reason}: removed {len(chosen) - selection.expired} row(s)"
+                        )
+                    if selection.expired:
+                        changes.append(
+                            f"expire: removed {selection.expired} row(s) past their retention date"
+                        )
+                    version = release_without(
+                        project, name, chosen, message, changes=changes, now=now
                     )
-                version = release(
-                    project,
-                    name,
-                    kept,
-                    message,
-                    changes=changes,
-                    labels=[rec for rec in ds.labels if rec.case_id not in chosen],
-                    now=now,
-                )
-                purged = _purge_cache(project, name, chosen)
-                all_removed.extend(chosen)
-            out.append(
-                Removal(
-                    name,
-                    len(chosen),
-                    len(expired),
-                    len(kept),
-                    version,
-                    purge_file if chosen and not dry_run else None,
-                    purged,
-                    files,
-                    tuple(sorted(chosen)),
-                    tuple(sorted(_needles([c for c in ds.cases if c.id in chosen], extra))),
-                )
+                    purged = _purge_cache(project, name, chosen)
+                    all_removed.extend(chosen)
+        removed = len(selection.chosen)
+        out.append(
+            Removal(
+                name,
+                removed,
+                selection.expired,
+                selection.cases - removed,
+                version,
+                purge_file if removed and not dry_run else None,
+                purged,
+                files,
+                tuple(sorted(selection.chosen)),
+                tuple(sorted(selection.needles | wanted)),
             )
+        )
     if all_removed:
         atomic_write_text(purge_file, _purge_expressions(sorted(all_removed)))
     return out
@@ -276,11 +359,11 @@ def forget(
     key = load_key(project, environ if environ is not None else os.environ)
     wanted = _request_pseudonyms(project, key, emails, accounts, sessions)
 
-    def same_key(ds: Dataset) -> None:
+    def same_key(name: str, fingerprints: Iterable[str]) -> None:
         check_fingerprints(
             key,
-            (c.provenance.scrub.key_fingerprint for c in ds.cases if c.provenance.scrub),
-            f"dataset '{ds.name}'",
+            fingerprints,
+            f"dataset '{name}'",
             "the pseudonyms of the identifiers cannot match those rows, so nothing of that "
             "customer would be removed",
         )
@@ -288,14 +371,13 @@ def forget(
     return _remove(
         project,
         datasets,
-        lambda c: _names(c, wanted),
+        frozenset(wanted),
         now=now or datetime.now(UTC),
         today=None,
         message="forget: deletion request",
         reason="forget",
         dry_run=dry_run,
         precheck=same_key,
-        extra=frozenset(wanted),
     )
 
 
@@ -318,7 +400,7 @@ def expire(
     return _remove(
         project,
         datasets,
-        lambda c: False,
+        frozenset(),
         now=now or datetime.now(UTC),
         today=today,
         message="expire: retention",

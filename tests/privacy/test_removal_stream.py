@@ -189,11 +189,12 @@ def test_a_bad_line_is_reported_and_nothing_written(tmp_path: Path) -> None:
 def test_planning_then_removing_reads_each_tree_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from casework.dataset import scan_in_jobs
     from casework.erasure import expire_everywhere
     from casework.privacy import retention
 
     project = _project(tmp_path / "p", "released")
-    real = retention.scan_in_jobs
+    real = scan_in_jobs
     reads: list[str] = []
 
     def counted(*args: Any, **kwargs: Any) -> Any:

@@ -52,7 +52,7 @@ def _second(root: Path, edit: Any, fast: bool, monkeypatch: pytest.MonkeyPatch) 
         if fast:
             _no_label_parse(patch)
         else:
-            patch.setattr("casework.dataset.store._labels_as_parent", lambda *a: None)
+            patch.setattr("casework.dataset.store.parent_label_lines", lambda *a: None)
         return _release(project, root)
 
 

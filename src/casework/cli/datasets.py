@@ -26,9 +26,8 @@ from casework.dataset import (  # the release store and diffs load in their comm
     dataset_versions,
     dump_record,
     parse_ref,
-    scan_dataset,
 )
-from casework.errors import CaseworkError, UsageError
+from casework.errors import UsageError
 from casework.project import Project
 from casework.scaffold import init_project
 from casework.schema import OracleClass, Source
@@ -275,17 +274,11 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
 @pass_project
 def show_cmd(project: Project, dataset: str, case_id: str) -> None:
     """Print case CASE_ID of DATASET[@VERSION] as JSON."""
-    found: list[Case] = []
-
-    def keep(case: Case) -> None:
-        if case.id == case_id:
-            found.append(case)
+    from casework.dataset import find_case  # here: `casework versions` stays light
 
     with _reading(f"reading {dataset}", "json") as on_progress:
-        scan = scan_dataset(project, dataset, keep, on_progress=on_progress, keep_labels=False)
-    if not found:
-        raise CaseworkError(f"{scan.ref}: no case with id '{case_id}'.")
-    emit_json(dump_record(found[0]))
+        case = find_case(project, dataset, case_id, on_progress=on_progress)
+    emit_json(dump_record(case))
 
 
 #: Past this many rows `cases` prints plain aligned columns: rich lays a table out cell by cell

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         write_records,
     )
     from casework.dataset.lock import dataset_lock, dataset_versions
+    from casework.dataset.lookup import find_case
     from casework.dataset.migrate import (
         MigrationResult,
         RenameMap,
@@ -148,6 +149,7 @@ __all__ = [
     "expired_cases",
     "file_sha256",
     "files_hash",
+    "find_case",
     "golden_tool_findings",
     "hash_of",
     "initial_state",
@@ -246,6 +248,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "scan_dataset_chunks",
                 "scan_in_jobs",
             ),
+            "casework.dataset.lookup": ("find_case",),
             "casework.dataset.state": (
                 "SQLITE_SUFFIXES",
                 "StateRefError",

@@ -21,6 +21,8 @@ from itertools import pairwise
 from sys import intern
 from typing import NamedTuple
 
+import orjson
+
 from casework.dataset.check import contradictory_tools
 from casework.dataset.jsonl import (
     canonical_fix,
@@ -44,6 +46,7 @@ __all__ = [
     "label_lines",
     "label_sort_key",
     "labels_of",
+    "parent_label_lines",
     "parse_lines",
     "split_lines",
     "summary_of",
@@ -564,3 +567,31 @@ def labels_of(data: bytes, shown: str) -> list[LabelRecord] | None:
         return parse_records(data, LabelRecord, shown=shown).records
     except InputErrors:
         return None
+
+
+def parent_label_lines(
+    label_data: bytes, parent: VersionIndex, ids: set[str], drop: AbstractSet[str] = frozenset()
+) -> list[bytes] | None:
+    """The label lines kept, when the file holds exactly the parent release's label lines.
+
+    Those lines were validated, sorted and found free of duplicates when the parent was
+    released, so only each line's case id is read (without validating the line): lines of a
+    case in ``drop`` are left out, every other must name a case of ``ids``. ``None``: the labels
+    differ, or one names no case.
+    """
+    if label_data and not label_data.endswith(b"\n"):
+        return None
+    lines = label_lines(label_data)
+    if len(lines) != len(parent.label_hashes):
+        return None
+    if any(line_hash(x) != h for x, h in zip(lines, parent.label_hashes, strict=True)):
+        return None
+    kept = []
+    for line in lines:
+        case_id = orjson.loads(line).get("case_id")
+        if case_id in drop:
+            continue
+        if case_id not in ids:
+            return None  # the full check reports it
+        kept.append(line)
+    return kept

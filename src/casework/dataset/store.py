@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import orjson
 import xxhash
 
 from casework.dataset.check import contradictory_tools
@@ -24,9 +23,9 @@ from casework.dataset.incremental import (
     guideline_versions_of,
     index_lines,
     index_models,
-    label_lines,
     label_sort_key,
     labels_of,
+    parent_label_lines,
     parse_lines,
     split_lines,
 )
@@ -457,7 +456,7 @@ def _prepare_without(project: Project, name: str, drop: AbstractSet[str]) -> _Pr
     if indexed is None:
         return None
     new = indexed.without(drop)
-    kept = _labels_as_parent(_read_or_none(folder / LABELS_FILE) or b"", index, set(new.ids), drop)
+    kept = parent_label_lines(_read_or_none(folder / LABELS_FILE) or b"", index, set(new.ids), drop)
     if kept is None:
         return None
     label_bytes = b"".join(line + b"\n" for line in kept)
@@ -548,7 +547,7 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
     if new.labels is not None:
         return _prepared_first(fingerprint, new, label_data, tree)
     if parent_index is not None:
-        same = _labels_as_parent(label_data, parent_index, set(new.ids))
+        same = parent_label_lines(label_data, parent_index, set(new.ids))
         if same is not None:
             digest = _tree_hash(tree, new, label_data)
             return _Prepared(
@@ -609,34 +608,6 @@ def _tree_hash(tree: tuple[str, bytes, bytes] | None, new: NewCases, label_bytes
     ):
         return tree[0]
     return pieces_hash(new.chunks(), label_bytes)
-
-
-def _labels_as_parent(
-    label_data: bytes, parent: VersionIndex, ids: set[str], drop: AbstractSet[str] = frozenset()
-) -> list[bytes] | None:
-    """The label lines kept, when the file holds exactly the parent release's label lines.
-
-    Those lines were validated, sorted and found free of duplicates when the parent was
-    released, so only each line's case id is read (without validating the line): lines of a
-    case in ``drop`` are left out, every other must name a case of ``ids``. ``None``: the labels
-    differ, or one names no case.
-    """
-    if label_data and not label_data.endswith(b"\n"):
-        return None
-    lines = label_lines(label_data)
-    if len(lines) != len(parent.label_hashes):
-        return None
-    if any(line_hash(x) != h for x, h in zip(lines, parent.label_hashes, strict=True)):
-        return None
-    kept = []
-    for line in lines:
-        case_id = orjson.loads(line).get("case_id")
-        if case_id in drop:
-            continue
-        if case_id not in ids:
-            return None  # the full check reports it
-        kept.append(line)
-    return kept
 
 
 def _read_or_none(path: Path) -> bytes | None:

@@ -1,0 +1,110 @@
+"""One case of a dataset, found without validating the rows a release already validated.
+
+`casework show` needs one row, but must refuse a dataset with bad lines as a full read does.
+The working tree's lines are hashed and compared with the latest release's index: only the
+lines it lacks are validated (a bad one, a duplicate id or labels that differ from the release's
+send the command to the full read, which reports them). A release's row comes from the line
+store by its hash. Entry point: :func:`find_case`.
+"""
+
+from __future__ import annotations
+
+from casework.dataset.incremental import index_lines, parent_label_lines, parse_lines
+from casework.dataset.lines import Changed, scan_file
+from casework.dataset.objects import fetch_lines, read_index
+from casework.dataset.stream import ProgressCallback, open_dataset, parse_ref, scan_dataset
+from casework.dataset.versions import CASES_FILE, LABELS_FILE, files_hash, resolve_version
+from casework.errors import CaseworkError
+from casework.project import Project
+from casework.schema import Case
+
+__all__ = ["find_case"]
+
+
+class _Missing:
+    """The dataset is valid and holds no case with the id (the shown ref, for the message)."""
+
+    def __init__(self, ref: str) -> None:
+        self.ref = ref
+
+
+def find_case(
+    project: Project, ref: str, case_id: str, *, on_progress: ProgressCallback | None = None
+) -> Case:
+    """The case ``case_id`` of ``ref`` (``name``, ``name@working`` or ``name@VERSION``).
+
+    Rows the latest release (or the release named) holds are not validated again; when that
+    cannot decide, the dataset is read in full (``on_progress`` follows that read).
+
+    Raises:
+        CaseworkError: No case has that id.
+        InputErrors: The dataset has bad lines (every one reported, capped).
+        UsageError: The dataset does not exist, or ``ref`` is malformed.
+        VersionNotFound: The version is unknown or its content cannot be recovered.
+    """
+    found = _indexed(project, ref, case_id)
+    if isinstance(found, Case):
+        return found
+    if isinstance(found, _Missing):
+        raise CaseworkError(f"{found.ref}: no case with id '{case_id}'.")
+    kept: list[Case] = []
+
+    def keep(case: Case) -> None:
+        if case.id == case_id:
+            kept.append(case)
+
+    scan = scan_dataset(project, ref, keep, on_progress=on_progress, keep_labels=False)
+    if not kept:
+        raise CaseworkError(f"{scan.ref}: no case with id '{case_id}'.")
+    return kept[0]
+
+
+def _indexed(project: Project, ref: str, case_id: str) -> Case | _Missing | None:
+    """The case from a release's index (``None``: only the full read can decide)."""
+    name, version = parse_ref(ref)
+    folder, shown_dir, versions = open_dataset(project, name)
+    if not versions:
+        return None
+    shown = f"{shown_dir}/{CASES_FILE}"
+    if version not in (None, "working"):
+        record = resolve_version(versions, name, version)
+        index = read_index(project.state_dir, record.hash)
+        if index is None:
+            return None
+        try:
+            at = index.ids.index(case_id)
+        except ValueError:
+            return _Missing(f"{name}@{record.number}")
+        lines = fetch_lines(project.state_dir, index, [index.hashes[at]])
+        return None if lines is None else _parsed(lines[index.hashes[at]], case_id, shown)
+    index = read_index(project.state_dir, versions[-1].hash)
+    if index is None:
+        return None
+    try:
+        source, spans, hashes, ended = scan_file(folder / CASES_FILE, lambda _: None)
+    except FileNotFoundError:
+        return None
+    tree = index_lines(source, spans, hashes, ended, index, shown)
+    if tree is None:
+        return None  # a bad line, a duplicate id...: the full read reports it
+    labels = folder / LABELS_FILE
+    label_data = labels.read_bytes() if labels.exists() else b""
+    if parent_label_lines(label_data, index, set(tree.ids)) is None:
+        return None  # labels the release does not hold are validated by the full read
+    try:
+        at = tree.ids.index(case_id)
+    except ValueError:
+        digest = files_hash(folder)
+        same = next((v for v in reversed(versions) if v.hash == digest), None)
+        return _Missing(f"{name}@{same.number}" if same else f"{name}@working")
+    try:
+        with tree.lines() as line:
+            return _parsed(bytes(line(at)), case_id, shown)
+    except Changed:
+        return None  # written meanwhile
+
+
+def _parsed(raw: bytes, case_id: str, shown: str) -> Case | None:
+    """The case on a line known to be valid (``None``: it is not, or holds another id)."""
+    cases = parse_lines([raw], shown)
+    return cases[0] if cases and cases[0].id == case_id else None

@@ -4,21 +4,26 @@
 The working tree's lines are hashed and compared with the latest release's index: only the
 lines it lacks are validated (a bad one, a duplicate id or labels that differ from the release's
 send the command to the full read, which reports them). A release's row comes from the line
-store by its hash. Entry point: :func:`find_case`.
+store by its hash. Entry points: :func:`find_case`, :func:`index_tree` (also what `forget` and
+`expire` release from).
 """
 
 from __future__ import annotations
 
-from casework.dataset.incremental import index_lines, parent_label_lines, parse_lines
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from casework.dataset.incremental import NewCases, index_lines, parent_label_lines, parse_lines
 from casework.dataset.lines import Changed, scan_file
-from casework.dataset.objects import fetch_lines, read_index
+from casework.dataset.objects import VersionIndex, fetch_lines, read_index
 from casework.dataset.stream import ProgressCallback, open_dataset, parse_ref, scan_dataset
 from casework.dataset.versions import CASES_FILE, LABELS_FILE, files_hash, resolve_version
 from casework.errors import CaseworkError
 from casework.project import Project
-from casework.schema import Case
+from casework.schema import Case, VersionRecord
 
-__all__ = ["find_case"]
+__all__ = ["IndexedTree", "find_case", "index_tree"]
 
 
 class _Missing:
@@ -77,20 +82,10 @@ def _indexed(project: Project, ref: str, case_id: str) -> Case | _Missing | None
             return _Missing(f"{name}@{record.number}")
         lines = fetch_lines(project.state_dir, index, [index.hashes[at]])
         return None if lines is None else _parsed(lines[index.hashes[at]], case_id, shown)
-    index = read_index(project.state_dir, versions[-1].hash)
-    if index is None:
-        return None
-    try:
-        source, spans, hashes, ended = scan_file(folder / CASES_FILE, lambda _: None)
-    except FileNotFoundError:
-        return None
-    tree = index_lines(source, spans, hashes, ended, index, shown)
-    if tree is None:
-        return None  # a bad line, a duplicate id...: the full read reports it
-    labels = folder / LABELS_FILE
-    label_data = labels.read_bytes() if labels.exists() else b""
-    if parent_label_lines(label_data, index, set(tree.ids)) is None:
-        return None  # labels the release does not hold are validated by the full read
+    indexed = index_tree(project, name, versions)
+    if indexed is None:
+        return None  # a bad line, a duplicate id, other labels...: the full read decides
+    tree = indexed.cases
     try:
         at = tree.ids.index(case_id)
     except ValueError:
@@ -102,6 +97,52 @@ def _indexed(project: Project, ref: str, case_id: str) -> Case | _Missing | None
             return _parsed(bytes(line(at)), case_id, shown)
     except Changed:
         return None  # written meanwhile
+
+
+@dataclass(frozen=True)
+class IndexedTree:
+    """A working tree indexed against its latest release (see :func:`index_tree`)."""
+
+    parent: VersionRecord
+    index: VersionIndex
+    """The latest release's index."""
+    cases: NewCases
+    """The tree's cases as a release writes them (less those left out)."""
+    label_lines: list[bytes]
+    """The labels file's lines (less those of cases left out), each a line of the release."""
+
+
+def index_tree(
+    project: Project,
+    name: str,
+    versions: Sequence[VersionRecord],
+    drop: AbstractSet[str] = frozenset(),
+) -> IndexedTree | None:
+    """The working tree of ``name`` (less the cases ``drop`` names) against its latest release.
+
+    Lines the release holds are taken from its index; the others are validated. ``None`` when
+    that cannot decide: no release yet, the store lacks it, a bad line, a duplicate id or a
+    contradiction, or labels other than the release's (less those of ``drop``).
+    """
+    if not versions:
+        return None
+    folder = project.dataset_dir(name)
+    index = read_index(project.state_dir, versions[-1].hash)
+    if index is None:
+        return None
+    try:
+        source, spans, hashes, ended = scan_file(folder / CASES_FILE, lambda _: None)
+    except FileNotFoundError:
+        return None
+    shown = f"{project.relative(folder)}/{CASES_FILE}"
+    tree = index_lines(source, spans, hashes, ended, index, shown)
+    if tree is None:
+        return None
+    tree = tree.without(drop)
+    labels = folder / LABELS_FILE
+    label_data = labels.read_bytes() if labels.exists() else b""
+    kept = parent_label_lines(label_data, index, set(tree.ids), drop)
+    return None if kept is None else IndexedTree(versions[-1], index, tree, kept)
 
 
 def _parsed(raw: bytes, case_id: str, shown: str) -> Case | None:

@@ -42,6 +42,7 @@ from casework.dataset.lock import (
     note_written,
     settle,
 )
+from casework.dataset.lookup import index_tree
 from casework.dataset.objects import VersionIndex, fetch_lines, line_hash, read_index, write_version
 from casework.dataset.stream import (
     ProgressCallback,
@@ -375,11 +376,7 @@ def _release_tree(project: Project, name: str, message: str) -> TreeRelease:
         except _FullPath:
             return _release_tree_fully(project, name, message)
         except Changed:
-            raise ReleaseConflict(
-                f"{project.relative(project.dataset_dir(name))}: {CASES_FILE} changed while this "
-                "command was releasing it (written by something that does not take casework's "
-                "release lock); nothing was written. Run the command again."
-            ) from None
+            raise _changed_underneath(project, name) from None
     digest = record.hash if record else prepared.hash
     return TreeRelease(name, digest, record, None if record else prepared.parent)
 
@@ -426,11 +423,7 @@ def release_without(
             except _FullPath:
                 pass
             except Changed:
-                raise ReleaseConflict(
-                    f"{project.relative(project.dataset_dir(name))}: {CASES_FILE} changed while "
-                    "this command was releasing it (written by something that does not take "
-                    "casework's release lock); nothing was written. Run the command again."
-                ) from None
+                raise _changed_underneath(project, name) from None
         current = load_dataset(project, name)
         kept = [c for c in current.cases if c.id not in drop]
         labels = [r for r in current.labels if r.case_id not in drop]
@@ -440,28 +433,23 @@ def release_without(
 def _prepare_without(project: Project, name: str, drop: AbstractSet[str]) -> _Prepared | None:
     """The tree less ``drop`` as a release writes it (``None``: the full path decides)."""
     folder = project.dataset_dir(name)
-    shown_dir = project.relative(folder)
-    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
-    if not versions:
+    versions = read_versions(folder, f"{project.relative(folder)}/{VERSIONS_FILE}")
+    tree = index_tree(project, name, versions, drop)
+    if tree is None:
         return None
-    parent = versions[-1]
-    index = read_index(project.state_dir, parent.hash)
-    if index is None:
-        return None
-    try:
-        source, spans, hashes, ended = scan_file(folder / CASES_FILE, lambda _: None)
-    except FileNotFoundError:
-        return None
-    indexed = index_lines(source, spans, hashes, ended, index, f"{shown_dir}/{CASES_FILE}")
-    if indexed is None:
-        return None
-    new = indexed.without(drop)
-    kept = parent_label_lines(_read_or_none(folder / LABELS_FILE) or b"", index, set(new.ids), drop)
-    if kept is None:
-        return None
-    label_bytes = b"".join(line + b"\n" for line in kept)
-    digest = pieces_hash(new.chunks(), label_bytes)
-    return _Prepared("", parent, index, new, [], label_bytes, digest, True, len(kept))
+    label_bytes = b"".join(line + b"\n" for line in tree.label_lines)
+    digest = pieces_hash(tree.cases.chunks(), label_bytes)
+    return _Prepared(
+        "",
+        tree.parent,
+        tree.index,
+        tree.cases,
+        [],
+        label_bytes,
+        digest,
+        True,
+        len(tree.label_lines),
+    )
 
 
 def _release_tree_fully(project: Project, name: str, message: str) -> TreeRelease:
@@ -472,6 +460,14 @@ def _release_tree_fully(project: Project, name: str, message: str) -> TreeReleas
             current = load_dataset(project, name)
         record = release(project, name, current.cases, message)
     return TreeRelease(name, record.hash if record else current.hash, record, current.version)
+
+
+def _changed_underneath(project: Project, name: str) -> ReleaseConflict:
+    return ReleaseConflict(
+        f"{project.relative(project.dataset_dir(name))}: {CASES_FILE} changed while this "
+        "command was releasing it (written by something that does not take casework's "
+        "release lock); nothing was written. Run the command again."
+    )
 
 
 class _FullPath(Exception):

@@ -11,13 +11,13 @@ import math
 import re
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import TypeAdapter
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from casework.dataset import (
     canonical_bytes,
@@ -257,3 +257,28 @@ def test_a_non_finite_float_is_refused_not_written_as_null(value: float) -> None
     case = Case.model_validate(_case({"z": [value]}, {}, {}, None))
     with pytest.raises(InputErrors, match="NaN and Infinity"):
         canonical_fix(case, b"{}")
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_canonical_bytes_refuses_a_non_finite_float_in_a_case(value: float) -> None:
+    case = Case.model_validate(_case({"z": [value]}, {}, {}, None))
+    with pytest.raises(InputErrors, match="NaN and Infinity") as exc:
+        canonical_bytes([Case.model_validate(_case({}, {}, {}, None)), case])
+    assert len(exc.value.problems) == 1
+
+
+@pytest.mark.parametrize("mode", ["null", "constants", "strings"])
+@pytest.mark.parametrize("value", [float("inf"), float("nan")])
+def test_canonical_bytes_finds_a_non_finite_float_whatever_a_nested_model_writes(
+    mode: Literal["null", "constants", "strings"], value: float
+) -> None:
+    # pydantic's ser_json_inf_nan is per model: a nested one may write NaN, not null.
+    inner = type(
+        "Inner",
+        (BaseModel,),
+        {"__annotations__": {"x": float}, "model_config": ConfigDict(ser_json_inf_nan=mode)},
+    )
+    outer = type("Outer", (BaseModel,), {"__annotations__": {"inner": inner, "n": int}})
+    with pytest.raises(InputErrors, match="NaN and Infinity"):
+        canonical_bytes([outer(inner=inner(x=value), n=1)])
+    assert canonical_bytes([outer(inner=inner(x=1.5), n=1)]) == b'{"inner": {"x": 1.5}, "n": 1}\n'

@@ -490,7 +490,10 @@ def fast_canonical(record: BaseModel) -> bytes | None:
         return None
     if _numbers_risky(compact):
         return None
-    return msgspec.json.format(compact, indent=0)
+    try:
+        return msgspec.json.format(compact, indent=0)
+    except msgspec.DecodeError:  # a model that writes NaN as a bare constant (not JSON)
+        return None
 
 
 def canonical_line(record: BaseModel) -> str:
@@ -555,16 +558,30 @@ def canonical_bytes(
     if sort_key is not None:
         items = sorted(items, key=sort_key)
     problems = []
+    lines = []
     for record in items:
-        if _has_non_finite(record):
+        line = fast_canonical(record)
+        # Walking a case for non-finite floats took about as long as writing it: walk only a
+        # record whose JSON could hold one (pydantic writes one as null, NaN or "NaN").
+        if (line is None or _may_hold_non_finite(line)) and _has_non_finite(record):
             where = _non_finite(record) or None
             name = f"{type(record).__name__} {getattr(record, 'id', '')}".strip()
             problems.append(
                 Problem(name, None, where, "NaN and Infinity are not JSON numbers; not written")
             )
+        elif not problems:
+            lines.append(line if line is not None else canonical_line(record).encode("utf-8"))
     InputErrors.raise_if_any(problems)
-    lines = (fast_canonical(r) or canonical_line(r).encode("utf-8") for r in items)
     return b"".join(line + b"\n" for line in lines)
+
+
+def _may_hold_non_finite(line: bytes) -> bool:
+    """Whether pydantic's JSON of a record may hold a NaN or infinity, in any of its modes.
+
+    ``ser_json_inf_nan`` (per model, so nested models may differ) writes one as ``null``
+    (the default), as ``NaN``/``Infinity`` or as the strings ``"NaN"``/``"Infinity"``.
+    """
+    return b"null" in line or b"NaN" in line or b"Infinity" in line
 
 
 def canonical_fix(record: BaseModel, raw: bytes | memoryview) -> bytes | None:
@@ -581,8 +598,8 @@ def canonical_fix(record: BaseModel, raw: bytes | memoryview) -> bytes | None:
         line = canonical_line(record).encode("utf-8")
     if line == raw:
         return None
-    # pydantic writes NaN and infinities as `null`: a line without one holds neither.
-    if b"null" in line and _has_non_finite(record):
+    # pydantic writes NaN and infinities as `null` (or NaN): a line without one holds neither.
+    if _may_hold_non_finite(line) and _has_non_finite(record):
         canonical_bytes([record])  # raises, naming the field
     return line
 

@@ -22,8 +22,9 @@ from casework.dataset import (
     CASES_FILE,
     VERSIONS_FILE,
     DatasetScan,
-    canonical_bytes,
+    canonical_line,
     dataset_lock,
+    fast_canonical,
     files_hash,
     purge_cached,
     read_versions,
@@ -123,7 +124,8 @@ def _names(case: Case, pseudonyms: AbstractSet[str]) -> bool:
     prov = case.provenance
     if prov.source_session in pseudonyms or not pseudonyms.isdisjoint(prov.subjects):
         return True
-    line = canonical_bytes([case])  # the row as the dataset file holds it
+    # The row as the dataset file holds it (strictly read: no NaN to look for first).
+    line = fast_canonical(case) or canonical_line(case).encode("utf-8")
     return any(p.encode("utf-8") in line for p in pseudonyms)
 
 

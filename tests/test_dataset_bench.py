@@ -55,8 +55,8 @@ def test_a_tiny_benchmark_run_measures_every_step_and_writes_its_section(tmp_pat
     docs.write_text("# Benchmarks\n\nkept\n", encoding="utf-8")
     args = ["--sizes", "50", "--cache-releases", "2", "--agreement-sizes", "40", "--out", str(docs)]
     done = _run(str(BENCH / "dataset_bench.py"), *args)
-    steps = ("orjson parse (floor)", "check", "release (1% changed)", "diff 1 2", "cases", "show")
-    steps += ("show @1", "expire --dry-run", "forget --dry-run", "expire (mined rows)")
+    steps = ["orjson parse (floor)", "check", "release (1% changed)", "diff 1 2", "cases", "show"]
+    steps += ["show @1", "expire --dry-run", "forget --dry-run", "expire (mined rows)"]
     for step in steps:
         assert f"| 50 | `{step}` |" in done.stdout, done.stdout
     assert "git diff --stat (floor)" in done.stdout

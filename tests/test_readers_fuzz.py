@@ -9,6 +9,7 @@ lone surrogates, invalid UTF-8, byte-order marks, over-long CSV cells), plus pla
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import hashlib
@@ -19,7 +20,7 @@ import re
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from hypothesis import strategies as st
 from casework.dataset import (
     canonical_bytes,
     declared_tools,
+    find_case,
     load_dataset,
     load_renames,
     parse_records,
@@ -76,7 +78,7 @@ from casework.mining import (
     failure_signals,
     read_conversations,
 )
-from casework.privacy import load_key, scrubber_for
+from casework.privacy import expire, forget, load_key, scrubber_for
 from casework.project import load_project
 from casework.review import ReviewItem, import_verdicts, read_verdict_sheet, render_sheet
 from casework.review import sheet_line as review_sheet_line
@@ -448,6 +450,17 @@ def _dataset(root: Path) -> None:
     read_versions(project.dataset_dir("refunds"), "versions.jsonl")
 
 
+def _indexed(root: Path) -> None:
+    """`show` (through the latest release's index) and `expire`/`forget` dry runs (streamed)."""
+    project = load_project(root)
+    for ref in ("refunds", "refunds@1"):
+        with contextlib.suppress(CaseworkError):  # one refusal must not hide the next reader
+            find_case(project, ref, "r-1")
+    with contextlib.suppress(CaseworkError):
+        expire(project, today=date(2026, 12, 1), now=NOW, dry_run=True)
+    forget(project, emails=["ada.fakename@example.com"], now=NOW, dry_run=True)
+
+
 def _traces(name: str, fmt: TraceFormat | None) -> Callable[[Path], None]:
     def read(root: Path) -> None:
         project = load_project(root)
@@ -549,6 +562,9 @@ READERS = [
     Reader("cases", "datasets/refunds/cases.jsonl", "jsonl", _dataset),
     Reader("labels", "datasets/refunds/labels.jsonl", "jsonl", _dataset),
     Reader("versions", "datasets/refunds/versions.jsonl", "jsonl", _dataset),
+    Reader("cases-indexed", "datasets/refunds/cases.jsonl", "jsonl", _indexed),
+    Reader("labels-indexed", "datasets/refunds/labels.jsonl", "jsonl", _indexed),
+    Reader("versions-indexed", "datasets/refunds/versions.jsonl", "jsonl", _indexed),
     Reader("config", "casework.toml", "toml", load_project),
     Reader("tools", "agent/tools.json", "json", lambda r: declared_tools(load_project(r))),
     Reader("renames", "renames.toml", "toml", _renames),

@@ -19,20 +19,10 @@ from casework.dataset.jsonl import dump_record
 from casework.errors import CaseworkError, InputErrors
 from casework.project import Project, load_project
 from casework.schema import Case
+from tests.dataset.test_fast_read import _label
 from tests.factories import case_dict, write_lines
 
 NAME = "d"
-
-
-def _label(case_id: str, labeller: str = "l1") -> dict[str, Any]:
-    return {
-        "case_id": case_id,
-        "labeller": labeller,
-        "role": "first",
-        "outcome": "resolve",
-        "guideline_version": "refunds-g7",
-        "labelled_at": "2026-03-01T10:00:00Z",
-    }
 
 
 def _project(root: Path) -> tuple[Project, list[dict[str, Any]], list[dict[str, Any]]]:

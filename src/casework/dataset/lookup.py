@@ -26,11 +26,12 @@ from casework.schema import Case, VersionRecord
 __all__ = ["IndexedTree", "find_case", "index_tree"]
 
 
+@dataclass(frozen=True)
 class _Missing:
-    """The dataset is valid and holds no case with the id (the shown ref, for the message)."""
+    """The dataset is valid and holds no case with the id."""
 
-    def __init__(self, ref: str) -> None:
-        self.ref = ref
+    ref: str
+    """The version as the message names it (``name@N`` or ``name@working``)."""
 
 
 def find_case(

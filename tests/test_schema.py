@@ -151,3 +151,42 @@ def test_ids_and_tool_names_refuse_trailing_whitespace(field: str, ending: str) 
         data["label"]["required_tools"] = ["get_order" + ending]
     with pytest.raises(ValidationError):
         Case.model_validate(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["get_order", "issue_refund", "a.b:c-d", "x", "get_order\n", " x"]),
+            st.text(min_size=0, max_size=12),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_tool_names_are_judged_alike_whatever_came_before(names: list[str]) -> None:
+    # Names seen valid are remembered (a case names the same tools again and again): what was
+    # validated before must never change the verdict on a name, valid or not.
+    import re
+
+    pattern = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}\Z")
+    for name in names:
+        ok = pattern.match(name) is not None
+        try:
+            ToolRequirement.model_validate(name)
+        except ValidationError as exc:
+            assert not ok, name
+            assert "must be a tool name" in str(exc)
+        else:
+            assert ok, name
+
+
+def test_remembered_tool_names_are_bounded() -> None:
+    from casework.schema import _records
+
+    for i in range(_records._TOOL_NAMES_KEPT + 50):
+        ToolRequirement.model_validate(f"tool_{i}")
+    assert len(_records._TOOL_NAMES_SEEN) <= _records._TOOL_NAMES_KEPT
+    ToolRequirement.model_validate(f"tool_{_records._TOOL_NAMES_KEPT + 10}")  # still checked
+    with pytest.raises(ValidationError):
+        ToolRequirement.model_validate("bad name")

@@ -117,9 +117,19 @@ JsonObject = Annotated[dict[str, Any], AfterValidator(_sort_deep)]
 
 
 def _check_tool_name(name: str) -> str:
+    # A case names a dozen tools, from a catalogue of a few dozen: names already seen valid are
+    # looked up, not matched again (the match was a sixth of validating a case's Python calls).
+    if name in _TOOL_NAMES_SEEN:
+        return name
     if not _TOOL_RE.match(name):
         raise ValueError("must be a tool name (letters, digits, '_', '.', ':' or '-')")
+    if len(_TOOL_NAMES_SEEN) < _TOOL_NAMES_KEPT and type(name) is str:
+        _TOOL_NAMES_SEEN.add(name)
     return name
+
+
+_TOOL_NAMES_SEEN: set[str] = set()
+_TOOL_NAMES_KEPT = 4096  # bounded: a file of ever-new names costs a match each, not memory
 
 
 ToolName = Annotated[str, AfterValidator(_check_tool_name)]

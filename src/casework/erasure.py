@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import delete, or_, select
 
-from casework.dataset import dataset_lock
+from casework.dataset import StageProgress, dataset_lock
 from casework.errors import CaseworkError
 from casework.gate import slice_kappas
 from casework.leakage import read_flags, write_flags
@@ -267,6 +267,7 @@ def forget_everywhere(
     now: datetime | None = None,
     dry_run: bool = False,
     environ: Mapping[str, str] | None = None,
+    on_progress: StageProgress | None = None,
 ) -> Erasure:
     """:func:`casework.privacy.forget`, and every other copy of the removed rows goes too.
 
@@ -289,6 +290,7 @@ def forget_everywhere(
             now=when,
             dry_run=dry,
             environ=environ,
+            on_progress=on_progress,
         )
 
     return _copies_then_rows(project, run, dry_run)
@@ -301,6 +303,7 @@ def expire_everywhere(
     now: datetime | None = None,
     today: date | None = None,
     dry_run: bool = False,
+    on_progress: StageProgress | None = None,
 ) -> Erasure:
     """:func:`casework.privacy.expire`, and every other copy of the expired rows goes too.
 
@@ -310,7 +313,9 @@ def expire_everywhere(
     when = now or datetime.now(UTC)
 
     def run(dry: bool) -> list[Removal]:
-        return expire(project, datasets=datasets, now=when, today=today, dry_run=dry)
+        return expire(
+            project, datasets=datasets, now=when, today=today, dry_run=dry, on_progress=on_progress
+        )
 
     return _copies_then_rows(project, run, dry_run)
 

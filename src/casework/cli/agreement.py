@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
+from casework.cli._progress import reading
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.labelling import AgreementReport, SliceAgreement, dataset_agreement
 from casework.project import Project
@@ -193,9 +194,16 @@ def agreement_cmd(
     most over-represented among disagreements. Only calibration and audit overlap counts, and
     guideline versions are never pooled. Always exits 0: the gate reads the verdicts.
     """
-    report = dataset_agreement(
-        project, dataset, slice=slice_name, guideline=guideline, bootstrap=bootstrap, seed=seed
-    )
+    with reading(f"reading {dataset}", fmt) as on_progress:
+        report = dataset_agreement(
+            project,
+            dataset,
+            slice=slice_name,
+            guideline=guideline,
+            bootstrap=bootstrap,
+            seed=seed,
+            on_progress=on_progress,
+        )
     if fmt == "json":
         emit_json(report.as_json())
     else:

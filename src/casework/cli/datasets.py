@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, get_args
@@ -12,13 +11,13 @@ from typing import TYPE_CHECKING, get_args
 import click
 from rich.table import Table
 
+from casework.cli._progress import reading, stages
 from casework.cli.context import (
     FORMAT,
     SLICES,
     SPLIT_FILTER,
     console,
     emit_json,
-    err_console,
     pass_project,
 )
 from casework.dataset import (  # the release store and diffs load in their commands
@@ -37,48 +36,6 @@ if TYPE_CHECKING:
     from casework.schema import Case
 
 __all__ = ["COMMANDS"]
-
-
-#: Files smaller than this read in well under two seconds: no progress bar for them.
-_PROGRESS_MIN_BYTES = 32 * 1024 * 1024
-
-
-@contextmanager
-def _reading(what: str, fmt: str) -> Iterator[ProgressCallback]:
-    """A progress bar on stderr (a terminal only, never with JSON output) fed bytes read.
-
-    Drawn on each update, without rich's refresh thread: a parallel scan forks workers only
-    from a process without threads.
-    """
-    # Imported here: rich.progress costs `casework versions` ~10 ms of its 0.3 s start-up budget.
-    from rich.progress import (
-        BarColumn,
-        DownloadColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    quiet = fmt == "json" or not err_console.is_terminal
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        DownloadColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(
-        *columns, console=err_console, transient=True, disable=quiet, auto_refresh=False
-    ) as progress:
-        task = progress.add_task(what, total=None, visible=False)
-
-        def update(done: int, total: int) -> None:
-            visible = total >= _PROGRESS_MIN_BYTES
-            progress.update(task, completed=done, total=total, visible=visible)
-            progress.refresh()
-
-        yield update
 
 
 @click.command("init")
@@ -135,7 +92,7 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
     """
     from casework.gate import check_project  # here: `casework versions` stays light
 
-    with _reading(f"checking {dataset}", fmt) as on_progress:
+    with reading(f"checking {dataset}", fmt) as on_progress:
         report = check_project(
             project, dataset, pii=pii, presidio=presidio, on_progress=on_progress
         )
@@ -170,13 +127,18 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
 @click.option("-m", "--message", required=True, help="Why this version exists.")
 @pass_project
 def release_cmd(project: Project, dataset: str, message: str) -> None:
-    """Release the working tree of DATASET as a new version (a no-op if unchanged)."""
+    """Release the working tree of DATASET as a new version (a no-op if unchanged).
+
+    Lines the latest release holds are not parsed again. On a terminal, a large tree shows a
+    progress bar for each stage: reading, validating, writing.
+    """
     from casework.dataset import release_tree  # here: `casework versions` stays light
 
     name, version = parse_ref(dataset)
     if version is not None:
         raise UsageError(f"release {dataset}: release takes a dataset name, not a version.")
-    done = release_tree(project, name, message)
+    with stages(f"releasing {name}", "text") as on_progress:
+        done = release_tree(project, name, message, on_progress=on_progress)
     record = done.record
     if record is None:
         console.print(
@@ -276,7 +238,7 @@ def show_cmd(project: Project, dataset: str, case_id: str) -> None:
     """Print case CASE_ID of DATASET[@VERSION] as JSON."""
     from casework.dataset import find_case  # here: `casework versions` stays light
 
-    with _reading(f"reading {dataset}", "json") as on_progress:
+    with reading(f"reading {dataset}", "json") as on_progress:
         case = find_case(project, dataset, case_id, on_progress=on_progress)
     emit_json(dump_record(case))
 
@@ -399,7 +361,7 @@ def cases_cmd(
     More than 5,000 cases are listed as plain aligned columns rather than a drawn table.
     """
     filters = _CaseFilters(slices, splits, sources, labelled_under, unlabelled, oracle)
-    with _reading(f"reading {dataset}", fmt) as on_progress:
+    with reading(f"reading {dataset}", fmt) as on_progress:
         scan, rows = _case_rows(project, dataset, filters, on_progress)
     if fmt == "json":
         emit_json([row[0] for row in rows])

@@ -9,6 +9,7 @@ from typing import Any
 import click
 from rich.progress import Progress
 
+from casework.cli._progress import stages
 from casework.cli.context import FORMAT, console, emit_json, err_console, pass_project
 from casework.erasure import Erasure, expire_everywhere, forget_everywhere
 from casework.mining import FORMATS, MineOptions, MineReport, mine
@@ -253,14 +254,16 @@ def forget_cmd(
     trials, calibrations and cached LLM answers; run logs; reports); the output lists the copies
     it cannot reach.
     """
-    erasure = forget_everywhere(
-        project,
-        emails=emails,
-        accounts=accounts,
-        sessions=sessions,
-        datasets=datasets,
-        dry_run=dry_run,
-    )
+    with stages("forget", fmt) as on_progress:
+        erasure = forget_everywhere(
+            project,
+            emails=emails,
+            accounts=accounts,
+            sessions=sessions,
+            datasets=datasets,
+            dry_run=dry_run,
+            on_progress=on_progress,
+        )
     _render_removals(project, erasure, fmt)
 
 
@@ -290,9 +293,14 @@ def expire_cmd(
     A row may stay in versions released on or before its retain_until date; the first version
     released after it must not hold it. Its other copies go as with `casework forget`.
     """
-    erasure = expire_everywhere(
-        project, datasets=datasets, today=as_of.date() if as_of else None, dry_run=dry_run
-    )
+    with stages("expire", fmt) as on_progress:
+        erasure = expire_everywhere(
+            project,
+            datasets=datasets,
+            today=as_of.date() if as_of else None,
+            dry_run=dry_run,
+            on_progress=on_progress,
+        )
     _render_removals(project, erasure, fmt)
 
 

@@ -15,11 +15,11 @@ import multiprocessing
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from itertools import pairwise
 from sys import intern
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -32,6 +32,7 @@ from casework.dataset.jsonl import (
 from casework.dataset.lines import Changed, InMemory, OnDisk, Source
 from casework.dataset.objects import Summary, VersionIndex, line_hash
 from casework.dataset.parallel import parallel_workers
+from casework.dataset.stream import ProgressCallback
 from casework.errors import InputErrors
 from casework.schema import Case, LabelRecord, VersionCounts
 
@@ -271,11 +272,15 @@ def _parsed_rows_here(
     raw_hashes: Sequence[bytes],
     shown: str,
     keep: set[str],
+    on_batch: Callable[[int], None] | None = None,
 ) -> tuple[list[_Row], dict[str, Case]] | None:
-    """Rows of the lines at ``spans`` (``None``: a bad line, or one that changed meanwhile)."""
+    """Rows of the lines at ``spans`` (``None``: a bad line, or one that changed meanwhile).
+
+    ``on_batch`` is told the bytes of each batch of lines once it is validated.
+    """
     with source.reader() as read:
         try:
-            return _rows_read(read, spans, raw_hashes, shown, keep)
+            return _rows_read(read, spans, raw_hashes, shown, keep, on_batch)
         except Changed:
             return None
 
@@ -286,6 +291,7 @@ def _rows_read(
     raw_hashes: Sequence[bytes],
     shown: str,
     keep: set[str],
+    on_batch: Callable[[int], None] | None = None,
 ) -> tuple[list[_Row], dict[str, Case]] | None:
     rows: list[_Row] = []
     models: dict[str, Case] = {}
@@ -313,13 +319,21 @@ def _rows_read(
             rows.append(_Row(case.id, digest, shared.setdefault(summary, summary), span, fixed))
             if case.id in keep:
                 models[case.id] = case
+        if on_batch is not None:
+            on_batch(sum(n + 1 for _, n in batch))
     return rows, models
 
 
 def _label_rows_here(
-    data: bytes, spans: Sequence[tuple[int, int]], shown: str
+    data: bytes,
+    spans: Sequence[tuple[int, int]],
+    shown: str,
+    on_batch: Callable[[int], None] | None = None,
 ) -> list[LabelRow] | None:
-    """Validate label lines; their compact rows (``None``: a bad line, or one not writable)."""
+    """Validate label lines; their compact rows (``None``: a bad line, or one not writable).
+
+    ``on_batch``: as for :func:`_parsed_rows_here`.
+    """
     view = memoryview(data)
     rows: list[LabelRow] = []
     for start in range(0, len(spans), _BATCH):
@@ -339,11 +353,18 @@ def _label_rows_here(
             # Labellers and guideline versions repeat: one string each (shared when pickled too).
             key = (record.case_id, intern(record.labeller), intern(record.guideline_version))
             rows.append(LabelRow(label_sort_key(record), key, span, fixed))
+        if on_batch is not None:
+            on_batch(sum(n + 1 for _, n in batch))
     return rows
 
 
 #: Lines of at least this many bytes in all are parsed on every core (forking costs the rest).
 PARALLEL_MIN_ROW_BYTES = 16 * 1024 * 1024
+
+#: Bytes of lines in one worker's share, about (at least two shares a worker): a progress bar
+#: moves as shares come back, and small shares even out the workers' ends.
+_SHARE_BYTES = 8 * 1024 * 1024
+_MAX_SHARES = 64
 
 #: What a forked worker reads: the cases' source, the spans to parse and their hashes, their
 #: name, ids to keep; the labels file's bytes, spans and name.
@@ -399,25 +420,56 @@ def _parsed_rows(
     shown: str,
     keep: set[str],
     labels: tuple[bytes, str] | None,
+    on_progress: ProgressCallback | None = None,
 ) -> _Parsed | None:
     """Parse case lines (and the labels file, if given) into rows; the models in ``keep``.
 
     Many lines (a first release) are parsed on every core: see :func:`_parsed_rows_forked`.
+    ``on_progress`` is told the bytes validated so far (lines with their newlines) and in all.
     """
     label_spans = list(split_lines(labels[0])) if labels is not None else []
-    size = sum(n for _, n in spans) + (len(labels[0]) if labels is not None else 0)
+    case_bytes = sum(n + 1 for _, n in spans)
+    label_bytes = sum(n + 1 for _, n in label_spans)
+    total = case_bytes + label_bytes
+    done = 0
+
+    def advance(n: int) -> None:
+        nonlocal done
+        done += n
+        if on_progress is not None:
+            on_progress(min(done, total), total)
+
     workers = parallel_workers()
-    if workers > 1 and size >= PARALLEL_MIN_ROW_BYTES:
-        return _parsed_rows_forked(source, spans, hashes, shown, keep, labels, label_spans, workers)
-    here = _parsed_rows_here(source, spans, hashes, shown, keep)
+    if workers > 1 and total >= PARALLEL_MIN_ROW_BYTES:
+        parts = _shares(case_bytes, workers)
+        label_parts = _shares(label_bytes, workers) if labels is not None else 0
+        return _parsed_rows_forked(
+            source,
+            spans,
+            hashes,
+            shown,
+            keep,
+            labels,
+            label_spans,
+            workers,
+            parts,
+            label_parts,
+            advance,
+        )
+    here = _parsed_rows_here(source, spans, hashes, shown, keep, advance)
     if here is None:
         return None
     label_rows = None
     if labels is not None:
-        label_rows = _label_rows_here(labels[0], label_spans, labels[1])
+        label_rows = _label_rows_here(labels[0], label_spans, labels[1], advance)
         if label_rows is None:
             return None
     return _Parsed(here[0], here[1], label_rows)
+
+
+def _shares(size: int, workers: int) -> int:
+    """How many shares ``size`` bytes of lines are cut into for ``workers`` workers."""
+    return max(workers * 2, min(_MAX_SHARES, size // _SHARE_BYTES))
 
 
 def _parsed_rows_forked(
@@ -429,26 +481,44 @@ def _parsed_rows_forked(
     labels: tuple[bytes, str] | None,
     label_spans: Sequence[tuple[int, int]],
     workers: int,
+    parts: int,
+    label_parts: int,
+    advance: Callable[[int], None],
 ) -> _Parsed | None:
-    """:func:`_parsed_rows` on ``workers`` forked processes, each taking shares in turn.
+    """:func:`_parsed_rows` on ``workers`` processes: ``parts`` shares of the cases, ``label_parts`` of the labels.
 
     The workers read the files' bytes from the parent's memory (shared by the fork, not sent)
     and send back each row's id, hash and summary, and its line only when it is not the input
     line as it stands. The labels file is cut into shares too, parsed beside the cases.
+    ``advance`` is told each share's bytes as it comes back (in the order they finish).
     """
     global _SHARED
-    parts = workers * 2  # smaller shares even out the workers' ends
     cuts = [len(spans) * i // parts for i in range(parts + 1)]
-    label_cuts = [len(label_spans) * i // workers for i in range(workers + 1)]
+    label_cuts = [0]  # no labels file to validate, or:
+    if label_parts:
+        label_cuts = [len(label_spans) * i // label_parts for i in range(label_parts + 1)]
     label_data, label_shown = labels if labels is not None else (b"", "")
     _SHARED = (source, spans, hashes, shown, keep, label_data, label_spans, label_shown)
+    sizes: dict[Future[Any], int] = {}  # each share's bytes, for the progress
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = [pool.submit(_rows_part, a, b) for a, b in pairwise(cuts) if b > a]
-            label_futures = [
-                pool.submit(_labels_part, a, b) for a, b in pairwise(label_cuts) if b > a
-            ]
+            futures = []
+            for a, b in pairwise(cuts):
+                if b > a:
+                    futures.append(pool.submit(_rows_part, a, b))
+                    sizes[futures[-1]] = sum(n + 1 for _, n in spans[a:b])
+            label_futures = []
+            for a, b in pairwise(label_cuts):
+                if b > a:
+                    label_futures.append(pool.submit(_labels_part, a, b))
+                    sizes[label_futures[-1]] = sum(n + 1 for _, n in label_spans[a:b])
+            for future in as_completed(sizes):
+                if future.result() is None:  # a bad line: the full path reads and reports it
+                    for waiting in sizes:
+                        waiting.cancel()
+                    return None  # (leaving the block waits for the shares already running)
+                advance(sizes[future])
             results = [future.result() for future in futures]
             label_results = [future.result() for future in label_futures]
     finally:
@@ -496,6 +566,7 @@ def index_lines(
     base: VersionIndex | None,
     shown: str,
     labels: tuple[bytes, str] | None = None,
+    on_progress: ProgressCallback | None = None,
 ) -> NewCases | None:
     """Index a `cases.jsonl` against a stored version, validating only the lines it lacks.
 
@@ -508,6 +579,7 @@ def index_lines(
         shown: How to name the file in messages.
         labels: A labels file's bytes and name, to validate beside the cases (its rows are then
             in :attr:`NewCases.labels`).
+        on_progress: Told the bytes of lines validated so far and in all.
 
     Returns:
         The canonical content (the file as it stands when already canonical), or ``None`` when
@@ -529,7 +601,7 @@ def index_lines(
         else:
             rows.append(_Row(base.ids[at], digest, base.summaries[at], span, None))
     keep = set(base.ids) if base else set()
-    parsed = _parsed_rows(source, unknown, unknown_hashes, shown, keep, labels)
+    parsed = _parsed_rows(source, unknown, unknown_hashes, shown, keep, labels, on_progress)
     if parsed is None:
         return None
     for i, row in zip(where, parsed.rows, strict=True):

@@ -5,8 +5,9 @@ Entry points: :func:`load_dataset` (``name`` or ``name@version``) and :func:`rel
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -46,8 +47,10 @@ from casework.dataset.lookup import index_tree
 from casework.dataset.objects import VersionIndex, fetch_lines, line_hash, read_index, write_version
 from casework.dataset.stream import (
     ProgressCallback,
+    StageProgress,
     dangling_label_problems,
     duplicate_label_problems,
+    one_stage,
     parse_content,
     parse_ref,
     scan_dataset,
@@ -333,7 +336,9 @@ def release_working_tree(
     return load_dataset(project, name), done.record
 
 
-def release_tree(project: Project, name: str, message: str) -> TreeRelease:
+def release_tree(
+    project: Project, name: str, message: str, *, on_progress: StageProgress | None = None
+) -> TreeRelease:
     """Release the working tree of ``name`` as it is (`casework release`).
 
     Each case line is hashed once and compared with the latest release's stored lines: a tree
@@ -341,6 +346,10 @@ def release_tree(project: Project, name: str, message: str) -> TreeRelease:
     the release lacks are validated (and diffed). Whatever a release refuses is reported by
     the full path, exactly as before. The tree is read and validated before the lock is taken
     (bad input leaves no trace), and read again under the lock only if it changed meanwhile.
+
+    ``on_progress`` is told each stage as it goes: ``reading`` (the cases file's bytes hashed),
+    ``validating`` (bytes of the lines the latest release lacks, and of a first release's
+    labels), ``writing`` (bytes of cases written to the version store).
 
     Raises:
         InputErrors: Bad lines, or contradictions a release refuses (see :func:`release`).
@@ -350,31 +359,36 @@ def release_tree(project: Project, name: str, message: str) -> TreeRelease:
     # Cases, labels and their rows hold no reference cycles: with the collector running, its
     # full passes over the growing heap took 28 of 205 s of a first release of 100k cases.
     with collector_paused():
-        return _release_tree(project, name, message)
+        return _release_tree(project, name, message, on_progress)
 
 
-def _release_tree(project: Project, name: str, message: str) -> TreeRelease:
+def _release_tree(
+    project: Project, name: str, message: str, on_progress: StageProgress | None
+) -> TreeRelease:
     folder = project.dataset_dir(name)
     settle(project, name)
     if not (folder / CASES_FILE).exists():
-        return _release_tree_fully(project, name, message)
-    prepared = _prepare_tree(project, name)
+        return _release_tree_fully(project, name, message, on_progress)
+    prepared = _prepare_tree(project, name, on_progress)
     if isinstance(prepared, VersionRecord):
         _require_message(message)
         return TreeRelease(name, prepared.hash, None, prepared)
     if prepared is None:
-        return _release_tree_fully(project, name, message)
+        return _release_tree_fully(project, name, message, on_progress)
     _require_message(message)
     with dataset_lock(project, name):
         if held_fingerprint(project, name) != prepared.fingerprint:
-            again = _prepare_tree(project, name)  # changed meanwhile: read it again, locked
+            # Changed meanwhile: read it again, locked.
+            again = _prepare_tree(project, name, on_progress)
             if not isinstance(again, _Prepared):
-                return _release_tree_fully(project, name, message)
+                return _release_tree_fully(project, name, message, on_progress)
             prepared = again
         try:
-            record = _release_prepared(project, name, prepared, message, None, None)
+            record = _release_prepared(
+                project, name, prepared, message, None, None, on_progress=on_progress
+            )
         except _FullPath:
-            return _release_tree_fully(project, name, message)
+            return _release_tree_fully(project, name, message, on_progress)
         except Changed:
             raise _changed_underneath(project, name) from None
     digest = record.hash if record else prepared.hash
@@ -452,12 +466,15 @@ def _prepare_without(project: Project, name: str, drop: AbstractSet[str]) -> _Pr
     )
 
 
-def _release_tree_fully(project: Project, name: str, message: str) -> TreeRelease:
+def _release_tree_fully(
+    project: Project, name: str, message: str, on_progress: StageProgress | None = None
+) -> TreeRelease:
     """The full path: parse and validate every case (reports problems as it always has)."""
-    current = load_dataset(project, name)
+    reading = one_stage(on_progress, "validating")
+    current = load_dataset(project, name, on_progress=reading)
     with dataset_lock(project, name):
         if _working_hash(project, name) != current.hash:
-            current = load_dataset(project, name)
+            current = load_dataset(project, name, on_progress=reading)
         record = release(project, name, current.cases, message)
     return TreeRelease(name, record.hash if record else current.hash, record, current.version)
 
@@ -502,15 +519,19 @@ class _Prepared:
         return len(self.labels) if self.label_total is None else self.label_total
 
 
-def _prepare_tree(project: Project, name: str) -> _Prepared | VersionRecord | None:
+def _prepare_tree(
+    project: Project, name: str, on_progress: StageProgress | None = None
+) -> _Prepared | VersionRecord | None:
     """The tree as a release would write it; the latest release if equal; ``None``: full path."""
     try:
-        return _prepare_tree_read(project, name)
+        return _prepare_tree_read(project, name, on_progress)
     except Changed:
         return None  # the cases file changed while read: the full path reads it under the lock
 
 
-def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord | None:
+def _prepare_tree_read(
+    project: Project, name: str, on_progress: StageProgress | None
+) -> _Prepared | VersionRecord | None:
     folder = project.dataset_dir(name)
     shown_dir = project.relative(folder)
     log = _read_or_none(folder / VERSIONS_FILE)
@@ -523,8 +544,12 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
     # The cases file is hashed line by line as read, not held: its lines are read back by
     # position when written, each checked against its hash.
     seen = fingerprint_start()
+    reading = one_stage(on_progress, "reading")
+    chunk_seen: Callable[[bytes], object] = seen.update
+    if reading is not None:
+        chunk_seen = _counting(seen.update, reading, _size(folder / CASES_FILE))
     try:
-        source, spans, hashes, ended = scan_file(folder / CASES_FILE, seen.update)
+        source, spans, hashes, ended = scan_file(folder / CASES_FILE, chunk_seen)
     except FileNotFoundError:
         return None
     if log != _read_or_none(folder / VERSIONS_FILE):
@@ -536,7 +561,14 @@ def _prepare_tree_read(project: Project, name: str) -> _Prepared | VersionRecord
         return None
     labels_here = None if parent is not None else (label_data, f"{shown_dir}/{LABELS_FILE}")
     new = index_lines(
-        source, spans, hashes, ended, parent_index, f"{shown_dir}/{CASES_FILE}", labels_here
+        source,
+        spans,
+        hashes,
+        ended,
+        parent_index,
+        f"{shown_dir}/{CASES_FILE}",
+        labels_here,
+        one_stage(on_progress, "validating"),
     )
     if new is None:
         return None
@@ -604,6 +636,28 @@ def _tree_hash(tree: tuple[str, bytes, bytes] | None, new: NewCases, label_bytes
     ):
         return tree[0]
     return pieces_hash(new.chunks(), label_bytes)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _counting(
+    update: Callable[[bytes], object], on_progress: ProgressCallback, total: int
+) -> Callable[[bytes], None]:
+    """``update``, also telling ``on_progress`` the bytes seen so far (of ``total``)."""
+    seen = 0
+
+    def chunk_seen(chunk: bytes) -> None:
+        nonlocal seen
+        update(chunk)
+        seen += len(chunk)
+        on_progress(seen, max(total, seen))
+
+    return chunk_seen
 
 
 def _read_or_none(path: Path) -> bytes | None:
@@ -675,11 +729,14 @@ def _release_prepared(
     changes: Sequence[str] | None,
     now: datetime | None,
     case_list: list[Case] | None = None,
+    *,
+    on_progress: StageProgress | None = None,
 ) -> VersionRecord | None:
     """Refuse dropped labels, write the store, then the files through the journal (under the lock).
 
     ``case_list`` (every case, as models) lets the full diff stand in when the parent release
     is not in the line store; without it such a release raises :class:`_FullPath`.
+    ``on_progress`` is told the ``writing`` stage (case bytes written to the store).
     """
     folder = project.dataset_dir(name)
     shown_dir = project.relative(folder)
@@ -725,8 +782,9 @@ def _release_prepared(
         guideline_versions=guideline_versions_of(new.summaries),
     )
     log = canonical_bytes([*versions, record])
+    writing = one_stage(on_progress, "writing")
     if new.byte_count() < OVERLAP_MIN_BYTES:
-        _store(project, name, prepared)
+        _store(project, name, prepared, writing)
         staged = _stage(project, name, folder, prepared, log)
     else:
         # The store and the staged files are each a full copy of a large tree, written, hashed
@@ -736,7 +794,7 @@ def _release_prepared(
         # the next command drops.
         with ThreadPoolExecutor(max_workers=1) as pool:
             staging = pool.submit(_stage, project, name, folder, prepared, log)
-            _store(project, name, prepared)
+            _store(project, name, prepared, writing)
             staged = staging.result()
     _finish(project, name, staged)
     return record
@@ -747,14 +805,24 @@ def _release_prepared(
 OVERLAP_MIN_BYTES = 16 * 1024 * 1024
 
 
-def _store(project: Project, name: str, prepared: _Prepared) -> None:
-    """Keep the release in the line store, so old versions materialise without git."""
+def _store(
+    project: Project,
+    name: str,
+    prepared: _Prepared,
+    on_progress: ProgressCallback | None = None,
+) -> None:
+    """Keep the release in the line store, so old versions materialise without git.
+
+    ``on_progress`` is told the bytes of the case lines read for the store so far, of all the
+    release's case bytes (lines the store holds already are not read: the bar then ends short
+    of full, and the stage ends).
+    """
     new = prepared.new
     label_lines_ = _label_views(prepared.label_bytes)
     index = VersionIndex(
         prepared.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
     )
-    with new.lines() as line:
+    with _lines_counted(new, on_progress) as line:
         write_version(
             project.state_dir,
             index,
@@ -763,6 +831,36 @@ def _store(project: Project, name: str, prepared: _Prepared) -> None:
             prepared.parent_index,
             tmp_dir(project, name),
         )
+    if on_progress is not None:
+        total = new.byte_count()
+        on_progress(total, total)
+
+
+@contextlib.contextmanager
+def _lines_counted(
+    new: NewCases, on_progress: ProgressCallback | None
+) -> Iterator[Callable[[int], bytes | memoryview]]:
+    """:meth:`NewCases.lines`, telling ``on_progress`` the bytes given every few megabytes."""
+    with new.lines() as line:
+        if on_progress is None:
+            yield line
+            return
+        total = new.byte_count()
+        given = told = 0
+
+        def counted(i: int) -> bytes | memoryview:
+            nonlocal given, told
+            out = line(i)
+            given += len(out) + 1
+            if given - told >= _TOLD_EVERY:
+                told = given
+                on_progress(min(given, total), total)
+            return out
+
+        yield counted
+
+
+_TOLD_EVERY = 4 * 1024 * 1024  # bytes written between two progress updates
 
 
 def _label_views(data: bytes) -> list[memoryview]:

@@ -36,6 +36,7 @@ __all__ = [
     "DatasetScan",
     "LabelKey",
     "ProgressCallback",
+    "StageProgress",
     "collector_paused",
     "dangling_key_problems",
     "dangling_label_problems",
@@ -44,6 +45,7 @@ __all__ = [
     "finish_content",
     "finish_label_keys",
     "label_key_of",
+    "one_stage",
     "open_dataset",
     "parse_content",
     "parse_ref",
@@ -57,6 +59,17 @@ LabelKey = tuple[str, str, str]
 CaseVisitor = Callable[["Case"], None]
 #: Called with ``(bytes read, bytes in all)`` as the cases file streams past.
 ProgressCallback = Callable[[int, int], None]
+#: Called with ``(stage, bytes done, bytes in all)`` as a command of several stages (a release:
+#: reading, validating, writing) goes; each stage counts from 0 again.
+StageProgress = Callable[[str, int, int], None]
+
+
+def one_stage(on_progress: StageProgress | None, stage: str) -> ProgressCallback | None:
+    """The progress of one stage, as a two-argument callback (``None`` without progress)."""
+    if on_progress is None:
+        return None
+    return lambda done, total: on_progress(stage, done, total)
+
 
 #: Bytes of the cases file between two progress callbacks.
 _PROGRESS_EVERY = 4 * 1024 * 1024

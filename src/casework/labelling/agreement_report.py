@@ -51,6 +51,7 @@ from casework.agreement import (
 from casework.dataset import (
     PARALLEL_MIN_BYTES,
     DatasetScan,
+    ProgressCallback,
     collector_paused,
     declared_tools,
     parallel_workers,
@@ -683,8 +684,11 @@ def dataset_agreement(
     guideline: str | None = None,
     bootstrap: int = 2000,
     seed: int = 0,
+    on_progress: ProgressCallback | None = None,
 ) -> AgreementReport:
     """Agreement report of ``DATASET[@VERSION]`` with the project's thresholds and declared tools.
+
+    ``on_progress`` is told the bytes of the cases file read so far, and in all.
 
     Raises:
         UsageError: Unknown dataset, slice or guideline version.
@@ -696,14 +700,20 @@ def dataset_agreement(
     # Cases, labels and the report's rows hold no reference cycles: with the collector running,
     # its passes over the heap of loaded cases took a fifth of `agreement` at 20k labels.
     with collector_paused():
-        return _dataset_agreement(project, ref, slice, guideline, bootstrap, seed)
+        return _dataset_agreement(project, ref, slice, guideline, bootstrap, seed, on_progress)
 
 
 def _dataset_agreement(
-    project: Project, ref: str, slice: str | None, guideline: str | None, bootstrap: int, seed: int
+    project: Project,
+    ref: str,
+    slice: str | None,
+    guideline: str | None,
+    bootstrap: int,
+    seed: int,
+    on_progress: ProgressCallback | None = None,
 ) -> AgreementReport:
     thresholds = project.config.thresholds
-    scan, facts, labels = _scan(project, ref)
+    scan, facts, labels = _scan(project, ref, on_progress)
     try:
         tools = sorted(declared_tools(project))
         tool_note = None
@@ -735,7 +745,9 @@ def _dataset_agreement(
     return report
 
 
-def _scan(project: Project, ref: str) -> tuple[DatasetScan, _CaseFacts, list[_Label]]:
+def _scan(
+    project: Project, ref: str, on_progress: ProgressCallback | None = None
+) -> tuple[DatasetScan, _CaseFacts, list[_Label]]:
     """Validate ``ref`` as :func:`casework.dataset.load_dataset` does, keeping only compact facts.
 
     A large working tree is read on every core: each worker reduces its cases to facts and
@@ -749,7 +761,12 @@ def _scan(project: Project, ref: str) -> tuple[DatasetScan, _CaseFacts, list[_La
         labels_path = project.dataset_dir(parse_ref(ref)[0]) / LABELS_FILE
         stamp = file_stamp(labels_path)
         scan, parts = scan_dataset_chunks(
-            project, ref, lambda: _CaseFacts(decoded=True), workers=workers, keep_labels=False
+            project,
+            ref,
+            lambda: _CaseFacts(decoded=True),
+            workers=workers,
+            keep_labels=False,
+            on_progress=on_progress,
         )
         labels = read_checked_labels(labels_path, stamp)
         if labels is not None:
@@ -757,5 +774,5 @@ def _scan(project: Project, ref: str) -> tuple[DatasetScan, _CaseFacts, list[_La
                 facts.merge(part)
             return scan, facts, labels
         facts = _CaseFacts(decoded=True)  # the labels changed under the scan: read it all again
-    scan = scan_dataset(project, ref, facts.add)
+    scan = scan_dataset(project, ref, facts.add, on_progress=on_progress)
     return scan, facts, [_label_of(rec) for rec in scan.labels]

@@ -22,10 +22,12 @@ from casework.dataset import (
     CASES_FILE,
     VERSIONS_FILE,
     DatasetScan,
+    StageProgress,
     canonical_line,
     dataset_lock,
     fast_canonical,
     files_hash,
+    one_stage,
     purge_cached,
     read_versions,
     release_without,
@@ -228,11 +230,13 @@ def _select(
     today: date,
     wanted: frozenset[str],
     precheck: Callable[[str, Iterable[str]], None] | None,
+    on_progress: StageProgress | None = None,
 ) -> tuple[DatasetScan, _Selection]:
     """Read the working tree of ``name`` row by row (on every core when large), once a content.
 
     A command that plans (a dry run) and then removes reads each tree once: the selection is
     kept by the tree's version hash, which also tells that the tree did not change between.
+    ``on_progress`` is told the stage ``reading NAME`` as the cases file is read.
     """
     memo = (
         project.dataset_dir(name).resolve(),
@@ -243,7 +247,11 @@ def _select(
     found = _SELECTED.get(memo)
     if found is None:
         scan, parts = scan_in_jobs(
-            project, name, lambda: _Selection(today, wanted), keep_labels=False
+            project,
+            name,
+            lambda: _Selection(today, wanted),
+            keep_labels=False,
+            on_progress=one_stage(on_progress, f"reading {name}"),
         )
         selection = parts[0]
         for part in parts[1:]:
@@ -273,6 +281,7 @@ def _remove(
     reason: str,
     dry_run: bool,
     precheck: Callable[[str, Iterable[str]], None] | None = None,
+    on_progress: StageProgress | None = None,
 ) -> list[Removal]:
     """Release every dataset without the rows that leave (``wanted`` names, or past retention).
 
@@ -286,7 +295,10 @@ def _remove(
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
     purge_file = project.state_dir / "purge" / f"{reason}-{stamp}.txt"
     # Every dataset passes the precheck before any changes.
-    selected = {n: _select(project, n, today, wanted, precheck) for n in _datasets(project, names)}
+    selected = {
+        n: _select(project, n, today, wanted, precheck, on_progress)
+        for n in _datasets(project, names)
+    }
     for name, (scan, selection) in selected.items():
         folder = project.dataset_dir(name)
         files = tuple(project.relative(folder / f) for f in (CASES_FILE, "labels.jsonl"))
@@ -294,7 +306,7 @@ def _remove(
         if selection.chosen and not dry_run:
             with dataset_lock(project, name):
                 if files_hash(folder) != scan.hash:  # changed meanwhile: again, under the lock
-                    scan, selection = _select(project, name, today, wanted, precheck)
+                    scan, selection = _select(project, name, today, wanted, precheck, on_progress)
                 chosen = set(selection.chosen)
                 if chosen:
                     changes = []
@@ -341,12 +353,14 @@ def forget(
     now: datetime | None = None,
     dry_run: bool = False,
     environ: Mapping[str, str] | None = None,
+    on_progress: StageProgress | None = None,
 ) -> list[Removal]:
     """Remove every row naming a customer, in every dataset (or those named).
 
     A row goes when its subjects, its source session or any of its text holds a pseudonym of
     one of the given emails, accounts or sessions. Rows past their retention date leave in the
-    same release. The changelog counts rows; it never names the customer.
+    same release. The changelog counts rows; it never names the customer. ``on_progress`` is
+    told each dataset's reading (stage ``reading NAME``).
 
     Raises:
         UsageError: No identifier given, or a named dataset does not exist.
@@ -380,6 +394,7 @@ def forget(
         reason="forget",
         dry_run=dry_run,
         precheck=same_key,
+        on_progress=on_progress,
     )
 
 
@@ -390,11 +405,12 @@ def expire(
     now: datetime | None = None,
     today: date | None = None,
     dry_run: bool = False,
+    on_progress: StageProgress | None = None,
 ) -> list[Removal]:
     """Remove rows past their ``retain_until`` date (see :func:`is_expired`) from every dataset.
 
     ``today`` (default: the UTC date of ``now``) decides what has expired; a later date shows
-    what a future run will remove (with ``dry_run``).
+    what a future run will remove (with ``dry_run``). ``on_progress``: as for :func:`forget`.
 
     Raises:
         UsageError: A named dataset does not exist.
@@ -408,6 +424,7 @@ def expire(
         message="expire: retention",
         reason="expire",
         dry_run=dry_run,
+        on_progress=on_progress,
     )
 
 

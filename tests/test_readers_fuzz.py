@@ -37,6 +37,7 @@ from casework.dataset import (
     parse_records,
     read_versions,
     release,
+    release_tree,
     scan_dataset,
 )
 from casework.errors import CaseworkError
@@ -889,6 +890,50 @@ def test_reader_survives_hostile_bytes(root: Path, reader: Reader) -> None:
         check()
     finally:
         target.write_bytes(sample)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("target", ["cases.jsonl", "labels.jsonl"])
+def test_release_of_hostile_files_reports_or_releases(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int, target: str
+) -> None:
+    """`casework release` reads the tree itself: a bad file is refused with nothing written.
+
+    With ``workers=2`` the lines are validated on forked workers in tiny shares (a bad share
+    cancels the rest; the full path then reports), as a large tree is.
+    """
+    if workers > 1:
+        monkeypatch.setattr("casework.dataset.incremental.PARALLEL_MIN_ROW_BYTES", 0)
+        monkeypatch.setattr("casework.dataset.incremental.parallel_workers", lambda: workers)
+        monkeypatch.setattr("casework.dataset.incremental._SHARE_BYTES", 512)
+    sample = (root / "datasets" / "refunds" / target).read_bytes()
+    told: list[tuple[str, int, int]] = []
+
+    @settings(
+        max_examples=int(os.environ.get("CASEWORK_FUZZ_EXAMPLES", "25")),
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(data=hostile_bytes("jsonl", sample))
+    def check(data: bytes) -> None:
+        copy = tmp_path / "release"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(root, copy)
+        (copy / "datasets" / "refunds" / target).write_bytes(data)
+        before = _snapshot(copy)
+        try:
+            done = release_tree(
+                load_project(copy), "refunds", "fuzz", on_progress=lambda *a: told.append(a)
+            )
+        except CaseworkError as exc:
+            str(exc)  # the message itself must render
+            assert _snapshot(copy) == before, "a refused release wrote into the project"
+        else:
+            assert done.hash
+
+    check()
+    assert all(0 <= d <= t for _, d, t in told)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ from casework.dataset.lock import (
 from casework.dataset.lookup import index_tree
 from casework.dataset.objects import VersionIndex, fetch_lines, line_hash, read_index, write_version
 from casework.dataset.stream import (
+    PROGRESS_EVERY,
     ProgressCallback,
     StageProgress,
     dangling_label_problems,
@@ -852,15 +853,12 @@ def _lines_counted(
             nonlocal given, told
             out = line(i)
             given += len(out) + 1
-            if given - told >= _TOLD_EVERY:
+            if given - told >= PROGRESS_EVERY:
                 told = given
                 on_progress(min(given, total), total)
             return out
 
         yield counted
-
-
-_TOLD_EVERY = 4 * 1024 * 1024  # bytes written between two progress updates
 
 
 def _label_views(data: bytes) -> list[memoryview]:

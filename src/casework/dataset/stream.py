@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the case models load where cases are read (`casework versio
     from casework.schema import Case, LabelRecord
 
 __all__ = [
+    "PROGRESS_EVERY",
     "CaseVisitor",
     "DatasetScan",
     "LabelKey",
@@ -72,7 +73,7 @@ def one_stage(on_progress: StageProgress | None, stage: str) -> ProgressCallback
 
 
 #: Bytes of the cases file between two progress callbacks.
-_PROGRESS_EVERY = 4 * 1024 * 1024
+PROGRESS_EVERY = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -277,7 +278,7 @@ def _hashed_lines(
     for raw in stream:
         digest.update(raw)
         done += len(raw)
-        if on_progress is not None and done - reported >= _PROGRESS_EVERY:
+        if on_progress is not None and done - reported >= PROGRESS_EVERY:
             on_progress(done, total)
             reported = done
         yield raw
@@ -289,7 +290,7 @@ def _progress_lines(data: bytes, on_progress: ProgressCallback | None) -> Iterat
     done = reported = 0
     for line in byte_lines(data):
         done += len(line)
-        if on_progress is not None and done - reported >= _PROGRESS_EVERY:
+        if on_progress is not None and done - reported >= PROGRESS_EVERY:
             on_progress(done, len(data))
             reported = done
         yield line

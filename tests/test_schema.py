@@ -190,3 +190,48 @@ def test_remembered_tool_names_are_bounded() -> None:
     ToolRequirement.model_validate(f"tool_{_records._TOOL_NAMES_KEPT + 10}")  # still checked
     with pytest.raises(ValidationError):
         ToolRequirement.model_validate("bad name")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["refunds", "lab-07", "a.b_c-d", "x", "refunds\n", " x", "-x", "é"]),
+            st.text(min_size=0, max_size=12),
+            st.text(alphabet="ab._-", min_size=60, max_size=70),  # about the labeller limit
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_names_are_judged_alike_whatever_came_before(names: list[str]) -> None:
+    # Slices and labeller ids seen valid are remembered; the verdict (and, for a labeller id,
+    # the 64-character limit) never depends on what was validated before.
+    from pydantic import TypeAdapter
+
+    from casework.names import LabellerId, Name, name_problem
+
+    for name in names:
+        for kind, limit in ((Name, 200), (LabellerId, 64)):
+            problem = name_problem(name, limit)
+            try:
+                TypeAdapter(kind).validate_python(name)
+            except ValidationError as exc:
+                assert problem is not None, name
+                assert problem in str(exc)
+            else:
+                assert problem is None, name
+
+
+def test_remembered_names_are_bounded() -> None:
+    from pydantic import TypeAdapter
+
+    from casework import names
+
+    slice_name = TypeAdapter(names.Name)
+    for i in range(names._NAMES_KEPT + 50):
+        slice_name.validate_python(f"slice-{i}")
+    assert all(len(seen) <= names._NAMES_KEPT for seen in names._NAMES_SEEN.values())
+    slice_name.validate_python(f"slice-{names._NAMES_KEPT + 10}")  # still checked, still valid
+    with pytest.raises(ValidationError):
+        slice_name.validate_python("bad name")

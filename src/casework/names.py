@@ -33,11 +33,23 @@ def name_problem(value: str, max_length: int = 200) -> str | None:
     return None
 
 
+_NAMES_KEPT = 4096
+_NAMES_SEEN: dict[int, set[str]] = {}  # by length limit: a valid slice may be too long an id
+
+
 def _valid(max_length: int) -> AfterValidator:
+    # A dataset names a few slices and labellers, on every line: names already seen valid are
+    # looked up, not matched again (bounded: a file of ever-new names costs a match each).
+    seen = _NAMES_SEEN.setdefault(max_length, set())
+
     def check(value: str) -> str:
+        if value in seen:
+            return value
         problem = name_problem(value, max_length)
         if problem is not None:
             raise ValueError(f"a name {problem}")
+        if len(seen) < _NAMES_KEPT and type(value) is str:
+            seen.add(value)
         return value
 
     return AfterValidator(check)

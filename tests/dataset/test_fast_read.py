@@ -200,6 +200,8 @@ JSON_SCALARS = (
     | st.sampled_from([0.0, -0.0, 1e300, -1e-300, 5e-324, 1e16, 1e-7, 2.0**63, 2.0**64])
     | st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=12)
     | st.sampled_from(['"', "\\", "[", "]", "{", "}", '\\"', "\n", "\u2028", "\x00", "é€😀"])
+    # strings of JSON's punctuation: brackets inside strings, next to quotes and escapes
+    | st.text(alphabet='[]{}"\\,: a', max_size=10)
 )
 JSON_VALUES = st.recursive(
     JSON_SCALARS,

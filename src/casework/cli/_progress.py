@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from casework.cli.context import err_console
-from casework.dataset import ProgressCallback, StageProgress
+
+if TYPE_CHECKING:  # the dataset package loads in the commands: `casework versions` stays light
+    from casework.dataset import ProgressCallback, StageProgress
 
 __all__ = ["reading", "stages"]
 

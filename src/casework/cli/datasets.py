@@ -21,9 +21,7 @@ from casework.cli.context import (
     pass_project,
 )
 from casework.dataset import (  # the release store and diffs load in their commands
-    ProgressCallback,
     dataset_versions,
-    dump_record,
     parse_ref,
 )
 from casework.errors import UsageError
@@ -32,7 +30,7 @@ from casework.scaffold import init_project
 from casework.schema import OracleClass, Source
 
 if TYPE_CHECKING:
-    from casework.dataset import DatasetScan
+    from casework.dataset import DatasetScan, ProgressCallback
     from casework.schema import Case
 
 __all__ = ["COMMANDS"]
@@ -236,7 +234,7 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
 @pass_project
 def show_cmd(project: Project, dataset: str, case_id: str) -> None:
     """Print case CASE_ID of DATASET[@VERSION] as JSON."""
-    from casework.dataset import find_case  # here: `casework versions` stays light
+    from casework.dataset import dump_record, find_case  # here: `casework versions` stays light
 
     with reading(f"reading {dataset}", "json") as on_progress:
         case = find_case(project, dataset, case_id, on_progress=on_progress)

@@ -88,7 +88,6 @@ if TYPE_CHECKING:
         ProgressCallback,
         StageProgress,
         one_stage,
-        parse_ref,
         scan_dataset,
         working_tree_bytes,
     )
@@ -103,6 +102,7 @@ if TYPE_CHECKING:
         VERSIONS_FILE,
         content_hash,
         files_hash,
+        parse_ref,
         purge_cached,
         read_versions,
     )
@@ -285,7 +285,6 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "ProgressCallback",
                 "StageProgress",
                 "one_stage",
-                "parse_ref",
                 "scan_dataset",
                 "working_tree_bytes",
             ),
@@ -300,6 +299,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "VERSIONS_FILE",
                 "content_hash",
                 "files_hash",
+                "parse_ref",
                 "purge_cached",
                 "read_versions",
             ),

@@ -21,6 +21,7 @@ from casework.dataset.versions import (
     LABELS_FILE,
     VERSIONS_FILE,
     materialise,
+    parse_ref,
     read_versions,
     resolve_version,
 )
@@ -100,17 +101,6 @@ class DatasetScan:
     def ref(self) -> str:
         """``name@N`` for a release, ``name@working`` for unreleased content."""
         return f"{self.name}@{self.version.number}" if self.version else f"{self.name}@working"
-
-
-def parse_ref(ref: str) -> tuple[str, str | None]:
-    """Split ``name@version`` into its parts (version ``None`` when absent).
-
-    ``name@working`` names the working tree explicitly, like a bare ``name``.
-    """
-    name, sep, version = ref.partition("@")
-    if not name or (sep and not version):
-        raise UsageError(f"'{ref}': expected DATASET or DATASET@VERSION.")
-    return name, (version if sep else None)
 
 
 def dangling_label_problems(

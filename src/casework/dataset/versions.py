@@ -20,7 +20,7 @@ import xxhash
 
 from casework.dataset.jsonl import read_records
 from casework.dataset.objects import read_stored, remove_versions, stored_case_ids
-from casework.errors import InputErrors, Problem, VersionNotFound
+from casework.errors import InputErrors, Problem, UsageError, VersionNotFound
 from casework.schema import VersionRecord
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "files_hash",
     "files_hashes",
     "materialise",
+    "parse_ref",
     "pieces_hash",
     "purge_cached",
     "read_chunks",
@@ -65,6 +66,17 @@ class Content:
     def hash(self) -> str:
         """The version hash of this content (computed once)."""
         return content_hash(self.cases, self.labels)
+
+
+def parse_ref(ref: str) -> tuple[str, str | None]:
+    """Split ``name@version`` into its parts (version ``None`` when absent).
+
+    ``name@working`` names the working tree explicitly, like a bare ``name``.
+    """
+    name, sep, version = ref.partition("@")
+    if not name or (sep and not version):
+        raise UsageError(f"'{ref}': expected DATASET or DATASET@VERSION.")
+    return name, (version if sep else None)
 
 
 def content_hash(cases: bytes, labels: bytes) -> str:

@@ -6,6 +6,7 @@ Entry point: :func:`check_project`. The gate runs the same function, so a datase
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, date, datetime
@@ -56,7 +57,9 @@ class _CheckJob:
         slice_tools: Mapping[str, Mapping[str, ToolDecl]] | None = None,
     ):
         self.checks = DatasetChecks(tools, today=today, root=root, slice_tools=slice_tools)
-        self.facts: list[_SliceSource] = []
+        # Counted, not listed: the cap and the quota only count, and a worker sends back a few
+        # counts rather than a tuple a case (their pickling was a twentieth of `check`).
+        self.facts: Counter[_SliceSource] = Counter()
         self.pii_findings: list[Finding] = []
         self.pii = pii
         self.presidio = presidio
@@ -64,7 +67,7 @@ class _CheckJob:
 
     def add(self, case: Case) -> None:
         self.checks.add(case)
-        self.facts.append(_SliceSource(case.slice, case.source, case.satisfiable))
+        self.facts[_SliceSource(case.slice, case.source, case.satisfiable)] += 1
         if self.pii:
             self.pii_findings.extend(residual_pii((case,)))
         if self.presidio:
@@ -72,7 +75,7 @@ class _CheckJob:
 
     def merge(self, other: _CheckJob) -> None:
         self.checks.merge(other.checks)
-        self.facts += other.facts
+        self.facts.update(other.facts)
         self.pii_findings += other.pii_findings
         self.held += other.held
 
@@ -158,10 +161,13 @@ def check_project(
         raise tools_error
     report = job.checks.report(scan.ref)
     cap = project.config.thresholds.synthetic_cap
-    findings = [*report.findings, *(v.finding() for v in synthetic_cap_violations(job.facts, cap))]
+    findings = [
+        *report.findings,
+        *(v.finding() for v in synthetic_cap_violations(job.facts.elements(), cap)),
+    ]
     checks_run = [*report.checks, "synthetic_cap"]
     t = project.config.thresholds
-    shares = unsatisfiable_shares(job.facts, t.unsatisfiable_band, t.mature_slices)
+    shares = unsatisfiable_shares(job.facts.elements(), t.unsatisfiable_band, t.mature_slices)
     if t.mature_slices:  # the band applies only to slices marked mature
         findings += [s.finding() for s in shares if s.fails]
         checks_run.append("unsatisfiable_quota")

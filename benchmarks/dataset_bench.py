@@ -28,7 +28,8 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -67,6 +68,19 @@ class Step:
     note: str = ""
     cpu: float = 0.0
     """User plus system seconds of the command and the workers it waited for (wait4)."""
+    runs: tuple[float, ...] = ()
+    """Wall seconds of every run when the step was repeated (``seconds`` is the fastest)."""
+
+
+def best_of(steps: list[Step]) -> Step:
+    """The fastest of repeated runs of one step, all their wall times kept (any failure wins).
+
+    This VM's speed moves by up to 2x within minutes (the floor above it too); the fastest of a
+    few runs, as ``timeit`` reports, is the figure least moved by other tenants' work.
+    """
+    failed = [s for s in steps if not s.ok]
+    chosen = failed[0] if failed else min(steps, key=lambda s: s.seconds)
+    return replace(chosen, runs=tuple(s.seconds for s in steps) if len(steps) > 1 else ())
 
 
 # Generating and editing run in child processes: the kernel's peak-RSS figure of a command started
@@ -184,6 +198,22 @@ def _dir_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def first_release(
+    root: Path, pristine: Path, run: Callable[..., Step], repeat: int, cw: list[str]
+) -> Step:
+    """The first release, ``repeat`` times, each from a copy of the tree as it was before it."""
+    if repeat > 1:
+        shutil.copytree(root, pristine, symlinks=True)
+    tries = []
+    for k in range(repeat):
+        if k:
+            shutil.rmtree(root)
+            shutil.copytree(pristine, root, symlinks=True)
+        tries.append(run("release", *cw, "release", DATASET, "-m", "first"))
+    shutil.rmtree(pristine, ignore_errors=True)
+    return best_of(tries)
+
+
 def run_size(n: int, args: argparse.Namespace, work: Path) -> tuple[list[Step], float | None]:
     """Every step at ``n`` cases; returns the steps and the cache/copy ratio (None if skipped)."""
     root = work / f"p{n}"
@@ -198,24 +228,28 @@ def run_size(n: int, args: argparse.Namespace, work: Path) -> tuple[list[Step], 
     def run(name: str, *argv: str, ok_codes: tuple[int, ...] = (0,)) -> Step:
         return measure(name, n, list(argv), root, ok_codes=ok_codes, **opts)
 
-    steps = [run("orjson parse (floor)", sys.executable, "-c", FLOOR, str(cases_file))]
-    steps.append(run("check", *cw, "check", DATASET))
-    steps.append(run("release", *cw, "release", DATASET, "-m", "first"))
+    def again(name: str, *argv: str) -> Step:
+        """A step that changes nothing, run ``--repeat`` times: the fastest run."""
+        return best_of([run(name, *argv) for _ in range(args.repeat)])
+
+    steps = [again("orjson parse (floor)", sys.executable, "-c", FLOOR, str(cases_file))]
+    steps.append(again("check", *cw, "check", DATASET))
+    steps.append(first_release(root, work / f"pristine{n}", run, args.repeat, cw))
     middle = _middle_id(cases_file)
-    steps.append(run("show", *cw, "show", DATASET, middle))
-    steps.append(run("show @1", *cw, "show", f"{DATASET}@1", middle))
+    steps.append(again("show", *cw, "show", DATASET, middle))
+    steps.append(again("show @1", *cw, "show", f"{DATASET}@1", middle))
     first = work / f"v1-{n}.jsonl"
     shutil.copy2(cases_file, first)
     edit_cases(cases_file, 0.01, args.seed + 1)
     steps.append(run("release (1% changed)", *cw, "release", DATASET, "-m", "one percent"))
     second = work / f"v2-{n}.jsonl"
     shutil.copy2(cases_file, second)
-    steps.append(run("diff 1 2", *cw, "diff", DATASET, "1", "2"))
+    steps.append(again("diff 1 2", *cw, "diff", DATASET, "1", "2"))
     # git diff exits 1 when the files differ, as they do.
     git_diff = ["git", "diff", "--no-index", "--stat", str(first), str(second)]
     steps.append(run("git diff --stat (floor)", *git_diff, ok_codes=(0, 1)))
     steps.append(run("cases", *cw, "cases", DATASET))
-    steps.append(run("agreement", *cw, "agreement", DATASET))
+    steps.append(again("agreement", *cw, "agreement", DATASET))
     steps.append(run("expire --dry-run", *cw, "expire", "--as-of", "2026-12-01", "--dry-run"))
     steps.append(run("forget --dry-run", *cw, "forget", "--email", FORGOTTEN, "--dry-run"))
     ratio = None
@@ -241,9 +275,8 @@ def run_agreement(n: int, args: argparse.Namespace, work: Path) -> tuple[list[St
     make_project(root, n, args.seed)
     subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
     argv = [sys.executable, "-c", CLI, "agreement", DATASET]
-    step = measure(
-        "agreement", n, argv, root, max_rss_gb=float(args.max_rss_gb), timeout=float(args.timeout)
-    )
+    opts = {"max_rss_gb": float(args.max_rss_gb), "timeout": float(args.timeout)}
+    step = best_of([measure("agreement", n, argv, root, **opts) for _ in range(args.repeat)])
     shutil.rmtree(root, ignore_errors=True)
     return [step], None
 
@@ -271,6 +304,8 @@ def table(results: dict[int, tuple[list[Step], float | None]]) -> str:
     for n, (steps, ratio) in results.items():
         for s in steps:
             shown = f"{s.seconds:.2f}" if s.ok else f"{s.seconds:.1f} ({s.note})"
+            if s.runs:
+                shown += f" (of {', '.join(f'{r:.2f}' for r in s.runs)})"
             lines.append(
                 f"| {n:,} | `{s.name}` | {shown} | {s.cpu:.2f} | {s.peak_mb / 1024:.2f} GB "
                 f"| {_verdict(s)} |"
@@ -292,6 +327,13 @@ def main() -> None:
         "--agreement-sizes", default="", help="case counts to run `agreement` alone at (e.g. 50000)"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs of each step that changes nothing, and of the first release (from a copy of "
+        "the tree): the fastest is shown, with every run's time",
+    )
     parser.add_argument("--cache-releases", type=int, default=10, help="1%% releases (0: skip)")
     parser.add_argument("--max-rss-gb", type=float, default=6.0)
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per command")
@@ -325,9 +367,18 @@ def _section(text: str, args: argparse.Namespace) -> str:
         f"{after:.1f} when it ended (2 cores; above 2, other work shared them).\n"
     )
     agreement = f" --agreement-sizes {args.agreement_sizes}" if args.agreement_sizes else ""
+    repeat = f" --repeat {args.repeat}" if args.repeat > 1 else ""
+    if args.repeat > 1:
+        note += (
+            f"\nEvery command that changes nothing, and the first release (each time from a copy "
+            f"of the tree before it), ran {args.repeat} times: the table shows the fastest, as "
+            f"`timeit` does, with every run's wall time; this machine's speed moves by up to 2x "
+            f"within minutes, and the fastest run is the one least slowed by other work. The "
+            f"other rows change the tree and ran once.\n"
+        )
     return f"""## Dataset operations: the CLI on generated datasets
 
-`python benchmarks/dataset_bench.py --sizes {args.sizes}{agreement} --out docs/benchmarks.md` (seed {args.seed}).
+`python benchmarks/dataset_bench.py --sizes {args.sizes}{agreement}{repeat} --out docs/benchmarks.md` (seed {args.seed}).
 Datasets are generated by `benchmarks/dataset_data.py` from the refunds example's cases (new ids,
 varied text, about 5.6 KB of JSON per case, two labels per case); nothing is committed. Each
 command is the real `casework` CLI in a fresh process; peak memory is the largest maximum RSS of

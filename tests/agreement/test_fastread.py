@@ -122,3 +122,26 @@ def test_label_of_keeps_the_timestamp_text_labels_sort_by() -> None:
     _, labels = seed_dataset()
     record = labels[0].model_copy(update={"labelled_at": datetime(2025, 1, 2, 3, 4, tzinfo=UTC)})
     assert label_of(record).labelled_at == "2025-01-02T03:04:00+00:00"
+
+
+def test_groups_measured_on_every_core_give_the_one_process_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = load_project(_project(tmp_path / "p"))
+    one = report_module.dataset_agreement(project, "refunds", bootstrap=300, seed=7)
+    if report_module.parallel_workers() < 2:
+        pytest.skip("one core, or threads alive: the report would not fork")
+    pools: list[object] = []
+    real = report_module.ProcessPoolExecutor
+
+    def counted(*args: object, **kwargs: object) -> object:
+        pools.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(report_module, "PARALLEL_MIN_ROWS", 0)
+    monkeypatch.setattr(report_module, "ProcessPoolExecutor", counted)
+    many = report_module.dataset_agreement(project, "refunds", bootstrap=300, seed=7)
+    assert len(pools) == 1  # the groups (slices, guideline versions) went to workers
+    assert len(many.slices) >= 2
+    assert many == one
+    assert json.dumps(many.as_json()) == json.dumps(one.as_json())

@@ -134,9 +134,10 @@ def test_an_unreleased_case_is_validated_without_a_full_read(
     assert _fast(project, NAME, "c-003")["situation"]["goal"] == "edited"
 
 
-def test_a_release_missing_from_the_store_is_read_in_full(tmp_path: Path) -> None:
+def test_a_release_missing_from_the_store_is_put_back_from_the_tree(tmp_path: Path) -> None:
     project, _, _ = _project(tmp_path / "p")
     shutil.rmtree(project.state_dir / "versions")
-    # Still in the working tree: the full read materialises it from there.
+    # Still in the working tree: it is restored to the store from there, then read by index.
     assert _fast(project, f"{NAME}@1", "c-004") == _full(project, f"{NAME}@1", "c-004")
     assert json.dumps(_fast(project, f"{NAME}@1", "c-004")).count("c-004") >= 1
+    assert (project.state_dir / "versions").is_dir()

@@ -16,6 +16,7 @@ from casework.dataset.incremental import index_file, labels_of, parse_lines
 from casework.dataset.jsonl import collector_paused
 from casework.dataset.lock import settle
 from casework.dataset.objects import VersionIndex, fetch_lines, read_index
+from casework.dataset.restore import restored_index
 from casework.dataset.store import _duplicate_labels, load_dataset, parse_ref
 from casework.dataset.versions import (
     CASES_FILE,
@@ -83,8 +84,8 @@ def _diff_indexed(project: Project, name: str, a: str, b: str) -> VersionDiff | 
         records = {ref: _release(versions, name, ref) for ref in (a, b)}
     except CaseworkError:
         return None
-    indexes = {
-        ref: (read_index(project.state_dir, r.hash) if r else None) for ref, r in records.items()
+    indexes = {  # a release the store lacks (a fresh clone) is put back into it
+        ref: (restored_index(project, name, r) if r else None) for ref, r in records.items()
     }
     stored = [i for i in indexes.values() if i is not None]
     if not stored:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from casework.dataset.incremental import NewCases, index_lines, parent_label_lines, parse_lines
 from casework.dataset.lines import Changed, scan_file
-from casework.dataset.objects import VersionIndex, fetch_lines, read_index
+from casework.dataset.objects import VersionIndex, fetch_lines
+from casework.dataset.restore import restored_index
 from casework.dataset.stream import ProgressCallback, open_dataset, parse_ref, scan_dataset
 from casework.dataset.versions import CASES_FILE, LABELS_FILE, files_hash, resolve_version
 from casework.errors import CaseworkError
@@ -74,7 +75,7 @@ def _indexed(project: Project, ref: str, case_id: str) -> Case | _Missing | None
     shown = f"{shown_dir}/{CASES_FILE}"
     if version not in (None, "working"):
         record = resolve_version(versions, name, version)
-        index = read_index(project.state_dir, record.hash)
+        index = restored_index(project, name, record)
         if index is None:
             return None
         try:
@@ -128,7 +129,7 @@ def index_tree(
     if not versions:
         return None
     folder = project.dataset_dir(name)
-    index = read_index(project.state_dir, versions[-1].hash)
+    index = restored_index(project, name, versions[-1])  # put back if the store lacks it
     if index is None:
         return None
     try:

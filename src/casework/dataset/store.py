@@ -44,7 +44,8 @@ from casework.dataset.lock import (
     settle,
 )
 from casework.dataset.lookup import index_tree
-from casework.dataset.objects import VersionIndex, fetch_lines, line_hash, read_index, write_version
+from casework.dataset.objects import VersionIndex, fetch_lines, line_hash, write_version
+from casework.dataset.restore import restored_index
 from casework.dataset.stream import (
     PROGRESS_EVERY,
     ProgressCallback,
@@ -557,9 +558,14 @@ def _prepare_tree_read(
         return None  # released meanwhile: the full path reads it under the lock
     fingerprint = fingerprint_finish(seen, label_data, log)
     label_data = label_data or b""
-    parent_index = read_index(project.state_dir, parent.hash) if parent else None
-    if parent is not None and parent_index is None:
-        return None
+    parent_index = None
+    if parent is not None:
+        # A fresh clone's store lacks the parent: put it back (validated once), not the full path.
+        restoring = one_stage(on_progress, f"restoring release {parent.number} to the local store")
+        known_tree = tree[0] if tree is not None else None
+        parent_index = restored_index(project, name, parent, restoring, tree=known_tree)
+        if parent_index is None:
+            return None
     labels_here = None if parent is not None else (label_data, f"{shown_dir}/{LABELS_FILE}")
     new = index_lines(
         source,
@@ -713,7 +719,7 @@ def _release_locked(
     prepared = _Prepared(
         "",  # the lock is held throughout
         parent,
-        read_index(project.state_dir, parent.hash) if parent else None,
+        restored_index(project, name, parent) if parent else None,
         index_models(case_list, content.cases),
         label_list,
         content.labels,

@@ -261,7 +261,8 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
 
 
-def _from_git(dataset_dir: Path, digest: str, max_commits: int = 1000) -> Content | None:
+def _git_commits(dataset_dir: Path, max_commits: int) -> tuple[Path, str, str, list[str]] | None:
+    """The repository root, the files' paths in it, and the commits that touched them (newest first)."""
     top = _git(["rev-parse", "--show-toplevel"], dataset_dir)
     if top.returncode != 0:
         return None
@@ -274,7 +275,54 @@ def _from_git(dataset_dir: Path, digest: str, max_commits: int = 1000) -> Conten
     )
     if log.returncode != 0:
         return None
-    for commit in log.stdout.decode().split():
+    return root, cases_rel, labels_rel, log.stdout.decode().split()
+
+
+def version_from_git(dataset_dir: Path, digest: str, into: Path, max_commits: int = 1000) -> bool:
+    """Write the files of the commit whose content has version hash ``digest`` into ``into``.
+
+    Each commit's files stream from `git show` to ``into/cases.jsonl`` and ``into/labels.jsonl``
+    while hashed (neither is held whole); the newest match is left there. ``False``: no commit
+    of the last ``max_commits`` holds it (or this is not a git work tree).
+    """
+    found = _git_commits(dataset_dir, max_commits)
+    if found is None:
+        return False
+    root, cases_rel, labels_rel, commits = found
+    into.mkdir(parents=True, exist_ok=True)
+    for commit in commits:
+        seen = hashlib.sha256()
+        ok = True
+        for name, rel in ((CASES_FILE, cases_rel), (LABELS_FILE, labels_rel)):
+            seen.update(name.encode() + b"\0")
+            shown = _show_into(root, f"{commit}:{rel}", into / name, seen)
+            ok = ok and (shown or name == LABELS_FILE)  # a commit without labels: none
+        if ok and seen.hexdigest() == digest:
+            return True
+    return False
+
+
+def _show_into(root: Path, spec: str, path: Path, seen: hashlib._Hash) -> bool:
+    """Stream `git show SPEC` into ``path`` and ``seen``; whether git found it."""
+    with (
+        path.open("wb") as out,
+        subprocess.Popen(
+            ["git", "show", spec], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        ) as proc,
+    ):
+        assert proc.stdout is not None
+        while chunk := proc.stdout.read(1 << 24):
+            seen.update(chunk)
+            out.write(chunk)
+    return proc.returncode == 0
+
+
+def _from_git(dataset_dir: Path, digest: str, max_commits: int = 1000) -> Content | None:
+    found = _git_commits(dataset_dir, max_commits)
+    if found is None:
+        return None
+    root, cases_rel, labels_rel, commits = found
+    for commit in commits:
         cases = _git(["show", f"{commit}:{cases_rel}"], root)
         if cases.returncode != 0:
             continue

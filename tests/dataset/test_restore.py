@@ -8,8 +8,11 @@ of both sides read as models), and leave the parent's index stored for the next 
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ import pytest
 from casework.dataset import diff_versions, find_case, release_tree, release_without
 from casework.dataset import store as store_module
 from casework.dataset.jsonl import dump_record
+from casework.dataset.lock import dataset_lock
 from casework.dataset.objects import read_index
 from casework.dataset.versions import content_hash, read_versions
 from casework.project import Project, load_project
@@ -26,6 +30,7 @@ from tests.dataset.test_fast_read import _label
 from tests.factories import case_dict, git_commit, write_lines
 
 NAME = "d"
+restore_module = importlib.import_module("casework.dataset.restore")
 
 
 def _origin(root: Path) -> tuple[Project, list[dict[str, Any]], list[dict[str, Any]]]:
@@ -114,7 +119,11 @@ def test_a_fresh_clone_diffs_shows_and_forgets_through_restored_releases(
     want_case = dump_record(find_case(origin, f"{NAME}@1", "c-003"))
     want_without = release_without(origin, NAME, {"c-005"}, "forget", changes=["forgot c-005"])
     _no_full_path(monkeypatch)
-    got_diff = diff_versions(clones[0], NAME, "1", "2")
+    told: list[tuple[int, int]] = []
+    got_diff = diff_versions(
+        clones[0], NAME, "1", "2", on_progress=lambda done, total: told.append((done, total))
+    )
+    assert told and told[-1][0] == told[-1][1]  # restoring releases 1 and 2 showed progress
     assert got_diff == want_diff
     assert got_diff.diff.summary_lines() == want_diff.diff.summary_lines()
     assert not want_diff.diff.empty
@@ -158,4 +167,40 @@ def test_the_release_is_found_in_an_older_commit_and_checked_by_its_hash(
     got = release_tree(clone, NAME, "second").record
     assert want is not None and got is not None
     _same(want, got)
-    assert not list((clone.state_dir / "tmp").rglob("restore-*"))  # the streamed copy is gone
+    assert not list((clone.state_dir / "restore").iterdir())  # the streamed copy is gone
+
+
+def test_a_locked_command_meanwhile_does_not_pull_the_restore_s_files_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taking the release lock empties the dataset's temp folder; a restore runs without it."""
+    origin, cases, labels = _origin(tmp_path / "origin")
+    clone = _clone(origin.root, tmp_path / "clone")
+    _edit(clone, cases, labels)
+    real = restore_module.index_lines
+
+    def other_command_first(*args: Any, **kwargs: Any) -> Any:
+        with dataset_lock(clone, NAME):  # what a concurrent `casework release` does first
+            pass
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(restore_module, "index_lines", other_command_first)
+    _no_full_path(monkeypatch)
+    record = release_tree(clone, NAME, "second").record
+    assert record is not None and record.number == 2
+    assert read_index(clone.state_dir, read_versions(clone.dataset_dir(NAME), "v")[0].hash)
+
+
+def test_a_scratch_folder_left_by_a_dead_restore_is_removed_a_day_later(tmp_path: Path) -> None:
+    origin, cases, labels = _origin(tmp_path / "origin")
+    clone = _clone(origin.root, tmp_path / "clone")
+    left = clone.state_dir / "restore" / "d-dead"
+    left.mkdir(parents=True)
+    (left / "cases.jsonl").write_bytes(b"x" * 10)
+    fresh = clone.state_dir / "restore" / "d-running"
+    fresh.mkdir()
+    day_ago = time.time() - 25 * 3600
+    os.utime(left, (day_ago, day_ago))
+    _edit(clone, cases, labels)
+    assert release_tree(clone, NAME, "second").record is not None
+    assert not left.exists() and fresh.exists()

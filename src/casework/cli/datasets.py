@@ -191,7 +191,8 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
     from casework.dataset import diff_versions  # here: `casework versions` stays light
 
     name, _ = parse_ref(dataset)
-    compared = diff_versions(project, name, a, b)
+    with reading(f"comparing {name}", fmt) as on_progress:  # a fresh clone restores releases
+        compared = diff_versions(project, name, a, b, on_progress=on_progress)
     diff = compared.diff
     if fmt == "json":
         emit_json(

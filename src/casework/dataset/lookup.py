@@ -49,7 +49,7 @@ def find_case(
         UsageError: The dataset does not exist, or ``ref`` is malformed.
         VersionNotFound: The version is unknown or its content cannot be recovered.
     """
-    found = _indexed(project, ref, case_id)
+    found = _indexed(project, ref, case_id, on_progress)
     if isinstance(found, Case):
         return found
     if isinstance(found, _Missing):
@@ -66,7 +66,9 @@ def find_case(
     return kept[0]
 
 
-def _indexed(project: Project, ref: str, case_id: str) -> Case | _Missing | None:
+def _indexed(
+    project: Project, ref: str, case_id: str, on_progress: ProgressCallback | None = None
+) -> Case | _Missing | None:
     """The case from a release's index (``None``: only the full read can decide)."""
     name, version = parse_ref(ref)
     folder, shown_dir, versions = open_dataset(project, name)
@@ -75,7 +77,7 @@ def _indexed(project: Project, ref: str, case_id: str) -> Case | _Missing | None
     shown = f"{shown_dir}/{CASES_FILE}"
     if version not in (None, "working"):
         record = resolve_version(versions, name, version)
-        index = restored_index(project, name, record)
+        index = restored_index(project, name, record, on_progress)
         if index is None:
             return None
         try:
@@ -84,7 +86,7 @@ def _indexed(project: Project, ref: str, case_id: str) -> Case | _Missing | None
             return _Missing(f"{name}@{record.number}")
         lines = fetch_lines(project.state_dir, index, [index.hashes[at]])
         return None if lines is None else _parsed(lines[index.hashes[at]], case_id, shown)
-    indexed = index_tree(project, name, versions)
+    indexed = index_tree(project, name, versions, on_progress=on_progress)
     if indexed is None:
         return None  # a bad line, a duplicate id, other labels...: the full read decides
     tree = indexed.cases
@@ -119,6 +121,8 @@ def index_tree(
     name: str,
     versions: Sequence[VersionRecord],
     drop: AbstractSet[str] = frozenset(),
+    *,
+    on_progress: ProgressCallback | None = None,
 ) -> IndexedTree | None:
     """The working tree of ``name`` (less the cases ``drop`` names) against its latest release.
 
@@ -129,7 +133,8 @@ def index_tree(
     if not versions:
         return None
     folder = project.dataset_dir(name)
-    index = restored_index(project, name, versions[-1])  # put back if the store lacks it
+    # A release the store lacks (a fresh clone) is put back into it; ``on_progress`` follows that.
+    index = restored_index(project, name, versions[-1], on_progress)
     if index is None:
         return None
     try:

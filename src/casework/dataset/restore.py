@@ -5,24 +5,25 @@ project whose `.casework/` was deleted, lacks every release. Without the latest 
 index a release, a diff, `show`, `forget` or `expire` used to read every case of both sides as
 models (the full path: at 100k cases, minutes and gigabytes). :func:`restored_index` recovers
 the release's exact bytes (the working tree, an old-layout cache copy, or git history streamed
-to a temp file; checked against the version hash), validates its case lines once as a first
-release does (on every core when large), and writes the version to the store. Neither file is
-held whole: lines are read back by position, each checked against its hash. The command
-then takes its usual path, validating only the lines that differ; the next command finds the
-index stored.
+to a temp file under `.casework/restore/`), checks them against the version hash, validates its
+case lines once as a first release does (on every core when large), and writes the version to
+the store. Neither file is held whole: lines are read back by position, each checked against
+its hash. The command then takes its usual path, validating only the lines that differ; the
+next command finds the index stored.
 
 Entry point: :func:`restored_index`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import secrets
 import shutil
+import tempfile
+import time
 from pathlib import Path
 
 from casework.dataset.incremental import index_lines, split_lines
-from casework.dataset.journal import tmp_dir
 from casework.dataset.lines import Changed, scan_file
 from casework.dataset.objects import VersionIndex, line_hash, read_index, write_version
 from casework.dataset.stream import ProgressCallback
@@ -61,22 +62,47 @@ def restored_index(
     if index is not None:
         return index
     folder = project.dataset_dir(name)
-    scratch = tmp_dir(project, name) / f"restore-{secrets.token_hex(4)}"
+    try:
+        scratch = _scratch(project, name)
+    except OSError:  # no room, or `.casework/` not writable: the full path decides
+        return None
     places = [] if tree is not None and tree != record.hash else [folder]
     places.append(project.state_dir / "versions" / record.hash)  # an old-layout full copy
     try:
         for place in places:
             try:
-                return _restore(project, name, record, place, True, on_progress)
+                return _restore(project, name, record, place, scratch, True, on_progress)
             except _Elsewhere:
                 continue
         if version_from_git(folder, record.hash, scratch):
-            return _restore(project, name, record, scratch, False, on_progress)
+            return _restore(project, name, record, scratch, scratch, False, on_progress)
         return None
-    except _Elsewhere:
+    except (_Elsewhere, OSError):
+        # OSError: a file went away or the disk filled while restoring; the full path decides
+        # (and reports what it cannot do itself).
         return None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+#: Scratch folders older than this were left by a restore that died: removed by the next one.
+_STALE_SECONDS = 24 * 3600
+
+
+def _scratch(project: Project, name: str) -> Path:
+    """A new folder for one restore's temp files, under `.casework/restore/`.
+
+    Not under the dataset's `.casework/tmp/` folder: every command that takes the release lock
+    empties that one, and a restore runs without the lock (it writes only to the store).
+    """
+    root = project.state_dir / "restore"
+    root.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    for old in root.iterdir():
+        with contextlib.suppress(OSError):
+            if now - old.stat().st_mtime > _STALE_SECONDS:
+                shutil.rmtree(old, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{name}-", dir=root))
 
 
 def _restore(
@@ -84,10 +110,13 @@ def _restore(
     name: str,
     record: VersionRecord,
     place: Path,
+    scratch: Path,
     check: bool,
     on_progress: ProgressCallback | None,
 ) -> VersionIndex | None:
     """Index and store the release from the files in ``place`` (hashed again when ``check``).
+
+    The store's temp files wait in ``scratch``.
 
     Raises:
         _Elsewhere: ``place`` does not hold the release's bytes.
@@ -115,7 +144,7 @@ def _restore(
             record.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines]
         )
         with new.lines() as line:
-            write_version(project.state_dir, index, line, label_lines, None, tmp_dir(project, name))
+            write_version(project.state_dir, index, line, label_lines, None, scratch)
     except Changed:
         return None  # the file changed while read: the full path decides
     return read_index(project.state_dir, record.hash)

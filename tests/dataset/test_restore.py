@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -107,7 +108,7 @@ def test_a_fresh_clone_releases_against_its_restored_parent(
     assert restoring and restoring[-1][1] == restoring[-1][2]  # the bar ends full
 
 
-def test_a_fresh_clone_diffs_shows_and_forgets_through_restored_releases(
+def test_a_fresh_clone_diffs_shows_and_forgets_through_its_restored_latest_release(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     origin, cases, labels = _origin(tmp_path / "origin")
@@ -115,23 +116,46 @@ def test_a_fresh_clone_diffs_shows_and_forgets_through_restored_releases(
     assert release_tree(origin, NAME, "second").record is not None
     git_commit(origin.root, "release 2")
     clones = [_clone(origin.root, tmp_path / f"clone{i}") for i in range(3)]
-    want_diff = diff_versions(origin, NAME, "1", "2")
-    want_case = dump_record(find_case(origin, f"{NAME}@1", "c-003"))
-    want_without = release_without(origin, NAME, {"c-005"}, "forget", changes=["forgot c-005"])
+    twin = load_project(shutil.copytree(origin.root, tmp_path / "twin"))  # its store kept
+    for project in (origin, clones[0]):  # the working tree against release 2
+        path = project.dataset_dir(NAME) / "cases.jsonl"
+        now = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        for case in now[:3]:
+            case["situation"]["goal"] = "edited"
+        write_lines(path, now)
+    want_diff = diff_versions(origin, NAME, "2")
+    want_case = dump_record(find_case(origin, f"{NAME}@2", "c-003"))
+    want_without = release_without(twin, NAME, {"c-005"}, "forget", changes=["forgot c-005"])
     _no_full_path(monkeypatch)
     told: list[tuple[int, int]] = []
     got_diff = diff_versions(
-        clones[0], NAME, "1", "2", on_progress=lambda done, total: told.append((done, total))
+        clones[0], NAME, "2", on_progress=lambda done, total: told.append((done, total))
     )
-    assert told and told[-1][0] == told[-1][1]  # restoring releases 1 and 2 showed progress
+    assert told and told[-1][0] == told[-1][1]  # restoring release 2 showed progress
     assert got_diff == want_diff
     assert got_diff.diff.summary_lines() == want_diff.diff.summary_lines()
     assert not want_diff.diff.empty
-    assert dump_record(find_case(clones[1], f"{NAME}@1", "c-003")) == want_case
+    assert dump_record(find_case(clones[1], f"{NAME}@2", "c-003")) == want_case
     got_without = release_without(clones[2], NAME, {"c-005"}, "forget", changes=["forgot c-005"])
     assert want_without is not None and got_without is not None
     _same(want_without, got_without)
-    assert _files(clones[2]) == _files(origin)
+    assert _files(clones[2]) == _files(twin)
+
+
+def test_a_release_before_a_forget_is_read_from_git_but_never_stored(tmp_path: Path) -> None:
+    """Older releases may hold forgotten rows: read when asked for, never put in the store."""
+    origin, _, _ = _origin(tmp_path / "origin")
+    secret = "c-015"  # an unlabelled row, forgotten in release 2
+    assert release_without(origin, NAME, {secret}, "forget", changes=["forget"]) is not None
+    git_commit(origin.root, "forget")
+    clone = _clone(origin.root, tmp_path / "clone")
+    first, second = read_versions(clone.dataset_dir(NAME), "v")
+    assert find_case(clone, f"{NAME}@1", secret).id == secret  # read in full, from git
+    assert diff_versions(clone, NAME, "1", "2").diff.summary_lines()
+    assert read_index(clone.state_dir, first.hash) is None
+    stored = [p for p in (clone.state_dir).rglob("*") if p.is_file()]
+    assert not [p for p in stored if secret.encode() in p.read_bytes()]
+    assert read_index(clone.state_dir, second.hash) is not None  # the latest was restored
 
 
 def test_a_parent_that_is_not_what_a_release_writes_takes_the_full_path(tmp_path: Path) -> None:

@@ -27,7 +27,14 @@ from casework.dataset.incremental import index_lines, split_lines
 from casework.dataset.lines import Changed, scan_file
 from casework.dataset.objects import VersionIndex, line_hash, read_index, write_version
 from casework.dataset.stream import ProgressCallback
-from casework.dataset.versions import CASES_FILE, LABELS_FILE, version_from_git
+from casework.dataset.versions import (
+    CASES_FILE,
+    LABELS_FILE,
+    VERSIONS_FILE,
+    read_versions,
+    version_from_git,
+)
+from casework.errors import CaseworkError
 from casework.project import Project
 from casework.schema import VersionRecord
 
@@ -48,6 +55,8 @@ def restored_index(
 ) -> VersionIndex | None:
     """The stored index of release ``record`` of ``name``, rebuilt into the store if it lacks it.
 
+    Only the latest release is rebuilt (an older one may hold rows since forgotten or expired).
+
     Rebuilding validates every case line of the release (``on_progress`` is told the bytes
     validated); the labels' lines are only hashed, as the store keeps them. ``tree``: the
     working tree's version hash, when the caller has it (the tree is then not hashed again).
@@ -62,6 +71,11 @@ def restored_index(
     if index is not None:
         return index
     folder = project.dataset_dir(name)
+    if not _latest(project, folder, record):
+        # An older release may hold rows a later `forget` or `expire` removed, whose local
+        # copies those commands deleted: git history may still hold them, the store must not
+        # get them back. The caller reads such a release in full, storing nothing.
+        return None
     try:
         scratch = _scratch(project, name)
     except OSError:  # no room, or `.casework/` not writable: the full path decides
@@ -83,6 +97,15 @@ def restored_index(
         return None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _latest(project: Project, folder: Path, record: VersionRecord) -> bool:
+    """Whether ``record`` is the latest release in the dataset's release log."""
+    try:
+        versions = read_versions(folder, f"{project.relative(folder)}/{VERSIONS_FILE}")
+    except CaseworkError:
+        return False
+    return bool(versions) and versions[-1] == record
 
 
 #: Scratch folders older than this were left by a restore that died: removed by the next one.

@@ -142,6 +142,24 @@ def test_a_fresh_clone_diffs_shows_and_forgets_through_its_restored_latest_relea
     assert _files(clones[2]) == _files(twin)
 
 
+def test_a_fresh_clone_diffs_an_older_release_against_the_latest_without_storing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    origin, cases, labels = _origin(tmp_path / "origin")
+    _edit(origin, cases, labels)
+    assert release_tree(origin, NAME, "second").record is not None
+    git_commit(origin.root, "release 2")
+    clone = _clone(origin.root, tmp_path / "clone")
+    want = diff_versions(origin, NAME, "1", "2")
+    _no_full_path(monkeypatch)
+    got = diff_versions(clone, NAME, "1", "2")
+    assert got == want and not want.diff.empty
+    first, second = read_versions(clone.dataset_dir(NAME), "v")
+    assert read_index(clone.state_dir, first.hash) is None  # read from git, not stored
+    assert read_index(clone.state_dir, second.hash) is not None
+    assert not list((clone.state_dir / "restore").iterdir())
+
+
 def test_a_release_before_a_forget_is_read_from_git_but_never_stored(tmp_path: Path) -> None:
     """Older releases may hold forgotten rows: read when asked for, never put in the store."""
     origin, _, _ = _origin(tmp_path / "origin")

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from casework.dataset.diff import DatasetDiff, changed_ids, diff_cases, diff_indexed
 from casework.dataset.incremental import index_file, labels_of, parse_lines
 from casework.dataset.jsonl import collector_paused
+from casework.dataset.lines import Changed
 from casework.dataset.lock import settle
 from casework.dataset.objects import VersionIndex, fetch_lines, read_index
-from casework.dataset.restore import restored_index
+from casework.dataset.restore import recovered_release, restored_index
 from casework.dataset.store import _duplicate_labels, load_dataset, parse_ref
 from casework.dataset.stream import ProgressCallback
 from casework.dataset.versions import (
@@ -116,14 +117,41 @@ def _diff_indexed(
                     index,
                 )
             )
-        elif record is None:
-            side = _tree(project, name, versions, stored[0])
+        else:
+            side = (
+                _tree(project, name, versions, stored[0])
+                if record is None
+                else _recovered(project, name, record, stored[0], on_progress)
+            )
             if side is None:
                 return None
             sides.append(side)
-        else:
-            return None
     return _compare(project, sides[0], sides[1])
+
+
+def _recovered(
+    project: Project,
+    name: str,
+    record: VersionRecord,
+    base: VersionIndex,
+    on_progress: ProgressCallback | None,
+) -> _Side | None:
+    """A release the store lacks and may not keep (an older one), read against ``base``.
+
+    Its files come from git (or wherever :func:`recovered_release` finds them, checked against
+    the version hash); only the lines ``base`` lacks are validated, and nothing is stored.
+    """
+    with recovered_release(project, name, record) as found:
+        if found is None:
+            return None
+        try:
+            new = found.index(base, on_progress)
+        except (Changed, OSError):
+            return None
+    if new is None:
+        return None
+    ids = dict(zip(new.ids, new.hashes, strict=True))
+    return _Side(f"{name}@{record.number}", ids, new.models, None)
 
 
 def _release(versions: list[VersionRecord], name: str, ref: str) -> VersionRecord | None:

@@ -21,10 +21,12 @@ import hashlib
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from casework.dataset.incremental import index_lines, split_lines
-from casework.dataset.lines import Changed, scan_file
+from casework.dataset.incremental import NewCases, index_lines, split_lines
+from casework.dataset.lines import Changed, OnDisk, scan_file
 from casework.dataset.objects import VersionIndex, line_hash, read_index, write_version
 from casework.dataset.stream import ProgressCallback
 from casework.dataset.versions import (
@@ -38,11 +40,81 @@ from casework.errors import CaseworkError
 from casework.project import Project
 from casework.schema import VersionRecord
 
-__all__ = ["restored_index"]
+__all__ = ["Recovered", "recovered_release", "restored_index"]
 
 
-class _Elsewhere(Exception):
-    """The files looked at do not hold the release (another place may)."""
+@dataclass(frozen=True)
+class Recovered:
+    """A release's files found and checked against its version hash, their case lines scanned."""
+
+    source: OnDisk
+    """The cases file, its lines read back by position (each checked against its hash)."""
+    spans: list[tuple[int, int]]
+    hashes: list[bytes]
+    ended: bool
+    """Whether the cases file ends with a newline (or is empty)."""
+    labels: bytes
+    """The labels file's bytes."""
+    shown: str
+    """How to name the cases file in messages."""
+    scratch: Path
+    """A folder of this recovery's own (removed with it), for temp files."""
+
+    def index(
+        self, base: VersionIndex | None, on_progress: ProgressCallback | None = None
+    ) -> NewCases | None:
+        """The cases indexed against ``base`` (only lines it lacks validated; models of its ids kept).
+
+        ``None`` unless the content is exactly what a release writes (every line valid, canonical
+        and newline-ended, ids unique and sorted, no contradiction) and unchanged while read.
+        """
+        if self.labels and not self.labels.endswith(b"\n"):
+            return None  # a release writes every line with its newline
+        new = index_lines(
+            self.source,
+            self.spans,
+            self.hashes,
+            self.ended,
+            base,
+            self.shown,
+            on_progress=on_progress,
+        )
+        return new if new is not None and new.canonical else None
+
+
+@contextlib.contextmanager
+def recovered_release(
+    project: Project, name: str, record: VersionRecord, *, tree: str | None = None
+) -> Iterator[Recovered | None]:
+    """The files of release ``record`` of ``name``, checked against its version hash; nothing stored.
+
+    Looked for in the working tree (skipped when ``tree``, the tree's version hash, says it
+    differs), an old-layout full copy in the store, then git history (streamed to a scratch
+    folder under `.casework/restore/`, removed on leaving). ``None``: not found anywhere, or
+    a file could not be read or written (no room, a file gone).
+    """
+    try:
+        scratch = _scratch(project, name)
+    except OSError:  # no room, or `.casework/` not writable
+        yield None
+        return
+    folder = project.dataset_dir(name)
+    places = [] if tree is not None and tree != record.hash else [folder]
+    places.append(project.state_dir / "versions" / record.hash)  # an old-layout full copy
+    try:
+        found = None
+        for place in places:
+            found = _scanned(project, name, record, place, scratch, check=True)
+            if found is not None:
+                break
+        if found is None and version_from_git(folder, record.hash, scratch):
+            found = _scanned(project, name, record, scratch, scratch, check=False)
+    except OSError:
+        found = None
+    try:
+        yield found
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def restored_index(
@@ -55,48 +127,43 @@ def restored_index(
 ) -> VersionIndex | None:
     """The stored index of release ``record`` of ``name``, rebuilt into the store if it lacks it.
 
-    Only the latest release is rebuilt (an older one may hold rows since forgotten or expired).
+    Only the latest release is rebuilt: an older one may hold rows a later `forget` or `expire`
+    removed (whose local copies those commands deleted, while git history may still hold
+    them), and the store must not get them back; :func:`recovered_release` reads one without
+    storing it.
 
     Rebuilding validates every case line of the release (``on_progress`` is told the bytes
     validated); the labels' lines are only hashed, as the store keeps them. ``tree``: the
     working tree's version hash, when the caller has it (the tree is then not hashed again).
 
     Returns:
-        The index, or ``None`` when the release's content cannot be recovered, or when it does
-        not hold exactly what a release of this version of casework writes (a bad or
-        non-canonical line, a duplicate id, a contradiction): the caller then takes its full
-        path, which reports whatever is wrong.
+        The index, or ``None`` when the release is not the latest, its content cannot be
+        recovered, or it does not hold exactly what a release of this version of casework
+        writes (a bad or non-canonical line, a duplicate id, a contradiction): the caller then
+        takes its full path, which reports whatever is wrong.
     """
     index = read_index(project.state_dir, record.hash)
     if index is not None:
         return index
-    folder = project.dataset_dir(name)
-    if not _latest(project, folder, record):
-        # An older release may hold rows a later `forget` or `expire` removed, whose local
-        # copies those commands deleted: git history may still hold them, the store must not
-        # get them back. The caller reads such a release in full, storing nothing.
+    if not _latest(project, project.dataset_dir(name), record):
         return None
-    try:
-        scratch = _scratch(project, name)
-    except OSError:  # no room, or `.casework/` not writable: the full path decides
-        return None
-    places = [] if tree is not None and tree != record.hash else [folder]
-    places.append(project.state_dir / "versions" / record.hash)  # an old-layout full copy
-    try:
-        for place in places:
-            try:
-                return _restore(project, name, record, place, scratch, True, on_progress)
-            except _Elsewhere:
-                continue
-        if version_from_git(folder, record.hash, scratch):
-            return _restore(project, name, record, scratch, scratch, False, on_progress)
-        return None
-    except (_Elsewhere, OSError):
-        # OSError: a file went away or the disk filled while restoring; the full path decides
-        # (and reports what it cannot do itself).
-        return None
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    with recovered_release(project, name, record, tree=tree) as found:
+        if found is None:
+            return None
+        try:
+            new = found.index(None, on_progress)
+            if new is None:
+                return None
+            label_view = memoryview(found.labels)
+            label_lines = [label_view[o : o + n] for o, n in split_lines(found.labels)]
+            stored = VersionIndex(
+                record.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines]
+            )
+            with new.lines() as line:
+                write_version(project.state_dir, stored, line, label_lines, None, found.scratch)
+        except (Changed, OSError):
+            return None  # a file changed or went away while read, or no room: the full path
+    return read_index(project.state_dir, record.hash)
 
 
 def _latest(project: Project, folder: Path, record: VersionRecord) -> bool:
@@ -113,10 +180,10 @@ _STALE_SECONDS = 24 * 3600
 
 
 def _scratch(project: Project, name: str) -> Path:
-    """A new folder for one restore's temp files, under `.casework/restore/`.
+    """A new folder for one recovery's temp files, under `.casework/restore/`.
 
     Not under the dataset's `.casework/tmp/` folder: every command that takes the release lock
-    empties that one, and a restore runs without the lock (it writes only to the store).
+    empties that one, and a recovery runs without the lock (it writes only to the store).
     """
     root = project.state_dir / "restore"
     root.mkdir(parents=True, exist_ok=True)
@@ -128,46 +195,25 @@ def _scratch(project: Project, name: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"{name}-", dir=root))
 
 
-def _restore(
+def _scanned(
     project: Project,
     name: str,
     record: VersionRecord,
     place: Path,
     scratch: Path,
+    *,
     check: bool,
-    on_progress: ProgressCallback | None,
-) -> VersionIndex | None:
-    """Index and store the release from the files in ``place`` (hashed again when ``check``).
-
-    The store's temp files wait in ``scratch``.
-
-    Raises:
-        _Elsewhere: ``place`` does not hold the release's bytes.
-    """
+) -> Recovered | None:
+    """The files in ``place`` scanned (``None``: absent, or, when ``check``, not the release)."""
     seen = hashlib.sha256(CASES_FILE.encode() + b"\0")
     try:
         source, spans, hashes, ended = scan_file(place / CASES_FILE, seen.update)
         labels = (place / LABELS_FILE).read_bytes() if (place / LABELS_FILE).exists() else b""
     except (FileNotFoundError, NotADirectoryError):
-        raise _Elsewhere from None
+        return None
     seen.update(LABELS_FILE.encode() + b"\0")
     seen.update(labels)
     if check and seen.hexdigest() != record.hash:
-        raise _Elsewhere
-    if not ended or (labels and not labels.endswith(b"\n")):
-        return None  # a release writes every line with its newline
+        return None
     shown = f"{project.relative(project.dataset_dir(name))}/{CASES_FILE} (release {record.number})"
-    try:
-        new = index_lines(source, spans, hashes, True, None, shown, on_progress=on_progress)
-        if new is None or not new.canonical:
-            return None
-        label_view = memoryview(labels)
-        label_lines = [label_view[o : o + n] for o, n in split_lines(labels)]
-        index = VersionIndex(
-            record.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines]
-        )
-        with new.lines() as line:
-            write_version(project.state_dir, index, line, label_lines, None, scratch)
-    except Changed:
-        return None  # the file changed while read: the full path decides
-    return read_index(project.state_dir, record.hash)
+    return Recovered(source, spans, hashes, ended, labels, shown, scratch)

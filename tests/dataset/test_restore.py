@@ -25,6 +25,7 @@ from casework.dataset.jsonl import dump_record
 from casework.dataset.lock import dataset_lock
 from casework.dataset.objects import read_index
 from casework.dataset.versions import content_hash, read_versions
+from casework.errors import CaseworkError
 from casework.project import Project, load_project
 from casework.schema import VersionRecord
 from tests.dataset.test_fast_read import _label
@@ -72,6 +73,7 @@ def _no_full_path(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store_module, "_release_tree_fully", refuse)
     monkeypatch.setattr(store_module, "load_dataset", refuse)
     monkeypatch.setattr("casework.dataset.compare.load_dataset", refuse)
+    monkeypatch.setattr("casework.dataset.lookup.scan_dataset", refuse)
 
 
 def _same(a: VersionRecord, b: VersionRecord) -> None:
@@ -151,9 +153,13 @@ def test_a_fresh_clone_diffs_an_older_release_against_the_latest_without_storing
     git_commit(origin.root, "release 2")
     clone = _clone(origin.root, tmp_path / "clone")
     want = diff_versions(origin, NAME, "1", "2")
+    want_case = dump_record(find_case(origin, f"{NAME}@1", "c-003"))
     _no_full_path(monkeypatch)
     got = diff_versions(clone, NAME, "1", "2")
     assert got == want and not want.diff.empty
+    assert dump_record(find_case(clone, f"{NAME}@1", "c-003")) == want_case
+    with pytest.raises(CaseworkError, match=r"^d@1: no case with id 'c-100'\.$"):
+        find_case(clone, f"{NAME}@1", "c-100")  # added in release 2
     first, second = read_versions(clone.dataset_dir(NAME), "v")
     assert read_index(clone.state_dir, first.hash) is None  # read from git, not stored
     assert read_index(clone.state_dir, second.hash) is not None

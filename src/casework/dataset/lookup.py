@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+import orjson
+
 from casework.dataset.incremental import NewCases, index_lines, parent_label_lines, parse_lines
 from casework.dataset.lines import Changed, scan_file
-from casework.dataset.objects import VersionIndex, fetch_lines
-from casework.dataset.restore import restored_index
+from casework.dataset.objects import VersionIndex, fetch_lines, line_hash
+from casework.dataset.restore import recovered_release, restored_index
 from casework.dataset.stream import ProgressCallback, open_dataset, parse_ref, scan_dataset
 from casework.dataset.versions import CASES_FILE, LABELS_FILE, files_hash, resolve_version
 from casework.errors import CaseworkError
@@ -78,8 +80,8 @@ def _indexed(
     if version not in (None, "working"):
         record = resolve_version(versions, name, version)
         index = restored_index(project, name, record, on_progress)
-        if index is None:
-            return None
+        if index is None:  # an older release a fresh clone's store lacks: read, never stored
+            return _recovered_case(project, name, record, case_id, shown)
         try:
             at = index.ids.index(case_id)
         except ValueError:
@@ -150,6 +152,42 @@ def index_tree(
     label_data = labels.read_bytes() if labels.exists() else b""
     kept = parent_label_lines(label_data, index, set(tree.ids), drop)
     return None if kept is None else IndexedTree(versions[-1], index, tree, kept)
+
+
+def _recovered_case(
+    project: Project, name: str, record: VersionRecord, case_id: str, shown: str
+) -> Case | _Missing | None:
+    """The case from the release's files (git history, checked against its version hash).
+
+    Only lines holding the text ``"id": "<case_id>"`` are parsed, and only the one whose own
+    id it is is validated (as the store's path validates only the line it reads); nothing is
+    stored. ``None``: the files cannot be found or read (the full read decides).
+    """
+    needle = f'"id": "{case_id}"'.encode()
+    with recovered_release(project, name, record) as found:
+        if found is None:
+            return None
+        try:
+            with found.source.reader() as read:
+                for (offset, length), digest in zip(found.spans, found.hashes, strict=True):
+                    line = bytes(read(offset, length))
+                    if needle not in line:
+                        continue
+                    if line_hash(line) != digest:
+                        return None  # changed while read
+                    if _top_level_id(line) == case_id:
+                        return _parsed(line, case_id, shown)
+        except OSError:
+            return None
+    return _Missing(f"{name}@{record.number}")
+
+
+def _top_level_id(line: bytes) -> object:
+    try:
+        obj = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    return obj.get("id") if isinstance(obj, dict) else None
 
 
 def _parsed(raw: bytes, case_id: str, shown: str) -> Case | None:

@@ -249,6 +249,12 @@ def test_a_scratch_folder_left_by_a_dead_restore_is_removed_a_day_later(tmp_path
     fresh.mkdir()
     day_ago = time.time() - 25 * 3600
     os.utime(left, (day_ago, day_ago))
+    elsewhere = tmp_path / "elsewhere"  # a link to a folder outside: never followed
+    (elsewhere / "old").mkdir(parents=True)
+    os.utime(elsewhere / "old", (day_ago, day_ago))
+    (clone.state_dir / "restore" / "d-link").symlink_to(elsewhere, target_is_directory=True)
+    os.utime(clone.state_dir / "restore" / "d-link", (day_ago, day_ago), follow_symlinks=False)
     _edit(clone, cases, labels)
     assert release_tree(clone, NAME, "second").record is not None
     assert not left.exists() and fresh.exists()
+    assert (elsewhere / "old").is_dir()

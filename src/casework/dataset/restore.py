@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISDIR
 
 from casework.dataset.incremental import NewCases, index_lines, split_lines
 from casework.dataset.lines import Changed, OnDisk, scan_file
@@ -188,9 +189,11 @@ def _scratch(project: Project, name: str) -> Path:
     root = project.state_dir / "restore"
     root.mkdir(parents=True, exist_ok=True)
     now = time.time()
-    for old in root.iterdir():
+    # Only real folders directly inside a real `.casework/restore/` are ever removed.
+    for old in [] if root.is_symlink() else root.iterdir():
         with contextlib.suppress(OSError):
-            if now - old.stat().st_mtime > _STALE_SECONDS:
+            stat = old.lstat()
+            if S_ISDIR(stat.st_mode) and now - stat.st_mtime > _STALE_SECONDS:
                 shutil.rmtree(old, ignore_errors=True)
     return Path(tempfile.mkdtemp(prefix=f"{name}-", dir=root))
 

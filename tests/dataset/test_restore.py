@@ -51,6 +51,15 @@ def _origin(root: Path) -> tuple[Project, list[dict[str, Any]], list[dict[str, A
     return project, cases, labels
 
 
+def _two_releases(root: Path) -> Project:
+    """:func:`_origin` with the edited tree released and committed as release 2."""
+    origin, cases, labels = _origin(root)
+    _edit(origin, cases, labels)
+    assert release_tree(origin, NAME, "second").record is not None
+    git_commit(origin.root, "release 2")
+    return origin
+
+
 def _clone(origin: Path, to: Path) -> Project:
     subprocess.run(["git", "clone", "-q", str(origin), str(to)], check=True)
     assert not (to / ".casework").exists()
@@ -113,10 +122,7 @@ def test_a_fresh_clone_releases_against_its_restored_parent(
 def test_a_fresh_clone_diffs_shows_and_forgets_through_its_restored_latest_release(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    origin, cases, labels = _origin(tmp_path / "origin")
-    _edit(origin, cases, labels)
-    assert release_tree(origin, NAME, "second").record is not None
-    git_commit(origin.root, "release 2")
+    origin = _two_releases(tmp_path / "origin")
     clones = [_clone(origin.root, tmp_path / f"clone{i}") for i in range(3)]
     twin = load_project(shutil.copytree(origin.root, tmp_path / "twin"))  # its store kept
     for project in (origin, clones[0]):  # the working tree against release 2
@@ -147,10 +153,7 @@ def test_a_fresh_clone_diffs_shows_and_forgets_through_its_restored_latest_relea
 def test_a_fresh_clone_diffs_an_older_release_against_the_latest_without_storing_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    origin, cases, labels = _origin(tmp_path / "origin")
-    _edit(origin, cases, labels)
-    assert release_tree(origin, NAME, "second").record is not None
-    git_commit(origin.root, "release 2")
+    origin = _two_releases(tmp_path / "origin")
     clone = _clone(origin.root, tmp_path / "clone")
     want = diff_versions(origin, NAME, "1", "2")
     want_case = dump_record(find_case(origin, f"{NAME}@1", "c-003"))

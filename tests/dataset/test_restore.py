@@ -261,3 +261,19 @@ def test_a_scratch_folder_left_by_a_dead_restore_is_removed_a_day_later(tmp_path
     assert release_tree(clone, NAME, "second").record is not None
     assert not left.exists() and fresh.exists()
     assert (elsewhere / "old").is_dir()
+
+
+def test_a_linked_restore_folder_is_not_used(tmp_path: Path) -> None:
+    """Temp files stay inside the project: a `.casework/restore` link sends to the full path."""
+    origin, cases, labels = _origin(tmp_path / "origin")
+    clone = _clone(origin.root, tmp_path / "clone")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "old").mkdir(parents=True)
+    day_ago = time.time() - 25 * 3600
+    os.utime(elsewhere / "old", (day_ago, day_ago))
+    clone.state_dir.mkdir()
+    (clone.state_dir / "restore").symlink_to(elsewhere, target_is_directory=True)
+    _edit(clone, cases, labels)
+    record = release_tree(clone, NAME, "second").record
+    assert record is not None and record.number == 2  # released by the full path
+    assert [p.name for p in elsewhere.iterdir()] == ["old"]

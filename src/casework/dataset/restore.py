@@ -188,9 +188,11 @@ def _scratch(project: Project, name: str) -> Path:
     """
     root = project.state_dir / "restore"
     root.mkdir(parents=True, exist_ok=True)
+    if root.is_symlink():  # temp files stay inside the project; the full path decides
+        raise OSError(f"{root} is a link")
     now = time.time()
-    # Only real folders directly inside a real `.casework/restore/` are ever removed.
-    for old in [] if root.is_symlink() else root.iterdir():
+    # Only real folders directly inside `.casework/restore/` are ever removed.
+    for old in root.iterdir():
         with contextlib.suppress(OSError):
             stat = old.lstat()
             if S_ISDIR(stat.st_mode) and now - stat.st_mtime > _STALE_SECONDS:

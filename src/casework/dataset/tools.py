@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,12 @@ class ToolDecl:
     description: str = ""
     parameters: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def argument_names(self) -> frozenset[str] | None:
-        """Declared argument names, or ``None`` when the schema does not list properties."""
+        """Declared argument names, or ``None`` when the schema does not list properties.
+
+        Computed once: `casework check` asks for it for every tool requirement of every case.
+        """
         props = self.parameters.get("properties")
         return frozenset(props) if isinstance(props, dict) else None
 

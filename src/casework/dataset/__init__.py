@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         PARALLEL_MIN_BYTES,
         CaseJob,
         parallel_workers,
+        scan_bytes,
         scan_dataset_chunks,
         scan_in_jobs,
     )
@@ -179,6 +180,7 @@ __all__ = [
     "release_tree",
     "release_without",
     "release_working_tree",
+    "scan_bytes",
     "scan_dataset",
     "scan_dataset_chunks",
     "scan_in_jobs",
@@ -252,6 +254,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "PARALLEL_MIN_BYTES",
                 "CaseJob",
                 "parallel_workers",
+                "scan_bytes",
                 "scan_dataset_chunks",
                 "scan_in_jobs",
             ),

@@ -45,6 +45,7 @@ __all__ = [
     "read_stored",
     "remove_versions",
     "stored_case_ids",
+    "write_stored",
     "write_version",
 ]
 
@@ -240,6 +241,47 @@ def read_stored(state_dir: Path, digest: str) -> tuple[bytes, bytes] | None:
     if cases is None or labels is None:
         return None
     return cases, labels
+
+
+def write_stored(state_dir: Path, digest: str, into: Path) -> bool:
+    """Write a stored version's files into ``into`` line by line (neither is held whole).
+
+    ``into/cases.jsonl`` and ``into/labels.jsonl`` get the version's lines, each with its
+    newline, read from the packs in order. ``False``: the version is not stored, a pack lacks
+    a line, or a file could not be read or written. The caller checks the version hash.
+    """
+    index = read_index(state_dir, digest)
+    if index is None:
+        return False
+    try:
+        where = _locations(state_dir, index.packs)
+        handles = {p: open(_objects(state_dir) / f"{p}.pack", "rb") for p in index.packs}  # noqa: SIM115
+        try:
+            for name, hashes in (
+                ("cases.jsonl", index.hashes),
+                ("labels.jsonl", index.label_hashes),
+            ):
+                with open(into / name, "wb") as out:
+                    pieces = []
+                    for line in hashes:
+                        found = where.get(line)
+                        if found is None:
+                            return False
+                        pack, offset, length = found
+                        handle = handles[pack]
+                        if handle.tell() != offset:
+                            handle.seek(offset)
+                        pieces.append(handle.read(length + 1))
+                        if len(pieces) == _WRITE_BATCH:
+                            out.write(b"".join(pieces))
+                            pieces.clear()
+                    out.write(b"".join(pieces))
+        finally:
+            for handle in handles.values():
+                handle.close()
+    except OSError:
+        return False
+    return True
 
 
 def _write_pack(

@@ -1,4 +1,4 @@
-"""Scanning a large working-tree cases file on every core: chunks of lines, one job per chunk.
+"""Scanning a large cases file on every core: chunks of lines, one job per chunk.
 
 Validation is the cost of reading a dataset (pydantic, about four fifths of it), and it is
 per line: a file of many megabytes is cut at line boundaries into one chunk per worker, each
@@ -8,7 +8,10 @@ the problems (renumbered to file lines), the case ids (duplicates are found acro
 and the jobs. The result equals a sequential scan's: the same problems, in the same order, cut
 at the same point.
 
-Entry point: :func:`scan_dataset_chunks`. Workers are forked (no second import of casework),
+A release (``name@N``) is scanned the same way from its files on disk (the working tree when
+equal, else a scratch copy from the version store or git), not from its bytes in memory.
+
+Entry points: :func:`scan_in_jobs`, :func:`scan_bytes`, :func:`scan_dataset_chunks`. Workers are forked (no second import of casework),
 so this runs only where fork is safe: Linux, and no other thread alive in the parent.
 """
 
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from casework.dataset.jsonl import iter_records
+from casework.dataset.ondisk import release_files
 from casework.dataset.stream import (
     DatasetScan,
     LabelKey,
@@ -40,21 +44,32 @@ from casework.dataset.stream import (
     scan_dataset,
     working_tree_bytes,
 )
-from casework.dataset.versions import CASES_FILE, LABELS_FILE
-from casework.errors import MAX_REPORTED, Problem
+from casework.dataset.versions import (
+    CASES_FILE,
+    LABELS_FILE,
+    VERSIONS_FILE,
+    read_versions,
+    resolve_version,
+)
+from casework.errors import MAX_REPORTED, CaseworkError, Problem
 from casework.project import Project
-from casework.schema import Case, LabelRecord
+from casework.schema import Case, LabelRecord, VersionRecord
 
 __all__ = [
     "PARALLEL_MIN_BYTES",
+    "RELEASE_CASE_BYTES",
     "CaseJob",
     "parallel_workers",
+    "scan_bytes",
     "scan_dataset_chunks",
     "scan_in_jobs",
 ]
 
 #: Cases files smaller than this are scanned in one process (forking costs more than it saves).
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+#: Bytes a case of a release is taken to hold when choosing how to scan it (the release log
+#: counts cases, not bytes; the example's cases hold 5.6 KB each).
+RELEASE_CASE_BYTES = 6 * 1024
 
 
 class CaseJob(Protocol):
@@ -218,6 +233,25 @@ def _hash_into(digest: hashlib._Hash, path: Path) -> None:
             digest.update(block)
 
 
+def scan_bytes(project: Project, ref: str) -> int | None:
+    """About how many bytes of cases a scan of ``ref`` reads (``None``: no such tree or release).
+
+    A working tree's cases file size; for a release (``name@N``), its case count from the
+    release log times :data:`RELEASE_CASE_BYTES` (its bytes are not known before they are
+    recovered). Callers compare it with :data:`PARALLEL_MIN_BYTES`.
+    """
+    name, version = parse_ref(ref)
+    if version in (None, "working"):
+        return working_tree_bytes(project, ref)
+    try:
+        folder = project.dataset_dir(name)
+        versions = read_versions(folder, f"{project.relative(folder)}/{VERSIONS_FILE}")
+        record = resolve_version(versions, name, version)
+    except (CaseworkError, OSError):
+        return None  # the one-process scan reports it
+    return record.counts.cases * RELEASE_CASE_BYTES
+
+
 def scan_dataset_chunks(
     project: Project,
     name: str,
@@ -226,25 +260,76 @@ def scan_dataset_chunks(
     workers: int,
     keep_labels: bool = True,
     on_progress: ProgressCallback | None = None,
+    with_files: Callable[[Path], Callable[[], None]] | None = None,
 ) -> tuple[DatasetScan, list[J]]:
-    """Scan the working tree of ``name`` with ``workers`` processes; one job per chunk, in order.
+    """Scan ``name`` (a working tree, or a release ``name@N``) with ``workers`` processes.
 
-    Reports exactly what :func:`casework.dataset.scan_dataset` reports (raising the same
-    ``InputErrors``); a job's cases are valid, in file order within its chunk, and together the
-    jobs saw every case once (only meaningful when nothing is raised).
+    One job per chunk, in order. Reports exactly what :func:`casework.dataset.scan_dataset`
+    reports (raising the same ``InputErrors``); a job's cases are valid, in file order within
+    its chunk, and together the jobs saw every case once (only meaningful when nothing is
+    raised).
+
+    A release is read from its files on disk (:func:`~casework.dataset.ondisk.release_files`:
+    the working tree when equal, else a scratch copy from the store or git), never held whole;
+    when the working tree changed while read it is read again from a copy, and when no copy
+    can be made the release is scanned in this process, as :func:`scan_dataset` does.
 
     With ``keep_labels=False`` the labels file is validated in chunks by the workers too, which
     keep only each label's compact key (:data:`~casework.dataset.stream.LabelKey`) for the
     cross-file checks; the scan's ``labels`` is then empty. Neither file is held whole.
 
+    ``with_files`` is called with the folder holding the files read, before they are read; what
+    it returns is called after a scan that read the release (or tree) as it should, while the
+    files are still there (a release's copy is removed on return). With a fall back to the
+    one-process scan neither is called.
+
     Raises:
         InputErrors: A file has bad lines (all reported, capped).
         UsageError: The dataset does not exist.
+        VersionNotFound: The release is unknown, or no place holds its content.
     """
-    name, _ = parse_ref(name)
+    name, version = parse_ref(name)
     folder, shown_dir, versions = open_dataset(project, name)
-    path = folder / CASES_FILE
-    labels_path = folder / LABELS_FILE
+    args = (name, shown_dir, versions, new_job, workers, keep_labels, on_progress)
+    if version in (None, "working"):
+        after = with_files(folder) if with_files is not None else None
+        scan, jobs = _scan_folder(folder, folder, *args)
+        if after is not None:
+            after()
+        return scan, jobs
+    record = resolve_version(versions, name, version)
+    for working in (True, False):
+        with release_files(project, name, record, working=working) as place:
+            if place is None:
+                break
+            after = with_files(place) if with_files is not None else None
+            scan, jobs = _scan_folder(place, folder, *args)
+            if scan.hash == record.hash:
+                if after is not None:
+                    after()
+                return replace(scan, version=record), jobs
+            if place != folder:  # a checked copy read back differently: not to be trusted
+                break
+    job = new_job()
+    ref = f"{name}@{version}"
+    scan = scan_dataset(project, ref, job.add, on_progress=on_progress, keep_labels=keep_labels)
+    return scan, [job]
+
+
+def _scan_folder(
+    place: Path,
+    folder: Path,
+    name: str,
+    shown_dir: str,
+    versions: Sequence[VersionRecord],
+    new_job: Callable[[], J],
+    workers: int,
+    keep_labels: bool,
+    on_progress: ProgressCallback | None,
+) -> tuple[DatasetScan, list[J]]:
+    """Scan the files in ``place`` (named as the dataset's ``folder`` in messages)."""
+    path = place / CASES_FILE
+    labels_path = place / LABELS_FILE
     size = path.stat().st_size
     cuts = _boundaries(path, size, workers)
     label_cuts = [0]
@@ -293,10 +378,11 @@ def scan_in_jobs(
 ) -> tuple[DatasetScan, list[J]]:
     """Feed every case of ``ref`` to jobs: in this process, or on every core for a large tree.
 
-    One job here, or one per chunk when ``ref`` is a working tree of at least
-    :data:`PARALLEL_MIN_BYTES` and this process may fork workers. The jobs come back in file order; see :func:`scan_dataset_chunks` for what is reported.
+    One job here, or one per chunk when ``ref`` (a working tree or a release) holds at least
+    :data:`PARALLEL_MIN_BYTES` (:func:`scan_bytes`) and this process may fork workers. The jobs come back in file order; see
+    :func:`scan_dataset_chunks` for what is reported.
     """
-    size = working_tree_bytes(project, ref)
+    size = scan_bytes(project, ref)
     workers = parallel_workers()
     if size is None or size < PARALLEL_MIN_BYTES or workers < 2:
         job = new_job()

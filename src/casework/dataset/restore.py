@@ -19,16 +19,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import shutil
-import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from stat import S_ISDIR
 
 from casework.dataset.incremental import NewCases, index_lines, split_lines
 from casework.dataset.lines import Changed, OnDisk, scan_file
 from casework.dataset.objects import VersionIndex, line_hash, read_index, write_version
+from casework.dataset.ondisk import scratch_dir
 from casework.dataset.stream import ProgressCallback
 from casework.dataset.versions import (
     CASES_FILE,
@@ -95,7 +93,7 @@ def recovered_release(
     a file could not be read or written (no room, a file gone).
     """
     try:
-        scratch = _scratch(project, name)
+        scratch = scratch_dir(project, name)
     except OSError:  # no room, or `.casework/` not writable
         yield None
         return
@@ -174,30 +172,6 @@ def _latest(project: Project, folder: Path, record: VersionRecord) -> bool:
     except CaseworkError:
         return False
     return bool(versions) and versions[-1] == record
-
-
-#: Scratch folders older than this were left by a restore that died: removed by the next one.
-_STALE_SECONDS = 24 * 3600
-
-
-def _scratch(project: Project, name: str) -> Path:
-    """A new folder for one recovery's temp files, under `.casework/restore/`.
-
-    Not under the dataset's `.casework/tmp/` folder: every command that takes the release lock
-    empties that one, and a recovery runs without the lock (it writes only to the store).
-    """
-    root = project.state_dir / "restore"
-    root.mkdir(parents=True, exist_ok=True)
-    if root.is_symlink():  # temp files stay inside the project; the full path decides
-        raise OSError(f"{root} is a link")
-    now = time.time()
-    # Only real folders directly inside `.casework/restore/` are ever removed.
-    for old in root.iterdir():
-        with contextlib.suppress(OSError):
-            stat = old.lstat()
-            if S_ISDIR(stat.st_mode) and now - stat.st_mtime > _STALE_SECONDS:
-                shutil.rmtree(old, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix=f"{name}-", dir=root))
 
 
 def _scanned(

@@ -24,9 +24,9 @@ from casework.dataset import (
     declared_tools,
     environment_tools,
     parallel_workers,
+    scan_bytes,
     scan_dataset,
     scan_dataset_chunks,
-    working_tree_bytes,
 )
 from casework.errors import CaseworkError
 from casework.gate._quota import unsatisfiable_shares
@@ -94,8 +94,8 @@ def _tools(
 def _scan(
     project: Project, ref: str, job: _CheckJob, on_progress: ProgressCallback | None
 ) -> DatasetScan:
-    """Feed every case of ``ref`` to ``job``: on all cores for a large working tree."""
-    size = working_tree_bytes(project, ref)
+    """Feed every case of ``ref`` to ``job``: on all cores for a large tree or release."""
+    size = scan_bytes(project, ref)
     workers = parallel_workers()
     if size is None or size < PARALLEL_MIN_BYTES or workers < 2 or job.presidio:
         return scan_dataset(project, ref, job.add, on_progress=on_progress)

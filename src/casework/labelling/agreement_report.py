@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import multiprocessing
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -58,9 +59,9 @@ from casework.dataset import (
     declared_tools,
     parallel_workers,
     parse_ref,
+    scan_bytes,
     scan_dataset,
     scan_dataset_chunks,
-    working_tree_bytes,
 )
 from casework.dataset.versions import LABELS_FILE
 from casework.errors import ConfigError, InputErrors, Problem, UsageError
@@ -810,9 +811,34 @@ def _scan(
     (:func:`casework.labelling._fastread.read_checked_labels`). No case model outlives its line.
     """
     facts = _CaseFacts(decoded=True)
-    size = working_tree_bytes(project, ref)
+    size = scan_bytes(project, ref)
     workers = parallel_workers()
     if size is not None and size >= PARALLEL_MIN_BYTES and workers >= 2:
+        if parse_ref(ref)[1] not in (None, "working"):
+            # A release, read from its files on disk (a copy, gone once the scan returns): its
+            # labels are read while they are there, as the working tree's are below.
+            got: list[list[_Label] | None] = []
+
+            def with_files(place: Path) -> Callable[[], None]:
+                stamp = file_stamp(place / LABELS_FILE)
+                return lambda: got.append(read_checked_labels(place / LABELS_FILE, stamp))
+
+            scan, parts = scan_dataset_chunks(
+                project,
+                ref,
+                lambda: _CaseFacts(decoded=True),
+                workers=workers,
+                keep_labels=False,
+                on_progress=on_progress,
+                with_files=with_files,
+            )
+            if got and got[0] is not None:
+                for part in parts:
+                    facts.merge(part)
+                return scan, facts, got[0]
+            facts = _CaseFacts(decoded=True)  # not read as validated: read it all again
+            scan = scan_dataset(project, ref, facts.add, on_progress=on_progress)
+            return scan, facts, [_label_of(rec) for rec in scan.labels]
         labels_path = project.dataset_dir(parse_ref(ref)[0]) / LABELS_FILE
         stamp = file_stamp(labels_path)
         scan, parts = scan_dataset_chunks(

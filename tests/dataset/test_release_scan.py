@@ -174,3 +174,27 @@ def test_a_git_checkout_is_not_needed_when_the_store_holds_the_release(
     monkeypatch.setattr(subprocess, "Popen", no_git)
     _on_disk(monkeypatch)
     assert _scan(project, f"{NAME}@1") == expected
+
+
+def test_a_linked_restore_folder_is_not_written_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _two_releases(tmp_path / "origin")
+    expected = _scan(project, f"{NAME}@1")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project.state_dir.mkdir(exist_ok=True)
+    (project.state_dir / "restore").symlink_to(outside, target_is_directory=True)
+    monkeypatch.setattr(parallel_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel_module, "parallel_workers", lambda: 3)
+    real = ondisk_module._filled
+    copies: list[Path] = []
+
+    def spy(project: Project, folder: Path, record: object, scratch: Path) -> bool:
+        copies.append(scratch.resolve())
+        return bool(real(project, folder, record, scratch))
+
+    monkeypatch.setattr(ondisk_module, "_filled", spy)
+    assert _scan(project, f"{NAME}@1") == expected  # read into memory, as before
+    assert copies == []  # no copy was written anywhere
+    assert not any(outside.iterdir())

@@ -109,10 +109,14 @@ def test_a_release_scanned_from_disk_gives_the_in_memory_scan(
     assert _restore_dir_empty(project)
 
 
+@pytest.mark.parametrize("into", ["another release", "a bad line"])
 def test_a_tree_that_changes_after_its_check_is_read_again_from_a_copy(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, into: str
 ) -> None:
     project = _two_releases(tmp_path / "origin")
+    if into == "a bad line":
+        with (project.dataset_dir(NAME) / "cases.jsonl").open("ab") as out:
+            out.write(b'{"id": "broken"\n')
     ref = f"{NAME}@1"
     expected = _scan(project, ref)
     first = read_versions(project.dataset_dir(NAME), "v")[0]
@@ -120,7 +124,7 @@ def test_a_tree_that_changes_after_its_check_is_read_again_from_a_copy(
     lied: list[Path] = []
 
     def stale(folder: Path) -> str:
-        # The tree (release 2) hashed as release 1: as if it changed right after its check.
+        # The tree (release 2, or worse) hashed as release 1: as if it changed after its check.
         if folder == project.dataset_dir(NAME) and not lied:
             lied.append(folder)
             return first.hash
@@ -154,12 +158,12 @@ def test_a_stored_version_is_written_out_as_read_stored_builds_it(tmp_path: Path
     for record in read_versions(project.dataset_dir(NAME), "v"):
         into = tmp_path / f"out{record.number}"
         into.mkdir()
-        assert write_stored(project.state_dir, record.hash, into)
+        assert write_stored(project.state_dir, record.hash, into) == record.hash
         cases = (into / "cases.jsonl").read_bytes()
         labels = (into / "labels.jsonl").read_bytes()
         assert (cases, labels) == read_stored(project.state_dir, record.hash)
         assert content_hash(cases, labels) == record.hash
-    assert not write_stored(project.state_dir, "0" * 64, tmp_path)
+    assert write_stored(project.state_dir, "0" * 64, tmp_path) is None
 
 
 def test_a_git_checkout_is_not_needed_when_the_store_holds_the_release(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import hashlib
 import os
 import re
 import secrets
@@ -30,6 +31,7 @@ import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 import orjson
 import xxhash
@@ -208,80 +210,95 @@ def fetch_lines(
         return None
 
 
-def _rebuild(state_dir: Path, index: VersionIndex, hashes: Sequence[bytes]) -> bytes | None:
-    """Join the lines ``hashes`` name, each with its newline, reading each pack in one pass."""
-    where = _locations(state_dir, index.packs)
-    if any(h not in where for h in hashes):
-        return None
-    handles = {p: open(_objects(state_dir) / f"{p}.pack", "rb") for p in index.packs}  # noqa: SIM115
+def _stored_pieces(
+    state_dir: Path,
+    packs: Sequence[str],
+    where: dict[bytes, tuple[str, int, int]],
+    hashes: Sequence[bytes],
+) -> Iterator[bytes]:
+    """The lines ``hashes`` name (each in ``where``), each with its newline, in order.
+
+    Each pack is read in one pass (a seek only where the order jumps).
+    """
+    handles = {p: open(_objects(state_dir) / f"{p}.pack", "rb") for p in packs}  # noqa: SIM115
     try:
-        pieces = []
         for digest in hashes:
             pack, offset, length = where[digest]
             handle = handles[pack]
             if handle.tell() != offset:
                 handle.seek(offset)
-            pieces.append(handle.read(length + 1))
-        return b"".join(pieces)
+            yield handle.read(length + 1)
     finally:
         for handle in handles.values():
             handle.close()
 
 
-def read_stored(state_dir: Path, digest: str) -> tuple[bytes, bytes] | None:
-    """Rebuild a stored version's cases and labels bytes (the caller checks the version hash)."""
-    index = read_index(state_dir, digest)
-    if index is None:
-        return None
-    try:
-        cases = _rebuild(state_dir, index, index.hashes)
-        labels = _rebuild(state_dir, index, index.label_hashes)
-    except OSError:
-        return None
-    if cases is None or labels is None:
-        return None
-    return cases, labels
+def _stored_files(state_dir: Path, digest: str) -> tuple[Iterator[bytes], Iterator[bytes]] | None:
+    """A stored version's cases and labels as lines with their newlines (``None``: not whole).
 
-
-def write_stored(state_dir: Path, digest: str, into: Path) -> bool:
-    """Write a stored version's files into ``into`` line by line (neither is held whole).
-
-    ``into/cases.jsonl`` and ``into/labels.jsonl`` get the version's lines, each with its
-    newline, read from the packs in order. ``False``: the version is not stored, a pack lacks
-    a line, or a file could not be read or written. The caller checks the version hash.
+    Raises:
+        OSError: An index or pack could not be read.
     """
     index = read_index(state_dir, digest)
     if index is None:
-        return False
+        return None
+    where = _locations(state_dir, index.packs)
+    if any(h not in where for h in index.hashes) or any(h not in where for h in index.label_hashes):
+        return None
+    return (
+        _stored_pieces(state_dir, index.packs, where, index.hashes),
+        _stored_pieces(state_dir, index.packs, where, index.label_hashes),
+    )
+
+
+def read_stored(state_dir: Path, digest: str) -> tuple[bytes, bytes] | None:
+    """Rebuild a stored version's cases and labels bytes (the caller checks the version hash)."""
     try:
-        where = _locations(state_dir, index.packs)
-        handles = {p: open(_objects(state_dir) / f"{p}.pack", "rb") for p in index.packs}  # noqa: SIM115
-        try:
-            for name, hashes in (
-                ("cases.jsonl", index.hashes),
-                ("labels.jsonl", index.label_hashes),
-            ):
-                with open(into / name, "wb") as out:
-                    pieces = []
-                    for line in hashes:
-                        found = where.get(line)
-                        if found is None:
-                            return False
-                        pack, offset, length = found
-                        handle = handles[pack]
-                        if handle.tell() != offset:
-                            handle.seek(offset)
-                        pieces.append(handle.read(length + 1))
-                        if len(pieces) == _WRITE_BATCH:
-                            out.write(b"".join(pieces))
-                            pieces.clear()
-                    out.write(b"".join(pieces))
-        finally:
-            for handle in handles.values():
-                handle.close()
+        files = _stored_files(state_dir, digest)
+        if files is None:
+            return None
+        return b"".join(files[0]), b"".join(files[1])
     except OSError:
-        return False
-    return True
+        return None
+
+
+def write_stored(state_dir: Path, digest: str, into: Path) -> str | None:
+    """Write a stored version's files into ``into`` line by line (neither is held whole).
+
+    ``into/cases.jsonl`` and ``into/labels.jsonl`` get the version's lines, each with its
+    newline, read from the packs in order, hashed as written.
+
+    Returns:
+        The version hash of what was written (the caller compares it with ``digest``), or
+        ``None``: the version is not stored, a pack lacks a line, or a file could not be read
+        or written.
+    """
+    seen = hashlib.sha256()
+    try:
+        files = _stored_files(state_dir, digest)
+        if files is None:
+            return None
+        for name, pieces in zip(("cases.jsonl", "labels.jsonl"), files, strict=True):
+            seen.update(name.encode() + b"\0")
+            with open(into / name, "wb") as out:
+                batch: list[bytes] = []
+                for piece in pieces:
+                    batch.append(piece)
+                    if len(batch) == _WRITE_BATCH:
+                        _write_hashed(out, batch, seen)
+                if batch:
+                    _write_hashed(out, batch, seen)
+    except OSError:
+        return None
+    return seen.hexdigest()
+
+
+def _write_hashed(out: BinaryIO, batch: list[bytes], seen: hashlib._Hash) -> None:
+    """Write the joined ``batch`` to ``out`` and ``seen``, then empty it."""
+    block = b"".join(batch)
+    seen.update(block)
+    out.write(block)
+    batch.clear()
 
 
 def _write_pack(

@@ -1,6 +1,6 @@
 """A release's files on disk, for reading as streams: the working tree, or a copy in scratch.
 
-`check`, `cases`, `agreement` and `expire` of ``name@N`` used to build the release's bytes in
+`check`, `cases` and `agreement` of ``name@N`` used to build the release's bytes in
 memory (the store's lines joined, or git's output read whole) and parse them in one process:
 at 100k cases 19 s and 1.5 GB. :func:`release_files` finds the files in the places
 :func:`~casework.dataset.versions.materialise` looks, in the same order (the working tree, the
@@ -99,10 +99,7 @@ def release_files(
 def _filled(project: Project, folder: Path, record: VersionRecord, scratch: Path) -> bool:
     """Whether ``scratch`` now holds the release's files (checked against its hash)."""
     try:
-        if (
-            write_stored(project.state_dir, record.hash, scratch)
-            and files_hash(scratch) == record.hash
-        ):
+        if write_stored(project.state_dir, record.hash, scratch) == record.hash:
             return True
         old = project.state_dir / "versions" / record.hash  # an old-layout full copy
         if (old / CASES_FILE).is_file():

@@ -48,10 +48,11 @@ from casework.dataset.versions import (
     CASES_FILE,
     LABELS_FILE,
     VERSIONS_FILE,
+    files_hash,
     read_versions,
     resolve_version,
 )
-from casework.errors import MAX_REPORTED, CaseworkError, Problem
+from casework.errors import MAX_REPORTED, CaseworkError, InputErrors, Problem
 from casework.project import Project
 from casework.schema import Case, LabelRecord, VersionRecord
 
@@ -303,7 +304,12 @@ def scan_dataset_chunks(
             if place is None:
                 break
             after = with_files(place) if with_files is not None else None
-            scan, jobs = _scan_folder(place, folder, *args)
+            try:
+                scan, jobs = _scan_folder(place, folder, *args)
+            except InputErrors:
+                if place == folder and files_hash(folder) != record.hash:
+                    continue  # the tree changed while read: what is wrong is not the release's
+                raise
             if scan.hash == record.hash:
                 if after is not None:
                     after()

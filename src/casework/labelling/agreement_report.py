@@ -58,7 +58,6 @@ from casework.dataset import (
     collector_paused,
     declared_tools,
     parallel_workers,
-    parse_ref,
     scan_bytes,
     scan_dataset,
     scan_dataset_chunks,
@@ -806,41 +805,22 @@ def _scan(
 ) -> tuple[DatasetScan, _CaseFacts, list[_Label]]:
     """Validate ``ref`` as :func:`casework.dataset.load_dataset` does, keeping only compact facts.
 
-    A large working tree is read on every core: each worker reduces its cases to facts and
-    validates a share of the labels, which are then read without a second validation
+    A large working tree or release is read on every core: each worker reduces its cases to facts
+    and validates a share of the labels, which are then read without a second validation
     (:func:`casework.labelling._fastread.read_checked_labels`). No case model outlives its line.
     """
     facts = _CaseFacts(decoded=True)
     size = scan_bytes(project, ref)
     workers = parallel_workers()
     if size is not None and size >= PARALLEL_MIN_BYTES and workers >= 2:
-        if parse_ref(ref)[1] not in (None, "working"):
-            # A release, read from its files on disk (a copy, gone once the scan returns): its
-            # labels are read while they are there, as the working tree's are below.
-            got: list[list[_Label] | None] = []
+        got: list[list[_Label] | None] = []
 
-            def with_files(place: Path) -> Callable[[], None]:
-                stamp = file_stamp(place / LABELS_FILE)
-                return lambda: got.append(read_checked_labels(place / LABELS_FILE, stamp))
+        def with_files(place: Path) -> Callable[[], None]:
+            # Stamped before the workers validate the labels, read after: a file that changed
+            # in between (or a copy gone) gives None, and everything is read again below.
+            stamp = file_stamp(place / LABELS_FILE)
+            return lambda: got.append(read_checked_labels(place / LABELS_FILE, stamp))
 
-            scan, parts = scan_dataset_chunks(
-                project,
-                ref,
-                lambda: _CaseFacts(decoded=True),
-                workers=workers,
-                keep_labels=False,
-                on_progress=on_progress,
-                with_files=with_files,
-            )
-            if got and got[0] is not None:
-                for part in parts:
-                    facts.merge(part)
-                return scan, facts, got[0]
-            facts = _CaseFacts(decoded=True)  # not read as validated: read it all again
-            scan = scan_dataset(project, ref, facts.add, on_progress=on_progress)
-            return scan, facts, [_label_of(rec) for rec in scan.labels]
-        labels_path = project.dataset_dir(parse_ref(ref)[0]) / LABELS_FILE
-        stamp = file_stamp(labels_path)
         scan, parts = scan_dataset_chunks(
             project,
             ref,
@@ -848,12 +828,12 @@ def _scan(
             workers=workers,
             keep_labels=False,
             on_progress=on_progress,
+            with_files=with_files,
         )
-        labels = read_checked_labels(labels_path, stamp)
-        if labels is not None:
+        if got and got[0] is not None:
             for part in parts:
                 facts.merge(part)
-            return scan, facts, labels
-        facts = _CaseFacts(decoded=True)  # the labels changed under the scan: read it all again
+            return scan, facts, got[0]
+        facts = _CaseFacts(decoded=True)  # the labels were not read as validated: read it all again
     scan = scan_dataset(project, ref, facts.add, on_progress=on_progress)
     return scan, facts, [_label_of(rec) for rec in scan.labels]

@@ -12,8 +12,10 @@ run two floors: a plain ``orjson`` parse of the cases file (one line at a time) 
 ``git diff --no-index --stat`` of the two versions' files.
 
 ``python benchmarks/dataset_bench.py`` runs 10,000 cases (a few minutes); ``--sizes
-10000,100000,1000000`` the issue's sizes (1M takes long, and today's code needs far more memory
-than a laptop has: ``--max-rss-gb`` stops a command past that). ``--out docs/benchmarks.md``
+10000,100000`` the issue's sizes for every step, ``--agreement-sizes 50000`` ``agreement`` alone
+and ``--check-sizes 1000000`` ``check`` alone (with its floor) at the sizes the issue sets those
+targets for (``--max-rss-gb`` stops a command past that much memory). Last, the start-up of
+``casework --help`` and ``casework versions`` (``--startup-runs``). ``--out docs/benchmarks.md``
 rewrites the "Dataset operations" section of that page and nothing else.
 """
 
@@ -314,6 +316,81 @@ def run_agreement(n: int, args: argparse.Namespace, work: Path) -> tuple[list[St
     return [step], None
 
 
+def run_check_only(n: int, args: argparse.Namespace, work: Path) -> tuple[list[Step], None]:
+    """Only ``check`` at ``n`` cases, with the floor: the issue's 1M-case target is for it."""
+    root = work / f"c{n}"
+    print(f"== check only, {n:,} cases", flush=True)
+    cases_file = make_project(root, n, args.seed)
+    subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
+    print(f"  generated {cases_file.stat().st_size / 1e6:.0f} MB")
+    opts = {"max_rss_gb": float(args.max_rss_gb), "timeout": float(args.timeout)}
+    floor = [sys.executable, "-c", FLOOR, str(cases_file)]
+    check = [sys.executable, "-c", CLI, "check", DATASET]
+    steps = []
+    for name, argv in (("orjson parse (floor)", floor), ("check", check)):
+        steps.append(best_of([measure(name, n, argv, root, **opts) for _ in range(args.repeat)]))
+    shutil.rmtree(root, ignore_errors=True)
+    return steps, None
+
+
+#: Start-up target (issue 13): `casework --help` and `casework versions` under 0.3 s.
+STARTUP_TARGET = 0.3
+
+
+def run_startup(runs: int, work: Path) -> list[tuple[str, list[float]]]:
+    """Wall times of `casework --help` and `casework versions` on the example with one release.
+
+    Run as an installed user runs it: the ``casework`` entry point of this interpreter's
+    environment when there is one, else ``python -m``-style through ``-c``.
+    """
+    root = work / "startup"
+    shutil.copytree(ROOT / "examples" / "refunds", root, symlinks=True)
+    shutil.rmtree(root / ".casework", ignore_errors=True)
+    entry = Path(sys.executable).with_name("casework")
+    cw = [str(entry)] if entry.exists() else [sys.executable, "-c", CLI]
+    subprocess.run(
+        [*cw, "release", DATASET, "-m", "startup"],
+        cwd=root,
+        env=_env(),
+        check=True,
+        capture_output=True,
+    )
+    out = []
+    print("== start-up", flush=True)
+    for name, argv in (
+        ("casework --help", ["--help"]),
+        ("casework versions refunds", ["versions", DATASET]),
+    ):
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([*cw, *argv], cwd=root, env=_env(), check=True, capture_output=True)
+            times.append(time.perf_counter() - start)
+        print(
+            f"  {name:<26} fastest {min(times):.3f} s, median {sorted(times)[len(times) // 2]:.3f} s"
+        )
+        out.append((name, times))
+    shutil.rmtree(root, ignore_errors=True)
+    return out
+
+
+def startup_table(rows: list[tuple[str, list[float]]]) -> str:
+    """The Markdown table of the start-up runs, with the issue's target."""
+    lines = [
+        "| command | fastest | median | slowest | target |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    for name, times in rows:
+        ordered = sorted(times)
+        median = ordered[len(ordered) // 2]
+        met = "met" if median < STARTUP_TARGET else "NOT met"
+        lines.append(
+            f"| `{name}` | {ordered[0]:.3f} s | {median:.3f} s | {ordered[-1]:.3f} s "
+            f"| < {STARTUP_TARGET:g} s (median): {met} |"
+        )
+    return "\n".join(lines)
+
+
 def _verdict(step: Step) -> str:
     limit_s, limit_gb = TARGETS.get((step.name, step.cases), (None, None))
     if limit_s is None and limit_gb is None:
@@ -359,6 +436,12 @@ def main() -> None:
     parser.add_argument(
         "--agreement-sizes", default="", help="case counts to run `agreement` alone at (e.g. 50000)"
     )
+    parser.add_argument(
+        "--check-sizes", default="", help="case counts to run `check` alone at (e.g. 1000000)"
+    )
+    parser.add_argument(
+        "--startup-runs", type=int, default=10, help="runs of each start-up command (0: skip)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--repeat",
@@ -382,7 +465,14 @@ def main() -> None:
         for n in [int(s) for s in args.agreement_sizes.split(",") if s]:
             steps, _ = run_agreement(n, args, Path(tmp))
             results[n] = (results.get(n, ([], None))[0] + steps, results.get(n, ([], None))[1])
+        for n in [int(s) for s in args.check_sizes.split(",") if s]:
+            steps, _ = run_check_only(n, args, Path(tmp))
+            results[n] = (results.get(n, ([], None))[0] + steps, results.get(n, ([], None))[1])
+        startup = run_startup(args.startup_runs, Path(tmp)) if args.startup_runs > 0 else []
     text = table(results)
+    if startup:
+        text += "\n\nStart-up, each command run " + f"{args.startup_runs} times in a fresh process"
+        text += " (the refunds example, one release):\n\n" + startup_table(startup)
     args.load = (load_before, os.getloadavg()[1])
     print(text)
     if args.out is not None:
@@ -400,6 +490,7 @@ def _section(text: str, args: argparse.Namespace) -> str:
         f"{after:.1f} when it ended (2 cores; above 2, other work shared them).\n"
     )
     agreement = f" --agreement-sizes {args.agreement_sizes}" if args.agreement_sizes else ""
+    agreement += f" --check-sizes {args.check_sizes}" if args.check_sizes else ""
     repeat = f" --repeat {args.repeat}" if args.repeat > 1 else ""
     if args.repeat > 1:
         note += (

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,9 @@ from casework.dataset import (
     declared_tools,
     json_objects,
     load_dataset,
+    parallel,
     parse_records,
+    release_tree,
     scan_dataset,
     scan_dataset_chunks,
 )
@@ -493,3 +496,38 @@ def test_check_on_every_core_finds_what_one_process_finds(
     monkeypatch.setattr("casework.gate._dataset_checks.PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr("casework.gate._dataset_checks.parallel_workers", lambda: 3)
     assert _new_check(planted, "refunds") == want
+
+
+def test_check_on_every_core_hashes_the_tree_only_when_a_release_could_be_it(
+    planted: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Never released: no hash (nothing it could name). Released: the tree is named by release."""
+    folder = planted / "datasets" / "refunds"
+    write_lines(folder / CASES_FILE, [case_dict(f"c-{i:03d}") for i in range(30)])
+    write_lines(folder / "labels.jsonl", [_label("c-001"), _label("c-029")])
+    monkeypatch.setattr("casework.gate._dataset_checks.PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.gate._dataset_checks.parallel_workers", lambda: 3)
+    hashed: list[Path] = []
+    real = parallel._hash_file
+
+    def counted(path: Path, *rest: Any) -> str:
+        hashed.append(path)
+        return real(path, *rest)
+
+    monkeypatch.setattr(parallel, "_hash_file", counted)
+    project = load_project(planted)
+    assert check_project(project, "refunds", today=TODAY).dataset == "refunds@working"
+    assert hashed == []
+    scan, _ = scan_dataset_chunks(project, "refunds", _Ids, workers=2, need_hash=False)
+    assert scan.hash == "" and scan.version is None
+    want, _ = _sequential(project)
+    assert scan == replace(want, hash="")
+    scan, _ = scan_dataset_chunks(project, "refunds", _Ids, workers=2)  # asked for: hashed
+    assert scan == want and hashed
+
+    release_tree(project, "refunds", "first")
+    hashed.clear()
+    assert check_project(project, "refunds", today=TODAY).dataset == "refunds@1"
+    assert hashed  # a release exists: the tree is hashed to tell whether it is that release
+    write_lines(folder / CASES_FILE, [case_dict(f"c-{i:03d}") for i in range(31)])
+    assert check_project(project, "refunds", today=TODAY).dataset == "refunds@working"

@@ -84,7 +84,9 @@ class DatasetScan:
     Attributes:
         name: Dataset name.
         path: Its folder.
-        hash: Version hash of the content read.
+        hash: Version hash of the content read (empty when the scan was asked not to compute
+            it and no release could be that content: see
+            :func:`~casework.dataset.parallel.scan_dataset_chunks`).
         version: The release this content is (``None``: unreleased working tree).
         cases: Number of cases.
         labels: The raw labels, in file order.

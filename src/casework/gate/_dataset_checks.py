@@ -113,6 +113,7 @@ def _scan(
         workers=workers,
         keep_labels=False,  # the check reads only the labels' keys: validated on every core
         on_progress=on_progress,
+        need_hash=False,  # only which release the tree is (`scan.ref`) is reported
     )
     for part in jobs:
         job.merge(part)

@@ -287,7 +287,7 @@ def scan_dataset_chunks(
 
     With ``need_hash=False`` a working tree of a dataset never released is not hashed (no
     release can be the content read): the scan's ``hash`` is then empty. At 1M cases the hash
-    took about 8 CPU seconds of the parent, beside workers that had both cores.
+    took 3-8 CPU seconds of the parent (by the hour), beside workers that had both cores.
 
     Raises:
         InputErrors: A file has bad lines (all reported, capped).

@@ -20,7 +20,7 @@ import pytest
 from casework.dataset import scan_in_jobs
 from casework.dataset.objects import read_stored, write_stored
 from casework.dataset.versions import content_hash, read_versions
-from casework.errors import VersionNotFound
+from casework.errors import ReleaseConflict, VersionNotFound
 from casework.gate import check_project
 from casework.project import Project
 from casework.schema import Case
@@ -32,6 +32,7 @@ ondisk_module = importlib.import_module("casework.dataset.ondisk")
 report_module = importlib.import_module("casework.labelling.agreement_report")
 checks_module = importlib.import_module("casework.gate._dataset_checks")
 parallel_module = importlib.import_module("casework.dataset.parallel")
+stream_module = importlib.import_module("casework.dataset.stream")
 
 
 @dataclass
@@ -201,4 +202,70 @@ def test_a_linked_restore_folder_is_not_written_through(
     monkeypatch.setattr(ondisk_module, "_filled", spy)
     assert _scan(project, f"{NAME}@1") == expected  # read into memory, as before
     assert copies == []  # no copy was written anywhere
+    assert not any(outside.iterdir())
+
+
+def _on_disk_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scan in this process (one core, as with `--presidio`), the in-memory path refused."""
+    for module in (parallel_module, checks_module, report_module):
+        monkeypatch.setattr(module, "parallel_workers", lambda: 1)
+    monkeypatch.setattr(stream_module, "ON_DISK_MIN_CASES", 0)
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the release was built in memory")
+
+    monkeypatch.setattr(stream_module, "materialise", refuse)
+
+
+@pytest.mark.parametrize("place", ["working tree", "store", "git"])
+def test_a_release_streamed_in_one_process_gives_the_in_memory_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: str
+) -> None:
+    origin = _two_releases(tmp_path / "origin")
+    project = origin
+    ref = f"{NAME}@1"
+    if place == "working tree":
+        ref = f"{NAME}@2"
+    elif place == "git":
+        project = _clone(origin.root, tmp_path / "clone")
+    expected = _oracle(project, ref)
+    _on_disk_in_one_process(monkeypatch)
+    assert _oracle(project, ref) == expected
+    assert _restore_dir_empty(project)
+
+
+@pytest.mark.parametrize("into", ["another release", "a bad line"])
+def test_a_tree_that_changes_while_streamed_is_refused_not_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, into: str
+) -> None:
+    """One process cannot take back what its visitor saw: a changed tree is an error, not a report."""
+    project = _two_releases(tmp_path / "origin")
+    if into == "a bad line":
+        with (project.dataset_dir(NAME) / "cases.jsonl").open("ab") as out:
+            out.write(b'{"id": "broken"\n')
+    first = read_versions(project.dataset_dir(NAME), "v")[0]
+    real = ondisk_module.files_hash
+
+    def stale(folder: Path) -> str:  # the tree hashed as release 1: it changed after its check
+        return first.hash if folder == project.dataset_dir(NAME) else str(real(folder))
+
+    monkeypatch.setattr(ondisk_module, "files_hash", stale)
+    _on_disk_in_one_process(monkeypatch)
+    with pytest.raises(ReleaseConflict, match="changed while this command read it as"):
+        _scan(project, f"{NAME}@1")
+    with pytest.raises(ReleaseConflict, match=r"Run the command again\."):
+        check_project(project, f"{NAME}@1")
+
+
+def test_a_release_streamed_in_one_process_falls_back_to_memory_without_a_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _two_releases(tmp_path / "origin")
+    expected = _scan(project, f"{NAME}@1")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project.state_dir.mkdir(exist_ok=True)
+    (project.state_dir / "restore").symlink_to(outside, target_is_directory=True)
+    monkeypatch.setattr(stream_module, "ON_DISK_MIN_CASES", 0)
+    assert _scan(project, f"{NAME}@1") == expected  # read into memory, as before
     assert not any(outside.iterdir())

@@ -98,7 +98,9 @@ def _scan(
     size = scan_bytes(project, ref)
     workers = parallel_workers()
     if size is None or size < PARALLEL_MIN_BYTES or workers < 2 or job.presidio:
-        return scan_dataset(project, ref, job.add, on_progress=on_progress)
+        # The check reads only the labels' keys: checked as they stream past, none kept (at
+        # 100k cases the 200k label models took 0.9 GB of a one-core check's 1.06 GB).
+        return scan_dataset(project, ref, job.add, on_progress=on_progress, keep_labels=False)
     scan, jobs = scan_dataset_chunks(
         project,
         ref,

@@ -4,7 +4,8 @@ They used to build the release's bytes in memory (the store's lines joined, or g
 read whole) and parse them in one process: at 100k cases 19 s and 1.5 GB (issue 13). The
 oracle is the one-process path on the same release (its bytes in memory, by
 :func:`~casework.dataset.versions.materialise`): every place a release can be found (the
-working tree, the store, git) must give the same scan, without that path being taken.
+working tree, the store, git) must give the same scan, without that path being taken, on every
+core and in one process (one core, `check --presidio`), where a large release is streamed too.
 """
 
 from __future__ import annotations
@@ -92,32 +93,47 @@ def _restore_dir_empty(project: Project) -> bool:
     return not folder.exists() or not any(folder.iterdir())
 
 
+def _release_in(place: str, tmp_path: Path) -> tuple[Project, str]:
+    """A project and a release only ``place`` holds besides the store (or git alone)."""
+    origin = _two_releases(tmp_path / "origin")
+    if place == "working tree":
+        return origin, f"{NAME}@2"  # the tree is release 2 as released
+    if place == "git":
+        return _clone(origin.root, tmp_path / "clone"), f"{NAME}@1"
+    return origin, f"{NAME}@1"
+
+
+@pytest.mark.parametrize("cores", ["every core", "one process"])
 @pytest.mark.parametrize("place", ["working tree", "store", "git"])
 def test_a_release_scanned_from_disk_gives_the_in_memory_scan(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: str, cores: str
 ) -> None:
-    origin = _two_releases(tmp_path / "origin")
-    project = origin
-    ref = f"{NAME}@1"
-    if place == "working tree":
-        ref = f"{NAME}@2"  # the tree is release 2 as released
-    elif place == "git":
-        project = _clone(origin.root, tmp_path / "clone")
+    """On every core, or in one process (one core, `--presidio`): the same scan, check, report."""
+    project, ref = _release_in(place, tmp_path)
     expected = _oracle(project, ref)
     assert expected[0][3] == int(ref[-1])
-    _on_disk(monkeypatch)
+    if cores == "every core":
+        _on_disk(monkeypatch)
+    else:
+        _on_disk_in_one_process(monkeypatch)
     assert _oracle(project, ref) == expected
     assert _restore_dir_empty(project)
+
+
+def _changed(tmp_path: Path, into: str) -> Project:
+    """Two releases; the tree is release 2, or release 2 with a bad line (``into``)."""
+    project = _two_releases(tmp_path / "origin")
+    if into == "a bad line":
+        with (project.dataset_dir(NAME) / "cases.jsonl").open("ab") as out:
+            out.write(b'{"id": "broken"\n')
+    return project
 
 
 @pytest.mark.parametrize("into", ["another release", "a bad line"])
 def test_a_tree_that_changes_after_its_check_is_read_again_from_a_copy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, into: str
 ) -> None:
-    project = _two_releases(tmp_path / "origin")
-    if into == "a bad line":
-        with (project.dataset_dir(NAME) / "cases.jsonl").open("ab") as out:
-            out.write(b'{"id": "broken"\n')
+    project = _changed(tmp_path, into)
     ref = f"{NAME}@1"
     expected = _scan(project, ref)
     first = read_versions(project.dataset_dir(NAME), "v")[0]
@@ -181,8 +197,9 @@ def test_a_git_checkout_is_not_needed_when_the_store_holds_the_release(
     assert _scan(project, f"{NAME}@1") == expected
 
 
+@pytest.mark.parametrize("cores", ["every core", "one process"])
 def test_a_linked_restore_folder_is_not_written_through(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cores: str
 ) -> None:
     project = _two_releases(tmp_path / "origin")
     expected = _scan(project, f"{NAME}@1")
@@ -190,8 +207,11 @@ def test_a_linked_restore_folder_is_not_written_through(
     outside.mkdir()
     project.state_dir.mkdir(exist_ok=True)
     (project.state_dir / "restore").symlink_to(outside, target_is_directory=True)
-    monkeypatch.setattr(parallel_module, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel_module, "parallel_workers", lambda: 3)
+    if cores == "every core":
+        monkeypatch.setattr(parallel_module, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(parallel_module, "parallel_workers", lambda: 3)
+    else:
+        monkeypatch.setattr(stream_module, "ON_DISK_MIN_CASES", 0)
     real = ondisk_module._filled
     copies: list[Path] = []
 
@@ -217,32 +237,12 @@ def _on_disk_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream_module, "materialise", refuse)
 
 
-@pytest.mark.parametrize("place", ["working tree", "store", "git"])
-def test_a_release_streamed_in_one_process_gives_the_in_memory_scan(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, place: str
-) -> None:
-    origin = _two_releases(tmp_path / "origin")
-    project = origin
-    ref = f"{NAME}@1"
-    if place == "working tree":
-        ref = f"{NAME}@2"
-    elif place == "git":
-        project = _clone(origin.root, tmp_path / "clone")
-    expected = _oracle(project, ref)
-    _on_disk_in_one_process(monkeypatch)
-    assert _oracle(project, ref) == expected
-    assert _restore_dir_empty(project)
-
-
 @pytest.mark.parametrize("into", ["another release", "a bad line"])
 def test_a_tree_that_changes_while_streamed_is_refused_not_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, into: str
 ) -> None:
     """One process cannot take back what its visitor saw: a changed tree is an error, not a report."""
-    project = _two_releases(tmp_path / "origin")
-    if into == "a bad line":
-        with (project.dataset_dir(NAME) / "cases.jsonl").open("ab") as out:
-            out.write(b'{"id": "broken"\n')
+    project = _changed(tmp_path, into)
     first = read_versions(project.dataset_dir(NAME), "v")[0]
     real = ondisk_module.files_hash
 
@@ -255,17 +255,3 @@ def test_a_tree_that_changes_while_streamed_is_refused_not_reported(
         _scan(project, f"{NAME}@1")
     with pytest.raises(ReleaseConflict, match=r"Run the command again\."):
         check_project(project, f"{NAME}@1")
-
-
-def test_a_release_streamed_in_one_process_falls_back_to_memory_without_a_copy(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    project = _two_releases(tmp_path / "origin")
-    expected = _scan(project, f"{NAME}@1")
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    project.state_dir.mkdir(exist_ok=True)
-    (project.state_dir / "restore").symlink_to(outside, target_is_directory=True)
-    monkeypatch.setattr(stream_module, "ON_DISK_MIN_CASES", 0)
-    assert _scan(project, f"{NAME}@1") == expected  # read into memory, as before
-    assert not any(outside.iterdir())

@@ -71,6 +71,22 @@ def test_bad_line_reported_with_exit_1_and_nothing_written(project_dir: Path, ru
     assert _snapshot(project_dir) == before
 
 
+@pytest.mark.parametrize("command", [("check", "refunds"), ("release", "refunds", "-m", "x")])
+def test_a_folder_where_a_file_belongs_is_named_not_traced(
+    project_dir: Path, run_cli: Run, command: tuple[str, ...]
+) -> None:
+    labels = project_dir / "datasets" / "refunds" / "labels.jsonl"
+    labels.unlink(missing_ok=True)
+    labels.mkdir()
+    before = _snapshot(project_dir)
+    result = run_cli(*command)
+    assert result.exit_code == 1
+    assert result.stderr == "datasets/refunds/labels.jsonl: Is a directory.\n"
+    assert _snapshot(project_dir) == before
+    with pytest.raises(IsADirectoryError):  # --debug keeps the trace
+        run_cli("--debug", *command)
+
+
 def test_undeclared_and_stale_tools_fail_check(project_dir: Path, run_cli: Run) -> None:
     write_lines(
         project_dir / "datasets" / "refunds" / "cases.jsonl",

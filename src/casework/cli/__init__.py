@@ -1,12 +1,16 @@
 """The `casework` command line: each command parses, calls one library function, renders.
 
 Library errors become one message on stderr here, in exactly one place (:class:`CaseworkGroup`):
-exit 1 for bad input or a failed check, 2 for usage errors; tracebacks only with ``--debug``.
+exit 1 for bad input or a failed check, 2 for usage errors; an operating-system error (a folder
+where a file belongs, no room) is the path and the reason, exit 1; tracebacks only with
+``--debug``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +22,15 @@ from casework import __version__
 from casework.cli.context import AppState
 from casework.errors import CaseworkError
 
-__all__ = ["COMMAND_HELP", "COMMAND_MODULES", "COMMAND_TABLE", "CaseworkGroup", "cli", "main"]
+__all__ = [
+    "COMMAND_HELP",
+    "COMMAND_MODULES",
+    "COMMAND_TABLE",
+    "CaseworkGroup",
+    "cli",
+    "main",
+    "os_error_message",
+]
 
 
 class CaseworkGroup(click.Group):
@@ -34,6 +46,16 @@ class CaseworkGroup(click.Group):
                 raise
             click.echo(exc.render(_flag_speller(self, ctx)), err=True)
             ctx.exit(exc.exit_code)
+        except BrokenPipeError:
+            raise  # the reader of the output went away: nothing to tell it
+        except OSError as exc:
+            # A file the command reads or writes is not what it should be (a folder where a file
+            # belongs, no room, no permission): the path and the system's reason, not a trace.
+            state = ctx.find_object(AppState)
+            if state is not None and state.debug:
+                raise
+            click.echo(os_error_message(exc), err=True)
+            ctx.exit(1)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Commands in the order of :data:`COMMAND_MODULES` (the order of the CLI reference)."""
@@ -246,6 +268,20 @@ COMMAND_MODULES: dict[str, str] = {name: module for name, (module, _) in COMMAND
 
 #: Each command's short help as ``casework --help`` lists it (its docstring's first paragraph).
 COMMAND_HELP: dict[str, str] = {name: text for name, (_, text) in COMMAND_TABLE.items()}
+
+
+def os_error_message(exc: OSError) -> str:
+    """``path: reason.`` for an operating-system error (the path relative to here when inside)."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    names = [n for n in (exc.filename, exc.filename2) if n is not None]
+    shown = []
+    for name in names:
+        path = Path(os.fsdecode(name))
+        with contextlib.suppress(ValueError, OSError):
+            path = path.resolve().relative_to(Path.cwd().resolve())
+        shown.append(path.as_posix())
+    where = " -> ".join(shown)
+    return f"{where}: {reason}." if where else f"{reason}."
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from casework.cli import cli
+from casework.cli import cli, os_error_message
 from casework.cli.reference import render_reference, walk_commands
 from tests.factories import case_dict, git_commit, write_lines
 
@@ -318,3 +318,13 @@ def test_lazy_command_table_matches_the_modules() -> None:
         names = {command.name for command in module.COMMANDS}
         listed = {name for name, where in COMMAND_MODULES.items() if where == module_name}
         assert names == listed, f"casework.cli.{module_name}: COMMANDS and COMMAND_MODULES differ"
+
+
+def test_os_error_messages_name_what_the_system_gives() -> None:
+    assert os_error_message(OSError(28, "No space left on device", 3)) == (
+        "No space left on device."  # a file descriptor is not a path to show
+    )
+    assert os_error_message(OSError(18, "Invalid cross-device link", "/a", None, "/b")) == (
+        "/a -> /b: Invalid cross-device link."
+    )
+    assert os_error_message(OSError("weird")) == "weird."

@@ -273,7 +273,7 @@ COMMAND_HELP: dict[str, str] = {name: text for name, (_, text) in COMMAND_TABLE.
 def os_error_message(exc: OSError) -> str:
     """``path: reason.`` for an operating-system error (the path relative to here when inside)."""
     reason = exc.strerror or str(exc) or type(exc).__name__
-    names = [n for n in (exc.filename, exc.filename2) if n is not None]
+    names = [n for n in (exc.filename, exc.filename2) if isinstance(n, str | bytes | os.PathLike)]
     shown = []
     for name in names:
         path = Path(os.fsdecode(name))

@@ -303,34 +303,28 @@ def run_size(n: int, args: argparse.Namespace, work: Path) -> tuple[list[Step], 
     return steps, ratio
 
 
-def run_agreement(n: int, args: argparse.Namespace, work: Path) -> tuple[list[Step], None]:
-    """Only ``agreement`` at ``n`` cases (2n labels): the issue's target is at 50,000 cases."""
-    root = work / f"a{n}"
-    print(f"== agreement only, {n:,} cases", flush=True)
-    make_project(root, n, args.seed)
-    subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
-    argv = [sys.executable, "-c", CLI, "agreement", DATASET]
-    opts = {"max_rss_gb": float(args.max_rss_gb), "timeout": float(args.timeout)}
-    step = best_of([measure("agreement", n, argv, root, **opts) for _ in range(args.repeat)])
-    shutil.rmtree(root, ignore_errors=True)
-    return [step], None
+def run_alone(
+    n: int, args: argparse.Namespace, work: Path, command: str, floor: bool
+) -> list[Step]:
+    """Only ``casework COMMAND`` at ``n`` cases (and the floor first, if ``floor``).
 
-
-def run_check_only(n: int, args: argparse.Namespace, work: Path) -> tuple[list[Step], None]:
-    """Only ``check`` at ``n`` cases, with the floor: the issue's 1M-case target is for it."""
-    root = work / f"c{n}"
-    print(f"== check only, {n:,} cases", flush=True)
+    For the issue's targets set at one size only: ``agreement`` at 50,000 cases (100,000
+    labels), ``check`` at 1,000,000.
+    """
+    root = work / f"{command}{n}"
+    print(f"== {command} only, {n:,} cases", flush=True)
     cases_file = make_project(root, n, args.seed)
     subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
-    print(f"  generated {cases_file.stat().st_size / 1e6:.0f} MB")
     opts = {"max_rss_gb": float(args.max_rss_gb), "timeout": float(args.timeout)}
-    floor = [sys.executable, "-c", FLOOR, str(cases_file)]
-    check = [sys.executable, "-c", CLI, "check", DATASET]
-    steps = []
-    for name, argv in (("orjson parse (floor)", floor), ("check", check)):
-        steps.append(best_of([measure(name, n, argv, root, **opts) for _ in range(args.repeat)]))
+    runs = [(command, [sys.executable, "-c", CLI, command, DATASET])]
+    if floor:
+        runs.insert(0, ("orjson parse (floor)", [sys.executable, "-c", FLOOR, str(cases_file)]))
+    steps = [
+        best_of([measure(name, n, argv, root, **opts) for _ in range(args.repeat)])
+        for name, argv in runs
+    ]
     shutil.rmtree(root, ignore_errors=True)
-    return steps, None
+    return steps
 
 
 #: Start-up target (issue 13): `casework --help` and `casework versions` under 0.3 s.
@@ -462,12 +456,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="casework-dataset-bench-") as tmp:
         for n in sizes:
             results[n] = run_size(n, args, Path(tmp))
-        for n in [int(s) for s in args.agreement_sizes.split(",") if s]:
-            steps, _ = run_agreement(n, args, Path(tmp))
-            results[n] = (results.get(n, ([], None))[0] + steps, results.get(n, ([], None))[1])
-        for n in [int(s) for s in args.check_sizes.split(",") if s]:
-            steps, _ = run_check_only(n, args, Path(tmp))
-            results[n] = (results.get(n, ([], None))[0] + steps, results.get(n, ([], None))[1])
+        alone = [("agreement", args.agreement_sizes, False), ("check", args.check_sizes, True)]
+        for command, sizes_text, floor in alone:
+            for n in [int(s) for s in sizes_text.split(",") if s]:
+                steps = run_alone(n, args, Path(tmp), command, floor)
+                before, ratio = results.get(n, ([], None))
+                results[n] = (before + steps, ratio)
         startup = run_startup(args.startup_runs, Path(tmp)) if args.startup_runs > 0 else []
     text = table(results)
     if startup:

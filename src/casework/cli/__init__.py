@@ -40,20 +40,17 @@ class CaseworkGroup(click.Group):
         """Run the sub-command, turning casework errors into a message on stderr."""
         try:
             return super().invoke(ctx)
-        except CaseworkError as exc:
-            state = ctx.find_object(AppState)
-            if state is not None and state.debug:
-                raise
-            click.echo(exc.render(_flag_speller(self, ctx)), err=True)
-            ctx.exit(exc.exit_code)
         except BrokenPipeError:
             raise  # the reader of the output went away: nothing to tell it
-        except OSError as exc:
-            # A file the command reads or writes is not what it should be (a folder where a file
-            # belongs, no room, no permission): the path and the system's reason, not a trace.
+        except (CaseworkError, OSError) as exc:
+            # An OSError: a file the command reads or writes is not what it should be (a folder
+            # where a file belongs, no room, no permission): the path and the reason, no trace.
             state = ctx.find_object(AppState)
             if state is not None and state.debug:
                 raise
+            if isinstance(exc, CaseworkError):
+                click.echo(exc.render(_flag_speller(self, ctx)), err=True)
+                ctx.exit(exc.exit_code)
             click.echo(os_error_message(exc), err=True)
             ctx.exit(1)
 

@@ -328,31 +328,26 @@ def scan_dataset(
 ) -> DatasetScan:
     """Stream ``name`` (the working tree) or ``name@version``: each valid case goes to ``visit``.
 
-    The working tree's cases file is read in bounded buffers and hashed as it is read; a release
-    is materialised (from the working tree, the cache or git) and its lines read one at a time.
-    What ``visit`` saw is meaningful only when no error is raised. ``keep_labels=False``: the
-    raw labels are checked as they stream past and not kept (``labels`` is empty).
+    The working tree's cases file is read in bounded buffers and hashed as it is read; so is a
+    release of :data:`ON_DISK_MIN_CASES` cases or more, from its files on disk
+    (:func:`_scan_release_files`); a smaller one is materialised (from the working tree, the
+    cache or git) and its lines read one at a time. What ``visit`` saw is meaningful only when
+    no error is raised. ``keep_labels=False``: the raw labels are checked as they stream past
+    and not kept (``labels`` is empty).
 
     Raises:
         InputErrors: A file has bad lines (all reported, capped), as :func:`load_dataset` does.
         VersionNotFound: The version is unknown or its content cannot be recovered.
+        ReleaseConflict: The working tree, read as a release, changed while read.
         UsageError: The dataset does not exist.
     """
     name, version = parse_ref(ref)
     folder, shown_dir, versions = open_dataset(project, name)
     record: VersionRecord | None
     if version in (None, "working"):
-        labels_path = folder / LABELS_FILE
-        labels = labels_path.read_bytes() if labels_path.exists() else b""
-        digest = hashlib.sha256(CASES_FILE.encode() + b"\0")
-        path = folder / CASES_FILE
-        with path.open("rb") as stream:
-            lines = _hashed_lines(stream, digest, path.stat().st_size, on_progress)
-            count, label_list = parse_content(
-                lines, labels, shown_dir, visit, keep_labels=keep_labels
-            )
-        digest.update(LABELS_FILE.encode() + b"\0" + labels)
-        content_hash = digest.hexdigest()
+        content_hash, count, label_list = _scan_files(
+            folder, shown_dir, visit, on_progress, keep_labels
+        )
         record = next((v for v in reversed(versions) if v.hash == content_hash), None)
     else:
         record = resolve_version(versions, name, version)
@@ -372,6 +367,28 @@ def scan_dataset(
                 lines, content.labels, shown_dir, visit, keep_labels=keep_labels
             )
     return DatasetScan(name, folder, content_hash, record, count, label_list)
+
+
+def _scan_files(
+    place: Path,
+    shown_dir: str,
+    visit: CaseVisitor,
+    on_progress: ProgressCallback | None,
+    keep_labels: bool,
+) -> tuple[str, int, list[LabelRecord]]:
+    """Stream the cases and labels files in ``place``; their version hash, cases and labels.
+
+    The hash is of the bytes as read; the labels are those kept (see :func:`parse_content`).
+    """
+    labels_path = place / LABELS_FILE
+    labels = labels_path.read_bytes() if labels_path.exists() else b""
+    digest = hashlib.sha256(CASES_FILE.encode() + b"\0")
+    path = place / CASES_FILE
+    with path.open("rb") as stream:
+        lines = _hashed_lines(stream, digest, path.stat().st_size, on_progress)
+        count, label_list = parse_content(lines, labels, shown_dir, visit, keep_labels=keep_labels)
+    digest.update(LABELS_FILE.encode() + b"\0" + labels)
+    return digest.hexdigest(), count, label_list
 
 
 #: Releases of at least this many cases are read from files on disk by :func:`scan_dataset`
@@ -411,23 +428,16 @@ def _scan_release_files(
     with release_files(project, name, record) as place:
         if place is None:
             return None
-        labels_path = place / LABELS_FILE
-        digest = hashlib.sha256(CASES_FILE.encode() + b"\0")
-        path = place / CASES_FILE
         try:
-            labels = labels_path.read_bytes() if labels_path.exists() else b""
-            with path.open("rb") as stream:
-                lines = _hashed_lines(stream, digest, path.stat().st_size, on_progress)
-                count, label_list = parse_content(
-                    lines, labels, shown_dir, visit, keep_labels=keep_labels
-                )
+            digest, count, label_list = _scan_files(
+                place, shown_dir, visit, on_progress, keep_labels
+            )
         except InputErrors:
             if files_hash(place) != record.hash:
                 raise changed from None  # the lines reported are not the release's
             raise
         except FileNotFoundError:
             raise changed from None
-        digest.update(LABELS_FILE.encode() + b"\0" + labels)
-        if digest.hexdigest() != record.hash:
+        if digest != record.hash:
             raise changed
         return count, label_list

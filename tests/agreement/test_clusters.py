@@ -77,3 +77,11 @@ def test_no_disagreement_and_length_mismatch() -> None:
     with pytest.raises(ValueError) as exc:
         over_represented([frozenset()], [True, False])
     assert str(exc.value) == "disagree: must have one flag per row (1). Got 2."
+
+
+def test_an_integer_past_a_floats_range_is_a_category_not_a_crash() -> None:
+    # A case may hold any JSON integer; `float()` of one past 1.8e308 overflows.
+    huge = 10**400
+    features = featurize([{"amount": [huge]}, {"amount": [3]}, {"amount": [5]}])
+    assert f"amount={huge}" in features[0]
+    assert any(f.startswith("amount") for f in features[1])

@@ -298,3 +298,12 @@ def test_cli_report_and_gate_on_a_run_standing_alone(project_dir: Path, run_cli:
     assert gate.exit_code == 1
     codes = [f["code"] for f in json.loads(gate.stdout)["failures"]]
     assert {"imported_run", "dataset_absent", "unreleased_version"} <= set(codes)
+
+
+def test_a_score_past_a_floats_range_is_located_not_a_traceback(project_dir: Path) -> None:
+    # Found by the reader fuzz: an integer beyond a float's range made `float()` overflow.
+    path = project_dir / "huge.jsonl"
+    path.write_text(json.dumps({"id": "r-1", "reward": 10**400}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_results(path, "generic", ("task_id=id", "reward=reward"), shown="huge.jsonl")
+    assert str(caught.value).startswith("huge.jsonl:1: reward: score must be a finite number.")

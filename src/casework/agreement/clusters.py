@@ -84,11 +84,12 @@ def _walk(value: Any, prefix: str, emit: Callable[[str, Scalar], object]) -> Non
 
 
 def _is_number(value: Scalar) -> bool:
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(float(value))
-    )
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an integer past a float's range: compared as a category
+        return False
 
 
 def _nice(value: float) -> float:

@@ -15,6 +15,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -203,24 +204,36 @@ def stage(
     """
     staging = _staging(project, name)
     shutil.rmtree(staging, ignore_errors=True)
-    entries = []
-    for i, (target, data) in enumerate(files.items()):
-        source = staged.get(target)
-        if source is None:
-            source = staging / f"{i}-{target.name}"
-            after = _stage(source, data, tmp_dir(project, name))
-        elif isinstance(data, bytes):
-            after = hashlib.sha256(data).hexdigest()
-        else:
-            after = _digest(source) or hashlib.sha256(b"").hexdigest()
-        entries.append(
-            _Entry(
-                path=_stored(project, target),
-                before=_digest(target),
-                after=after,
-                staged=_stored(project, source),
-            )
+    sources = {
+        target: staged.get(target) or staging / f"{i}-{target.name}"
+        for i, target in enumerate(files)
+    }
+
+    def after(target: Path) -> str:
+        data, source = files[target], sources[target]
+        if target not in staged:
+            return _stage(source, data, tmp_dir(project, name))
+        if isinstance(data, bytes):
+            return hashlib.sha256(data).hexdigest()
+        return _digest(source) or hashlib.sha256(b"").hexdigest()
+
+    # Each file is written and hashed, and each target hashed as it stands, mostly outside the
+    # GIL: the first file (the cases, the largest) on one thread, all else on another (at 100k
+    # cases the old file's hash and the labels took 0.65 s after the 2.4 s of the cases).
+    targets = list(files)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        rest = pool.submit(lambda: ([_digest(t) for t in targets], [after(t) for t in targets[1:]]))
+        first = [after(t) for t in targets[:1]]
+        before, later = rest.result()
+    entries = [
+        _Entry(
+            path=_stored(project, target),
+            before=was,
+            after=now,
+            staged=_stored(project, sources[target]),
         )
+        for target, was, now in zip(targets, before, first + later, strict=True)
+    ]
     return Staged(name, tuple(entries))
 
 

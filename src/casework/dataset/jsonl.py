@@ -458,12 +458,22 @@ def _json_int(value: object) -> bytes:
 
 
 def _default_version(model: type[BaseModel]) -> object:
-    """The default ``schema_version`` of ``model`` (a sentinel when it has none)."""
-    field = model.model_fields.get("schema_version")
-    return _NO_DEFAULT if field is None or field.is_required() else field.default
+    """The default ``schema_version`` of ``model`` (a sentinel when it has none).
+
+    Kept per model: pydantic's ``model_fields`` lookup took 1.7 us a record, 0.5 s of CPU in a
+    first release of 100k cases and 200k labels.
+    """
+    known = _DEFAULT_VERSIONS.get(model, _UNKNOWN)
+    if known is _UNKNOWN:
+        field = model.model_fields.get("schema_version")
+        known = _NO_DEFAULT if field is None or field.is_required() else field.default
+        _DEFAULT_VERSIONS[model] = known
+    return known
 
 
 _NO_DEFAULT = object()
+_UNKNOWN = object()
+_DEFAULT_VERSIONS: dict[type[BaseModel], object] = {}
 
 
 def fast_canonical(record: BaseModel) -> bytes | None:

@@ -36,7 +36,7 @@ from typing import BinaryIO
 import orjson
 import xxhash
 
-from casework.atomic import atomic_write_bytes, atomic_writer
+from casework.atomic import atomic_direct_writer, atomic_write_bytes
 
 __all__ = [
     "Summary",
@@ -312,7 +312,8 @@ def _write_pack(
     offset = 0
     target = _objects(state_dir) / f"{stem}.pack"
     batch: list[bytes | memoryview] = []
-    with atomic_writer(target, tmp_dir=tmp_dir) as handle:
+    # Packs are read back only to rebuild an older version: written past the page cache.
+    with atomic_direct_writer(target, tmp_dir=tmp_dir) as handle:
         for digest, line in lines:
             batch.append(line)
             entries.append(b"%s %d %d\n" % (digest.hex().encode(), offset, len(line)))

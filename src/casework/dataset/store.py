@@ -6,11 +6,12 @@ Entry points: :func:`load_dataset` (``name`` or ``name@version``) and :func:`rel
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -506,8 +507,8 @@ class _Prepared:
     labels: list[LabelRecord]
     label_bytes: bytes
     """The labels file as the release writes it."""
-    hash: str
-    """The version hash of the cases and labels as the release writes them."""
+    digest: str | None
+    """The version hash (:attr:`hash`), ``None`` until it is first asked for."""
     labels_as_parent: bool = False
     """The labels file is the parent release's, line for line (less the lines of cases removed
     with :func:`release_without`): no kept case's label changed; ``labels`` is left empty."""
@@ -515,10 +516,25 @@ class _Prepared:
     """How many raw labels there are, when ``labels`` is left empty (a first release keeps
     only compact rows of them, so it leaves them empty too)."""
 
+    _hashing: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
     @property
     def label_count(self) -> int:
         """How many raw labels the release holds."""
         return len(self.labels) if self.label_total is None else self.label_total
+
+    @property
+    def hash(self) -> str:
+        """The version hash of the cases and labels as the release writes them.
+
+        Computed when first asked for (once, whichever thread asks): a first release hashes its
+        cases beside the writing of the staged files instead of before it (at 100k cases,
+        0.6 s a release waited for with one core idle).
+        """
+        with self._hashing:
+            if self.digest is None:
+                self.digest = pieces_hash(self.new.chunks(), self.label_bytes)
+            return self.digest
 
 
 def _prepare_tree(
@@ -580,7 +596,7 @@ def _prepare_tree_read(
     if new is None:
         return None
     if new.labels is not None:
-        return _prepared_first(fingerprint, new, label_data, tree)
+        return _prepared_first(fingerprint, new, label_data)
     if parent_index is not None:
         same = parent_label_lines(label_data, parent_index, set(new.ids))
         if same is not None:
@@ -600,9 +616,7 @@ def _prepare_tree_read(
     return _Prepared(fingerprint, parent, parent_index, new, labels, label_bytes, digest)
 
 
-def _prepared_first(
-    fingerprint: str, new: NewCases, label_data: bytes, tree: tuple[str, bytes, bytes] | None
-) -> _Prepared | None:
+def _prepared_first(fingerprint: str, new: NewCases, label_data: bytes) -> _Prepared | None:
     """A first release from compact label rows (validated beside the cases; no models kept).
 
     ``None`` (the full path reports it) when two labels share a key or one names no case.
@@ -622,8 +636,8 @@ def _prepared_first(
     new.labels = None  # the rows are done with: free them before the store is written
     if label_bytes == label_data:
         label_bytes = label_data  # one copy, not two
-    digest = _tree_hash(tree, new, label_bytes)
-    return _Prepared(fingerprint, None, None, new, [], label_bytes, digest, label_total=len(rows))
+    # No release exists to compare the hash with: it is computed as the store is written.
+    return _Prepared(fingerprint, None, None, new, [], label_bytes, None, label_total=len(rows))
 
 
 def _tree_hash(tree: tuple[str, bytes, bytes] | None, new: NewCases, label_bytes: bytes) -> str:
@@ -778,31 +792,46 @@ def _release_prepared(
             )
         if changes is None:
             changes = _changes_since(parent, full, case_list, prepared.labels)
-    record = VersionRecord(
-        number=(parent.number + 1) if parent else 1,
-        hash=prepared.hash,
-        parent=parent.hash if parent else None,
-        created_at=now or datetime.now(UTC),
-        message=message.strip(),
-        changes=list(changes),
-        counts=counts_of(new.summaries, prepared.label_count),
-        guideline_versions=guideline_versions_of(new.summaries),
-    )
-    log = canonical_bytes([*versions, record])
+    created_at = now or datetime.now(UTC)
+    counts = counts_of(new.summaries, prepared.label_count)
+    guideline_versions = guideline_versions_of(new.summaries)
+
+    def made() -> VersionRecord:
+        return VersionRecord(
+            number=(parent.number + 1) if parent else 1,
+            hash=prepared.hash,
+            parent=parent.hash if parent else None,
+            created_at=created_at,
+            message=message.strip(),
+            changes=list(changes),
+            counts=counts,
+            guideline_versions=guideline_versions,
+        )
+
     writing = one_stage(on_progress, "writing")
     if new.byte_count() < OVERLAP_MIN_BYTES:
         _store(project, name, prepared, writing)
-        staged = _stage(project, name, folder, prepared, log)
+        record = made()
+        staged = _stage(project, name, folder, prepared, canonical_bytes([*versions, record]))
     else:
         # The store and the staged files are each a full copy of a large tree, written, hashed
         # and synced mostly outside the GIL: written side by side (at 100k cases about 8 s one
-        # after the other, 6 s side by side). The commit point (the journal) comes after both;
-        # if the store fails, leaving the block waits for the staging, which without a journal
-        # the next command drops.
+        # after the other, 6 s side by side). The store hashes a first release's content before
+        # its pack (the log staged last waits for that). The commit point (the journal) comes
+        # after both; if the store fails, leaving the block waits for the staging, which
+        # without a journal the next command drops.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            staging = pool.submit(_stage, project, name, folder, prepared, log)
+            staging = pool.submit(
+                _stage,
+                project,
+                name,
+                folder,
+                prepared,
+                lambda: [canonical_bytes([*versions, made()])],
+            )
             _store(project, name, prepared, writing)
             staged = staging.result()
+        record = made()
     _finish(project, name, staged)
     return record
 
@@ -1002,12 +1031,17 @@ def _finish(project: Project, name: str, staged: Staged | None) -> None:
 
 
 def _stage(
-    project: Project, name: str, folder: Path, prepared: _Prepared, versions: bytes | None
+    project: Project,
+    name: str,
+    folder: Path,
+    prepared: _Prepared,
+    versions: bytes | Callable[[], Iterable[bytes]] | None,
 ) -> Staged | None:
     """Stage the release's files that differ from the tree (``None``: none does).
 
     Cases that are not the file as it stands are streamed to the journal's staging folder piece
-    by piece, never joined in memory.
+    by piece, never joined in memory. ``versions``: the release log, or a function giving it
+    when it is staged (a new release's log, which differs from the file's by its new record).
     """
     new = prepared.new
     files: dict[Path, FileContent] = {}
@@ -1018,7 +1052,9 @@ def _stage(
         folder / LABELS_FILE, labels
     ):
         files[folder / LABELS_FILE] = labels
-    if versions is not None and not _same_bytes(folder / VERSIONS_FILE, versions):
+    if callable(versions) or (
+        versions is not None and not _same_bytes(folder / VERSIONS_FILE, versions)
+    ):
         files[folder / VERSIONS_FILE] = versions
     if not files:
         return None

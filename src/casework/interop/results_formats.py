@@ -163,7 +163,10 @@ def score_value(value: Any, where: str) -> float:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past a float's range
+            number = float("inf")
         if number != number or number in (float("inf"), float("-inf")):
             raise _Bad(where, "score must be a finite number", value)
         return number

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.dataset import read_versions, release_tree
-from casework.dataset.versions import CASES_FILE, LABELS_FILE, VERSIONS_FILE, materialise
+from casework.dataset import journal, read_versions, release_tree
+from casework.dataset.versions import (
+    CASES_FILE,
+    LABELS_FILE,
+    VERSIONS_FILE,
+    content_hash,
+    materialise,
+)
 from casework.errors import InputErrors
 from casework.project import Project
 from tests.dataset.test_line_store import OPS, _case, _label, _project, _run_script, _write
@@ -158,3 +165,104 @@ def test_packs_written_in_batches_hold_what_line_by_line_writing_holds(
     assert _two_releases(tmp_path / "three", hand=True) == want
     monkeypatch.setattr("casework.dataset.objects._WRITE_BATCH", 1)
     assert _two_releases(tmp_path / "each", hand=True) == want
+
+
+# A large first release hashes its cases as it stages them, and the store (writing its pack
+# meanwhile) takes the hash when it has finished: the paths below are its own.
+
+
+def _first_release(root: Path, hand: bool) -> Project:
+    project = _project(root)
+    cases = [_case(i) for i in range(12)]
+    _write(project, cases, [_label(c["id"], "l0") for c in cases[:5]], hand=hand)
+    return project
+
+
+def _packs(project: Project) -> set[str]:
+    return {p.name for p in (project.state_dir / "versions" / "objects").glob("*.pack")}
+
+
+@pytest.mark.parametrize("hand", [False, True])  # the file stays as it is / is rewritten
+def test_a_first_release_hashed_as_staged_is_stored_under_its_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hand: bool
+) -> None:
+    want = _first_release(tmp_path / "one-after-the-other", hand)
+    assert (want_record := release_tree(want, NAME, "first").record) is not None
+    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    project = _first_release(tmp_path / "side-by-side", hand)
+    assert _release_within(project, 30) is None
+    folder = project.dataset_dir(NAME)
+    record = read_versions(folder, "v")[0]
+    assert record.hash == want_record.hash
+    files = (folder / CASES_FILE).read_bytes(), (folder / LABELS_FILE).read_bytes()
+    assert content_hash(*files) == record.hash
+    stored = materialise(folder, project.state_dir, record, NAME)
+    assert (stored.cases, stored.labels) == files
+    assert (project.state_dir / "versions" / record.hash / "manifest").is_file()
+    assert len(_packs(project)) == 1
+
+
+def _release_within(project: Project, seconds: float) -> BaseException | None:
+    """Run a release on a thread; what it raised (a release that does not end fails the test)."""
+    raised: list[BaseException | None] = [None]
+
+    def run() -> None:
+        try:
+            release_tree(project, NAME, "first")
+        except BaseException as exc:  # handed to the test
+            raised[0] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "the release hung: the store waits for a hash never given"
+    return raised[0]
+
+
+@pytest.mark.parametrize("hand", [False, True])
+def test_a_staging_failure_reaches_the_waiting_store_and_commits_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hand: bool
+) -> None:
+    project = _first_release(tmp_path / "p", hand)
+    folder = project.dataset_dir(NAME)
+    before = {n: (folder / n).read_bytes() for n in (CASES_FILE, LABELS_FILE)}
+    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    real_stage = journal._stage
+
+    def failing(source: Path, data: Any, tmp: Path) -> str:
+        if source.name.endswith(VERSIONS_FILE if not hand else CASES_FILE):
+            raise OSError(28, "No space left on device")
+        return real_stage(source, data, tmp)
+
+    monkeypatch.setattr(journal, "_stage", failing)
+    raised = _release_within(project, 30)
+    assert isinstance(raised, OSError) and "No space" in str(raised)
+    assert {n: (folder / n).read_bytes() for n in before} == before
+    assert not (folder / VERSIONS_FILE).exists()
+    monkeypatch.setattr(journal, "_stage", real_stage)
+    assert _release_within(project, 30) is None  # what was left is dropped; the release holds
+    assert len(read_versions(folder, "v")) == 1
+
+
+def test_a_first_release_the_store_holds_already_leaves_no_spare_pack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    project = _first_release(tmp_path / "p", hand=True)
+    assert (first := release_tree(project, NAME, "first").record) is not None
+    packs = _packs(project)
+    folder = project.dataset_dir(NAME)
+    (folder / VERSIONS_FILE).unlink()  # released again from scratch, hand-written again
+    _write(
+        project,
+        [_case(i) for i in range(12)],
+        [_label(_case(i)["id"], "l0") for i in range(5)],
+        hand=True,
+    )
+    assert (again := release_tree(project, NAME, "first").record) is not None
+    assert again.hash == first.hash
+    assert _packs(project) == packs
+    assert (
+        materialise(folder, project.state_dir, again, NAME).cases
+        == (folder / CASES_FILE).read_bytes()
+    )

@@ -2,7 +2,10 @@
 
 Layout under ``.casework/versions/`` (git-ignored):
 
-- ``objects/<digest>-<token>.pack``: lines (each with its newline) new in one release, end to end;
+- ``objects/<digest>-<token>.pack``: lines (each with its newline) new in one release, end to end
+  (``<digest>``: the first 16 hex digits of that release's hash, or random ones when a first
+  release's hash is computed while its pack is written; only manifests name packs), written past
+  the page cache where the system allows;
   ``objects/<...>.idx``: for each line of the pack its hash (hex), offset and length.
 - ``<version hash>/manifest``: JSON naming the packs the version draws from, its cases' ids,
   line hashes and per-line summaries (what the release log counts; each distinct summary once),
@@ -337,6 +340,7 @@ def write_version(
     label_lines: Sequence[bytes | memoryview],
     base: VersionIndex | None,
     tmp_dir: Path | None = None,
+    digest_later: Callable[[], str] | None = None,
 ) -> None:
     """Store a version: its lines not yet in ``base``'s packs go to a new pack, then its manifest.
 
@@ -347,9 +351,11 @@ def write_version(
         label_lines: The labels file's lines, without newlines.
         base: A stored version (the parent) whose lines need not be written again.
         tmp_dir: Where temp files wait (one the release lock cleans after a crash).
+        digest_later: The version hash, when ``index.digest`` is left empty because it is
+            computed meanwhile (asked for once the pack is written; its error is raised).
     """
     with _store_lock(state_dir):
-        if read_index(state_dir, index.digest) is not None:
+        if digest_later is None and read_index(state_dir, index.digest) is not None:
             return
         packs = [
             p for p in (base.packs if base else []) if (_objects(state_dir) / f"{p}.idx").exists()
@@ -369,15 +375,24 @@ def write_version(
             for digest, i in fresh.items():
                 yield digest, line_of(i) if i >= 0 else label_lines[~i]
 
-        stem = f"{index.digest[:16]}-{secrets.token_hex(4)}"
-        if _write_pack(state_dir, stem, lines(), tmp_dir):
+        # A pack is named for the version that wrote it (or by chance, when that is not known
+        # yet): only the manifests' lists of packs are read.
+        stem = f"{index.digest[:16] or secrets.token_hex(8)}-{secrets.token_hex(4)}"
+        wrote = _write_pack(state_dir, stem, lines(), tmp_dir)
+        version = index.digest
+        if digest_later is not None:
+            version = digest_later()
+            if read_index(state_dir, version) is not None:  # stored already: ours is spare
+                if wrote:
+                    for suffix in (".pack", ".idx"):
+                        os.unlink(_objects(state_dir) / f"{stem}{suffix}")
+                return
+        if wrote:
             packs.append(stem)
         stored = VersionIndex(
-            index.digest, index.ids, index.hashes, index.summaries, index.label_hashes, packs
+            version, index.ids, index.hashes, index.summaries, index.label_hashes, packs
         )
-        atomic_write_bytes(
-            _manifest_path(state_dir, index.digest), _encode(stored), tmp_dir=tmp_dir
-        )
+        atomic_write_bytes(_manifest_path(state_dir, version), _encode(stored), tmp_dir=tmp_dir)
 
 
 def remove_versions(state_dir: Path, digests: Iterable[str]) -> None:

@@ -6,11 +6,12 @@ Entry points: :func:`load_dataset` (``name`` or ``name@version``) and :func:`rel
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -517,6 +518,8 @@ class _Prepared:
     only compact rows of them, so it leaves them empty too)."""
 
     _hashing: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    pending: Future[str] | None = field(default=None, repr=False, compare=False)
+    """Where the hash arrives while a pass that writes the cases computes it as well."""
 
     @property
     def label_count(self) -> int:
@@ -527,10 +530,12 @@ class _Prepared:
     def hash(self) -> str:
         """The version hash of the cases and labels as the release writes them.
 
-        Computed when first asked for (once, whichever thread asks): a first release hashes its
-        cases beside the writing of the staged files instead of before it (at 100k cases,
-        0.6 s a release waited for with one core idle).
+        Computed when first asked for (once, whichever thread asks), or taken from
+        :attr:`pending`: a first release hashes its cases as it stages them instead of before
+        (at 100k cases, 0.6 s a release waited for with one core idle).
         """
+        if self.pending is not None:
+            return self.pending.result()
         with self._hashing:
             if self.digest is None:
                 self.digest = pieces_hash(self.new.chunks(), self.label_bytes)
@@ -820,18 +825,25 @@ def _release_prepared(
         # its pack (the log staged last waits for that). The commit point (the journal) comes
         # after both; if the store fails, leaving the block waits for the staging, which
         # without a journal the next command drops.
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            staging = pool.submit(
-                _stage,
-                project,
-                name,
-                folder,
-                prepared,
-                lambda: [canonical_bytes([*versions, made()])],
-            )
-            _store(project, name, prepared, writing)
-            staged = staging.result()
-        record = made()
+        hashed: Future[str] | None = None
+        if prepared.digest is None:  # hashed as staged (the log, staged after, waits for it)
+            hashed = prepared.pending = Future()
+        try:
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                staging = pool.submit(
+                    _stage,
+                    project,
+                    name,
+                    folder,
+                    prepared,
+                    lambda: [canonical_bytes([*versions, made()])],
+                    hashed,
+                )
+                _store(project, name, prepared, writing, hashed.result if hashed else None)
+                staged = staging.result()
+            record = made()
+        finally:
+            prepared.pending = None
     _finish(project, name, staged)
     return record
 
@@ -846,17 +858,20 @@ def _store(
     name: str,
     prepared: _Prepared,
     on_progress: ProgressCallback | None = None,
+    digest_later: Callable[[], str] | None = None,
 ) -> None:
     """Keep the release in the line store, so old versions materialise without git.
 
     ``on_progress`` is told the bytes of the case lines read for the store so far, of all the
     release's case bytes (lines the store holds already are not read: the bar then ends short
-    of full, and the stage ends).
+    of full, and the stage ends). ``digest_later``: the version hash, when another thread is
+    computing it (asked for once the pack is written).
     """
     new = prepared.new
     label_lines_ = _label_views(prepared.label_bytes)
+    digest = "" if digest_later is not None else prepared.hash
     index = VersionIndex(
-        prepared.hash, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
+        digest, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
     )
     with _lines_counted(new, on_progress) as line:
         write_version(
@@ -866,6 +881,7 @@ def _store(
             label_lines_,
             prepared.parent_index,
             tmp_dir(project, name),
+            digest_later,
         )
     if on_progress is not None:
         total = new.byte_count()
@@ -1036,17 +1052,38 @@ def _stage(
     folder: Path,
     prepared: _Prepared,
     versions: bytes | Callable[[], Iterable[bytes]] | None,
+    hashed: Future[str] | None = None,
 ) -> Staged | None:
     """Stage the release's files that differ from the tree (``None``: none does).
 
     Cases that are not the file as it stands are streamed to the journal's staging folder piece
     by piece, never joined in memory. ``versions``: the release log, or a function giving it
     when it is staged (a new release's log, which differs from the file's by its new record).
+    ``hashed``, when given, gets the version hash (computed as the cases are staged) or the
+    error that stopped it.
     """
+    try:
+        return _stage_files(project, name, folder, prepared, versions, hashed)
+    except BaseException as exc:
+        if hashed is not None and not hashed.done():  # the store thread waits for it
+            hashed.set_exception(exc)
+        raise
+
+
+def _stage_files(
+    project: Project,
+    name: str,
+    folder: Path,
+    prepared: _Prepared,
+    versions: bytes | Callable[[], Iterable[bytes]] | None,
+    hashed: Future[str] | None,
+) -> Staged | None:
     new = prepared.new
     files: dict[Path, FileContent] = {}
     if not _holds_cases(folder / CASES_FILE, new):
-        files[folder / CASES_FILE] = new.chunks
+        files[folder / CASES_FILE] = new.chunks if hashed is None else _hashing(prepared, hashed)
+    elif hashed is not None:  # the file stays: hashed here, before the log that needs it
+        hashed.set_result(pieces_hash(new.chunks(), prepared.label_bytes))
     labels = prepared.label_bytes
     if (labels or (folder / LABELS_FILE).exists()) and not _same_bytes(
         folder / LABELS_FILE, labels
@@ -1059,6 +1096,23 @@ def _stage(
     if not files:
         return None
     return stage(project, name, files, {})
+
+
+def _hashing(
+    prepared: _Prepared, hashed: Future[str]
+) -> Callable[[], Iterator[bytes | memoryview]]:
+    """The cases' pieces, hashed into the version hash as given; ``hashed`` gets it at the end."""
+
+    def pieces() -> Iterator[bytes | memoryview]:
+        digest = hashlib.sha256(CASES_FILE.encode() + b"\0")
+        for piece in prepared.new.chunks():
+            digest.update(piece)
+            yield piece
+        digest.update(LABELS_FILE.encode() + b"\0")
+        digest.update(prepared.label_bytes)
+        hashed.set_result(digest.hexdigest())
+
+    return pieces
 
 
 def _parent_content(

@@ -193,10 +193,12 @@ def _joined(lines: Iterable[bytes | memoryview]) -> Iterator[bytes]:
     for line in lines:
         batch.append(line)
         if len(batch) == _BATCH:
-            yield b"\n".join(batch) + b"\n"
+            batch.append(b"")  # ends the last line: one copy of the piece, not two
+            yield b"\n".join(batch)
             batch.clear()
     if batch:
-        yield b"\n".join(batch) + b"\n"
+        batch.append(b"")
+        yield b"\n".join(batch)
 
 
 def split_lines(data: bytes) -> Iterator[tuple[int, int]]:

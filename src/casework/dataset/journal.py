@@ -23,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from casework.atomic import atomic_write_bytes, atomic_writer
+from casework.dataset.hashing import HashingThread
 from casework.errors import ReleaseConflict
 from casework.project import Project
 
@@ -159,12 +160,11 @@ def _stage(source: Path, data: FileContent, tmp: Path) -> str:
     if isinstance(data, bytes):
         atomic_write_bytes(source, data, tmp_dir=tmp)
         return hashlib.sha256(data).hexdigest()
-    digest = hashlib.sha256()
-    with atomic_writer(source, tmp_dir=tmp) as out:
+    with HashingThread() as digest, atomic_writer(source, tmp_dir=tmp) as out:
         for piece in data():
             digest.update(piece)
             out.write(piece)
-    return digest.hexdigest()
+        return digest.hexdigest()
 
 
 def commit(

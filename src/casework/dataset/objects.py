@@ -322,10 +322,12 @@ def _write_pack(
             entries.append(b"%s %d %d\n" % (digest.hex().encode(), offset, len(line)))
             offset += len(line) + 1
             if len(batch) == _WRITE_BATCH:
-                handle.write(b"\n".join(batch) + b"\n")
+                batch.append(b"")  # ends the last line (one copy of the block, not two)
+                handle.write(b"\n".join(batch))
                 batch.clear()
         if batch:
-            handle.write(b"\n".join(batch) + b"\n")
+            batch.append(b"")
+            handle.write(b"\n".join(batch))
     if not entries:
         target.unlink()
         return False

@@ -644,7 +644,7 @@ def _prepared_first(fingerprint: str, new: NewCases, label_data: bytes) -> _Prep
     new.labels = None  # the rows are done with: free them before the store is written
     if label_bytes == label_data:
         label_bytes = label_data  # one copy, not two
-    # No release exists to compare the hash with: it is computed as the store is written.
+    # No release exists to compare the hash with: it is computed as the files are written.
     return _Prepared(fingerprint, None, None, new, [], label_bytes, None, label_total=len(rows))
 
 
@@ -824,12 +824,13 @@ def _release_prepared(
     else:
         # The store and the staged files are each a full copy of a large tree, written, hashed
         # and synced mostly outside the GIL: written side by side (at 100k cases about 8 s one
-        # after the other, 6 s side by side). The store hashes a first release's content before
-        # its pack (the log staged last waits for that). The commit point (the journal) comes
-        # after both; if the store fails, leaving the block waits for the staging, which
-        # without a journal the next command drops.
+        # after the other, 6 s side by side). A first release's version hash is computed as its
+        # cases are staged: the log, staged after them, and the store, once its pack is written,
+        # wait for it. The commit point (the journal) comes after both; if the store fails,
+        # leaving the block waits for the staging, which without a journal the next command
+        # drops.
         hashed: Future[str] | None = None
-        if prepared.digest is None:  # hashed as staged (the log, staged after, waits for it)
+        if prepared.digest is None:
             hashed = prepared.pending = Future()
         try:
             with ThreadPoolExecutor(max_workers=1) as pool:
@@ -844,6 +845,8 @@ def _release_prepared(
                 )
                 _store(project, name, prepared, writing, hashed.result if hashed else None)
                 staged = staging.result()
+            if hashed is not None:
+                prepared.digest = hashed.result()
             record = made()
         finally:
             prepared.pending = None

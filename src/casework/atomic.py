@@ -99,8 +99,8 @@ class DirectFile:
     then evicts something more useful. On this project's 2-core VM a 563 MB pack took 1.6 s
     through the cache and 0.25 s written directly (both fsynced). Data is gathered into an
     aligned buffer and written a block at a time; the last partial block is written through the
-    cache. A filesystem that refuses direct writes (older tmpfs, some network or FUSE mounts) gets ordinary
-    ones, and so does every system without ``O_DIRECT``.
+    cache. A filesystem that refuses direct writes (older tmpfs, some network or FUSE mounts)
+    gets ordinary ones, and so does every system without ``O_DIRECT``.
     """
 
     def __init__(self, fd: int) -> None:

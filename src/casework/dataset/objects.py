@@ -383,11 +383,13 @@ def write_version(
         wrote = _write_pack(state_dir, stem, lines(), tmp_dir)
         version = index.digest
         if digest_later is not None:
-            version = digest_later()
+            try:
+                version = digest_later()
+            except BaseException:  # the release failed: no manifest will name this pack
+                _drop_pack(state_dir, stem if wrote else None)
+                raise
             if read_index(state_dir, version) is not None:  # stored already: ours is spare
-                if wrote:
-                    for suffix in (".pack", ".idx"):
-                        os.unlink(_objects(state_dir) / f"{stem}{suffix}")
+                _drop_pack(state_dir, stem if wrote else None)
                 return
         if wrote:
             packs.append(stem)
@@ -395,6 +397,14 @@ def write_version(
             version, index.ids, index.hashes, index.summaries, index.label_hashes, packs
         )
         atomic_write_bytes(_manifest_path(state_dir, version), _encode(stored), tmp_dir=tmp_dir)
+
+
+def _drop_pack(state_dir: Path, stem: str | None) -> None:
+    """Remove a pack just written and its index (``None``: none was written)."""
+    if stem is not None:
+        for suffix in (".pack", ".idx"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(_objects(state_dir) / f"{stem}{suffix}")
 
 
 def remove_versions(state_dir: Path, digests: Iterable[str]) -> None:

@@ -82,7 +82,7 @@ def _vary(text: str, rng: random.Random) -> str:
 
 
 def _copy_case(case: dict[str, Any], k: int, rng: random.Random) -> dict[str, Any]:
-    out = json.loads(json.dumps(case))
+    out: dict[str, Any] = json.loads(json.dumps(case))
     out["id"] = f"{case['id']}-{k}"
     provenance = out.get("provenance") or {}
     if provenance.get("parent_id"):

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -40,6 +41,8 @@ from casework.dataset import (
     release_tree,
     scan_dataset,
 )
+from casework.dataset.objects import read_stored
+from casework.dataset.versions import content_hash, files_hash
 from casework.errors import CaseworkError
 from casework.interop import (
     CaseDefaults,
@@ -448,6 +451,10 @@ def _dataset(root: Path) -> None:
     canonical_bytes(loaded.labels)
     scan_dataset(project, "refunds", lambda case: None, keep_labels=False)
     load_dataset(project, "refunds@1")
+    # A large release is streamed from its files on disk (the tree when it is the release, else
+    # a checked copy): the same hostile tree read as the release, here at any size.
+    with mock.patch("casework.dataset.stream.ON_DISK_MIN_CASES", 0):
+        scan_dataset(project, "refunds@1", lambda case: None, keep_labels=False)
     read_versions(project.dataset_dir("refunds"), "versions.jsonl")
 
 
@@ -892,12 +899,21 @@ def test_reader_survives_hostile_bytes(root: Path, reader: Reader) -> None:
         target.write_bytes(sample)
 
 
+@pytest.mark.parametrize("first", [False, True], ids=["next", "first"])
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("target", ["cases.jsonl", "labels.jsonl"])
 def test_release_of_hostile_files_reports_or_releases(
-    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int, target: str
+    root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    workers: int,
+    target: str,
+    first: bool,
 ) -> None:
     """`casework release` reads the tree itself: a bad file is refused with nothing written.
+
+    ``first``: the dataset was never released (its log and version store gone), so it takes
+    the first release's path (labels validated beside the cases, the hash computed as written).
 
     With ``workers=2`` the lines are validated on forked workers in tiny shares (a bad share
     cancels the rest; the full path then reports), as a large tree is.
@@ -906,6 +922,9 @@ def test_release_of_hostile_files_reports_or_releases(
         monkeypatch.setattr("casework.dataset.incremental.PARALLEL_MIN_ROW_BYTES", 0)
         monkeypatch.setattr("casework.dataset.incremental.parallel_workers", lambda: workers)
         monkeypatch.setattr("casework.dataset.incremental._SHARE_BYTES", 512)
+        # ... and written as a large tree is: store and staging side by side, the version hash
+        # computed as the cases are staged.
+        monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
     sample = (root / "datasets" / "refunds" / target).read_bytes()
     told: list[tuple[str, int, int]] = []
 
@@ -921,6 +940,9 @@ def test_release_of_hostile_files_reports_or_releases(
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(root, copy)
         (copy / "datasets" / "refunds" / target).write_bytes(data)
+        if first:
+            (copy / "datasets" / "refunds" / "versions.jsonl").unlink()
+            shutil.rmtree(copy / ".casework" / "versions", ignore_errors=True)
         before = _snapshot(copy)
         try:
             done = release_tree(
@@ -930,7 +952,10 @@ def test_release_of_hostile_files_reports_or_releases(
             str(exc)  # the message itself must render
             assert _snapshot(copy) == before, "a refused release wrote into the project"
         else:
-            assert done.hash
+            folder = copy / "datasets" / "refunds"
+            assert done.hash == files_hash(folder)  # the hash names what was written
+            stored = read_stored(copy / ".casework", done.hash)  # the store rebuilds it
+            assert stored is not None and content_hash(*stored) == done.hash
 
     check()
     assert all(0 <= d <= t for _, d, t in told)

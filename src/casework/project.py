@@ -51,6 +51,19 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
+def _plain_path(v: str | None) -> str | None:
+    """A configured path holds no control character (a NUL byte would reach the OS as a crash)."""
+    if v is not None and any(ord(ch) < 32 or ord(ch) == 127 for ch in v):
+        raise ValueError("a path must not contain control characters")
+    return v
+
+
+def _plain_paths(v: list[str]) -> list[str]:
+    for path in v:
+        _plain_path(path)
+    return v
+
+
 class AgentConfig(_Section):
     """`[agent]`: what the agent under evaluation declares and reads."""
 
@@ -70,6 +83,9 @@ class AgentConfig(_Section):
     pass_env: list[str] = Field(default_factory=list)
     """Environment variables a `cmd:` agent inherits besides the allow-list (`PATH`, `HOME`,
     `LANG`, `LC_*`, `TMPDIR`…), e.g. `["OPENAI_API_KEY"]`; never `CASEWORK_PSEUDONYM_KEY`."""
+
+    _tools_path = field_validator("tools")(_plain_path)
+    _prompt_paths = field_validator("prompt_files")(_plain_paths)
 
     @field_validator("pass_env")
     @classmethod
@@ -98,6 +114,10 @@ class PathsConfig(_Section):
     """Folder of named failure shapes and their history."""
     runs: str = "runs"
     """Folder run logs are written to."""
+
+    _paths = field_validator("datasets", "guidelines", "renames", "frozen", "shapes", "runs")(
+        _plain_path
+    )
 
 
 class WorkbenchConfig(_Section):
@@ -167,6 +187,8 @@ class PrivacyConfig(_Section):
     phone_regions: list[str] = Field(default_factory=lambda: ["US", "GB"])
     """Regions (ISO 3166 codes) tried, in order, for phone numbers written without `+`."""
 
+    _key_path = field_validator("key_file")(_plain_path)
+
 
 class ModelConfig(_Section):
     """One `[models.<role>]` table: an LLM or embedding endpoint."""
@@ -203,6 +225,8 @@ class ModelConfig(_Section):
     """The endpoint keeps what it is sent in-house (a local server, your own deployment). Only a
     private judge reads frozen cases; with any other, their judged checks are left to people.
     The scripted offline client sends nothing anywhere and counts as private."""
+
+    _script_path = field_validator("script")(_plain_path)
 
     @property
     def keeps_data_local(self) -> bool:

@@ -78,6 +78,10 @@ class CatalogueFiles:
                 "tools_file", name, "tools_file must be a relative path inside the project"
             )
         path = self.root / pure
+        base = self.root.resolve()
+        # Links are followed: a catalogue linked from outside the project is refused too.
+        if not path.resolve().is_relative_to(base):
+            raise CatalogueError("tools_file", name, f"tools_file {name} leaves the project")
         if not path.is_file():
             raise CatalogueError("tools_file", name, f"tools_file {name} not found")
         data = path.read_bytes()

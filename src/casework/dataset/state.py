@@ -55,7 +55,11 @@ _LOCK = threading.Lock()
 
 def _resolve(root: Path, ref: StateRef, where: str) -> Path:
     base = root.resolve()
-    path = (base / ref.path).resolve()  # follows links: a link out of the project is refused too
+    try:
+        # Links are followed: a link out of the project is refused too.
+        path = (base / ref.path).resolve()
+    except (OSError, ValueError) as exc:  # a NUL byte, a name too long: refused by the OS
+        raise StateRefError(where, None, "situation.state_ref.path", str(exc), ref.path) from None
     if os.path.commonpath([str(base), str(path)]) != str(base):
         raise StateRefError(where, None, "situation.state_ref.path", "leaves the project", ref.path)
     return path

@@ -289,6 +289,26 @@ class ToolFixture(_Record):
 # `Situation.state_patch`, `Oracle.golden_actions`, `Oracle.state_compare`.
 
 _SHA256_RE = re.compile(r"^[0-9a-f]{64}\Z")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _project_path(v: str) -> str:
+    """Check a path a case names inside its project: relative, no ``..``, no control characters.
+
+    Every reader of a case benefits: a NUL byte would otherwise reach the operating system as
+    an exception, and a control character would garble the messages that quote the path.
+
+    Raises:
+        ValueError: The path is empty, absolute, climbs out with ``..`` or holds a control character.
+    """
+    bad = _CONTROL_RE.search(v)
+    if bad is not None:
+        raise ValueError(f"must not contain control characters ({bad.group()!r})")
+    if not v or v.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", v):
+        raise ValueError("must be a path relative to the project root")
+    if ".." in re.split(r"[\\/]", v):
+        raise ValueError("must not contain '..' (the file must be inside the project)")
+    return v
 
 
 class StateRef(_Record):
@@ -307,11 +327,7 @@ class StateRef(_Record):
     @field_validator("path")
     @classmethod
     def _relative(cls, v: str) -> str:
-        if not v or v.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", v):
-            raise ValueError("must be a path relative to the project root")
-        if ".." in re.split(r"[\\/]", v):
-            raise ValueError("must not contain '..' (the file must be inside the project)")
-        return v
+        return _project_path(v)
 
     @field_validator("sha256")
     @classmethod
@@ -376,6 +392,11 @@ class Situation(_Record):
     """(tool environments) Shared base state file; `state` must then stay empty."""
     state_patch: list[JsonPatchOp] = Field(default_factory=list)
     """(tool environments) JSON Patch applied to the `state_ref` file: this case's differences."""
+
+    @field_validator("tools_file")
+    @classmethod
+    def _inside(cls, v: str | None) -> str | None:
+        return None if v is None else _project_path(v)
 
     @field_validator("turns")
     @classmethod

@@ -8,18 +8,20 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from sqlalchemy import func, select
 
+from casework.cli import cli
 from casework.errors import InputErrors
 from casework.project import load_project
 from casework.review import CSV_COLUMNS, import_verdicts, read_verdict_sheet, sample_verdicts
-from casework.workbench import ReviewVerdictRow, open_workbench
+from casework.workbench import ReviewItemRow, ReviewVerdictRow, open_workbench
 from tests.review import builders
 
 #: What a sheet line holds: what the check needs, and the bookkeeping to read the answer back.
 SHEET_KEYS = {
     "sheet", "item", "reviewer", "kind", "question", "rubric", "fact", "conversation",
-    "tool_calls", "reply", "answer",
+    "tool_calls", "reply", "answer", "signature",
 }  # fmt: skip
 
 #: Never on a sheet: the judge's verdict, reason and evidence, the label beyond the check's
@@ -211,4 +213,131 @@ def test_a_csv_without_the_answer_column_is_refused(tmp_path: Path) -> None:
     assert [str(p) for p in problems] == [
         "v.csv:1: colour: unknown column. Got 'colour'.",
         "v.csv:1: answer: column missing from the header row.",
+        "v.csv:1: signature: column missing from the header row.",
     ]
+
+
+def _answers(root: Path) -> dict[tuple[str, str], str]:
+    """Stored answers by (sheet item id, reviewer)."""
+    with open_workbench(load_project(root)) as wb, wb.session() as s:
+        ids = {r.key: r.sheet_id for r in s.scalars(select(ReviewItemRow))}
+        return {
+            (ids[r.item_key], r.reviewer): r.answer for r in s.scalars(select(ReviewVerdictRow))
+        }
+
+
+def _flip(line: dict[str, object]) -> None:
+    if line["kind"] == "outcome":
+        line["answer"] = "escalate" if line["answer"] != "escalate" else "resolve"
+    else:
+        line["answer"] = "no" if line["answer"] == "yes" else "yes"
+
+
+def test_a_sheet_edited_to_name_another_reviewer_is_refused(root: Path) -> None:
+    sheets = _sample(root)
+    ann, bo = _answer_all(sheets["ann"]), _answer_all(sheets["bo"])
+    import_verdicts(load_project(root), [sheets["bo"]])
+    before = _answers(root)
+    shared = {str(b["item"]) for b in bo}
+    for line in ann:  # ann answers the other way and files every line under bo's name
+        _flip(line)
+        line["reviewer"] = "bo"
+    _write(sheets["ann"], ann)
+    with pytest.raises(InputErrors) as err:
+        import_verdicts(load_project(root), [sheets["ann"]])
+    text = str(err.value)
+    for number, line in enumerate(ann, start=1):
+        at = f"sheets-jsonl/verdicts-ann.jsonl:{number}: reviewer: "
+        if line["item"] in shared:
+            assert (
+                f"{at}this line was not written for bo (it is on ann's sheet); everyone returns "
+                "the sheet written for them. Got 'bo'." in text
+            )
+        else:
+            assert f"{at}this item was given to ann. Got 'bo'." in text
+    assert _answers(root) == before
+
+
+def test_a_line_copied_from_another_reviewers_sheet_is_refused(root: Path) -> None:
+    sheets = _sample(root)
+    ann, bo = _answer_all(sheets["ann"]), _answer_all(sheets["bo"])
+    import_verdicts(load_project(root), [sheets["bo"]])
+    before = _answers(root)
+    copied = next(b for b in bo if any(a["item"] == b["item"] for a in ann))
+    _flip(copied)  # bo's own signed line, answered the other way, slipped into ann's sheet
+    _write(sheets["ann"], [*ann, copied])
+    with pytest.raises(InputErrors) as err:
+        import_verdicts(load_project(root), [sheets["ann"]])
+    assert str(err.value).endswith(
+        f"sheets-jsonl/verdicts-ann.jsonl:{len(ann) + 1}: reviewer: this sheet is ann's (line 1); "
+        "a sheet holds one reviewer's answers, return each reviewer's own sheet. Got 'bo'."
+    )
+    assert _answers(root) == before
+
+
+def test_a_duplicated_row_is_refused(root: Path) -> None:
+    sheets = _sample(root, n=8, overlap=0)
+    ann = _answer_all(sheets["ann"])
+    twice = dict(ann[0])
+    _flip(twice)
+    _write(sheets["ann"], [*ann, twice])
+    with pytest.raises(InputErrors) as err:
+        import_verdicts(load_project(root), [sheets["ann"]])
+    assert str(err.value).endswith(
+        f"sheets-jsonl/verdicts-ann.jsonl:{len(ann) + 1}: item: answered twice by this reviewer "
+        f"in these sheets (first at sheets-jsonl/verdicts-ann.jsonl:1). Got '{ann[0]['item']}'."
+    )
+    assert _stored(root) == 0
+
+
+def test_a_line_without_its_signature_is_refused(root: Path) -> None:
+    sheets = _sample(root, n=8, overlap=0)
+    ann = _answer_all(sheets["ann"])
+    ann[1]["signature"] = ""
+    del ann[2]["signature"]
+    _write(sheets["ann"], ann)
+    with pytest.raises(InputErrors) as err:
+        import_verdicts(load_project(root), [sheets["ann"]])
+    missing = (
+        "signature: missing; `judge sample` signs every line for the reviewer it was written for "
+        "(answer on the sheet it wrote, without removing the signature)."
+    )
+    assert str(err.value).splitlines()[-2:] == [
+        f"sheets-jsonl/verdicts-ann.jsonl:2: {missing}",
+        f"sheets-jsonl/verdicts-ann.jsonl:3: {missing}",
+    ]
+    assert _stored(root) == 0
+
+
+def test_a_csv_sheet_edited_to_name_another_reviewer_is_refused(root: Path) -> None:
+    sheets = _sample(root, "csv", n=12, overlap=1)
+    path = sheets["ann"]
+    rows = list(csv.reader(io.StringIO(path.read_text())))
+    header = rows[0]
+    assert header[-1] == "signature" and all(len(row[-1]) == 32 for row in rows[1:])
+    for row in rows[1:]:
+        row[header.index("answer")] = "yes" if row[header.index("kind")] != "outcome" else "refuse"
+        row[header.index("reviewer")] = "bo"
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    path.write_text(buffer.getvalue())
+    with pytest.raises(InputErrors) as err:
+        import_verdicts(load_project(root), [path])
+    assert str(err.value).count(": reviewer: this line was not written for bo") == len(rows) - 1
+    assert _stored(root) == 0
+
+
+def test_the_command_refuses_an_edited_sheet_with_exit_1(root: Path) -> None:
+    sheets = _sample(root, n=8, overlap=1)
+    ann = _answer_all(sheets["ann"])
+    ann[0]["reviewer"] = "bo"
+    _write(sheets["ann"], ann)
+    result = CliRunner().invoke(
+        cli, ["--project", str(root), "judge", "verdicts", "import", str(sheets["ann"])]
+    )
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert (
+        "sheets-jsonl/verdicts-ann.jsonl:1: reviewer: this line was not written for bo (it is on "
+        "ann's sheet)" in result.output
+    )
+    assert _stored(root) == 0

@@ -110,7 +110,7 @@ if TYPE_CHECKING:
         sheet_line,
         unescape_cell,
     )
-    from casework.labelling.signing import sheet_key
+    from casework.labelling.signing import line_signature, sheet_key, signature_matches
     from casework.labelling.snapshot import CaseProgress, CaseStatus, SliceCalibration, Snapshot
     from casework.labelling.status import (
         Disagreement,
@@ -210,6 +210,7 @@ __all__ = [
     "labeller_queue",
     "labelling_status",
     "latest_round",
+    "line_signature",
     "list_disagreements",
     "list_gaps",
     "list_guidelines",
@@ -227,6 +228,7 @@ __all__ = [
     "render_jsonl",
     "sheet_key",
     "sheet_line",
+    "signature_matches",
     "submit_label",
     "unescape_cell",
 ]
@@ -343,7 +345,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "sheet_line",
                 "unescape_cell",
             ),
-            "casework.labelling.signing": ("sheet_key",),
+            "casework.labelling.signing": ("line_signature", "sheet_key", "signature_matches"),
             "casework.labelling.snapshot": (
                 "CaseProgress",
                 "CaseStatus",

@@ -63,6 +63,7 @@ from casework.review._sheets import (
     read_verdict_sheet,
     render_sheet,
     sheet_line,
+    verdict_signature,
 )
 from casework.review._spans import SharedSpans, shared_spans, words_with_spans
 from casework.review._task import NewItem, ReviewKind, ReviewTask
@@ -129,5 +130,6 @@ __all__ = [
     "sheet_line",
     "sync_leakage",
     "tuning_path",
+    "verdict_signature",
     "words_with_spans",
 ]

@@ -18,10 +18,11 @@ from casework.atomic import atomic_write_bytes
 from casework.dataset import load_dataset
 from casework.decoding import BadJSON, parse_json
 from casework.errors import InputError, InputErrors, Problem, UsageError
+from casework.labelling import sheet_key
 from casework.names import name_problem
 from casework.project import Project
 from casework.review._items import ReviewItem, assign_reviewers, draw, excluded_by, run_items
-from casework.review._sheets import SheetFormat, render_sheet, sheet_line
+from casework.review._sheets import SheetFormat, render_sheet, sheet_line, verdict_signature
 from casework.runner import load_run
 from casework.workbench import ReviewItemRow, open_workbench
 
@@ -206,7 +207,9 @@ def sample_verdicts(
         at = now or datetime.now(UTC)
         for item, names in zip(items, who, strict=True):
             s.add(_row(item, names, at))
-        sheets = _write_sheets(items, who, reviewers, out, sheet_format)
+        key = sheet_key(s)
+        assert key is not None  # created on first use
+        sheets = _write_sheets(items, who, reviewers, out, sheet_format, key)
     strata: dict[str, int] = {}
     for item in items:
         name = f"{item.slice}/{item.kind}/{'pass' if item.judge_pass else 'fail'}"
@@ -242,13 +245,18 @@ def _write_sheets(
     reviewers: Sequence[str],
     out: Path,
     fmt: SheetFormat,
+    key: bytes,
 ) -> dict[str, Path]:
     if out.exists() and not out.is_dir():
         raise InputError(str(out), None, None, "is a file; --out names a folder")
     out.mkdir(parents=True, exist_ok=True)
     sheets: dict[str, Path] = {}
     for name in reviewers:
-        lines = [sheet_line(i, name) for i, w in zip(items, who, strict=True) if name in w]
+        lines = [
+            sheet_line(i, name, signature=verdict_signature(key, name, i.sheet_id))
+            for i, w in zip(items, who, strict=True)
+            if name in w
+        ]
         path = out / f"verdicts-{name}.{fmt}"
         atomic_write_bytes(path, render_sheet(lines, fmt))
         sheets[name] = path

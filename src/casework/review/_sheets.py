@@ -2,7 +2,9 @@
 
 A sheet line shows what the check needs and nothing more: the question, the rubric, the fact
 (fact items), the conversation, the agent's tool calls and its reply. Never the judge's verdict,
-reason or evidence, the label, ``satisfiable``, provenance or the case id.
+reason or evidence, the label, ``satisfiable``, provenance or the case id. Each line is signed
+for its reviewer (:func:`verdict_signature`), as label sheets are, so an edited ``reviewer`` is
+refused on import.
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from casework.dataset import json_objects, problems_from_validation
 from casework.errors import Problem
 from casework.grading import OUTCOME_DEFINITIONS, CheckKind
-from casework.labelling import csv_rows, escape_cell, unescape_cell
+from casework.labelling import (
+    csv_rows,
+    escape_cell,
+    line_signature,
+    signature_matches,
+    unescape_cell,
+)
 from casework.review._items import ReviewItem
 from casework.schema import OUTCOMES
 
@@ -50,14 +58,43 @@ CSV_COLUMNS = (
     "tool_calls",
     "reply",
     "answer",
+    "signature",
 )
+
+#: The field (JSONL key, CSV column) holding a line's signature.
+SIGNATURE_FIELD = "signature"
 
 _YES = {"yes", "y", "true"}
 _NO = {"no", "n", "false"}
 
+# The signed identity of a verdict line: the label sheets' signature over a kind of its own, so a
+# label line's signature never passes for a verdict line's (or the other way round).
+_SIGNED_KIND = "verdict"
+_SIGNED_SCOPE = "judge"
 
-def sheet_line(item: ReviewItem, reviewer: str) -> dict[str, Any]:
-    """One blind sheet line for ``reviewer`` (the JSONL form; CSV flattens it)."""
+
+def verdict_signature(key: bytes, reviewer: str, item: str) -> str:
+    """The signature binding sheet item ``item`` (its opaque id) to ``reviewer``.
+
+    Made with the workbench's sheet-signing secret
+    (:func:`casework.labelling.sheet_key`), the one label sheets are signed with.
+    """
+    return line_signature(key, _SIGNED_KIND, _SIGNED_SCOPE, reviewer, item)
+
+
+def verdict_signature_matches(
+    key: bytes | None, signature: str | None, reviewer: str, item: str
+) -> bool:
+    """Whether ``signature`` is the one `judge sample` gave ``item`` on ``reviewer``'s sheet."""
+    return signature_matches(key, signature, _SIGNED_KIND, _SIGNED_SCOPE, reviewer, item)
+
+
+def sheet_line(item: ReviewItem, reviewer: str, *, signature: str = "") -> dict[str, Any]:
+    """One blind sheet line for ``reviewer`` (the JSONL form; CSV flattens it).
+
+    ``signature`` (:func:`verdict_signature`) comes last; import refuses a line without the
+    one made for the reviewer it names.
+    """
     return {
         "sheet": "verdict",
         "item": item.sheet_id,
@@ -70,6 +107,7 @@ def sheet_line(item: ReviewItem, reviewer: str) -> dict[str, Any]:
         "tool_calls": [dict(c) for c in item.tool_calls],
         "reply": item.reply,
         "answer": None,
+        "signature": signature,
     }
 
 
@@ -125,6 +163,7 @@ class _Answer(BaseModel):
     reviewer: str
     kind: CheckKind
     answer: str | None = None
+    signature: str | None = None
 
     @field_validator("answer", mode="before")
     @classmethod
@@ -143,6 +182,7 @@ class SheetVerdict:
         reviewer: Who answered.
         kind: ``outcome`` or ``answer_fact``.
         answer: ``resolve|clarify|refuse|escalate`` or ``yes|no``; ``None`` when left blank.
+        signature: The line's signature as returned (``None`` when missing).
     """
 
     path: str
@@ -151,6 +191,7 @@ class SheetVerdict:
     reviewer: str
     kind: CheckKind
     answer: str | None
+    signature: str | None = None
 
 
 def _normalise(answer: _Answer, shown: str, line: int) -> SheetVerdict | Problem:
@@ -162,7 +203,9 @@ def _normalise(answer: _Answer, shown: str, line: int) -> SheetVerdict | Problem
         if text not in _YES | _NO:
             return Problem(shown, line, "answer", "must be yes or no", answer.answer, True)
         text = "yes" if text in _YES else "no"
-    return SheetVerdict(shown, line, answer.item, answer.reviewer, answer.kind, text)
+    return SheetVerdict(
+        shown, line, answer.item, answer.reviewer, answer.kind, text, answer.signature
+    )
 
 
 def _entry(obj: dict[str, Any], shown: str, line: int) -> SheetVerdict | list[Problem]:
@@ -192,7 +235,7 @@ def _csv_objects(
     for name in header:
         if name not in CSV_COLUMNS:
             problems.append(Problem(shown, 1, name, "unknown column", name, has_got=True))
-    for name in ("sheet", "item", "reviewer", "kind", "answer"):
+    for name in ("sheet", "item", "reviewer", "kind", "answer", "signature"):
         if name not in header:
             problems.append(Problem(shown, 1, name, "column missing from the header row"))
     if problems:

@@ -15,8 +15,14 @@ from sqlalchemy.orm import Session
 
 from casework.agreement import cohen_kappa
 from casework.errors import InputErrors, Problem
+from casework.labelling import sheet_key
 from casework.project import Project
-from casework.review._sheets import SheetVerdict, read_verdict_sheet
+from casework.review._sheets import (
+    SIGNATURE_FIELD,
+    SheetVerdict,
+    read_verdict_sheet,
+    verdict_signature_matches,
+)
 from casework.workbench import ReviewItemRow, ReviewVerdictRow, open_workbench
 
 
@@ -66,9 +72,52 @@ class VerdictImport:
         }
 
 
-def _problems(
-    entry: SheetVerdict, item: ReviewItemRow | None, seen: set[tuple[str, str]]
-) -> list[Problem]:
+@dataclass
+class _Checks:
+    """What the import has seen so far: answered pairs, each sheet's reviewer, the signing key."""
+
+    key: bytes | None
+    seen: dict[tuple[str, str], str]
+    owners: dict[str, tuple[str, int]]
+
+
+def _identity_problems(entry: SheetVerdict, item: ReviewItemRow, checks: _Checks) -> list[Problem]:
+    """The line must name its own reviewer: the sheet's one, with the signature made for them."""
+    at = (entry.path, entry.line)
+    owner, first = checks.owners.setdefault(entry.path, (entry.reviewer, entry.line))
+    if entry.reviewer != owner:
+        message = (
+            f"this sheet is {owner}'s (line {first}); a sheet holds one reviewer's answers, "
+            "return each reviewer's own sheet"
+        )
+        return [Problem(*at, "reviewer", message, entry.reviewer, True)]
+    if checks.key is None or not entry.signature:
+        message = (
+            "missing; `judge sample` signs every line for the reviewer it was written for "
+            "(answer on the sheet it wrote, without removing the signature)"
+        )
+        if checks.key is None and entry.signature:
+            message = (
+                "this workbench never signed a sheet; import into the workbench `judge sample` "
+                "used (the same CASEWORK_DB_URL)"
+            )
+        return [Problem(*at, SIGNATURE_FIELD, message)]
+    if verdict_signature_matches(checks.key, entry.signature, entry.reviewer, entry.item):
+        return []
+    signed_for = [
+        name
+        for name in item.reviewers
+        if verdict_signature_matches(checks.key, entry.signature, name, entry.item)
+    ]
+    whose = f"it is on {signed_for[0]}'s sheet" if signed_for else "its signature does not match"
+    message = (
+        f"this line was not written for {entry.reviewer} ({whose}); everyone returns the "
+        "sheet written for them"
+    )
+    return [Problem(*at, "reviewer", message, entry.reviewer, True)]
+
+
+def _problems(entry: SheetVerdict, item: ReviewItemRow | None, checks: _Checks) -> list[Problem]:
     at = (entry.path, entry.line)
     if item is None:
         return [Problem(*at, "item", "no sampled item has this id", entry.item, True)]
@@ -78,15 +127,15 @@ def _problems(
         out.append(
             Problem(*at, "reviewer", f"this item was given to {given}", entry.reviewer, True)
         )
+    else:
+        out += _identity_problems(entry, item, checks)
     if entry.kind != item.kind:
         out.append(Problem(*at, "kind", f"this item is a(n) {item.kind} item", entry.kind, True))
-    if (entry.item, entry.reviewer) in seen:
-        out.append(
-            Problem(
-                *at, "item", "answered twice by this reviewer in these sheets", entry.item, True
-            )
-        )
-    seen.add((entry.item, entry.reviewer))
+    pair = (entry.item, entry.reviewer)
+    if pair in checks.seen:
+        message = f"answered twice by this reviewer in these sheets (first at {checks.seen[pair]})"
+        out.append(Problem(*at, "item", message, entry.item, True))
+    checks.seen.setdefault(pair, f"{entry.path}:{entry.line}")
     return out
 
 
@@ -117,7 +166,8 @@ def import_verdicts(
     Raises:
         InputErrors: Any problem in any sheet (nothing is stored): bad syntax or fields, an
             answer outside the kind's choices, an unknown item, an item not given to that
-            reviewer, an item answered twice.
+            reviewer, a line whose signature was not made for the reviewer it names (a sheet
+            edited to answer as someone else), a sheet mixing reviewers, an item answered twice.
     """
     entries: list[SheetVerdict] = []
     problems: list[Problem] = []
@@ -128,9 +178,9 @@ def import_verdicts(
     at = now or datetime.now(UTC)
     with open_workbench(project) as wb, wb.session() as s:
         items = {r.sheet_id: r for r in s.scalars(select(ReviewItemRow)).all()}
-        seen: set[tuple[str, str]] = set()
+        checks = _Checks(sheet_key(s, create=False), {}, {})
         for entry in entries:
-            problems += _problems(entry, items.get(entry.item), seen)
+            problems += _problems(entry, items.get(entry.item), checks)
         if problems:
             raise InputErrors(problems)
         stored = replaced = unanswered = 0

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from casework.decoding import BadJSON, decode_utf8, load_json, parse_json
+from casework.decompress import DecompressionLimits, Inflation
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.schema import Message, TrajectoryToolCall
 
@@ -443,8 +444,8 @@ def _inspect_trial(sample: Any, here: str, shown: str, scorer: str | None) -> Ex
 _ZSTD = 93  # zip compression method of Zstandard, which Inspect writes since 2025
 
 
-def _zstd_entry(data: bytes, info: zipfile.ZipInfo, where: str) -> bytes:
-    """A zstd-compressed zip entry (Python's zipfile reads zstd only from 3.14)."""
+def _zstd_entry(data: bytes, info: zipfile.ZipInfo, where: str, inflation: Inflation) -> bytes:
+    """A zstd-compressed zip entry (Python's zipfile reads zstd only from 3.14), inflated bounded."""
     try:
         import zstandard  # optional: only zstd-compressed .eval logs need it
     except ImportError:
@@ -464,26 +465,31 @@ def _zstd_entry(data: bytes, info: zipfile.ZipInfo, where: str) -> bytes:
     raw = data[body : body + info.compress_size]
     reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
     with reader:
-        out: bytes = reader.read()
-    return out
+        return inflation.read(reader, len(raw), where)
 
 
-def _eval_members(data: bytes, shown: str) -> Iterator[tuple[str, Any]]:
-    """``(name, JSON)`` of a ``.eval`` zip's header and sample entries."""
+def _eval_members(
+    data: bytes, shown: str, limits: DecompressionLimits | None
+) -> Iterator[tuple[str, Any]]:
+    """``(name, JSON)`` of a ``.eval`` zip's header and sample entries, inflated within ``limits``."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
         raise InputError(shown, None, None, f"not an Inspect .eval log (a zip): {exc}") from None
+    inflation = Inflation(shown, limits)
     for info in infos:
         name = info.filename
         if name == "header.json" or (name.startswith("samples/") and name.endswith(".json")):
             where = f"{shown}!{name}"
             try:
                 if info.compress_type == _ZSTD:
-                    raw = _zstd_entry(data, info, where)
+                    raw = _zstd_entry(data, info, where, inflation)
                 else:
-                    raw = archive.read(info)
+                    # The member's extent is at most the file: a declared size cannot widen it.
+                    extent = min(info.compress_size, len(data))
+                    with archive.open(info) as member:
+                        raw = inflation.read(member, extent, where)
             except InputError:
                 raise
             except Exception as exc:  # zipfile and the decompressors raise many kinds
@@ -491,12 +497,18 @@ def _eval_members(data: bytes, shown: str) -> Iterator[tuple[str, Any]]:
             yield name, load_json(raw, where)
 
 
-def read_inspect_results(data: bytes, shown: str, scorer: str | None) -> ExternalResults:
-    """Inspect AI results: a ``.eval`` zip (``header.json``, ``samples/*.json``) or a JSON log."""
+def read_inspect_results(
+    data: bytes, shown: str, scorer: str | None, limits: DecompressionLimits | None = None
+) -> ExternalResults:
+    """Inspect AI results: a ``.eval`` zip (``header.json``, ``samples/*.json``) or a JSON log.
+
+    A ``.eval`` zip is inflated within ``limits`` (default: from the environment, see
+    :class:`~casework.decompress.DecompressionLimits`).
+    """
     items: list[tuple[str, Any]] = []
     header: Any = None
     if data.startswith(b"PK"):
-        for name, value in _eval_members(data, shown):
+        for name, value in _eval_members(data, shown, limits):
             if name == "header.json":
                 header = value
             else:
@@ -526,7 +538,11 @@ def read_inspect_results(data: bytes, shown: str, scorer: str | None) -> Externa
 
 
 def read_results(
-    path: Path, fmt: ResultFormat, mapping: Sequence[str] = (), shown: str | None = None
+    path: Path,
+    fmt: ResultFormat,
+    mapping: Sequence[str] = (),
+    shown: str | None = None,
+    limits: DecompressionLimits | None = None,
 ) -> ExternalResults:
     """Read a results file of format ``fmt``.
 
@@ -535,6 +551,8 @@ def read_results(
         fmt: ``generic``, ``tau`` or ``inspect``.
         mapping: ``DST=SRC.PATH`` specs (generic fields; ``scorer=NAME`` for Inspect).
         shown: How to name the file in errors.
+        limits: How much a compressed file (an Inspect ``.eval`` zip) may inflate; default
+            from ``CASEWORK_MAX_DECOMPRESSED`` and ``CASEWORK_MAX_COMPRESSION_RATIO``.
 
     Raises:
         InputError: The file is missing or bad (every problem, located).
@@ -553,7 +571,7 @@ def read_results(
         "generic": lambda: read_generic_results(data, name, paths),
         "tau": lambda: read_tau_results(data, name),
         "inspect": lambda: read_inspect_results(
-            data, name, paths["scorer"][0] if paths["scorer"] else None
+            data, name, paths["scorer"][0] if paths["scorer"] else None, limits
         ),
     }
     return readers[fmt]()

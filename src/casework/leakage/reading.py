@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from casework.decoding import BadJSON, parse_json
+from casework.decompress import DecompressionLimits, Inflation
 from casework.errors import MAX_REPORTED, CaseworkError, InputError, InputErrors, Problem
 
 __all__ = ["DOCS_PER_BATCH", "Reading", "corpus_files", "file_kind", "iter_documents"]
@@ -104,12 +105,19 @@ def iter_documents(
     text_field: str = "text",
     batch: int = DOCS_PER_BATCH,
     reading: Reading | None = None,
+    limits: DecompressionLimits | None = None,
 ) -> Iterator[tuple[list[tuple[str, int]], list[str]]]:
     """Stream ``(refs, texts)`` batches from one corpus file (JSONL, Parquet or plain text).
 
     JSONL documents take ``text_field``, else the contents of ``messages`` (chat fine-tuning
     format), else ``prompt`` and ``completion``. Plain text holds one document per line.
-    Unreadable JSONL lines are recorded in ``reading.problems`` and skipped.
+    Unreadable JSONL lines are recorded in ``reading.problems`` and skipped. A compressed file
+    inflates within ``limits`` (default: from the environment; see
+    :class:`~casework.decompress.DecompressionLimits`), and no line may pass its ``max_bytes``.
+
+    Raises:
+        InputError: The file is damaged, not UTF-8, holds a line past the bound, or inflates
+            past the ratio bound.
     """
     import fsspec  # type: ignore[import-untyped]
 
@@ -126,9 +134,15 @@ def iter_documents(
             raise InputError(path, None, None, f"not a readable Parquet file: {exc}") from None
         return
     number = 0
+    opened = fsspec.open(path, "rb", compression="infer")
+    inflation = Inflation(path, limits)
     try:
-        with fsspec.open(path, "rt", encoding="utf-8", compression="infer") as handle:
-            for number, line in enumerate(handle, start=1):
+        # A compressed corpus may inflate only so many times its size, and no line past the
+        # bound: a decompression bomb is refused as it inflates, one line held at a time.
+        compressed = opened.fs.size(opened.path) if opened.compression else None
+        with opened as handle:
+            for number, raw in enumerate(inflation.lines(handle, compressed, path), start=1):
+                line = raw.decode("utf-8").removesuffix("\r")
                 text = _line_document(path, kind, number, line, text_field, reading)
                 if text is None:
                     continue
@@ -139,8 +153,9 @@ def iter_documents(
                     yield refs, texts
                     refs, texts = [], []
     except UnicodeDecodeError:
+        # Lines are decoded one by one, so the line read last is the bad one.
         raise InputError(
-            path, number + 1, None, "invalid UTF-8 on this line or soon after; save it as UTF-8"
+            path, number, None, "invalid UTF-8 on this line; save it as UTF-8"
         ) from None
     except (OSError, EOFError, zlib.error) as exc:  # a damaged compressed corpus
         raise InputError(path, number + 1, None, f"cannot read on from here: {exc}") from None

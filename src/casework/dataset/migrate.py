@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from casework.dataset._migrate_consistency import inconsistencies, line_of
 from casework.dataset.check import contradictory_tools
 from casework.dataset.jsonl import problems_from_validation
 from casework.dataset.lock import dataset_lock
@@ -24,7 +25,9 @@ from casework.errors import InputError, InputErrors, Problem
 from casework.project import Project
 from casework.schema import (
     Case,
+    GoldenAction,
     Injection,
+    Label,
     LabelRecord,
     ToolCall,
     ToolFixture,
@@ -33,7 +36,14 @@ from casework.schema import (
     VersionRecord,
 )
 
-__all__ = ["MigrationResult", "RenameMap", "load_renames", "migrate_cases", "migrate_dataset"]
+__all__ = [
+    "ArgumentCollision",
+    "MigrationResult",
+    "RenameMap",
+    "load_renames",
+    "migrate_cases",
+    "migrate_dataset",
+]
 
 
 class RenameMap(BaseModel):
@@ -53,21 +63,6 @@ class RenameMap(BaseModel):
     def args(self, tool: str) -> Mapping[str, str]:
         """Argument renames of a tool, looked up by its new name."""
         return self.arguments.get(self.tool(tool), {})
-
-
-def _line_of(text: str, key: str, table: str) -> int | None:
-    """Line of ``key`` inside ``[table]``, or of the header ``[table.key]`` itself."""
-    current = ""
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if line.startswith("[") and line.strip("[] ") == f"{table}.{key}":
-            return number
-        if line.startswith("["):
-            current = line.strip("[] ")
-            continue
-        if current == table and line.split("=")[0].strip().strip('"') == key:
-            return number
-    return None
 
 
 def load_renames(path: Path, shown: str, tools: Mapping[str, ToolDecl]) -> RenameMap:
@@ -93,7 +88,7 @@ def load_renames(path: Path, shown: str, tools: Mapping[str, ToolDecl]) -> Renam
             problems.append(
                 Problem(
                     shown,
-                    _line_of(text, old, "tools"),
+                    line_of(text, old, "tools"),
                     f"tools.{old}",
                     "rename target is not a declared tool",
                     new,
@@ -106,7 +101,7 @@ def load_renames(path: Path, shown: str, tools: Mapping[str, ToolDecl]) -> Renam
             problems.append(
                 Problem(
                     shown,
-                    _line_of(text, tool, "arguments"),
+                    line_of(text, tool, "arguments"),
                     table,
                     "not a declared tool",
                     tool,
@@ -120,7 +115,7 @@ def load_renames(path: Path, shown: str, tools: Mapping[str, ToolDecl]) -> Renam
                 problems.append(
                     Problem(
                         shown,
-                        _line_of(text, old, table),
+                        line_of(text, old, table),
                         f"{table}.{old}",
                         f"rename target is not an argument of '{tool}'",
                         new,
@@ -129,6 +124,20 @@ def load_renames(path: Path, shown: str, tools: Mapping[str, ToolDecl]) -> Renam
                 )
     InputErrors.raise_if_any(problems)
     return renames
+
+
+@dataclass(frozen=True)
+class ArgumentCollision:
+    """Two arguments of one call that the renames give one name: one value would be lost."""
+
+    case_id: str
+    """The case (or raw label's case) holding the call."""
+    tool: str
+    """The tool called, by its new name."""
+    argument: str
+    """The name both arguments would take."""
+    sources: tuple[str, ...]
+    """The arguments' names before the renames, in the call's order."""
 
 
 @dataclass
@@ -146,6 +155,8 @@ class MigrationResult:
     labels_changed: int = 0
     contradictions: list[tuple[str, str]] = field(default_factory=list)
     """``(case id, tool)`` the renames would make a case require and forbid (left unmigrated)."""
+    collisions: list[ArgumentCollision] = field(default_factory=list)
+    """Calls the renames would give one argument name twice (a many-to-one argument rename)."""
 
     def changelog(self) -> list[str]:
         """Changelog lines counting the rewrites."""
@@ -168,10 +179,22 @@ class MigrationResult:
         ]
 
 
+def _plain_clash(label: Label) -> set[str]:
+    """Tools required and forbidden with no argument matchers: a label the schema refuses.
+
+    So a contradiction the label already had (forbidding every call of a tool it requires with
+    arguments) is refused as the renames' once they make it plain, instead of failing validation.
+    """
+    required = {t.name for t in label.required_tools if not t.arguments}
+    return required & {t.name for t in label.forbidden_tools if not t.arguments}
+
+
 class _Migrator:
     def __init__(self, renames: RenameMap) -> None:
         self.r = renames
         self.result = MigrationResult([])
+        self.case_id = ""
+        """The case being migrated, named by an argument collision."""
 
     def name(self, old: str) -> str:
         new = self.r.tool(old)
@@ -179,14 +202,23 @@ class _Migrator:
             self.result.tool_places[f"{old}->{new}"] += 1
         return new
 
-    def args(self, tool_new: str, args: dict[str, Any]) -> dict[str, Any]:
-        mapping = self.r.args(tool_new)
-        out = {}
+    def args(self, tool_new: str, args: Mapping[str, Any]) -> dict[str, Any]:
+        # Argument tables are keyed by the tool's new name, which is looked up as it is: renames
+        # apply once, so a new name that is also an old one is not renamed again.
+        mapping = self.r.arguments.get(tool_new, {})
+        out: dict[str, Any] = {}
+        sources: dict[str, list[str]] = {}
         for key, value in args.items():
             new = mapping.get(key, key)
             if new != key:
                 self.result.argument_places[f"{tool_new}.{key}->{new}"] += 1
+            sources.setdefault(new, []).append(key)
             out[new] = value
+        self.result.collisions.extend(
+            ArgumentCollision(self.case_id, tool_new, new, tuple(keys))
+            for new, keys in sources.items()
+            if len(keys) > 1
+        )
         return out
 
     def requirement(self, req: ToolRequirement) -> ToolRequirement:
@@ -205,6 +237,7 @@ class _Migrator:
         return out
 
     def label_record(self, record: LabelRecord) -> LabelRecord:
+        self.case_id = record.case_id
         return LabelRecord.model_validate(
             record.model_copy(
                 update={
@@ -227,21 +260,37 @@ class _Migrator:
             return turn
         return turn.model_copy(update={"tool_calls": [self.call(c) for c in turn.tool_calls]})
 
+    def golden(self, action: GoldenAction) -> GoldenAction:
+        name = self.name(action.name)
+        return action.model_copy(
+            update={"name": name, "arguments": self.args(name, action.arguments)}
+        )
+
+    def offered(self, tools: list[str] | None) -> list[str] | None:
+        if tools is None:
+            return None
+        return list(dict.fromkeys(self.name(t) for t in tools))  # two renamed to one: listed once
+
     def injection(self, inj: Injection) -> Injection:
         if inj.location.startswith("tool:"):
             return inj.model_copy(update={"location": "tool:" + self.name(inj.location[5:])})
         return inj
 
     def case(self, case: Case) -> Case:
+        self.case_id = case.id
         sit = case.situation
         new_sit = sit.model_copy(
             update={
                 "turns": [self.turn(t) for t in sit.turns],
                 "fixtures": [self.fixture(f) for f in sit.fixtures],
                 "injected": [self.injection(i) for i in sit.injected],
+                "tools": self.offered(sit.tools),
             }
         )
-        update: dict[str, Any] = {"situation": new_sit}
+        oracle = case.oracle.model_copy(
+            update={"golden_actions": [self.golden(a) for a in case.oracle.golden_actions]}
+        )
+        update: dict[str, Any] = {"situation": new_sit, "oracle": oracle}
         if case.label is not None:
             label = case.label.model_copy(
                 update={
@@ -249,7 +298,7 @@ class _Migrator:
                     "forbidden_tools": self.requirements(case.label.forbidden_tools),
                 }
             )
-            had = set(contradictory_tools(case.label))
+            had = set(contradictory_tools(case.label)) - _plain_clash(label)
             made = [t for t in contradictory_tools(label) if t not in had]
             if made:  # two tools renamed to one that the label both requires and forbids
                 self.result.contradictions.extend((case.id, tool) for tool in made)
@@ -293,7 +342,7 @@ def _merged_contradictions(
         problems.append(
             Problem(
                 shown,
-                _line_of(text, sources[0], "tools") if sources else None,
+                line_of(text, sources[0], "tools") if sources else None,
                 f"tools.{sources[0]}" if sources else "tools",
                 f"case '{case_id}' requires one of {', '.join([*sources, tool])} and forbids "
                 f"another; renamed to one tool, the case would require and forbid '{tool}' "
@@ -317,16 +366,24 @@ def migrate_dataset(
         The migration result and the new release (``None`` when nothing changed or ``dry_run``).
 
     Raises:
-        InputErrors: Bad rename map (including a rename to an undeclared tool), or the renamed
-            cases contradict themselves (two tools renamed to one that a case both requires and
-            forbids); nothing is written.
+        InputErrors: Bad rename map (including a rename to an undeclared tool), or renamed cases
+            that would be inconsistent: a case requiring and forbidding one tool (two tools
+            renamed to one), a call given one argument name twice, or any finding of
+            `casework check` the cases did not have before (an argument the renamed tool does not
+            declare…). Each is located at its line of the rename map; nothing is written.
     """
     tools = declared_tools(project)
     renames = load_renames(renames_path, project.relative(renames_path), tools)
     with dataset_lock(project, name):
         dataset = load_dataset(project, name)
         result = migrate_cases(dataset.cases, renames, dataset.labels)
-        InputErrors.raise_if_any(_merged_contradictions(result, renames, renames_path, project))
+        pairs = [(a, b) for a, b in zip(dataset.cases, result.cases, strict=True) if a != b]
+        InputErrors.raise_if_any(
+            [
+                *_merged_contradictions(result, renames, renames_path, project),
+                *inconsistencies(result, pairs, renames, renames_path, project),
+            ]
+        )
         if dry_run or (result.cases_changed == 0 and result.labels_changed == 0):
             return result, None
         record = release(

@@ -65,8 +65,8 @@ def test_mine_forget_expire(root: Path) -> None:
     ahead = run(root, "expire", "--as-of", "2099-01-01", "--dry-run")
     assert ahead.stdout.splitlines() == [
         "refunds: would remove 6 row(s) (6 past their retention date), 0 left",
-        "workbench: would remove 0 raw label(s), 0 assignment(s), 0 leakage flag(s), 0 trial(s) "
-        "of 0 run(s), 0 cached LLM answer(s); would redact 0 judge calibration(s)",
+        "held none: leakage flags, run logs, reports, shape sets, judge tuning keys, "
+        "exported copies",
         "casework cannot reach these copies: delete or redact them yourself",
         *(f"  {what}" for what in OUT_OF_REACH),
     ]

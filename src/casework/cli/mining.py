@@ -141,7 +141,6 @@ def mine_cmd(
 
 def _removal_json(erasure: Erasure) -> dict[str, Any]:
     removals = erasure.removals
-    wb = erasure.workbench
     return {
         "dry_run": erasure.dry_run,
         "datasets": [
@@ -156,7 +155,7 @@ def _removal_json(erasure: Erasure) -> dict[str, Any]:
             }
             for r in removals
         ],
-        "workbench": vars(wb),
+        "stores": [{"store": c.store, "kind": c.kind, "count": c.count} for c in erasure.stores],
         "run_logs": [
             {"path": str(log.path), "run_id": log.run_id, "trials": log.trials}
             for log in erasure.run_logs
@@ -164,28 +163,34 @@ def _removal_json(erasure: Erasure) -> dict[str, Any]:
         "reports_regenerated": [str(p) for p in erasure.reports],
         "reports_deleted": [str(p) for p in erasure.reports_deleted],
         "not_reached": {
+            "copies": [
+                {"path": c.path, "kind": c.kind, "dataset": c.dataset, "rows": len(c.case_ids)}
+                for c in erasure.copies
+            ],
+            "judge_sheets_of": list(erasure.judge_sheets),
             "files": [str(p) for p in erasure.leftovers],
-            "elsewhere": list(erasure.out_of_reach) if any(r.removed for r in removals) else [],
+            "elsewhere": list(erasure.out_of_reach) if erasure.reached else [],
         },
         "history_recipe": history_recipe(removals),
     }
 
 
 def _erasure_lines(project: Project, erasure: Erasure) -> list[str]:
-    """What else went, and what casework could not reach (counts and paths, no identifiers)."""
-    if not any(r.removed for r in erasure.removals):
+    """What else went, store by store, and what casework could not reach (no identifiers)."""
+    if not erasure.reached:
         return []
     dry = erasure.dry_run
-    wb = erasure.workbench
+    verb = "would remove" if dry else "removed"
     lines = [
-        f"workbench: {'would remove' if dry else 'removed'} {wb.labels} raw label(s), "
-        f"{wb.assignments} assignment(s), {wb.leakage_flags} leakage flag(s), {wb.trials} "
-        f"trial(s) of {wb.runs} run(s), {wb.llm_responses} cached LLM answer(s); "
-        f"{'would redact' if dry else 'redacted'} {wb.calibrations} judge calibration(s)"
+        f"{c.kind} {c.store}: {verb} {c.count} {'row' if c.kind == 'table' else 'item'}(s)"
+        for c in erasure.stores
+        if c.count
     ]
+    empty = [c.store for c in erasure.stores if not c.count]
+    if empty:
+        lines.append(f"held none: {', '.join(empty)}")
     lines += [
-        f"{project.relative(log.path)}: {'would remove' if dry else 'removed'} {log.trials} "
-        "trial(s) (run log rewritten)"
+        f"{project.relative(log.path)}: {verb} {log.trials} trial(s) (run log rewritten)"
         for log in erasure.run_logs
     ]
     lines += [
@@ -198,6 +203,15 @@ def _erasure_lines(project: Project, erasure: Erasure) -> list[str]:
         for p in erasure.reports_deleted
     ]
     lines.append("casework cannot reach these copies: delete or redact them yourself")
+    lines += [
+        f"  {project.relative(Path(c.path))} ({c.kind} of {c.dataset}, "
+        f"written {c.written_at:%Y-%m-%d}: held {len(c.case_ids)} removed row(s))"
+        for c in erasure.copies
+    ]
+    lines += [
+        f"  judge verdict sheets of {name} (`judge sample --out`: verdicts-{name}.*)"
+        for name in erasure.judge_sheets
+    ]
     lines += [f"  {project.relative(p)} (holds removed rows)" for p in erasure.leftovers]
     lines += [f"  {what}" for what in erasure.out_of_reach]
     return lines
@@ -250,9 +264,10 @@ def forget_cmd(
 
     The identifiers are turned into their keyed pseudonyms (same key as `casework mine`); rows
     whose subjects, session or text hold one leave. The changelog counts rows, never names them.
-    Every other copy casework controls goes too (workbench labels, assignments, leakage flags,
-    trials, calibrations and cached LLM answers; run logs; reports); the output lists the copies
-    it cannot reach.
+    Every other store that can hold the customer's data is reached too (each workbench table,
+    run logs, reports, shape sets, leakage flags, judge tuning keys; a session only a shape set
+    holds included): the output counts what each lost, and lists by path the exported copies
+    it cannot reach (labelling sheets, ADK eval sets). See docs/guarantees.md.
     """
     with stages("forget", fmt) as on_progress:
         erasure = forget_everywhere(

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         golden_tool_findings,
     )
     from casework.dataset.compare import VersionDiff, diff_versions
+    from casework.dataset.copies import CopyRecord, read_copies, record_copies, write_copies
     from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
     from casework.dataset.journal import tmp_dir
     from casework.dataset.jsonl import (
@@ -119,6 +120,7 @@ __all__ = [
     "CatalogueError",
     "CatalogueFiles",
     "CheckReport",
+    "CopyRecord",
     "Dataset",
     "DatasetChecks",
     "DatasetDiff",
@@ -174,8 +176,10 @@ __all__ = [
     "problems_from_validation",
     "purge_cached",
     "read_cases",
+    "read_copies",
     "read_records",
     "read_versions",
+    "record_copies",
     "release",
     "release_tree",
     "release_without",
@@ -190,6 +194,7 @@ __all__ = [
     "tmp_dir",
     "working_tree_bytes",
     "write_cases",
+    "write_copies",
     "write_records",
 ]
 
@@ -218,6 +223,12 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             "casework.dataset.compare": (
                 "VersionDiff",
                 "diff_versions",
+            ),
+            "casework.dataset.copies": (
+                "CopyRecord",
+                "read_copies",
+                "record_copies",
+                "write_copies",
             ),
             "casework.dataset.diff": (
                 "CaseChange",

@@ -19,6 +19,7 @@ from casework.dataset import (
     dataset_lock,
     declared_tools,
     load_dataset,
+    record_copies,
     release,
     select_cases,
 )
@@ -180,6 +181,9 @@ def export_adk(
         )
     text = json.dumps(export.eval_set, indent=2, ensure_ascii=False) + "\n"
     atomic_write_text(out, text)
+    # The eval set leaves casework's reach: `forget` lists it by path when it held a row.
+    written = [c.id for c in cases if json.dumps(c.id, ensure_ascii=False) in text]
+    record_copies(project, "ADK eval set", ds.name, [out], written)
     return ExportReport(
         ref=ds.ref,
         out=shown,

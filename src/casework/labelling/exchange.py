@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import ToolDecl, declared_tools
+from casework.dataset import ToolDecl, declared_tools, record_copies
 from casework.errors import InputErrors, Problem, UsageError
 from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.sheets import (
@@ -155,6 +155,9 @@ def export_sheets(
         inside(out_dir, jsonl, f"sheet of labeller '{labeller}'")
         atomic_write_bytes(jsonl, render_jsonl(lines))
         atomic_write_bytes(csv_path, render_csv(lines, kind, list(tools)))
+        # Sheets leave casework's reach: `forget` lists them by path when they held a row.
+        ids = [str(line["case_id"]) for line in lines]
+        record_copies(project, "labelling sheet", name, [jsonl, csv_path], ids)
         files.append(SheetFile(labeller, len(lines), jsonl, csv_path))
     idle = tuple(lab for lab in labellers if lab not in {f.labeller for f in files})
     return ExportReport(name, kind, tuple(files), outdated, idle)

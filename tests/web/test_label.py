@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +22,7 @@ from casework.labelling import (
     submit_label,
 )
 from casework.project import Project
-from casework.workbench import AssignmentRow, RawLabelRow, WebLabelViewRow, Workbench
+from casework.workbench import AssignmentRow, Meta, RawLabelRow, WebLabelViewRow, Workbench
 from tests.web.helpers import HOSTILE, MARKERS, Person, form_value, person
 
 CASE_RE = re.compile(r'hx-post="/label/([^/"]+)/([^/"]+)"')
@@ -132,6 +135,65 @@ def test_a_forged_served_time_is_refused(app: FastAPI, wb: Workbench) -> None:
     lab = person(app, wb, "lab-1", "labeller")
     response, _ = label_next(lab, served="1.deadbeef")
     assert response.status_code == 400
+
+
+def _seconds(wb: Workbench, case_id: str) -> float | None:
+    with wb.session() as session:
+        row = session.scalars(select(RawLabelRow).where(RawLabelRow.case_id == case_id)).one()
+        return row.seconds_on_screen
+
+
+def test_a_served_time_signed_with_the_csrf_token_is_refused(app: FastAPI, wb: Workbench) -> None:
+    """The CSRF token is on every page: a served time keyed by it can be forged by anyone."""
+    lab = person(app, wb, "lab-1", "labeller")
+    page = lab.client.get("/label").text
+    dataset, case_id = current(page)
+    two_hours_ago = int(time.time() * 1000) - 7_200_000
+    message = f"{dataset}\0{case_id}\0{two_hours_ago}".encode()
+    mac = hmac.new(lab.csrf.encode(), message, hashlib.sha256).hexdigest()[:32]
+    for forged in (f"{two_hours_ago}.{mac}", f"{two_hours_ago}.00ff00ff00ff00ff.{mac}"):
+        response = lab.htmx(f"/label/{dataset}/{case_id}", answer(page, served=forged))
+        assert response.status_code == 400
+        assert "not one this server served you for this item" in response.text
+    with wb.session() as session:
+        assert session.scalars(select(RawLabelRow)).all() == []
+    # The secret lives in the workbench, never on a page.
+    with wb.session() as session:
+        secret = session.get(Meta, "sheet_signing_key")
+    assert secret is not None and secret.value not in page
+
+
+def test_a_served_time_counts_once(app: FastAPI, wb: Workbench) -> None:
+    lab = person(app, wb, "lab-1", "labeller")
+    page = lab.client.get("/label").text
+    dataset, case_id = current(page)
+    first = lab.htmx(f"/label/{dataset}/{case_id}", answer(page))
+    assert first.status_code == 200 and f"Saved {case_id}." in first.text
+    stored = _seconds(wb, case_id)
+    # The same form again (a revision replaying the spent token) would count its time twice.
+    again = lab.htmx(f"/label/{dataset}/{case_id}", answer(page, outcome="clarify"))
+    assert again.status_code == 409 and "submitted already" in again.text
+    assert _seconds(wb, case_id) == stored
+    # A token served for one case does not time another.
+    other = current(first.text)
+    moved = lab.htmx(f"/label/{other[0]}/{other[1]}", answer(page))
+    assert moved.status_code == 400
+    # A fresh page revises, and its own time adds up.
+    fresh = lab.client.get(f"/label/{dataset}/{case_id}").text
+    revised = lab.htmx(f"/label/{dataset}/{case_id}", answer(fresh, outcome="clarify"))
+    assert revised.status_code == 200 and "Revised" in revised.text
+
+
+def test_a_refused_submit_keeps_its_served_time(app: FastAPI, wb: Workbench) -> None:
+    lab = person(app, wb, "lab-1", "labeller")
+    page = lab.client.get("/label").text
+    dataset, case_id = current(page)
+    served = form_value(page, "served")
+    refused = lab.htmx(f"/label/{dataset}/{case_id}", answer(page, outcome=""))
+    assert refused.status_code == 422
+    assert form_value(refused.text, "served") == served  # not spent, and still counting
+    stored = lab.htmx(f"/label/{dataset}/{case_id}", answer(refused.text))
+    assert stored.status_code == 200 and f"Saved {case_id}." in stored.text
 
 
 def test_revise_until_adjudicated(app: FastAPI, wb: Workbench, project: Project) -> None:

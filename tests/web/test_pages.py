@@ -139,6 +139,27 @@ def test_a_forged_served_time_is_refused(team: dict[str, Person], wb: Workbench)
     assert _adjudicated(wb) == {}
 
 
+def test_an_adjudication_form_is_bound_to_its_case_and_spent_once(
+    team: dict[str, Person], wb: Workbench
+) -> None:
+    adj = team["adj-1"]
+    page = adj.client.get("/adjudicate/refunds/d-1").text
+    served = form_value(page, "served")
+    # The token of d-1's page does not time u-1, and someone else's page does not time theirs.
+    moved = adj.post("/adjudicate/refunds/u-1", {"choice": "A", "served": served})
+    assert moved.status_code == 400
+    other = team["adj-2"].post("/adjudicate/refunds/d-1", {"choice": "A", "served": served})
+    assert other.status_code == 400
+    refused = adj.post(
+        "/adjudicate/refunds/d-1", {"choice": "merge", "merge_outcome": "C", "served": served}
+    )
+    assert refused.status_code == 422 and form_value(refused.text, "served") == served
+    assert adj.post("/adjudicate/refunds/d-1", {"choice": "A", "served": served}).status_code == 303
+    again = adj.post("/adjudicate/refunds/d-1", {"choice": "B", "served": served})
+    assert again.status_code == 409 and "submitted already" in again.text
+    assert set(_adjudicated(wb)) == {"d-1"}
+
+
 def test_the_second_adjudicator_sees_a_conflict(team: dict[str, Person], wb: Workbench) -> None:
     first, second = team["adj-1"], team["adj-2"]
     page = second.client.get("/adjudicate/refunds/d-1")
@@ -207,6 +228,23 @@ def test_two_reviewers_one_item_the_loser_sees_why(
     assert late.status_code == 409
     assert "Someone else got there first" in late.text and "keep by rev-1" in late.text
     assert read_flags(project, "refunds")[0].decision == "keep"
+
+
+def test_a_review_form_times_only_its_own_item(team: dict[str, Person], project: Project) -> None:
+    rev = team["rev-1"]
+    ids = [_generated(project, f"g-{i}") for i in range(2)]
+    served = form_value(_review_page(rev, ids[0]), "served")
+    moved = rev.post(f"/review/{ids[1]}", {"decision": "accept", "served": served})
+    assert moved.status_code == 400
+    assert (
+        rev.post(f"/review/{ids[0]}", {"decision": "accept", "served": served}).status_code == 303
+    )
+    again = rev.post(f"/review/{ids[0]}", {"decision": "reject", "reason": "x", "served": served})
+    assert again.status_code == 409 and "submitted already" in again.text
+    assert [(t.status, t.decision) for t in list_tasks(project)] == [
+        ("decided", "accept"),
+        ("open", None),
+    ]
 
 
 def _generated(project: Project, case_id: str = "g-1") -> int:

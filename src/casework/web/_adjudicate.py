@@ -3,14 +3,13 @@
 Everything comes from :mod:`casework.labelling` (:func:`adjudication_queue`, :func:`adjudicate`,
 :func:`list_gaps`), the functions `casework adjudicate` uses. Labeller names stay hidden unless
 the adjudicator asks (``?names=1``); the seconds on screen are the server's figure, from a
-served-at time signed like the labeller page's.
+served-at token like the labeller page's (:mod:`casework.web._served`), spent by the decision.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import time
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
@@ -30,9 +29,9 @@ from casework.labelling import (
     list_gaps,
 )
 from casework.schema import OUTCOMES
-from casework.web._label import served_token, server_seconds
 from casework.web._render import render
 from casework.web._routes import route, viewer
+from casework.web._served import ServedClock, refuse_spent, spend_now
 
 router = APIRouter()
 ROLE = ("adjudicator",)
@@ -87,8 +86,10 @@ def _page(
     request: Request,
     target: tuple[str, str] | None = None,
     status: int = 200,
+    served: str | None = None,
     **extra: Any,
 ) -> Response:
+    """The page; ``served`` keeps a refused decision's served-at token (its time still counts)."""
     who = viewer(request)
     if who is None:  # require_role ran first; kept for the type checker
         raise HTTPException(401, "sign in with the link you were given")
@@ -112,7 +113,9 @@ def _page(
     }
     if current is not None:
         entry = current.entry
-        context["served"] = served_token(who.csrf, current.dataset, entry.case_id, _now_ms())
+        clock: ServedClock = request.app.state.served
+        kept = served if target == (current.dataset, entry.case_id) else None
+        context["served"] = kept or clock.token(who, _subject(current.dataset, entry.case_id))
         context["pretty"] = {
             k: json.dumps(entry.situation[k], indent=2, ensure_ascii=False, sort_keys=True)
             for k in ("fixtures", "state", "injected")
@@ -121,8 +124,9 @@ def _page(
     return render(request, "adjudicate/queue.html", status=status, title="Adjudicate", **context)
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
+def _subject(dataset: str, case_id: str) -> str:
+    """What an adjudication form's served-at token is about."""
+    return json.dumps(["adjudicate", dataset, case_id])
 
 
 @route(router, "GET", "/adjudicate", roles=ROLE, nav="Adjudicate")
@@ -166,9 +170,9 @@ def decide(
     """Store the final label (pick A, pick B, merge field-wise, or write it), maybe a gap note."""
     who = viewer(request)
     assert who is not None  # require_role ran first
-    seconds = server_seconds(who.csrf, dataset, case_id, served)
-    if seconds is None:
-        raise HTTPException(400, "the form is not one this server served; reload the page")
+    clock: ServedClock = request.app.state.served
+    shown = clock.check(who, _subject(dataset, case_id), served)
+    refuse_spent(request.app.state.workbench, shown)
     merge = {
         "outcome": merge_outcome,
         "required_tools": merge_required_tools,
@@ -186,20 +190,25 @@ def decide(
             fields=merge if choice == "merge" else None,
             label=_written(outcome, required, forbidden, facts) if choice == "write" else None,
             gap_note=gap_note if gap else None,
-            seconds=round(seconds, 3),
+            seconds=round(shown.seconds, 3),
         )
     except DecisionConflict as exc:
         return _refused(request, None, 409, f"Not stored: {exc.render()}")
     except CaseworkError as exc:
-        return _refused(request, target, 422, exc.render())
+        return _refused(request, target, 422, exc.render(), served)
+    spend_now(request.app.state.workbench, shown)
     return RedirectResponse(f"/adjudicate?decided={case_id}", status_code=303)
 
 
 def _refused(
-    request: Request, target: tuple[str, str] | None, status: int, message: str
+    request: Request,
+    target: tuple[str, str] | None,
+    status: int,
+    message: str,
+    served: str | None = None,
 ) -> Response:
     try:
-        return _page(request, target, status=status, error=message)
+        return _page(request, target, status=status, served=served, error=message)
     except HTTPException:  # the case left the queue since the page was served
         case_id = target[1] if target else "the case"
         gone = (

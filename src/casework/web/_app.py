@@ -19,6 +19,7 @@ from casework.errors import CaseworkError, UsageError
 from casework.project import Project, load_project
 from casework.web import _adjudicate, _dashboard, _label, _review, _signin
 from casework.web._render import render
+from casework.web._served import served_clock
 from casework.workbench import open_workbench
 
 STATIC = Path(__file__).parent / "static"
@@ -118,6 +119,7 @@ def create_app(project: Project, *, https: bool = False, db_pool: int | None = N
     )
     app.state.project = project
     app.state.workbench = workbench
+    app.state.served = served_clock(workbench)
     app.state.https = https
     app.include_router(_signin.router)
     app.include_router(_label.router)

@@ -6,8 +6,6 @@ this module adds only the web's own rows: what was shown and for how long, notes
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import random
 import threading
@@ -39,6 +37,7 @@ from casework.schema import OUTCOMES
 from casework.web._accounts import Viewer
 from casework.web._render import is_htmx, render
 from casework.web._routes import route, viewer
+from casework.web._served import ServedClock, spend
 from casework.workbench import WebLabelViewRow, WebSkipRow
 
 router = APIRouter()
@@ -55,20 +54,9 @@ def _who(request: Request) -> Viewer:
     return found
 
 
-def served_token(csrf: str, dataset: str, case_id: str, at_ms: int) -> str:
-    """``<ms>.<mac>``: when the case was served, bound to this session and case."""
-    mac = hmac.new(csrf.encode(), f"{dataset}\0{case_id}\0{at_ms}".encode(), hashlib.sha256)
-    return f"{at_ms}.{mac.hexdigest()[:32]}"
-
-
-def server_seconds(csrf: str, dataset: str, case_id: str, token: str) -> float | None:
-    """Seconds since the page holding ``token`` was served, or ``None`` for a forged token."""
-    at, _, _ = token.partition(".")
-    if not at.isdigit() or not hmac.compare_digest(
-        served_token(csrf, dataset, case_id, int(at)), token
-    ):
-        return None
-    return max(0.0, time.time() - int(at) / 1000)
+def _subject(dataset: str, case_id: str) -> str:
+    """What a label form's served-at token is about."""
+    return json.dumps(["label", dataset, case_id])
 
 
 # Built once (SQLAlchemy then reuses their compiled form): these run on every page and submit.
@@ -97,7 +85,9 @@ def _next(queue: LabellerQueue, skips: dict[tuple[str, str, str], WebSkipRow]) -
     return open_items[0] if open_items else None
 
 
-def _case_context(case: BlindCase, csrf: str) -> dict[str, Any]:
+def _case_context(
+    case: BlindCase, who: Viewer, clock: ServedClock, served: str | None
+) -> dict[str, Any]:
     situation = case.line["situation"]
     own = case.own
     return {
@@ -108,7 +98,7 @@ def _case_context(case: BlindCase, csrf: str) -> dict[str, Any]:
             for k in ("fixtures", "state", "injected")
             if situation.get(k)
         },
-        "served": served_token(csrf, case.held.dataset, case.held.case_id, int(time.time() * 1000)),
+        "served": served or clock.token(who, _subject(case.held.dataset, case.held.case_id)),
         "outcomes": OUTCOMES,
         "chosen": own.outcome if own else None,
         "required": {t.name for t in own.required_tools} if own else set(),
@@ -122,9 +112,14 @@ def _work(
     session: Session,
     who: Viewer,
     target: tuple[str, str] | None = None,
+    served: str | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """The context of the work area: progress, the case (next, or ``target``), done list."""
+    """The context of the work area: progress, the case (next, or ``target``), done list.
+
+    ``served`` keeps the served-at token of a refused submit on the form shown again, so the
+    time the labeller spent before fixing it still counts.
+    """
     project = request.app.state.project
     states: States = {}
     queue = labeller_queue(project, session, who.name, states=states)
@@ -138,7 +133,8 @@ def _work(
     context: dict[str, Any] = {"queue": queue, "case": None, "skipped": skips, **extra}
     if held is not None:
         case = blind_case(project, session, who.name, held.dataset, held.case_id, states=states)
-        context.update(_case_context(case, who.csrf))
+        kept = served if target == (held.dataset, held.case_id) else None
+        context.update(_case_context(case, who, request.app.state.served, kept))
     return context
 
 
@@ -229,9 +225,9 @@ def submit(
 ) -> Response:
     """Store (or revise) the label, then show the next case."""
     who = _who(request)
-    seconds = server_seconds(who.csrf, dataset, case_id, served)
-    if seconds is None:
-        raise HTTPException(400, "the form is not one this server served; reload the page")
+    clock: ServedClock = request.app.state.served
+    shown = clock.check(who, _subject(dataset, case_id), served)
+    seconds = shown.seconds
     answer = WebAnswer(outcome, required, forbidden, fact)
     wb = request.app.state.workbench
     project = request.app.state.project
@@ -255,6 +251,9 @@ def submit(
             _record_view(
                 session, who, case, round(seconds, 3), _client_seconds(visible_seconds), note
             )
+            # In this transaction: a refused submit leaves the token unspent, a replay stores
+            # nothing. Last, so the write lock is taken no earlier than before.
+            spend(session, shown)
             return revised
 
     try:
@@ -262,7 +261,7 @@ def submit(
     except CaseNotHeld as exc:
         raise HTTPException(404, "no such case in your queue") from exc
     except UsageError as exc:
-        return _refused(request, who, (dataset, case_id), exc)
+        return _refused(request, who, (dataset, case_id), exc, served=served)
     except (IntegrityError, LabelConflict) as exc:
         raise HTTPException(409, "this label was stored meanwhile (another tab?)") from exc
     except OperationalError as exc:
@@ -296,11 +295,15 @@ def _retrying(write: Callable[[], T], *, one_at_a_time: bool = False) -> T:
 
 
 def _refused(
-    request: Request, who: Viewer, target: tuple[str, str], exc: CaseworkError
+    request: Request,
+    who: Viewer,
+    target: tuple[str, str],
+    exc: CaseworkError,
+    served: str | None = None,
 ) -> Response:
     with request.app.state.workbench.reading() as session:
         try:
-            context = _work(request, session, who, target, error=exc.render())
+            context = _work(request, session, who, target, served, error=exc.render())
         except CaseNotHeld:
             context = _work(request, session, who, error=exc.render())
     return _page(request, status=422, **context)

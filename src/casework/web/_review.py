@@ -9,7 +9,6 @@ the second gets a 409 page saying who decided it first.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,15 +17,19 @@ from fastapi.responses import RedirectResponse, Response
 
 from casework.errors import CaseworkError, DecisionConflict, UsageError
 from casework.review import ReviewTask, decide_task, get_task, list_tasks, review_kind, sync_leakage
-from casework.web._label import served_token, server_seconds
 from casework.web._render import highlighted, render
 from casework.web._routes import route, viewer
+from casework.web._served import ServedClock, refuse_spent, spend_now
 
 router = APIRouter()
 ROLE = ("reviewer",)
 Text = Annotated[str, Form()]
 _TEMPLATES = Path(__file__).parent / "templates" / "review"
-_SERVED_KEY = "review"
+
+
+def _subject(task_id: int) -> str:
+    """What a review form's served-at token is about."""
+    return json.dumps(["review", task_id])
 
 
 def _template(kind: str) -> str:
@@ -88,13 +91,21 @@ def _task(request: Request, task_id: int) -> ReviewTask:
         raise HTTPException(404, "no such review item") from exc
 
 
-def _item_page(request: Request, task: ReviewTask, status: int = 200, **extra: Any) -> Response:
+def _item_page(
+    request: Request,
+    task: ReviewTask,
+    status: int = 200,
+    served: str | None = None,
+    **extra: Any,
+) -> Response:
+    """The item's page; ``served`` keeps a refused decision's token (its time still counts)."""
     who = viewer(request)
     assert who is not None  # require_role ran first
+    clock: ServedClock = request.app.state.served
     context: dict[str, Any] = {
         "task": task,
         "decisions": review_kind(task.kind).decisions,
-        "served": served_token(who.csrf, _SERVED_KEY, str(task.id), int(time.time() * 1000)),
+        "served": served or clock.token(who, _subject(task.id)),
         "kind_template": _template(task.kind),
         "payload_json": json.dumps(task.payload, indent=2, ensure_ascii=False, sort_keys=True),
         **extra,
@@ -146,9 +157,9 @@ def decide(
     who = viewer(request)
     assert who is not None  # require_role ran first
     task = _task(request, task_id)
-    seconds = server_seconds(who.csrf, _SERVED_KEY, str(task_id), served)
-    if seconds is None:
-        raise HTTPException(400, "the form is not one this server served; reload the page")
+    clock: ServedClock = request.app.state.served
+    shown = clock.check(who, _subject(task_id), served)
+    refuse_spent(request.app.state.workbench, shown)
     try:
         decide_task(
             request.app.state.project,
@@ -156,12 +167,15 @@ def decide(
             decision,
             reviewer=who.name,
             reason=reason or None,
-            seconds=round(seconds, 3),
+            seconds=round(shown.seconds, 3),
             data=_edited_case(decision, case_json),
         )
     except DecisionConflict as exc:
         fresh = _task(request, task_id)
         return _item_page(request, fresh, status=409, conflict=exc.render())
     except CaseworkError as exc:
-        return _item_page(request, task, status=422, error=exc.render(), edited=case_json or None)
+        return _item_page(
+            request, task, status=422, served=served, error=exc.render(), edited=case_json or None
+        )
+    spend_now(request.app.state.workbench, shown)
     return RedirectResponse(f"/review?decided={task_id}", status_code=303)

@@ -24,6 +24,7 @@ from casework.workbench.models_review import GuidelineGapRow, ReviewTaskRow
 from casework.workbench.models_runs import JudgeCalibrationRow, RunRow, TrialRow
 from casework.workbench.models_web import (
     WebLabelViewRow,
+    WebServedUseRow,
     WebSessionRow,
     WebSigninRow,
     WebSkipRow,
@@ -46,6 +47,7 @@ __all__ = [
     "RunRow",
     "TrialRow",
     "WebLabelViewRow",
+    "WebServedUseRow",
     "WebSessionRow",
     "WebSigninRow",
     "WebSkipRow",

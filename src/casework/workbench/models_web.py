@@ -14,7 +14,14 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from casework.workbench.base import Base
 
-__all__ = ["WebLabelViewRow", "WebSessionRow", "WebSigninRow", "WebSkipRow", "WebUserRow"]
+__all__ = [
+    "WebLabelViewRow",
+    "WebServedUseRow",
+    "WebSessionRow",
+    "WebSigninRow",
+    "WebSkipRow",
+    "WebUserRow",
+]
 
 
 class WebUserRow(Base):
@@ -97,3 +104,12 @@ class WebSkipRow(Base):
     guideline_version: Mapped[str] = mapped_column(String(200))
     reason: Mapped[str] = mapped_column(Text)
     skipped_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class WebServedUseRow(Base):
+    """A served-at token a submit spent: a form's time on screen counts once."""
+
+    __tablename__ = "web_served_uses"
+
+    token_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    used_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

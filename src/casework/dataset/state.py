@@ -21,11 +21,14 @@ from typing import Any
 import jsonpatch
 
 from casework.decoding import load_json
-from casework.errors import CaseworkError, InputError, format_got
+from casework.errors import CaseworkError, InputError, UsageError, format_got
 from casework.schema import Case, JsonPatchOp, StateRef
 
 __all__ = [
+    "MAX_PATCH_OPS_ENV",
+    "MAX_PATCH_VALUES_ENV",
     "SQLITE_SUFFIXES",
+    "PatchLimits",
     "StateRefError",
     "apply_diff",
     "apply_shared",
@@ -41,6 +44,49 @@ SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 class StateRefError(InputError):
     """A ``state_ref`` that cannot be used: outside the project, missing, changed, unreadable."""
+
+
+#: Environment variable: most operations one case's `state_patch` may hold (default 10,000).
+MAX_PATCH_OPS_ENV = "CASEWORK_MAX_PATCH_OPS"
+#: Environment variable: most values one case's `state_patch` may add to its base state
+#: (default 1,000,000; every object, list and scalar counts one).
+MAX_PATCH_VALUES_ENV = "CASEWORK_MAX_PATCH_VALUES"
+
+
+@dataclass(frozen=True)
+class PatchLimits:
+    """How much work one case's ``state_patch`` may make.
+
+    A patch of a few lines can copy the state into itself again and again, doubling it with each
+    op: 25 such ops would need gigabytes. The values a patch adds are counted before each op
+    applies (a `copy` counts the values it copies), so the state after every op stays within
+    its base plus ``max_values``.
+
+    Attributes:
+        max_ops: Most operations in one patch.
+        max_values: Most values the patch may add to its base state, all ops together.
+    """
+
+    max_ops: int = 10_000
+    max_values: int = 1_000_000
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> PatchLimits:
+        """The limits from ``CASEWORK_MAX_PATCH_OPS`` and ``CASEWORK_MAX_PATCH_VALUES``.
+
+        Raises:
+            UsageError: A variable is not a positive whole number.
+        """
+        env = os.environ if environ is None else environ
+        values = {"max_ops": cls.max_ops, "max_values": cls.max_values}
+        for name, key in ((MAX_PATCH_OPS_ENV, "max_ops"), (MAX_PATCH_VALUES_ENV, "max_values")):
+            raw = env.get(name)
+            if raw is None:
+                continue
+            if not raw.strip().isdigit() or int(raw) < 1:
+                raise UsageError(f"{name}: expected a whole number of 1 or more. Got '{raw}'.")
+            values[key] = int(raw)
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -139,14 +185,23 @@ def _ops(patch: Sequence[JsonPatchOp]) -> list[dict[str, Any]]:
     return [op.model_dump(mode="json", by_alias=True, exclude_none=True) for op in patch]
 
 
-def initial_state(root: Path, case: Case, *, where: str = "cases.jsonl") -> dict[str, Any]:
+def initial_state(
+    root: Path, case: Case, *, where: str = "cases.jsonl", limits: PatchLimits | None = None
+) -> dict[str, Any]:
     """The state a trial of ``case`` starts from: ``state_ref`` + ``state_patch``, else ``state``.
 
     The result may share unpatched parts with the cached file content: treat it as read-only
     (the runner hands each trial its own copy).
 
+    Args:
+        root: Project root.
+        case: The case.
+        where: The file the case was read from, for messages.
+        limits: How much work the patch may make (default: :meth:`PatchLimits.from_env`).
+
     Raises:
-        StateRefError: The reference is unusable or the patch does not apply (naming its op).
+        StateRefError: The reference is unusable, or the patch does not apply or passes
+            ``limits`` (naming its op).
     """
     situation = case.situation
     if situation.state_ref is None:
@@ -154,24 +209,75 @@ def initial_state(root: Path, case: Case, *, where: str = "cases.jsonl") -> dict
     base = load_state_ref(root, situation.state_ref, where=where)
     if not situation.state_patch:
         return base
-    return _patch_base(base, situation.state_patch, where)
+    return _patch_base(base, situation.state_patch, where, limits or PatchLimits.from_env())
 
 
-def _patch_base(base: dict[str, Any], patch: Sequence[JsonPatchOp], where: str) -> dict[str, Any]:
+def _patch_base(
+    base: dict[str, Any], patch: Sequence[JsonPatchOp], where: str, limits: PatchLimits
+) -> dict[str, Any]:
+    if len(patch) > limits.max_ops:
+        raise StateRefError(
+            where,
+            None,
+            "situation.state_patch",
+            f"holds {len(patch)} operations; at most {limits.max_ops:,} are applied "
+            f"(raise the bound with {MAX_PATCH_OPS_ENV})",
+        )
     state = dict(base)
+    copied: set[str] = set()
+    budget = limits.max_values
     for index, op in enumerate(_ops(patch)):
-        top = op["path"].split("/")[1] if op["path"].count("/") else ""
-        if top in state:  # copy only the branch the op touches, never the whole state
-            state[top] = _copy(state[top])
+        field = f"situation.state_patch[{index}]"
+        # Copy only the branches the op changes (a move changes its source too), each once.
+        for pointer in (op["path"], op.get("from", "") if op["op"] == "move" else ""):
+            top = pointer.split("/")[1] if pointer.count("/") else ""
+            if top in state and top not in copied:
+                state[top] = _copy(state[top])
+                copied.add(top)
+        budget -= _added(state, op, budget + 1)
+        if budget < 0:
+            raise StateRefError(
+                where,
+                None,
+                field,
+                f"the patch adds more than {limits.max_values:,} values to the state "
+                f"(raise the bound with {MAX_PATCH_VALUES_ENV})",
+                op.get("from", op["path"]),
+            )
         try:
             state = jsonpatch.JsonPatch([op]).apply(state, in_place=True)
         except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-            raise StateRefError(
-                where, None, f"situation.state_patch[{index}]", f"does not apply: {exc}", op["path"]
-            ) from None
+            raise StateRefError(where, None, field, f"does not apply: {exc}", op["path"]) from None
     if not isinstance(state, dict):
         raise StateRefError(where, None, "situation.state_patch", "must leave a JSON object", state)
     return state
+
+
+def _added(state: Any, op: Mapping[str, Any], limit: int) -> int:
+    """Values ``op`` adds to ``state`` (an upper bound: what it removes is not subtracted)."""
+    if op["op"] in ("add", "replace"):
+        return _values(op.get("value"), limit)
+    if op["op"] == "copy":
+        try:
+            source = jsonpatch.JsonPointer(op.get("from", "")).resolve(state)
+        except jsonpatch.JsonPointerException:
+            return 0  # the op does not apply: jsonpatch says so, located
+        return _values(source, limit)
+    return 0
+
+
+def _values(value: Any, limit: int) -> int:
+    """Objects, lists and scalars in ``value``, counted up to ``limit`` (then ``limit``)."""
+    count = 0
+    stack = [value]
+    while stack and count < limit:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return min(count, limit)
 
 
 def _copy(value: Any) -> Any:

@@ -256,3 +256,11 @@ def test_every_file_a_project_holds_is_of_a_registered_kind(project: Project) ->
             if not any(fnmatch.fnmatch(rel, p) for p in patterns):
                 unknown.append(rel)
     assert not unknown, f"files of no registered kind: {unknown}"
+
+
+def test_guarantees_page_lists_every_store() -> None:
+    page = (SRC.parents[1] / "docs" / "guarantees.md").read_text(encoding="utf-8")
+    for t in TABLES:
+        assert f"| `{t.table}` | {t.holds} | {t.reach} |" in page, t.table
+    for kind in FILES:
+        assert f"| {kind.name} |" in page and kind.holds in page, kind.name

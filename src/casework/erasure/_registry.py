@@ -240,7 +240,7 @@ FILES: tuple[FileKind, ...] = (
     ),
     FileKind(
         "judge verdict sheets",
-        "verdicts-<reviewer>.jsonl|csv in the folder `judge sample --out` named",
+        "verdicts-<reviewer>.jsonl or .csv in the folder `judge sample --out` named",
         "agent replies to sampled trials; listed by reviewer from the workbench's sampled items",
         "listed",
         ("casework.review._sample",),
@@ -261,7 +261,7 @@ FILES: tuple[FileKind, ...] = (
     ),
     FileKind(
         "purge expressions",
-        ".casework/purge/<forget|expire>-<time>.txt",
+        ".casework/purge/forget-<time>.txt, expire-<time>.txt",
         "ids of removed rows only, kept on purpose: `git filter-repo` needs them to purge history",
         "kept",
         ("casework.privacy.retention",),

@@ -242,7 +242,7 @@ def _patch_base(
                 field,
                 f"the patch adds more than {limits.max_values:,} values to the state "
                 f"(raise the bound with {MAX_PATCH_VALUES_ENV})",
-                op.get("from", op["path"]),
+                {k: v for k, v in op.items() if k != "value"},
             )
         try:
             state = jsonpatch.JsonPatch([op]).apply(state, in_place=True)

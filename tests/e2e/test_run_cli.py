@@ -110,7 +110,13 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
     assert r["moved"] == [] and r["release"] is None  # every case separates the two systems
     # A change to what the cases measure makes the runs stale.
     path = root / "datasets/refunds/cases.jsonl"
-    path.write_text(path.read_text().replace("please refund order o1", "refund o1 now"))
+    # (The refusal's answer fact goes too: with no judge its trials would stay undetermined,
+    # which fails the gate below.)
+    path.write_text(
+        path.read_text()
+        .replace("please refund order o1", "refund o1 now")
+        .replace('"answer_facts": ["SECRET-FACT"]', '"answer_facts": []')
+    )
     stale = invoke("retire", "refunds", "--runs", good, "--runs", sloppy)
     assert stale.exit_code == 2
     assert stale.stderr.startswith("retire: the runs are on refunds@1")

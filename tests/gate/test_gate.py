@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from casework.gate import (
 )
 from casework.project import GateConfig, Project, ThresholdsConfig, load_project
 from casework.runner import CaseTally, RunRequest, run_agent
-from tests.runner.builders import make_project
+from tests.runner.builders import default_cases, make_project
 
 GOOD_AGENT = "python:tests.runner.sample_agents:good"
 
@@ -195,10 +196,22 @@ def test_non_gating_slices_and_smoke_do_not_gate() -> None:
     assert pass_rate(run, ["x"]) == 0.0 and pass_rate(run, []) is None
 
 
+def judgeless_cases() -> list[dict[str, Any]]:
+    """The default cases, decidable without a judge: the refusal's answer fact left out.
+
+    With it, the refusal's trials of a run without a judge are undetermined, which fails the gate.
+    """
+    cases = default_cases()
+    for case in cases:
+        if case["id"] == "u-1":
+            case["label"]["answer_facts"] = []
+    return cases
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
-    root = make_project(tmp_path / "p", config="[gate]\nmin_pass_rate = 0.7\n")
+    root = make_project(tmp_path / "p", judgeless_cases(), "[gate]\nmin_pass_rate = 0.7\n")
     monkeypatch.chdir(root)
     return load_project(root)
 

@@ -211,10 +211,12 @@ def test_gate_json_of_a_run_without_judged_verdicts_has_no_corrected_key(project
     result = CliRunner().invoke(
         cli, ["--project", str(project.root), "gate", "--run", "plain", "--format", "json"]
     )
-    assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert "corrected_pass_rate" not in data
     assert gate_run(project, "plain").corrected is None
+    # The refusal's answer fact needs a judge: its trial is undetermined, which fails the gate.
+    assert result.exit_code == 1
+    assert [f["code"] for f in data["failures"]] == ["undetermined"]
 
 
 def test_the_worked_example_of_docs_judge_md() -> None:

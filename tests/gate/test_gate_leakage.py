@@ -17,7 +17,8 @@ from casework.gate import gate_run
 from casework.leakage import read_flags, scan_dataset, unresolved_flags
 from casework.project import Project, load_project
 from casework.runner import RunRequest, run_agent
-from tests.runner.builders import default_cases, make_project, refund_case
+from tests.gate.test_gate import judgeless_cases
+from tests.runner.builders import make_project, refund_case
 
 GOOD_AGENT = "python:tests.runner.sample_agents:good"
 TEXT = "hello I would like a refund for order o1 because the mug arrived broken and chipped"
@@ -43,7 +44,7 @@ def scanned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
     root = make_project(
         tmp_path / "origin",
-        [*default_cases(), *_near_duplicates()],
+        [*judgeless_cases(), *_near_duplicates()],
         config="[gate]\nmin_pass_rate = 0.5\n",
     )
     (root / ".gitignore").write_text(".casework/\nruns/\n", encoding="utf-8")

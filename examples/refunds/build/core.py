@@ -209,10 +209,16 @@ def session(customer: Customer | None, page: str) -> Turn:
 # Labels and oracles
 
 
-def req(name: str, **exact: Any) -> ToolRequirement:
-    """A tool requirement; keyword arguments must match exactly."""
+def req(name: str, *, allow_error: bool = False, **exact: Any) -> ToolRequirement:
+    """A tool requirement; keyword arguments must match exactly.
+
+    ``allow_error``: a call the tool answers with an error satisfies it (looking up an order that
+    does not exist is what the label asks for).
+    """
     return ToolRequirement(
-        name=name, arguments={k: ArgMatcher(match="exact", value=v) for k, v in exact.items()}
+        name=name,
+        arguments={k: ArgMatcher(match="exact", value=v) for k, v in exact.items()},
+        allow_error=allow_error,
     )
 
 

@@ -108,7 +108,7 @@ def unknown_order_write(f: Facts, say: Say) -> Draft:
         turns=turns,
         label=label(
             "clarify",
-            [req("get_order", order_id=missing)],
+            [req("get_order", allow_error=True, order_id=missing)],
             ["issue_refund"],
             ["no order with that number was found", "asks the customer to check the order number"],
         ),

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         rule_regression,
         rule_released_version,
         rule_run_finished,
+        rule_undetermined,
     )
     from casework.gate._gather import (
         dataset_findings,
@@ -71,6 +72,7 @@ __all__ = [
     "rule_regression",
     "rule_released_version",
     "rule_run_finished",
+    "rule_undetermined",
     "slice_kappas",
     "unsatisfiable_shares",
 ]
@@ -100,6 +102,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "rule_regression",
                 "rule_released_version",
                 "rule_run_finished",
+                "rule_undetermined",
             ),
             "casework.gate._gather": (
                 "dataset_findings",

@@ -308,6 +308,31 @@ def rule_imported_run(ctx: GateContext) -> Iterator[Ruling]:
         )
 
 
+def rule_undetermined(ctx: GateContext) -> Iterator[Ruling]:
+    """Undetermined trials of gating cases fail, per slice: an oracle that could not decide is no pass.
+
+    A trial is undetermined when its case's oracle could not be evaluated (a rubric with no
+    judge, a malformed matcher, an unknown grader); leaving it out of pass@1 would let the gate
+    pass on the trials that could be decided.
+    """
+    by_slice: dict[str, list[CaseTally]] = {}
+    for cid in ctx.gating_cases:
+        tally = ctx.inputs.run[cid]
+        if tally.undetermined:
+            by_slice.setdefault(tally.slice, []).append(tally)
+    for s, open_cases in sorted(by_slice.items()):
+        trials = sum(t.undetermined for t in open_cases)
+        ids = sorted(t.case_id for t in open_cases)
+        shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+        yield _fail(
+            "undetermined",
+            f"slice '{s}': {trials} trial(s) of {len(ids)} gating case(s) are undetermined "
+            f"({shown}): their oracle could not decide (see the checks' evidence in "
+            "`casework report`; a rubric needs a judge)",
+            s,
+        )
+
+
 def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
     """No decided gating verdict fails; pass@1 below ``gate.min_pass_rate`` fails.
 
@@ -379,6 +404,7 @@ RULES: tuple[GateRule, ...] = (
     rule_dataset_findings,
     rule_labeller_agreement,
     rule_judge_admissible,
+    rule_undetermined,
     rule_pass_rate,
     rule_regression,
 )
@@ -396,7 +422,7 @@ def evaluate_gate(
     the latest release (unless allowed, with a reason); an unfinished run; any error-level
     dataset finding; a
     gating slice with kappa below ``thresholds.kappa_gate``; a gating slice whose verdicts rest on
-    an inadmissible judge; no configured floor, no decided verdict, or pass@1 below
+    an inadmissible judge; undetermined trials of gating cases; no configured floor, no decided verdict, or pass@1 below
     ``gate.min_pass_rate`` (corrected for the judge's measured error where a certified judge
     decided verdicts); a drop
     against the baseline beyond ``gate.max_regression`` (paired: over the cases both runs graded).

@@ -73,7 +73,12 @@ def grade(
                 evidence="case has no label and no assertions to grade by",
             )
         )
-    return combine(checks)
+    verdict = combine(checks)
+    if case.oracle.class_ == "rubric_judge":
+        # The `rubric` grader (or the judged facts) applies the oracle; the verdict names it even
+        # when the judge could not be asked and the verdict stays open.
+        verdict = verdict.model_copy(update={"oracle_class": "rubric_judge"})
+    return verdict
 
 
 def needed_oracle_class(case: Case) -> OracleClass:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from casework.errors import CaseworkError, UsageError
 from casework.grading.judge import CheckKind, Judge
 from casework.grading.matchers import (
     MatcherError,
+    call_matches,
     describe_requirement,
     evaluate_assertion,
     match_forbidden,
@@ -26,7 +27,14 @@ from casework.grading.matchers import (
 from casework.grading.verdict import CheckResult
 from casework.llm import LLMError
 from casework.plugins import load_object
-from casework.schema import Case, Outcome, Trajectory, TrajectoryToolCall, Turn
+from casework.schema import (
+    Case,
+    Outcome,
+    ToolRequirement,
+    Trajectory,
+    TrajectoryToolCall,
+    Turn,
+)
 
 __all__ = [
     "DEFAULT_GRADERS",
@@ -164,15 +172,23 @@ def required_tools(ctx: GradeContext) -> CheckResult | None:
     if not result.unmatched:
         names = ", ".join(describe_requirement(r) for r in label.required_tools)
         return CheckResult(name="required_tools", status="pass", evidence=f"called {names}")
-    missing = []
-    for req in result.unmatched:
-        same = [c for c in ctx.calls if c.name == req.name]
-        if not same:
-            missing.append(f"{describe_requirement(req)} never called")
-        else:
-            args = "; ".join(json.dumps(c.arguments, sort_keys=True) for c in same[:3])
-            missing.append(f"{describe_requirement(req)} not satisfied by calls with {args}")
+    missing = [_unsatisfied(req, ctx.calls) for req in result.unmatched]
     return CheckResult(name="required_tools", status="fail", evidence="; ".join(missing))
+
+
+def _unsatisfied(req: ToolRequirement, calls: Sequence[TrajectoryToolCall]) -> str:
+    """Why no call satisfied a required tool: never called, only errored calls, other arguments."""
+    same = [c for c in calls if c.name == req.name]
+    if not same:
+        return f"{describe_requirement(req)} never called"
+    errored = [c for c in same if c.error is not None and call_matches(req, c)]
+    if errored and not req.allow_error and len(errored) == len(same):
+        return (
+            f"{describe_requirement(req)} called {len(errored)} time(s), every call returned an "
+            f"error ({errored[0].error}); an errored call counts only with allow_error"
+        )
+    args = "; ".join(json.dumps(c.arguments, sort_keys=True) for c in same[:3])
+    return f"{describe_requirement(req)} not satisfied by calls with {args}"
 
 
 @register_grader("forbidden_tools")
@@ -393,6 +409,49 @@ def answer_facts(ctx: GradeContext) -> CheckResult | None:
     )
 
 
+def _rubric_read_by_facts(case: Case) -> bool:
+    """Whether the label gives the judge facts or assertions to read the reply by (with the rubric)."""
+    return case.label is not None and bool(case.label.answer_facts or case.label.nl_assertions)
+
+
+@register_grader("rubric")
+def rubric(ctx: GradeContext) -> CheckResult | None:
+    """A `rubric_judge` oracle's rubric, applied by the judge to the final reply.
+
+    The oracle decides the case, so its rubric is always applied: through the judged answer facts
+    or NL assertions when the label has some (the judge reads them with the rubric), else here,
+    as one `answer_fact` finding (the rubric holds for the reply, or not). Without a judge the
+    check is undetermined: tool and state checks alone never decide a rubric-judged case.
+    """
+    case = ctx.case
+    text = case.oracle.rubric
+    if case.oracle.class_ != "rubric_judge" or not text or _rubric_read_by_facts(case):
+        return None
+    name = "rubric"
+    if ctx.judge is None:
+        why = ctx.no_judge or "none configured"
+        return CheckResult(
+            name=name,
+            status="undetermined",
+            evidence=f"the case's oracle is rubric_judge and its rubric needs a judge; {why}",
+        )
+    try:
+        answer = ctx.judge.check_facts(ctx.trajectory.reply(), [text])
+    except LLMError as exc:
+        return _judge_failed(name, exc)
+    found = [f for f in answer.facts if f.index == 0]
+    holds = bool(found) and found[0].present
+    reason = f" ({found[0].reason})" if found and found[0].reason else ""
+    return CheckResult(
+        name=name,
+        status="pass" if holds else "fail",
+        evidence=("reply meets the rubric" if holds else "reply does not meet the rubric") + reason,
+        judged=True,
+        admissible=ctx.judge_admissible("answer_fact"),
+        findings=[holds],
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Unsatisfiable cases
 
@@ -510,6 +569,7 @@ DEFAULT_GRADERS: tuple[str, ...] = (
     "answer_facts",
     "fact_match",
     "nl_assertions",
+    "rubric",
     "unsatisfiable",
     "golden_state",
 )

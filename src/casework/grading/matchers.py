@@ -2,7 +2,8 @@
 
 Requirements match calls as a multiset (two `issue_refund` requirements need two distinct calls),
 in any order unless an ordered check asks; arguments are matched by `any` / `exact` / `subset` /
-`regex` / `predicate` (a JMESPath expression over the argument). Entry points:
+`regex` / `predicate` (a JMESPath expression over the argument). A call that returned an error
+satisfies a required tool only when the requirement sets `allow_error`. Entry points:
 :func:`match_required`, :func:`match_forbidden`, :func:`match_in_order`, :func:`evaluate_assertion`.
 """
 
@@ -27,6 +28,7 @@ __all__ = [
     "RequirementResult",
     "argument_matches",
     "call_matches",
+    "call_satisfies",
     "deep_subset",
     "describe_requirement",
     "evaluate_assertion",
@@ -104,14 +106,25 @@ def call_matches(requirement: ToolRequirement, call: TrajectoryToolCall) -> bool
     )
 
 
+def call_satisfies(requirement: ToolRequirement, call: TrajectoryToolCall) -> bool:
+    """Whether a call fulfils a required tool: it matches, and it succeeded unless errors are allowed.
+
+    A call the tool answered with an error did not do what the label requires, so it counts only
+    when the requirement says ``allow_error``. (Forbidden tools use :func:`call_matches`: an
+    attempt counts whatever the tool answered.)
+    """
+    return (call.error is None or requirement.allow_error) and call_matches(requirement, call)
+
+
 def describe_requirement(requirement: ToolRequirement) -> str:
-    """``issue_refund(amount exact 12, order_id any)``."""
+    """``issue_refund(amount exact 12, order_id any)``; ``lookup (errors allowed)``."""
+    errors = " (errors allowed)" if requirement.allow_error else ""
     if not requirement.arguments:
-        return requirement.name
+        return requirement.name + errors
     parts = []
     for key, m in requirement.arguments.items():
         parts.append(f"{key} any" if m.match == "any" else f"{key} {m.match} {json.dumps(m.value)}")
-    return f"{requirement.name}({', '.join(parts)})"
+    return f"{requirement.name}({', '.join(parts)}){errors}"
 
 
 @dataclass(frozen=True)
@@ -131,11 +144,16 @@ class RequirementResult:
 def match_required(
     requirements: Sequence[ToolRequirement], calls: Sequence[TrajectoryToolCall]
 ) -> RequirementResult:
-    """Maximum bipartite matching of requirements to distinct calls (order ignored).
+    """Maximum bipartite matching of requirements to distinct satisfying calls (order ignored).
+
+    A call satisfies a requirement as :func:`call_satisfies` says (an errored call only with
+    ``allow_error``).
 
     Kuhn's augmenting-path algorithm; labels name a handful of tools, so O(R·E) is nothing.
     """
-    edges = [[j for j, call in enumerate(calls) if call_matches(req, call)] for req in requirements]
+    edges = [
+        [j for j, call in enumerate(calls) if call_satisfies(req, call)] for req in requirements
+    ]
     owner: dict[int, int] = {}
 
     def augment(i: int, seen: set[int]) -> bool:
@@ -173,10 +191,14 @@ def match_forbidden(
 def match_in_order(
     requirements: Sequence[ToolRequirement], calls: Sequence[TrajectoryToolCall]
 ) -> int:
-    """How many requirements, in label order, a subsequence of the calls satisfies (greedy)."""
+    """How many requirements, in label order, a subsequence of the calls satisfies (greedy).
+
+    Calls satisfy requirements as in :func:`match_required` (an errored call only with
+    ``allow_error``).
+    """
     position = 0
     for done, req in enumerate(requirements):
-        while position < len(calls) and not call_matches(req, calls[position]):
+        while position < len(calls) and not call_satisfies(req, calls[position]):
             position += 1
         if position == len(calls):
             return done

@@ -53,7 +53,8 @@ class Verdict(_Model):
     checks: list[CheckResult] = Field(default_factory=list)
     """Every check that applied, in grading order."""
     oracle_class: OracleClass = "state_assertion"
-    """Weakest grader this trial needed: `state_assertion` (programmatic) or `rubric_judge`."""
+    """Weakest grader this trial needed: `state_assertion` (programmatic) or `rubric_judge` (a
+    judge decided a check, or the case's oracle is a rubric judge)."""
     admissible: bool = True
     """False when the result rests on a judge that is not admissible for the slice."""
 

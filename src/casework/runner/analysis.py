@@ -52,6 +52,7 @@ CHECK_KIND_OF: Mapping[str, str] = {
     "unsatisfiable": "outcome",
     "answer_facts": "answer_fact",
     "nl_assertions": "answer_fact",
+    "rubric": "answer_fact",
 }
 
 Certifications = Mapping[str, Mapping[str, CheckCertification]]

@@ -166,6 +166,11 @@ def _empty(value: Any) -> bool:
     return value is None or value == []
 
 
+def _not_set(value: Any) -> bool:
+    """Left out of every dump when off, so records without the flag dump as they did."""
+    return value is False
+
+
 class UserScenario(_Record):
     """A simulated user: who they are, what they want and what they know.
 
@@ -445,6 +450,10 @@ class ToolRequirement(_Record):
     """Tool name, as the agent declares it."""
     arguments: dict[str, ArgMatcher] = Field(default_factory=dict)
     """Argument matchers; a call must satisfy all of them. Empty: any arguments."""
+    allow_error: bool = Field(default=False, exclude_if=_not_set)
+    """(`required_tools` only) A call that returned an error satisfies this requirement too.
+    Off by default: a call the tool answered with an error did not do what the label requires
+    (set it when trying the tool is what counts, e.g. a lookup that is expected to fail)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -453,7 +462,7 @@ class ToolRequirement(_Record):
 
     @model_serializer(mode="wrap")
     def _to_str(self, handler: SerializerFunctionWrapHandler) -> Any:
-        if not self.arguments:
+        if not self.arguments and not self.allow_error:
             return self.name
         return handler(self)
 
@@ -510,6 +519,13 @@ class Label(_Record):
         return (self.outcome, *self.acceptable_outcomes)
 
     # --- end issue 16 part 2
+
+    @model_validator(mode="after")
+    def _allow_error_required_only(self) -> Label:
+        # A forbidden call counts whether or not the tool answered it: it was attempted.
+        if any(t.allow_error for t in self.forbidden_tools):
+            raise ValueError("forbidden_tools: allow_error applies to required_tools only")
+        return self
 
     @model_validator(mode="after")
     def _no_tool_both_required_and_forbidden(self) -> Label:

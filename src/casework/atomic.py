@@ -2,6 +2,9 @@
 
 A crash mid-write leaves either the old file or the new one, never half of either. The new file
 keeps the mode of the file it replaces (else the umask default); ``mode`` is for secrets only.
+A file inside a casework project is staged in the project's git-ignored ``.casework/tmp/``
+(same filesystem, so the rename stays atomic), never beside its target; each temp file is locked
+while written, and :func:`clean_temps` (run by every command) removes those a killed process left.
 """
 
 from __future__ import annotations
@@ -11,32 +14,104 @@ import errno
 import mmap
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 __all__ = [
+    "PROJECT_TMP",
     "DirectFile",
     "atomic_direct_writer",
     "atomic_write_bytes",
     "atomic_write_text",
     "atomic_writer",
+    "clean_temps",
     "temp_name",
 ]
 
+#: Where temp files of writes inside a project wait, relative to its root (git-ignored).
+PROJECT_TMP = Path(".casework") / "tmp"
+_MARKER = "casework.toml"
+#: A temp file younger than this is left alone even unlocked: its writer may be about to lock it.
+_FRESH_S = 60.0
+#: Without file locks (no ``fcntl``), a temp file is taken as abandoned after this long.
+_STALE_S = 24 * 3600.0
+
+
+def _project_tmp(folder: Path) -> Path | None:
+    """``.casework/tmp`` of the project holding ``folder`` (the nearest ``casework.toml`` above)."""
+    here = folder.absolute()
+    for candidate in (here, *here.parents):
+        if (candidate / _MARKER).is_file():
+            return candidate / PROJECT_TMP
+    return None
+
 
 def temp_name(path: Path, tmp_dir: Path | None = None) -> Path:
-    """A fresh temp path for writing ``path``: ``.<name>.<random>.tmp`` in ``tmp_dir`` or beside it.
+    """A fresh temp path for writing ``path``: ``.<name>.<random>.tmp``.
 
-    ``tmp_dir`` is used only when it is on the same filesystem as ``path`` (a rename across
-    filesystems is not atomic).
+    The temp file goes in ``tmp_dir``, else in the ``.casework/tmp`` of the project holding
+    ``path``, else beside ``path``; a folder on another filesystem than ``path`` is passed over
+    (a rename across filesystems is not atomic).
     """
     folder = path.parent
-    if tmp_dir is not None:
-        tmp_dir.mkdir(parents=True, exist_ok=True)
-        if tmp_dir.stat().st_dev == folder.stat().st_dev:
-            folder = tmp_dir
+    chosen = tmp_dir if tmp_dir is not None else _project_tmp(folder)
+    if chosen is not None:
+        chosen.mkdir(parents=True, exist_ok=True)
+        if chosen.stat().st_dev == folder.stat().st_dev:
+            folder = chosen
     return folder / f".{path.name}.{secrets.token_hex(6)}.tmp"
+
+
+def _lock(fd: int, *, wait: bool) -> bool:
+    """Take the exclusive lock of ``fd``; whether it is held (``False``: another holds it).
+
+    A lock dies with its process, even one killed with SIGKILL: a temp file nobody holds is one
+    whose writer is gone. Where there are no file locks (no ``fcntl``), nothing is held.
+    """
+    try:
+        import fcntl  # POSIX only
+    except ImportError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except OSError:
+        return False
+    return True
+
+
+def clean_temps(folder: Path, *, now: float | None = None) -> list[Path]:
+    """Remove the temp files under ``folder`` whose writer is gone (killed mid-write).
+
+    A temp file is removed when no process holds its lock and it is older than a minute (a
+    writer locks its file right after creating it). Where there are no file locks, a temp file
+    is removed once a day old. Never raises for a file that vanished or cannot be removed.
+
+    Args:
+        folder: A project's ``.casework/tmp`` (searched recursively); missing is fine.
+        now: The time to compare ages against (default: the clock).
+
+    Returns:
+        The files removed.
+    """
+    removed: list[Path] = []
+    if not folder.is_dir():
+        return removed
+    clock = time.time() if now is None else now
+    for temp in folder.rglob("*.tmp"):
+        with contextlib.suppress(OSError):
+            age = clock - temp.lstat().st_mtime
+            if age < _FRESH_S:
+                continue
+            fd = os.open(temp, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            try:
+                if _lock(fd, wait=False) or age > _STALE_S:
+                    temp.unlink()
+                    removed.append(temp)
+            finally:
+                os.close(fd)
+    return removed
 
 
 @contextlib.contextmanager
@@ -51,8 +126,8 @@ def atomic_writer(
         path: The file to write.
         mode: Permission bits to force (``0o600`` for secrets); by default the file keeps the mode
             of the file it replaces, else the process umask applies (as for any new file).
-        tmp_dir: Where to put the temp file (e.g. a git-ignored folder); beside ``path`` when
-            omitted or on another filesystem.
+        tmp_dir: Where to put the temp file; by default the ``.casework/tmp`` of the project
+            holding ``path``, else beside ``path`` (see :func:`temp_name`).
     """
     with _atomic_fd(path, mode, tmp_dir) as fd, os.fdopen(fd, "wb", closefd=False) as handle:
         yield handle
@@ -61,7 +136,7 @@ def atomic_writer(
 
 @contextlib.contextmanager
 def _atomic_fd(path: Path, mode: int | None, tmp_dir: Path | None) -> Iterator[int]:
-    """A temp file's descriptor for ``path``; on clean exit fsynced, closed and renamed over it."""
+    """A temp file's descriptor for ``path``; on clean exit fsynced, renamed over it and closed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_name(path, tmp_dir)
     keep: int | None = mode
@@ -70,19 +145,25 @@ def _atomic_fd(path: Path, mode: int | None, tmp_dir: Path | None) -> Iterator[i
             keep = path.stat().st_mode & 0o7777
     # 0o666 lets the kernel apply the umask to a new file; an explicit mode is set below.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode is not None else 0o666)
+    closed = False
     try:
-        try:
-            if keep is not None and hasattr(os, "fchmod"):  # fchmod: POSIX only before 3.13
-                os.fchmod(fd, keep)
-            yield fd
-            os.fsync(fd)
-        finally:
+        # Held until the rename: a cleaner then never takes a live writer's file for a dead one's.
+        locked = _lock(fd, wait=True)
+        if keep is not None and hasattr(os, "fchmod"):  # fchmod: POSIX only before 3.13
+            os.fchmod(fd, keep)
+        yield fd
+        os.fsync(fd)
+        if not locked:  # where files are not locked, an open file may not be renamed (Windows)
             os.close(fd)
+            closed = True
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    finally:
+        if not closed:
+            os.close(fd)
 
 
 #: Bytes a :class:`DirectFile` gathers before each write: a multiple of every block size a

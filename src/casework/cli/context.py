@@ -42,9 +42,12 @@ class AppState:
     def project(self) -> Project:
         """The project (loaded once, on first use)."""
         if self._project is None:
+            from casework.atomic import PROJECT_TMP, clean_temps
             from casework.project import load_project  # here: `casework --help` needs no project
 
             self._project = load_project(self.project_path)
+            # Temp files a killed command left (its writes are staged there, never beside them).
+            clean_temps(self._project.root / PROJECT_TMP)
         return self._project
 
 

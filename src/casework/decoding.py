@@ -96,7 +96,9 @@ def parse_json(text: str | bytes) -> Any:
     try:
         value = json.loads(text, parse_constant=_constant)
     except json.JSONDecodeError as exc:
-        raise BadJSON(f"invalid JSON: {exc.msg} at column {exc.colno}", exc.lineno) from None
+        # Some of json's messages end in "at" ("Unterminated string starting at"): said once.
+        message = exc.msg.removesuffix(" at")
+        raise BadJSON(f"invalid JSON: {message} at column {exc.colno}", exc.lineno) from None
     except RecursionError:
         raise BadJSON(f"nested more than {MAX_DEPTH} levels deep") from None
     except BadJSON:

@@ -175,7 +175,7 @@ def test_errors_stay_located_through_the_fast_path() -> None:
         (2, "NaN is not a JSON number"),
         (3, "invalid UTF-8 at byte 8"),
         (4, "holds a lone UTF-16 surrogate"),
-        (5, "invalid JSON: Unterminated string starting at at column 10"),
+        (5, "invalid JSON: Unterminated string starting at column 10"),
         (6, "empty line; every line must hold one record"),
         (7, "nested more than 100 levels deep"),
         (8, f"a number has more than {4300} digits"),

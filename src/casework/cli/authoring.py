@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.progress import Progress
 from rich.table import Table
 
 from casework.authoring import (
@@ -25,7 +24,8 @@ from casework.authoring import (
     load_shapes,
     shape_set_names,
 )
-from casework.cli.context import FORMAT, console, emit_json, err_console, pass_project
+from casework.cli._progress import Bar
+from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.mining import FORMATS
 from casework.project import Project
 
@@ -38,11 +38,6 @@ _TRACE_FORMAT = click.option(
     default=None,
     help="Trace format of every file (default: detected per file, as `casework mine` does).",
 )
-
-
-def _progress(fmt: str) -> Progress:
-    quiet = fmt == "json" or not err_console.is_terminal
-    return Progress(console=err_console, transient=True, disable=quiet)
 
 
 def _shape_row(shape: Shape) -> dict[str, Any]:
@@ -158,14 +153,13 @@ def build_cmd(
         trace_format=trace_format,
         message=message,
     )
-    with _progress(fmt) as progress:
-        task = progress.add_task("reading and scrubbing trace files", total=None)
+    with Bar("reading and scrubbing trace files", fmt) as bar:
         build = build_shapes(
             project,
             list(traces),
             name,
             options,
-            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+            on_progress=lambda done, total: bar.update(completed=done, total=total),
         )
     if fmt == "json":
         emit_json(_build_json(build))
@@ -361,14 +355,13 @@ def drift_cmd(
     corrected; a shape with no new member and a significant drop has vanished.
     """
     options = DriftOptions(alpha=alpha, min_size=min_size, trace_format=trace_format)
-    with _progress(fmt) as progress:
-        task = progress.add_task("reading and scrubbing trace files", total=None)
+    with Bar("reading and scrubbing trace files", fmt) as bar:
         report = drift(
             project,
             list(new_traces),
             against,
             options,
-            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+            on_progress=lambda done, total: bar.update(completed=done, total=total),
         )
     if fmt == "json":
         emit_json(_drift_json(report))

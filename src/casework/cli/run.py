@@ -10,13 +10,13 @@ from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
 from rich.table import Table
 
+from casework.cli._progress import Bar
 from casework.cli.context import FORMAT, SLICES, SPLIT_FILTER, console, emit_json, pass_project
 from casework.errors import GateFailed
 from casework.gate import GateReport, gate_run
@@ -47,25 +47,26 @@ def _f(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-class _Bar:
-    """A rich progress bar fed by the runner's observer callbacks."""
+class _Trials:
+    """The trials bar (stderr, a terminal only), fed by the runner's observer callbacks.
 
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.task = progress.add_task("trials", total=None)
+    The runner calls :meth:`started` once every input is checked: nothing shows before.
+    """
+
+    def __init__(self, bar: Bar) -> None:
+        self.bar = bar
         self.passed = 0
         self.failed = 0
 
     def started(self, total: int, done: int) -> None:
-        self.progress.update(self.task, total=total, completed=done)
+        self.bar.update(total=total, completed=done)
 
     def trial_done(self, record: TrialRecord) -> None:
         if record.verdict.passed:
             self.passed += 1
         elif record.verdict.passed is False:
             self.failed += 1
-        self.progress.update(
-            self.task,
+        self.bar.update(
             advance=1,
             description=f"trials [green]{self.passed} pass[/] [red]{self.failed} fail[/]",
         )
@@ -148,10 +149,8 @@ def run_cmd(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(
-        *columns, console=console, transient=fmt == "json", disable=fmt == "json"
-    ) as progress:
-        summary = run_agent(project, request, observer=_Bar(progress))
+    with Bar("trials", fmt, *columns) as bar:
+        summary = run_agent(project, request, observer=_Trials(bar))
     end, header = summary.end, summary.header
     if fmt == "json":
         emit_json({"run_id": header.run_id, "log": str(summary.log), **end.model_dump(mode="json")})

@@ -46,9 +46,25 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+#: Seconds a labeller's client keeps an idle connection in its pool: shorter than the server's
+#: keep-alive (casework.web.KEEP_ALIVE_SECONDS), so the client closes idle connections first.
+CLIENT_KEEPALIVE_SECONDS = 30.0
+#: A served-at token is spent once: a label stored by a submit whose answer was lost is
+#: refused again with 409 and this text, so the retry knows it was stored.
+SPENT = "submitted already"
+
+
 def _timed(times: list[float], call: functools.partial[httpx.Response]) -> httpx.Response:
+    """The response of ``call``, timed, sent once more if the connection failed.
+
+    Retrying is safe for both requests the labellers send: a GET changes nothing, and a submit
+    carries a served-at token the server spends once (a second store is refused with 409).
+    """
     start = time.perf_counter()
-    response = call()
+    try:
+        response = call()
+    except httpx.TransportError:  # e.g. a reset on a reused connection
+        response = call()
     times.append(time.perf_counter() - start)
     return response
 
@@ -58,7 +74,8 @@ def labeller(
 ) -> None:
     """Sign in, wait for the others, label the whole queue (reloading the page now and then)."""
     rng = random.Random(link)
-    with httpx.Client(base_url=base, timeout=120, follow_redirects=False) as client:
+    limits = httpx.Limits(keepalive_expiry=CLIENT_KEEPALIVE_SECONDS)
+    with httpx.Client(base_url=base, timeout=120, follow_redirects=False, limits=limits) as client:
         page = client.get(link)
         client.post(link, data={"csrf": value(page.text, "csrf")})
         html = client.get("/label").text
@@ -81,8 +98,11 @@ def labeller(
                 client.post, f"/label/{dataset}/{case_id}", data=form, headers=headers
             )
             response = _timed(tally.submit_times, send)
+            stored = response.status_code == 200 or (
+                response.status_code == 409 and SPENT in response.text  # stored by the first try
+            )
             with tally.lock:
-                if response.status_code == 200:
+                if stored:
                     tally.stored += 1
                 else:
                     code = response.status_code
@@ -99,18 +119,24 @@ def _serve(
     env = {**os.environ, "CASEWORK_DB_URL": url, "PYTHONPATH": str(args.src)}
     workers = args.workers
     code = "from casework.cli import main; main()"
-    args = [sys.executable, "-c", code, "serve", "--port", str(port), "--workers", str(workers)]
-    return subprocess.Popen(args, cwd=project_dir, env=env, stdout=subprocess.DEVNULL)
+    command = [sys.executable, "-c", code, "serve", "--port", str(port), "--workers", str(workers)]
+    return subprocess.Popen(command, cwd=project_dir, env=env, stdout=subprocess.DEVNULL)
 
 
-def _wait(base: str) -> None:
-    for _ in range(300):
+def _wait(base: str, server: subprocess.Popen[bytes], limit: float = 180.0) -> None:
+    """Probe the server over HTTP until it answers (it may take seconds to start under load)."""
+    deadline = time.monotonic() + limit
+    while True:
         try:
-            httpx.get(f"{base}/", timeout=1)
+            httpx.get(f"{base}/static/app.css", timeout=5)
             return
         except httpx.TransportError:
-            time.sleep(0.1)
-    raise RuntimeError("the server did not start")
+            pass
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited ({server.returncode}) before it answered")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the server did not answer within {limit:g} s")
+        time.sleep(0.1)
 
 
 def run(backend: str, url: str, args: argparse.Namespace, work: Path) -> dict[str, float]:
@@ -125,7 +151,7 @@ def run(backend: str, url: str, args: argparse.Namespace, work: Path) -> dict[st
     time.sleep(2.1)  # let the new files settle (files changed within 2 s are read every time)
     server = _serve(project.root, url, port, args)
     try:
-        _wait(base)
+        _wait(base, server)
         floor = []
         with httpx.Client(base_url=base) as client:
             for _ in range(200):

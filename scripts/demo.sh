@@ -196,7 +196,10 @@ mkdir -p "$(dirname "$web")" && rm -rf "$web" && cp -r "$root/examples/refunds" 
   echo "one-time sign-in link: $link"
   casework serve --port "$port" & server=$!
   trap 'kill "$server" 2>/dev/null || true' EXIT
-  step "Sign in with the link and store one label over HTTP" python3 "$root/scripts/web_demo.py" "$link"
+  # Readiness is probed over HTTP until the server answers (or exits), up to 180 s: under load it
+  # has taken 9.5 s to start, so no fixed wait is long enough.
+  step "Wait for the server, sign in with the link and store one label over HTTP" \
+    python3 "$root/scripts/web_demo.py" "$link" "$server"
   step "The web label is a label like any other" casework label status refunds
   fresh=$(casework users link lab-03 --port "$port" | tail -n 1)
   kill "$server" && wait "$server" 2>/dev/null || true

@@ -21,11 +21,13 @@ from casework.web._accounts import (
 )
 from casework.web._app import (
     HTTPS_ENV,
+    KEEP_ALIVE_SECONDS,
     PROJECT_ENV,
     SECURITY_HEADERS,
     app_from_env,
     create_app,
     serve,
+    server_options,
 )
 from casework.web._render import highlighted, render
 from casework.web._routes import (
@@ -45,6 +47,7 @@ __all__ = [
     "CSRF_FIELD",
     "CSRF_HEADER",
     "HTTPS_ENV",
+    "KEEP_ALIVE_SECONDS",
     "PROJECT_ENV",
     "PUBLIC",
     "ROLES",
@@ -67,4 +70,5 @@ __all__ = [
     "route",
     "serve",
     "served_routes",
+    "server_options",
 ]

@@ -159,6 +159,24 @@ def app_from_env() -> FastAPI:
     )
 
 
+#: Seconds the server keeps an idle keep-alive connection open. Longer than clients keep idle
+#: connections in their pools (httpx 5 s by default, the benchmark's 30 s, a load balancer's usual
+#: 60 s): the client, not the server, then closes an idle connection. When the server closes first
+#: (uvicorn's default is 5 s) a client reusing the connection at that moment gets "connection
+#: reset" for a request that may already have been sent.
+KEEP_ALIVE_SECONDS = 75
+
+
+def server_options(host: str, port: int) -> dict[str, Any]:
+    """The uvicorn options `casework serve` runs with (host, port, logging, keep-alive)."""
+    return {
+        "host": host,
+        "port": port,
+        "log_level": "warning",
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
+    }
+
+
 def serve(
     project: Project,
     *,
@@ -170,26 +188,20 @@ def serve(
 ) -> None:
     """Run the app under uvicorn until interrupted (several workers: one app per process).
 
-    ``db_pool`` is each worker's pool size (:func:`create_app`).
+    ``db_pool`` is each worker's pool size (:func:`create_app`). Options: :func:`server_options`.
 
     uvicorn trusts ``X-Forwarded-Proto`` from a proxy on 127.0.0.1 (its default
     ``forwarded_allow_ips``), so cookies are Secure when such a proxy speaks HTTPS.
     """
     import uvicorn  # here: importing casework.web (e.g. for `users add`) needs no server
 
+    options = server_options(host, port)
     if workers == 1:
         app = create_app(project, https=https, db_pool=db_pool)
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        uvicorn.run(app, **options)
         return
     os.environ[PROJECT_ENV] = str(project.root)
     os.environ[HTTPS_ENV] = "1" if https else "0"
     if db_pool is not None:
         os.environ[DB_POOL_ENV] = str(db_pool)
-    uvicorn.run(
-        "casework.web:app_from_env",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="warning",
-    )
+    uvicorn.run("casework.web:app_from_env", factory=True, workers=workers, **options)

@@ -38,7 +38,20 @@ __all__ = [
 _DIGIT = re.compile(r"\d")
 
 #: Kinds the built-in detectors produce.
-BUILTIN_KINDS = ("email", "phone", "card", "iban", "ip", "url", "address")
+BUILTIN_KINDS = (
+    "email",
+    "phone",
+    "card",
+    "iban",
+    "ip",
+    "url",
+    "address",
+    "ssn",
+    "nationalid",
+    "postcode",
+    "expiry",
+    "name",
+)
 
 
 @dataclass(frozen=True)
@@ -122,7 +135,7 @@ def _date_blank(m: re.Match[str]) -> str:
 #: one part a single digit).
 _AMOUNT_OR_VERSION = re.compile(
     r"(?<![\d.,])\d{1,3}(?:,\d{3})*\.\d{2}(?!\d)(?!\.\d)"
-    r"|(?<![\d.])(?=[\d.]*(?<![\d])\d(?![\d]))\d{1,2}(?:\.\d{1,5}){1,3}(?!\d)(?!\.\d)"
+    r"|(?<![\d.+])(?=[\d.]*(?<![\d])\d(?![\d]))\d{1,2}(?:\.\d{1,5}){1,3}(?!\d)(?!\.\d)"
 )
 
 
@@ -163,6 +176,9 @@ class PhoneDetector:
     def __init__(self, regions: Sequence[str] = ("US", "GB")) -> None:
         self.regions = tuple(regions)
         self._national_lengths = self._lengths(self.regions)
+        self._elsewhere = tuple(
+            r for r in self.regions if phonenumbers.country_code_for_region(r.upper()) != 1
+        )
 
     @staticmethod
     def _lengths(regions: Sequence[str]) -> frozenset[int]:
@@ -197,7 +213,12 @@ class PhoneDetector:
         if international:
             return reading.e164
         if self._north_american(reading) and not self._nanp_shaped(raw, reading):
-            return None
+            # Not grouped like a North American number: it may still be another region's.
+            if not self._elsewhere:
+                return None
+            reading = read_phone(raw, self._elsewhere)
+            if reading is None:
+                return None
         return reading.e164
 
     @staticmethod
@@ -219,6 +240,8 @@ class PhoneDetector:
             sizes = sizes[1:]
         if sizes not in self._NANP_GROUPS and sizes != (11,):
             return False
+        if sizes == (3, 3, 4):
+            return True  # written like a phone number: scrubbed even with an unassigned area code
         n = reading.national
         return reading.valid or (len(n) == 10 and n[0] in "23456789" and n[3] in "23456789")
 
@@ -535,13 +558,25 @@ def id_pattern_detectors(
 
 
 def builtin_detectors(phone_regions: Sequence[str] = ("US", "GB")) -> list[Detector]:
-    """The built-in detectors, in priority order for equal-length overlaps."""
+    """The built-in detectors, in priority order for equal-length overlaps.
+
+    A national id comes before a card or a phone number of the same length: `742-38-1981` is an
+    SSN, whatever else its digits could be read as.
+    """
+    # Imported here: those modules build on this one's Detection.
+    from casework.privacy.ids import ExpiryDetector, NationalIdDetector, PostcodeDetector
+    from casework.privacy.names import NameDetector
+
     return [
         EmailDetector(),
         UrlDetector(),
         IbanDetector(),
+        NationalIdDetector(),
         CardDetector(),
         IpDetector(),
+        PostcodeDetector(),
         PhoneDetector(phone_regions),
         StreetAddressDetector(),
+        ExpiryDetector(),
+        NameDetector(),
     ]

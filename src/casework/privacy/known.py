@@ -37,7 +37,6 @@ DEFAULT_FIELD_KINDS: Mapping[str, str] = {
         (
             "address", "street", "street_address", "address_line1", "address_line_1",
             "address_line2", "address_line_2", "address1", "address2", "line1", "line2",
-            "postcode", "post_code", "postal_code", "zip", "zip_code", "zipcode",
             "billing_address", "shipping_address", "home_address", "delivery_address",
         ),
         "address",
@@ -56,7 +55,18 @@ DEFAULT_FIELD_KINDS: Mapping[str, str] = {
     **dict.fromkeys(("card_number", "pan", "credit_card", "card_no"), "card"),
     **dict.fromkeys(("iban", "bank_account"), "iban"),
     **dict.fromkeys(("ip", "ip_address", "client_ip", "remote_addr"), "ip"),
-    **dict.fromkeys(("ssn", "national_id", "passport", "passport_number", "tax_id"), "govid"),
+    # The kinds the text detectors give the same values, so a fixture's value and the value
+    # typed in a message get one pseudonym.
+    **dict.fromkeys(
+        ("postcode", "post_code", "postal_code", "zip", "zip_code", "zipcode"), "postcode"
+    ),
+    **dict.fromkeys(
+        ("card_expiry", "expiry", "expiry_date", "expiration", "expiration_date", "exp_date"),
+        "expiry",
+    ),
+    **dict.fromkeys(("ssn", "social_security_number"), "ssn"),
+    **dict.fromkeys(("national_id", "national_id_number", "nino", "bsn", "cpf", "pesel"), "nationalid"),
+    **dict.fromkeys(("passport", "passport_number", "tax_id"), "govid"),
 }  # fmt: skip
 
 #: Object keys under which a bare `name` or `id` is a person's name or account id.

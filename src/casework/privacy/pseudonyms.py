@@ -37,6 +37,7 @@ PSEUDONYM_RE = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z0-9]{0,31})_[0-9a-f]{12}(
 _WS = re.compile(r"\s+")
 _NON_DIGIT = re.compile(r"\D")
 _NON_ALNUM = re.compile(r"[^0-9A-Za-z]")
+_DIGITS = re.compile(r"\d+")
 
 
 def is_pseudonym(value: str, kinds: frozenset[str] | None = None) -> bool:
@@ -84,13 +85,30 @@ def _national_form(text: str, region: str) -> bool:
     """Whether ``text`` is written as a national number of ``region`` is: with its trunk prefix.
 
     People write a British number `020 7946 0958`, never `20 7946 0958`, so a number without the
-    `0` is not read as British; North American numbers (trunk prefix `1`, usually left out) and
-    regions without a trunk prefix need none.
+    `0` is not read as British; North American numbers (trunk prefix `1`, usually left out),
+    regions without a trunk prefix and regions whose national format leaves it out (Brazil writes
+    `(11) 91234-5678`) need none.
     """
     meta = phonenumbers.PhoneMetadata.metadata_for_region(region.upper())
     if meta is None or meta.country_code == 1 or not meta.national_prefix:
         return True
+    if _trunk_optional(region.upper()):
+        return True
     return text.replace(" ", "").startswith(meta.national_prefix)
+
+
+@lru_cache(maxsize=256)
+def _trunk_optional(region: str) -> bool:
+    """Whether one of ``region``'s national formats is written without its trunk prefix."""
+    meta = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    if meta is None or not meta.national_prefix:
+        return False
+    prefix = meta.national_prefix
+    return any(
+        f.national_prefix_formatting_rule is not None
+        and prefix not in f.national_prefix_formatting_rule
+        for f in meta.number_format
+    )
 
 
 @lru_cache(maxsize=65536)
@@ -164,7 +182,8 @@ def normalise(kind: str, value: str, *, phone_regions: Sequence[str] = ("US", "G
 
     Rules: `email` URL-decoded (`%40` is `@`) and case-folded; `phone` E.164 (of a valid, else
     a possible number; digits only if it is neither); `card` digits
-    only; `iban` upper-case without separators; `ip` canonical (compressed IPv6); `url` host
+    only; `iban`, `ssn`, `nationalid` and `postcode` upper-case without separators; `expiry`
+    `MM/YY`; `ip` canonical (compressed IPv6); `url` host
     (lower-case, without `www.`) + path without trailing `/` + query; any other kind: whitespace
     collapsed and case-folded.
     """
@@ -179,8 +198,12 @@ def normalise(kind: str, value: str, *, phone_regions: Sequence[str] = ("US", "G
         return ("+" + digits) if value.strip().startswith("+") else digits
     if kind == "card":
         return _NON_DIGIT.sub("", value)
-    if kind == "iban":
+    if kind in ("iban", "ssn", "nationalid", "postcode"):
         return _NON_ALNUM.sub("", value).upper()
+    if kind == "expiry":
+        parts = _DIGITS.findall(value)
+        if len(parts) == 2:
+            return f"{int(parts[0]):02d}/{parts[1][-2:]}"
     if kind == "ip":
         return _normalise_ip(value)
     if kind == "url":

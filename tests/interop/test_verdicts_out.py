@@ -289,7 +289,7 @@ def test_cli_exports_and_posts_to_an_otlp_endpoint(
     assert ET.parse(project_dir / "ci" / "junit.xml").getroot().tag == "testsuites"
     out = run_cli("export", "otel", run, "-o", "otel.json", "--endpoint", collector)
     assert out.exit_code == 0, out.stderr
-    assert f"posted to {collector}: HTTP 200" in out.stdout
+    assert f"posted to {collector}/v1/logs: HTTP 200" in out.stdout
     [(path, kind, body)] = _Collector.received
     assert path == "/v1/logs" and kind == "application/json"
     assert json.loads(body) == json.loads((project_dir / "otel.json").read_text())

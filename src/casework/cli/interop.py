@@ -270,7 +270,9 @@ def _export_command(name: VerdictFormat, doc: str, default_out: str) -> click.Co
         command = click.option(
             "--endpoint",
             default=None,
-            help="Also POST the events to this OTLP/HTTP endpoint (`/v1/logs` is appended).",
+            help="Also POST the events to this OTLP/HTTP endpoint (`/v1/logs` is appended). "
+            "Credentials: `user:password@` in it (sent as Basic auth) or the headers in "
+            "OTEL_EXPORTER_OTLP_HEADERS; never printed.",
         )(command)
     return export_group.command(name)(command)
 

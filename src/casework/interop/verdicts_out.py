@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
-import urllib.error
-import urllib.request
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from casework import __version__
 from casework.atomic import atomic_write_bytes
-from casework.errors import CaseworkError, UsageError
+from casework.errors import UsageError
 from casework.grading import CheckResult
+from casework.interop.otlp_http import otlp_target, post_otlp
 from casework.project import Project
 from casework.runner import LoadedRun, TrialRecord, load_run
 
@@ -306,7 +306,8 @@ class VerdictExport:
         out: The file written.
         cases: Cases of the run.
         records: Test cases (JUnit) or evaluations (OTLP, OpenInference) written.
-        posted: The endpoint the OTLP request was posted to, if one was named.
+        posted: The URL the OTLP request was posted to, if an endpoint was named (credentials
+            shown as ``***``).
         status: The endpoint's HTTP status.
     """
 
@@ -319,27 +320,6 @@ class VerdictExport:
     status: int | None = None
 
 
-def _post(endpoint: str, body: bytes, timeout_s: float) -> int:
-    url = endpoint.rstrip("/")
-    if not url.endswith("/v1/logs"):
-        url += "/v1/logs"
-    if not url.startswith(("http://", "https://")):
-        raise UsageError(
-            f"expected an http:// or https:// URL. Got '{endpoint}'.", param="endpoint"
-        )
-    request = urllib.request.Request(
-        url, data=body, headers={"Content-Type": "application/json"}, method="POST"
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            status: int = response.status
-    except urllib.error.HTTPError as exc:
-        raise CaseworkError(f"endpoint {url} refused the events: HTTP {exc.code}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise CaseworkError(f"endpoint {url} unreachable: {exc}") from None
-    return status
-
-
 def export_verdicts(
     project: Project,
     run_ref: str,
@@ -348,18 +328,24 @@ def export_verdicts(
     *,
     endpoint: str | None = None,
     timeout_s: float = 10.0,
+    env: Mapping[str, str] | None = None,
 ) -> VerdictExport:
     """Write a run's verdicts as JUnit XML, OTLP/JSON or OpenInference annotations (atomically).
 
     With ``endpoint`` (``otel`` only), the same OTLP request is also POSTed to
-    ``<endpoint>/v1/logs`` (OTLP/HTTP, JSON encoding); the file is written first.
+    ``<endpoint>/v1/logs`` (OTLP/HTTP, JSON encoding); the file is written first. The
+    endpoint's ``user:password@`` becomes a Basic ``Authorization`` header, and the headers of
+    ``OTEL_EXPORTER_OTLP_LOGS_HEADERS`` or ``OTEL_EXPORTER_OTLP_HEADERS`` (in ``env``, default
+    the process environment) are sent too; no message or result shows a credential.
 
     Raises:
-        UsageError: Unknown run, or ``endpoint`` given for another format.
+        UsageError: Unknown run, ``endpoint`` given for another format, not an http(s) URL, or
+            a malformed header variable (checked before anything is written).
         CaseworkError: The endpoint is unreachable or refuses the request.
     """
     if endpoint is not None and fmt != "otel":
         raise UsageError("only the `otel` export posts to an endpoint.", param="endpoint")
+    target = None if endpoint is None else otlp_target(endpoint, os.environ if env is None else env)
     run = load_run(project, run_ref)
     cases = len({t.case_id for t in run.trials})
     if fmt == "junit":
@@ -369,7 +355,13 @@ def export_verdicts(
         body = json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8") + b"\n"
         records = sum(len(evaluations(t)) for t in run.trials)
     atomic_write_bytes(out, body)
-    status = _post(endpoint, body, timeout_s) if endpoint is not None else None
+    status = post_otlp(target, body, timeout_s) if target is not None else None
     return VerdictExport(
-        run.header.run_id, fmt, project.relative(out), cases, records, endpoint, status
+        run.header.run_id,
+        fmt,
+        project.relative(out),
+        cases,
+        records,
+        target.shown if target is not None else None,
+        status,
     )

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.progress import Progress
 
-from casework.cli._progress import stages
-from casework.cli.context import FORMAT, console, emit_json, err_console, pass_project
+from casework.cli._progress import Bar, stages
+from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.erasure import Erasure, expire_everywhere, forget_everywhere
 from casework.mining import FORMATS, MineOptions, MineReport, mine
 from casework.privacy import history_recipe
@@ -96,15 +95,13 @@ def mine_cmd(
         split=split,
         message=message,
     )
-    quiet = fmt == "json" or not err_console.is_terminal
-    with Progress(console=err_console, transient=True, disable=quiet) as progress:
-        task = progress.add_task("scrubbing conversations", total=None)
+    with Bar("scrubbing conversations", fmt) as bar:
         report = mine(
             project,
             list(traces),
             dataset,
             options,
-            on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+            on_progress=lambda done, total: bar.update(completed=done, total=total),
         )
     if fmt == "json":
         emit_json(_mine_json(report))

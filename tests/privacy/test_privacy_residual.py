@@ -104,3 +104,49 @@ def test_presidio_second_opinion_is_model_free_and_offline() -> None:
     ]
     assert all(f.severity == "warning" and f.check == "residual_pii_presidio" for f in findings)
     assert presidio_second_opinion([_case("email_0123456789ab card_0123456789ab")]) == []
+
+
+def _mined(text: str) -> Case:
+    case = _case(text)
+    return case.model_copy(update={"source": "mined"})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm Maria Rossi and my parcel is late",
+        "Hi, my name is Oderwald",
+        "Thanks,\nEhrenfried Dobes",
+        "This is Jennifer from accounting",
+    ],
+)
+def test_a_name_typed_in_a_mined_case_is_raw_pii(text: str) -> None:
+    [finding] = residual_pii([_mined(text)])
+    assert finding.subject == "situation.turns[0].content: name"
+    assert "Rossi" not in str(finding) and "Dobes" not in str(finding)
+
+
+def test_names_in_hand_written_cases_and_ordinary_words_pass() -> None:
+    assert residual_pii([_case("Thanks, Marta")]) == []
+    assert residual_pii([_mined("I'm Not sure. Thanks, The team. I'm name_0123456789ab")]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("my ssn is 742-38-1981", "national id"),
+        ("SSN 742381981", "national id"),
+        ("my BSN is 740389129", "national id"),
+        ("CPF 024.730.543-04", "national id"),
+        ("zip code 94105", "postcode"),
+        ("postcode SW1A 1AA", "postcode"),
+        ("card exp 03/27", "expiry"),
+    ],
+)
+def test_national_ids_postcodes_and_expiry_dates_are_raw_pii(text: str, kind: str) -> None:
+    [finding] = residual_pii([_case(text)])
+    assert finding.subject == f"situation.turns[0].content: {kind}"
+
+
+def test_invalid_and_advertising_ssns_pass() -> None:
+    assert residual_pii([_case("ref 000-12-3456, 987-65-4320 and 123-00-4567")]) == []

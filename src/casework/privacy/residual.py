@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,20 +190,68 @@ def _ips(text: str) -> Iterator[_Hit]:
             yield _Hit(m.start(), m.end(), not fake)
 
 
+#: A US social-security number written 3-2-4: area not 000, 666 or 9xx, group not 00, serial
+#: not 0000 (the SSA's rules; 9xx holds the advertising and test ranges).
+_SSN = re.compile(r"(?<![\d\-])(?!000|666|9)\d{3}([ \-])(?!00)\d{2}\1(?!0000)\d{4}(?![\d\-])")
+#: Words that say a national id or a postcode follows, then the figure itself.
+_NATIONAL_ID = re.compile(
+    r"(?i:\b(?:ssn|social\s+(?:security|insurance)|national\s+(?:insurance|id)|ni\s+number|bsn|"
+    r"cpf|pesel|sin|nir|codice\s+fiscale|aadhaa?r|dni|nie|nif|tax\s+id)\b)\D{0,30}?"
+    r"(?<![\w])[\dA-Z](?:[ .\-]?[\dA-Z]){6,15}(?![\w])"
+)
+_POSTCODE = re.compile(
+    r"(?i:\b(?:zip(?:\s*code)?|post\s*code|postal\s+code|plz|cep)\b)\W{0,12}"
+    r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|\d{4,5}(?:-\d{3,4})?)\b"
+)
+_EXPIRY_DATE = re.compile(
+    r"(?i:\b(?:exp(?:iry|iration|ires)?|valid\s+(?:thru|through))\b)\W{0,12}"
+    r"(?:0?[1-9]|1[0-2])\s?/\s?(?:20)?\d{2}\b"
+)
+#: Words after which people give their name; the name is one or more capitalised words.
+_NAME = re.compile(
+    r"(?i:\b(?:my\s+name\s+is|my\s+name's|i'm|i\s+am|this\s+is|thanks|regards|cheers|"
+    r"sincerely))[,.!]?\s+(?P<name>[^\W\d_a-z][^\W\d_]+(?:[ \-][^\W\d_a-z][^\W\d_]+)*)"
+)
+#: Capitalised words after those cues that are not names (`Thanks, The team`, `I'm Not sure`).
+_NOT_A_NAME = frozenset(
+    ["the", "a", "an", "not", "so", "very", "just", "also", "really", "here", "sorry", "happy", "glad", "looking", "writing", "your", "our", "team", "support", "customer", "please", "hi", "hello", "dear"]
+)
+
+
+def _matches(*patterns: re.Pattern[str]) -> Callable[[str], Iterator[_Hit]]:
+    def scan(text: str) -> Iterator[_Hit]:
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                yield _Hit(m.start(), m.end(), True)
+
+    return scan
+
+
+def _names(text: str) -> Iterator[_Hit]:
+    for m in _NAME.finditer(text):
+        first = m.group("name").split()[0].split("-")[0]
+        if first.casefold() not in _NOT_A_NAME and not first.isupper():
+            yield _Hit(m.start("name"), m.end("name"), True)
+
+
 _SCANS = (
     ("url", _urls),
     ("email", _emails),
     ("iban", _ibans),
     ("card", _cards),
     ("ip", _ips),
+    ("national id", _matches(_SSN, _NATIONAL_ID)),
+    ("postcode", _matches(_POSTCODE)),
+    ("expiry", _matches(_EXPIRY_DATE)),
     ("phone", _phones),
 )
 
 
-def _scan(text: str) -> Iterator[tuple[str, str]]:
+def _scan(text: str, *, names: bool = False) -> Iterator[tuple[str, str]]:
     """(kind, matched text) of every reportable hit; an earlier kind's span hides later ones."""
     claimed: list[_Hit] = []
-    for kind, scan in _SCANS:
+    scans = (*_SCANS, ("name", _names)) if names else _SCANS
+    for kind, scan in scans:
         for hit in scan(text):
             if any(hit.start < c.end and c.start < hit.end for c in claimed):
                 continue
@@ -218,12 +266,17 @@ def residual_pii(cases: Sequence[Case]) -> list[Finding]:
     Looks for personal URLs (credentials, `/users/NAME`, `/~name`, `?email=`…), emails (also
     URL-encoded), IBANs (mod 97), card numbers (Luhn), IP addresses and phone numbers in every
     string of each case's situation and label, ignoring keyed pseudonyms, example domains (RFC 2606), documentation address ranges
-    and fictional phone ranges (555-01xx, Ofcom drama numbers). Findings never repeat the value.
+    and fictional phone ranges (555-01xx, Ofcom drama numbers). National ids (a US SSN written
+    3-2-4, or a figure after `SSN`, `BSN`, `CPF`, `national id`...), postcodes after `zip` or
+    `postcode` (`postcode`) and card expiry dates after `exp` (`expiry`) are reported too. In mined cases,
+    a capitalised name after `my name is`, `I'm`, `this is` or a sign-off is reported too (people
+    write hand-made and synthetic cases with made-up names). Findings never repeat the value.
     """
     findings: list[Finding] = []
     for case in cases:
+        mined = case.source == "mined"
         for where, raw in case_texts(case):
-            for kind, hit in _scan(_blank_pseudonyms(raw)):
+            for kind, hit in _scan(_blank_pseudonyms(raw), names=mined):
                 findings.append(
                     Finding(
                         RESIDUAL_CHECK,

@@ -17,7 +17,13 @@ import phonenumbers
 
 from casework.errors import ConfigError
 from casework.privacy.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
-from casework.privacy.pseudonyms import KIND_RE, PhoneReading, normalise, read_phone
+from casework.privacy.pseudonyms import (
+    KIND_RE,
+    PhoneReading,
+    normalise,
+    read_phone,
+    trunk_optional,
+)
 
 __all__ = [
     "BUILTIN_KINDS",
@@ -36,6 +42,7 @@ __all__ = [
 ]
 
 _DIGIT = re.compile(r"\d")
+_NON_DIGIT = re.compile(r"\D")
 
 #: Kinds the built-in detectors produce.
 BUILTIN_KINDS = (
@@ -176,6 +183,7 @@ class PhoneDetector:
     def __init__(self, regions: Sequence[str] = ("US", "GB")) -> None:
         self.regions = tuple(regions)
         self._national_lengths = self._lengths(self.regions)
+        self._shapes = self._plausible_shapes(self.regions)
         self._elsewhere = tuple(
             r for r in self.regions if phonenumbers.country_code_for_region(r.upper()) != 1
         )
@@ -197,6 +205,38 @@ class PhoneDetector:
                 )
         return frozenset(out)
 
+    @staticmethod
+    def _plausible_shapes(regions: Sequence[str]) -> tuple[tuple[str, frozenset[int]], ...]:
+        """(leading digits, digit counts) a national number of ``regions`` can be written with.
+
+        A region whose numbers are written with their trunk prefix (`0` in the UK) needs it; North
+        American numbers may carry their `1`; any number may start with its country code.
+        """
+        shapes: list[tuple[str, frozenset[int]]] = []
+        for region in regions:
+            meta = phonenumbers.PhoneMetadata.metadata_for_region(region.upper())
+            if meta is None or meta.general_desc is None:
+                continue
+            lengths = tuple(meta.general_desc.possible_length)
+            prefix = meta.national_prefix or ""
+            code = str(meta.country_code)
+            shapes.append((code, frozenset(n + len(code) for n in lengths)))
+            if prefix:
+                shapes.append((prefix, frozenset(n + len(prefix) for n in lengths)))
+            if not prefix or meta.country_code == 1 or trunk_optional(region.upper()):
+                shapes.append(("", frozenset(lengths)))
+        return tuple(shapes)
+
+    def _plausible(self, raw: str) -> bool:
+        """A cheap filter before libphonenumber: the digits fit a region's leading digits and length.
+
+        Reading a number with libphonenumber costs about a hundred times this check, and most
+        digit runs in a message (cards, IBANs, order ids, their sub-runs) fail it.
+        """
+        digits = _NON_DIGIT.sub("", raw)
+        n = len(digits)
+        return any(n in lengths and digits.startswith(lead) for lead, lengths in self._shapes)
+
     def _valid(self, raw: str, digits: int) -> str | None:
         if digits < 7 or digits > 15:
             return None
@@ -207,6 +247,8 @@ class PhoneDetector:
             return None
         if not international and any(len(g) < 2 for g in self._digits.findall(raw)[1:]):
             return None  # single digits between separators are arithmetic, not a phone number
+        if not international and not self._plausible(raw):
+            return None
         reading = read_phone(raw.lstrip("( ") if international else raw, self.regions)
         if reading is None:
             return None

@@ -119,10 +119,18 @@ _ID_RULES = (
 )
 
 
+#: Every national id form holds six digits in a row, single separators aside (or a codice
+#: fiscale's six letters and two digits): a text without that holds none, and the rules are
+#: not run on it.
+_ID_HINT = re.compile(r"\d(?:[ .\-]?\d){5}|[A-Za-z]{6}\d\d")
+
+
 def _id_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    cues = {
-        name: [m.end() for m in _ID_CUES.finditer(text) if m.group(name)] for name in ("ssn", "nid")
-    }
+    if _ID_HINT.search(text) is None:
+        return
+    cues: dict[str, list[int]] = {"ssn": [], "nid": []}
+    for m in _ID_CUES.finditer(text):
+        cues["ssn" if m.group("ssn") else "nid"].append(m.end())
     for rule in _ID_RULES:
         ends = cues[rule.cue] if rule.cue is not None else None
         if ends is not None and not ends:

@@ -26,6 +26,7 @@ __all__ = [
     "normalise_phone",
     "pseudonym",
     "read_phone",
+    "trunk_optional",
 ]
 
 #: A kind name: lower-case letters and digits, starting with a letter (no `_`: it separates).
@@ -92,13 +93,13 @@ def _national_form(text: str, region: str) -> bool:
     meta = phonenumbers.PhoneMetadata.metadata_for_region(region.upper())
     if meta is None or meta.country_code == 1 or not meta.national_prefix:
         return True
-    if _trunk_optional(region.upper()):
+    if trunk_optional(region.upper()):
         return True
     return text.replace(" ", "").startswith(meta.national_prefix)
 
 
 @lru_cache(maxsize=256)
-def _trunk_optional(region: str) -> bool:
+def trunk_optional(region: str) -> bool:
     """Whether one of ``region``'s national formats is written without its trunk prefix."""
     meta = phonenumbers.PhoneMetadata.metadata_for_region(region)
     if meta is None or not meta.national_prefix:

@@ -22,6 +22,7 @@ class Facts:
     def __init__(self, slice_name: str, satisfiable: bool) -> None:
         self.slice = slice_name
         self.satisfiable = satisfiable
+        self.split = "dev"
 
 
 def facts(slice_name: str, unsat: int, total: int) -> list[Facts]:

@@ -335,6 +335,11 @@ def results_show_cmd(project: Project, run: str, fmt: str) -> None:
         table
     )  # a data table: never squeezed
     _print_corrected(res)
+    if res.retired is not None:
+        console.print(
+            f"{res.retired.cases} retired case(s) (split smoke) are counted apart, in the "
+            f"'{res.retired.group}' row: every other row, like the gate, leaves them out"
+        )
     if res.flaky:
         console.print(
             f"flaky cases ({len(res.flaky)}): {', '.join(res.flaky[:20])}{' …' if len(res.flaky) > 20 else ''}"

@@ -32,6 +32,7 @@ from casework.errors import CaseworkError
 from casework.gate._quota import unsatisfiable_shares
 from casework.privacy import presidio_second_opinion, residual_pii
 from casework.project import Project
+from casework.runner import in_population
 from casework.schema import Case
 from casework.synth import synthetic_cap_violations
 
@@ -42,6 +43,7 @@ class _SliceSource(NamedTuple):
     slice: str
     source: str
     satisfiable: bool = True
+    split: str = ""
 
 
 class _CheckJob:
@@ -67,7 +69,7 @@ class _CheckJob:
 
     def add(self, case: Case) -> None:
         self.checks.add(case)
-        self.facts[_SliceSource(case.slice, case.source, case.satisfiable)] += 1
+        self.facts[_SliceSource(case.slice, case.source, case.satisfiable, case.split)] += 1
         if self.pii:
             self.pii_findings.extend(residual_pii((case,)))
         if self.presidio:
@@ -164,9 +166,11 @@ def check_project(
         raise tools_error
     report = job.checks.report(scan.ref)
     cap = project.config.thresholds.synthetic_cap
+    # The cap, like the quota and the gate, counts the cases that are not retired.
+    counted = [f for f in job.facts.elements() if in_population(f.split)]
     findings = [
         *report.findings,
-        *(v.finding() for v in synthetic_cap_violations(job.facts.elements(), cap)),
+        *(v.finding() for v in synthetic_cap_violations(counted, cap)),
     ]
     checks_run = [*report.checks, "synthetic_cap"]
     t = project.config.thresholds

@@ -18,6 +18,7 @@ from casework.runner import (
     CorrectedPass,
     TrialDecision,
     corrected_pass,
+    in_population,
 )
 
 Severity = Literal["error", "warning"]
@@ -161,7 +162,8 @@ class GateContext:
         gate: The ``[gate]`` configuration.
         thresholds: The ``[thresholds]`` configuration.
         gating: Slices that gate (configured, else every slice of the run).
-        gating_cases: Case ids of the run in gating slices, the smoke split excluded.
+        gating_cases: Case ids of the run in gating slices and in the population every figure
+            counts (:func:`casework.runner.in_population`: retired cases left out).
         corrected: pass@1 of the gating cases corrected for the judge's measured error
             (``None``: no judge decided a gating verdict).
     """
@@ -179,7 +181,9 @@ class GateContext:
         gating = sorted(
             s for s in inputs.slices if not gate.gating_slices or s in gate.gating_slices
         )
-        cases = [cid for cid, t in inputs.run.items() if t.slice in gating and t.split != "smoke"]
+        cases = [
+            cid for cid, t in inputs.run.items() if t.slice in gating and in_population(t.split)
+        ]
         chosen = set(cases)
         gated = [d for d in inputs.decisions if d.case_id in chosen]
         corrected = corrected_pass(gated, inputs.certification)

@@ -18,7 +18,14 @@ from casework.gate._decision import GateFinding, GateInputs, GateReport, evaluat
 from casework.labelling import dataset_agreement
 from casework.leakage import flag_file, unresolved_flags
 from casework.project import Project
-from casework.runner import LoadedRun, load_run, measures_same, tallies, trial_decisions
+from casework.runner import (
+    LoadedRun,
+    in_population,
+    load_run,
+    measures_same,
+    tallies,
+    trial_decisions,
+)
 
 
 def releases_of(project: Project, run: LoadedRun) -> tuple[int | None, int | None]:
@@ -125,7 +132,9 @@ def gate_inputs(
     allow_old_version: str | None = None,
 ) -> GateInputs:
     """Collect every input of the gate for a run (and a baseline run)."""
-    inadmissible = Counter(t.slice for t in run.trials if not t.verdict.admissible)
+    inadmissible = Counter(
+        t.slice for t in run.trials if not t.verdict.admissible and in_population(t.split)
+    )
     on, latest = releases_of(project, run)
     name = run.header.dataset
     same = (

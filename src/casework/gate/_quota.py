@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Protocol
 
 from casework.dataset import Finding
+from casework.runner import in_population
 
 
 class SliceSatisfiable(Protocol):
@@ -28,6 +29,10 @@ class SliceSatisfiable(Protocol):
     def satisfiable(self) -> bool:
         """False when the honest answer is a refusal, a question or an escalation."""
 
+    @property
+    def split(self) -> str:
+        """The case's split (retired cases, split `smoke`, are not counted)."""
+
 
 @dataclass(frozen=True)
 class UnsatisfiableShare:
@@ -39,6 +44,7 @@ class UnsatisfiableShare:
         total: All cases in it.
         mature: Whether the slice is marked mature (the band applies).
         band: The configured band (low, high), shares 0–1, inclusive.
+        retired: Retired cases of the slice (split `smoke`), left out of the share.
     """
 
     slice: str
@@ -46,6 +52,7 @@ class UnsatisfiableShare:
     total: int
     mature: bool
     band: tuple[float, float]
+    retired: int = 0
 
     @property
     def share(self) -> float:
@@ -66,9 +73,10 @@ class UnsatisfiableShare:
 
     def __str__(self) -> str:
         low, high = self.band
+        apart = f", {self.retired} retired not counted" if self.retired else ""
         head = (
             f"slice '{self.slice}': {self.unsatisfiable} of {self.total} cases are "
-            f"unsatisfiable ({self.share:.0%})"
+            f"unsatisfiable ({self.share:.0%}{apart})"
         )
         if not self.mature:
             return f"{head}; not marked mature (thresholds.mature_slices), so no band applies"
@@ -96,13 +104,19 @@ def unsatisfiable_shares(
 ) -> list[UnsatisfiableShare]:
     """Every slice's unsatisfiable share (sorted by slice), each against ``band`` when mature.
 
-    A mature slice without any case is listed with 0 of 0 (and fails: it has no share to keep).
+    The share is over the population the gate counts (:func:`casework.runner.in_population`):
+    retired cases are counted apart. A mature slice without any case is listed with 0 of 0 (and
+    fails: it has no share to keep).
     """
     total: Counter[str] = Counter()
     unsat: Counter[str] = Counter()
+    retired: Counter[str] = Counter()
     for case in cases:
+        if not in_population(case.split):
+            retired[case.slice] += 1
+            continue
         total[case.slice] += 1
         unsat[case.slice] += not case.satisfiable
-    names = sorted(set(total) | set(mature))
+    names = sorted(set(total) | set(mature) | set(retired))
     marked = set(mature)
-    return [UnsatisfiableShare(n, unsat[n], total[n], n in marked, band) for n in names]
+    return [UnsatisfiableShare(n, unsat[n], total[n], n in marked, band, retired[n]) for n in names]

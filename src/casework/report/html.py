@@ -444,6 +444,11 @@ def report_context(data: ReportData) -> ReportContext:
             f"{ov.undetermined} trial(s) could not be graded (undetermined) and are left out of "
             "the metrics."
         )
+    if res.retired is not None:
+        notes.append(
+            f"{res.retired.cases} retired case(s) (split smoke) ran: they are shown apart, in the "
+            f"'{res.retired.group}' row, and left out of the headline, the other rows and the gate."
+        )
     if h.skipped:
         notes.append(f"{len(h.skipped)} case(s) skipped: no label and no state assertions.")
     if frozen:

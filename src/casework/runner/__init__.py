@@ -54,9 +54,11 @@ from casework.runner.environment import (
 )
 from casework.runner.fixtures import ToolError, ToolReply, Tools, ToolSession, substitute_args
 from casework.runner.metrics import (
+    RETIRED_SPLIT,
     CaseTally,
     GroupMetrics,
     bootstrap_ci,
+    in_population,
     mean_pass_at_k,
     mean_pass_hat_k,
     pass_at_k,
@@ -82,6 +84,7 @@ from casework.runner.toolserver import ToolServer
 __all__ = [
     "AGENT_ENV_ALLOWED",
     "CHECK_KIND_OF",
+    "RETIRED_SPLIT",
     "TOOL_SERVER_ENV",
     "Agent",
     "AgentUnavailable",
@@ -127,6 +130,7 @@ __all__ = [
     "corrected_pass",
     "environment_catalogue",
     "final_state_of",
+    "in_population",
     "list_run_files",
     "list_runs",
     "load_agent",

@@ -17,12 +17,19 @@ from casework.errors import CaseworkError, UsageError
 from casework.grading import Verdict
 from casework.project import Project
 from casework.runner.compare import Comparison, Retirement, compare_tallies, retirement
-from casework.runner.metrics import CaseTally, GroupMetrics, summarize
+from casework.runner.metrics import (
+    RETIRED_SPLIT,
+    CaseTally,
+    GroupMetrics,
+    in_population,
+    summarize,
+)
 from casework.runner.records import CheckCertification, LoadedRun, TrialRecord, tallies
 from casework.schema import Case, VersionRecord
 
 __all__ = [
     "CHECK_KIND_OF",
+    "RETIRED",
     "SMOKE",
     "CompareResult",
     "CorrectedPass",
@@ -37,7 +44,9 @@ __all__ = [
     "trial_decisions",
 ]
 
-SMOKE = "smoke"
+SMOKE = RETIRED_SPLIT
+#: Name of the group of retired cases (`results show`, the report), shown apart from the rest.
+RETIRED = "retired:smoke"
 #: How many system pairs a case's `provenance.discriminates` keeps (newest last).
 KEEP_PAIRS = 5
 
@@ -248,17 +257,22 @@ def corrected_pass(
 class RunResults:
     """Metrics of one run.
 
+    Every figure but ``retired`` is over the one population the gate counts
+    (:func:`casework.runner.in_population`: every case but the retired ones).
+
     Attributes:
         run: The run.
-        overall: Every case.
+        overall: Every case of the population (the `all` row, the report's headline).
         by_slice: One group per slice.
         by_split: One group per split.
         by_source: `real` (mined and hand-written) and `synthetic`, separately.
         flaky: Cases whose verdict flips across trials (ids, sorted).
         inadmissible: Trials whose verdict rests on an uncalibrated judge.
-        tallies: Per-case tallies.
+        tallies: Per-case tallies (retired cases included).
         corrected: pass@1 corrected for the judge's measured error, per group name (only groups
             with judge-decided verdicts; empty when no judge decided any).
+        retired: The retired cases (split `smoke`) that ran, as a group of their own (``None``
+            when none ran).
     """
 
     run: LoadedRun
@@ -270,6 +284,7 @@ class RunResults:
     inadmissible: int
     tallies: dict[str, CaseTally] = field(default_factory=dict)
     corrected: dict[str, CorrectedPass] = field(default_factory=dict)
+    retired: GroupMetrics | None = None
 
     @property
     def k(self) -> int:
@@ -277,8 +292,9 @@ class RunResults:
         return self.run.header.k
 
     def groups(self) -> list[GroupMetrics]:
-        """Every group: overall, slices, splits, sources."""
-        return [self.overall, *self.by_slice, *self.by_split, *self.by_source]
+        """Every group: overall, slices, splits, sources, then the retired cases apart."""
+        apart = [self.retired] if self.retired is not None else []
+        return [self.overall, *self.by_slice, *self.by_split, *self.by_source, *apart]
 
 
 def _grouped(
@@ -293,11 +309,12 @@ def _grouped(
 
 def _corrected_groups(run: LoadedRun) -> dict[str, CorrectedPass]:
     """Corrected pass@1 of every group (named as the metrics' groups) a judge decided in."""
-    decisions = trial_decisions(run.trials)
-    if not any(d.kinds for d in decisions):
+    every = trial_decisions(run.trials)
+    if not any(d.kinds for d in every):
         return {}
     judge = run.header.judge
     certs = judge.certification if judge is not None else {}
+    decisions = [d for d in every if in_population(d.split)]
     groups: dict[str, list[TrialDecision]] = {"all": decisions}
     for d in decisions:
         groups.setdefault(f"slice:{d.slice}", []).append(d)
@@ -305,6 +322,9 @@ def _corrected_groups(run: LoadedRun) -> dict[str, CorrectedPass]:
         groups.setdefault(f"split:{d.split}", []).append(d)
     for d in decisions:
         groups.setdefault(f"source:{_source_group(d.source)}", []).append(d)
+    retired = [d for d in every if not in_population(d.split)]
+    if retired:
+        groups[RETIRED] = retired
     out = {}
     for name, members in groups.items():
         figure = corrected_pass(members, certs, group=name)
@@ -316,21 +336,27 @@ def _corrected_groups(run: LoadedRun) -> dict[str, CorrectedPass]:
 def run_results(run: LoadedRun, *, seed: int = 0) -> RunResults:
     """Compute pass@1, pass^k, pass@k, stability and CIs for a run, overall and per group.
 
+    The groups hold the population the gate counts (:func:`casework.runner.in_population`);
+    retired cases that ran are one group of their own, :attr:`RunResults.retired`.
+
     Where a judge decided verdicts, :attr:`RunResults.corrected` holds pass@1 corrected for the
     judge's measured error (:func:`corrected_pass`, with the run header's certification counts).
     """
     per_case = tallies(run.trials)
+    counted = {cid: t for cid, t in per_case.items() if in_population(t.split)}
+    retired = [t for t in per_case.values() if not in_population(t.split)]
     k = run.header.k
     return RunResults(
         run=run,
-        overall=summarize("all", list(per_case.values()), k, seed=seed),
-        by_slice=_grouped("slice", "slice", per_case, k, seed),
-        by_split=_grouped("split", "split", per_case, k, seed),
-        by_source=_grouped("source", "source", per_case, k, seed),
-        flaky=sorted(cid for cid, t in per_case.items() if t.n >= 2 and 0 < t.c < t.n),
-        inadmissible=sum(not t.verdict.admissible for t in run.trials),
+        overall=summarize("all", list(counted.values()), k, seed=seed),
+        by_slice=_grouped("slice", "slice", counted, k, seed),
+        by_split=_grouped("split", "split", counted, k, seed),
+        by_source=_grouped("source", "source", counted, k, seed),
+        flaky=sorted(cid for cid, t in counted.items() if t.n >= 2 and 0 < t.c < t.n),
+        inadmissible=sum(not t.verdict.admissible for t in run.trials if in_population(t.split)),
         tallies=per_case,
         corrected=_corrected_groups(run),
+        retired=summarize(RETIRED, retired, k, seed=seed) if retired else None,
     )
 
 

@@ -14,9 +14,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "RETIRED_SPLIT",
     "CaseTally",
     "GroupMetrics",
     "bootstrap_ci",
+    "in_population",
     "mean_pass_at_k",
     "mean_pass_hat_k",
     "pass_at_k",
@@ -24,6 +26,23 @@ __all__ = [
     "stability",
     "summarize",
 ]
+
+
+#: The split of retired cases (`casework retire`): they still run, cheaply, and count apart.
+RETIRED_SPLIT = "smoke"
+
+
+def in_population(split: str) -> bool:
+    """Whether a case of ``split`` is in the one population every figure counts.
+
+    The gate, the headline figures (`results show`'s `all` row, the report), the per-slice,
+    per-split and per-source rows and the unsatisfiable quota all count it; retired cases (split
+    `smoke`) are shown apart, never in it.
+
+    >>> in_population("holdout"), in_population("smoke")
+    (True, False)
+    """
+    return split != RETIRED_SPLIT
 
 
 @dataclass(frozen=True)

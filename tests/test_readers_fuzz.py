@@ -18,6 +18,8 @@ import json
 import os
 import re
 import shutil
+import struct
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -26,6 +28,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -1116,3 +1119,115 @@ def test_own_csv_export_of_a_large_state_reads_back(root: Path) -> None:
         path.unlink()
     assert problems == []
     assert json.loads(entries[0].answer.state) == case.situation.state
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounded work: a decompression bomb for the archive readers, a self-copying state patch for the
+# case reader. Each is refused with a CaseworkError, having written nothing.
+
+_BOMB_EXAMPLES = max(3, int(os.environ.get("CASEWORK_FUZZ_EXAMPLES", "25")) // 4)
+_ZSTD_METHOD = 93
+
+
+def _zstd_member_zip(name: str, frames: bytes) -> bytes:
+    """A zip of one stored entry relabelled zstd (method 93), as Inspect writes its entries."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr(name, frames)
+    out = bytearray(buffer.getvalue())
+    for signature, at_method in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        at = out.find(signature)
+        struct.pack_into("<H", out, at + at_method, _ZSTD_METHOD)
+    return bytes(out)
+
+
+@st.composite
+def bombs(draw: st.DrawFn, reader: str) -> bytes:
+    """A small file that inflates to tens of MiB up to gigabytes (zstd frames repeated)."""
+    unit = draw(st.sampled_from([b"a", b" ", b"\x00", b"0", b"\n", b'{"a": 1}\n']))
+    payload = unit * ((draw(st.sampled_from([8, 24, 48])) << 20) // len(unit))
+    if reader == "corpus-gzip":
+        return gzip.compress(payload, compresslevel=draw(st.sampled_from([1, 9])))
+    member = draw(st.sampled_from(["header.json", "samples/r-1_epoch_1.json"]))
+    if draw(st.booleans()):
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(member, payload)
+        return buffer.getvalue()
+    frame = zstandard.ZstdCompressor().compress(payload)
+    return _zstd_member_zip(member, frame * draw(st.sampled_from([1, 16, 100])))
+
+
+@pytest.mark.parametrize("name", ["results-inspect-eval", "corpus-gzip"])
+def test_archive_readers_refuse_a_decompression_bomb(root: Path, name: str) -> None:
+    reader = next(r for r in READERS if r.name == name)
+    target = root / reader.target
+    sample = target.read_bytes()
+
+    @settings(
+        max_examples=_BOMB_EXAMPLES,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(data=bombs(name))
+    def check(data: bytes) -> None:
+        target.write_bytes(data)
+        before = _snapshot(root)
+        with pytest.raises(CaseworkError, match=r"decompression bomb|decompresses to more than"):
+            reader.read(root)
+        assert _snapshot(root) == before, "a reader wrote into the project"
+
+    try:
+        check()
+    finally:
+        target.write_bytes(sample)
+
+
+@st.composite
+def self_copying_patches(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Ops that each copy the state (or a growing branch of it) into itself: doubling it."""
+    ops = draw(st.integers(min_value=22, max_value=40))
+    whole = draw(st.booleans())
+    patch: list[dict[str, Any]] = []
+    for i in range(ops):
+        if whole:
+            patch.append({"op": "copy", "from": "", "path": f"/c{i}"})
+        else:  # the branch /orders copied into itself, deeper each time
+            patch.append({"op": "copy", "from": "/orders", "path": f"/orders/c{i}"})
+    return patch
+
+
+def test_case_reader_refuses_a_self_copying_state_patch(root: Path) -> None:
+    from casework.dataset import initial_state
+
+    target = root / "datasets" / "refunds" / "cases.jsonl"
+    sample = target.read_bytes()
+    state = root / "states" / "shop.json"
+    state.parent.mkdir(exist_ok=True)
+    state_bytes = json.dumps({"orders": {"ORD-1": {"total": 9.5}}, "next": 1}).encode()
+    state.write_bytes(state_bytes)
+    sha = hashlib.sha256(state_bytes).hexdigest()
+
+    @settings(max_examples=_BOMB_EXAMPLES, deadline=None, database=None)
+    @given(patch=self_copying_patches())
+    def check(patch: list[dict[str, Any]]) -> None:
+        case = case_dict("p-1")
+        case["situation"]["state_ref"] = {"path": "states/shop.json", "sha256": sha}
+        case["situation"]["state_patch"] = patch
+        target.write_bytes(sample.rstrip(b"\n") + b"\n" + _jsonl([case]))
+        before = _snapshot(root)
+        cases = load_dataset(load_project(root), "refunds").cases
+        (loaded,) = [c for c in cases if c.id == "p-1"]
+        with pytest.raises(CaseworkError, match=r"adds more than 1,000,000 values") as info:
+            initial_state(root, loaded)
+        assert info.value.problems[0].field.startswith("situation.state_patch[")  # type: ignore[attr-defined]
+        assert _snapshot(root) == before, "a reader wrote into the project"
+
+    try:
+        check()
+    finally:
+        target.write_bytes(sample)
+        state.unlink()
+        with contextlib.suppress(OSError):
+            state.parent.rmdir()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from casework.dataset import load_dataset
+from casework.dataset import load_dataset, read_copies
 from casework.errors import InputErrors, UsageError
 from casework.project import load_project
 from casework.review import (
@@ -185,3 +185,20 @@ def test_csv_sheets_hold_the_same_lines(root: Path) -> None:
     rows = list(csv.DictReader(io.StringIO(report.sheets["ann"].read_text())))
     assert rows and {r["reviewer"] for r in rows} == {"ann"}
     assert all(r["answer"] == "" and r["item"].startswith("v-") for r in rows)
+
+
+def test_each_verdict_sheet_is_recorded_as_a_copy_with_the_cases_it_shows(root: Path) -> None:
+    project = load_project(root)
+    report = sample_verdicts(
+        project, ["run-judge-1-0"], n=12, reviewers=["ann", "bo"], out=root / "sheets"
+    )
+    copies = read_copies(project)
+    assert {c.kind for c in copies} == {"judge verdict sheet"}
+    assert {c.dataset for c in copies} == {"refunds"}
+    by_path = {Path(c.path): set(c.case_ids) for c in copies}
+    assert set(by_path) == {p.resolve() for p in report.sheets.values()}
+    for name, path in report.sheets.items():
+        shown = {
+            i.case_id for i, w in zip(report.items, report.reviewers, strict=True) if name in w
+        }
+        assert by_path[path.resolve()] == shown

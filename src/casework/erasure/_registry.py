@@ -230,18 +230,24 @@ FILES: tuple[FileKind, ...] = (
     ),
     FileKind(
         "exported copies",
-        "labelling sheets (`label export`), ADK eval sets (`interop export-adk`), recorded in "
-        ".casework/copies.jsonl",
+        "labelling sheets (`label export`), judge verdict sheets (`judge sample`), ADK eval sets "
+        "(`interop export-adk`), recorded in .casework/copies.jsonl",
         "the rows' text, sent to people or tools outside casework",
         "listed",
-        ("casework.labelling.exchange", "casework.interop.adk_io", "casework.dataset.copies"),
+        (
+            "casework.labelling.exchange",
+            "casework.review._sample",
+            "casework.interop.adk_io",
+            "casework.dataset.copies",
+        ),
         (f"{_STATE}copies.jsonl",),
         f.erase_copies,
     ),
     FileKind(
         "judge verdict sheets",
         "verdicts-<reviewer>.jsonl or .csv in the folder `judge sample --out` named",
-        "agent replies to sampled trials; listed by reviewer from the workbench's sampled items",
+        "agent replies to sampled trials; listed by path (as exported copies) and by reviewer from "
+        "the workbench's sampled items",
         "listed",
         ("casework.review._sample",),
         (),

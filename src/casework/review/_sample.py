@@ -7,7 +7,7 @@ tune the judge's prompt) and items already sampled earlier.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import load_dataset
+from casework.dataset import load_dataset, record_copies
 from casework.decoding import BadJSON, parse_json
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.labelling import sheet_key
@@ -150,17 +150,22 @@ def _check_request(n: int, overlap: float, reviewers: Sequence[str]) -> None:
         )
 
 
-def _candidates(project: Project, runs: Sequence[str], slices: Sequence[str]) -> list[ReviewItem]:
+def _candidates(
+    project: Project, runs: Sequence[str], slices: Sequence[str]
+) -> tuple[list[ReviewItem], dict[str, str]]:
+    """The judge-decided items of ``runs``, and the dataset name of each run read."""
     private = project.config.models.judge.keeps_data_local
     found: dict[str, ReviewItem] = {}
+    datasets: dict[str, str] = {}
     for ref in runs:
         run = load_run(project, ref)
         name, _, version = run.header.dataset_ref.partition("@")
+        datasets[run.header.run_id] = name
         dataset = load_dataset(project, name if version == "working" else run.header.dataset_ref)
         for item in run_items(run, dataset.cases, private=private):
             if not slices or item.slice in slices:
                 found[item.key] = item
-    return sorted(found.values(), key=lambda i: i.key)
+    return sorted(found.values(), key=lambda i: i.key), datasets
 
 
 def sample_verdicts(
@@ -186,7 +191,7 @@ def sample_verdicts(
     if not runs:
         raise UsageError("name at least one run.", param="runs")
     tuning = read_tuning(project)
-    candidates = _candidates(project, runs, slices)
+    candidates, datasets = _candidates(project, runs, slices)
     with open_workbench(project) as wb, wb.session() as s:
         sampled = set(s.scalars(select(ReviewItemRow.key)).all())
         pool = [i for i in candidates if i.key not in sampled and not excluded_by(i.key, tuning)]
@@ -210,6 +215,7 @@ def sample_verdicts(
         key = sheet_key(s)
         assert key is not None  # created on first use
         sheets = _write_sheets(items, who, reviewers, out, sheet_format, key)
+    _record_sheets(project, items, who, sheets, datasets)
     strata: dict[str, int] = {}
     for item in items:
         name = f"{item.slice}/{item.kind}/{'pass' if item.judge_pass else 'fail'}"
@@ -237,6 +243,23 @@ def _row(item: ReviewItem, reviewers: Sequence[str], at: datetime) -> ReviewItem
         reviewers=list(reviewers),
         sampled_at=at,
     )
+
+
+def _record_sheets(
+    project: Project,
+    items: Sequence[ReviewItem],
+    who: Sequence[Sequence[str]],
+    sheets: Mapping[str, Path],
+    datasets: Mapping[str, str],
+) -> None:
+    """Record each sheet as a copy out of reach, per dataset, so `forget` can list it by path."""
+    for name, path in sheets.items():
+        held: dict[str, set[str]] = {}
+        for item, names in zip(items, who, strict=True):
+            if name in names:
+                held.setdefault(datasets[item.run_id], set()).add(item.case_id)
+        for dataset, ids in sorted(held.items()):
+            record_copies(project, "judge verdict sheet", dataset, [path], ids)
 
 
 def _write_sheets(

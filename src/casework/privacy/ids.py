@@ -125,20 +125,32 @@ _ID_RULES = (
 _ID_HINT = re.compile(r"\d(?:[ .\-]?\d){5}|[A-Za-z]{6}\d\d")
 
 
+#: The forms found without a cue, as one pattern (one pass over the text instead of one each).
+_FORMS = [rule for rule in _ID_RULES if rule.cue is None]
+_ANY_FORM = re.compile(
+    "|".join(
+        f"(?P<f{i}>{'(?i:' if rule.pattern.flags & re.IGNORECASE else '(?:'}{rule.pattern.pattern}))"
+        for i, rule in enumerate(_FORMS)
+    )
+)
+
+
 def _id_spans(text: str) -> Iterator[tuple[int, int, str]]:
     if _ID_HINT.search(text) is None:
         return
+    for m in _ANY_FORM.finditer(text):
+        rule = _FORMS[int(str(m.lastgroup)[1:])]
+        if rule.valid(_compact(m.group())):
+            yield m.start(), m.end(), rule.kind
     cues: dict[str, list[int]] = {"ssn": [], "nid": []}
     for m in _ID_CUES.finditer(text):
         cues["ssn" if m.group("ssn") else "nid"].append(m.end())
     for rule in _ID_RULES:
-        ends = cues[rule.cue] if rule.cue is not None else None
-        if ends is not None and not ends:
+        ends = cues[rule.cue] if rule.cue is not None else []
+        if not ends:
             continue
         for m in rule.pattern.finditer(text):
-            if ends is not None and not any(0 <= m.start() - e <= _REACH for e in ends):
-                continue
-            if rule.valid(_compact(m.group())):
+            if any(0 <= m.start() - e <= _REACH for e in ends) and rule.valid(_compact(m.group())):
                 yield m.start(), m.end(), rule.kind
 
 
@@ -175,11 +187,17 @@ _POST_SHAPES = re.compile(
     r"(?<![\w-])(?:[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]? ?\d[ABD-HJLNP-UW-Z]{2}"
     r"|[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)(?![\w-])"
 )
+#: British and Canadian postcodes hold a capital letter touching a digit.
+_UPPER_DIGIT = re.compile(r"[A-Z]\d")
 #: Postcodes of other countries: digits, maybe grouped (`94105`, `94105-1234`, `03-427`,
 #: `83449-786`, `693-3584`, `1011 AB`), read only after a postcode cue.
 _POST_NUMERIC = re.compile(
     r"(?<![\w.\-/])\d{2,6}(?:[ \-]?\d{3,4})?(?: ?[A-Z]{2})?(?![\w]|[.\-/]\d)"
 )
+
+
+#: What every postcode cue contains, searched in the lower-cased text first (see `_POST_CUES`).
+_POST_HINT = re.compile(r"zip|post|plz|code|c\.?p|cap|cep|kod|pin|〒|deliver|ship|send")
 
 
 class PostcodeDetector:
@@ -196,8 +214,11 @@ class PostcodeDetector:
         """Yield every postcode in ``text``."""
         if not any(ch.isdigit() for ch in text):
             return
-        for m in _POST_SHAPES.finditer(text):
-            yield Detection(m.start(), m.end(), self.kind, normalise(self.kind, m.group()))
+        if _UPPER_DIGIT.search(text) is not None:
+            for m in _POST_SHAPES.finditer(text):
+                yield Detection(m.start(), m.end(), self.kind, normalise(self.kind, m.group()))
+        if _POST_HINT.search(text.lower()) is None:
+            return
         ends = [m.end() for m in _POST_CUES.finditer(text)]
         if not ends:
             return

@@ -44,6 +44,13 @@ _CUE = re.compile(
     r"(?P<dash>(?:^|(?<=\s))(?:—|–|--)))[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
+# What every cue contains, searched in the lower-cased text before the cue pattern runs: most
+# messages hold none, and this costs a tenth of the case-insensitive pattern.
+_CUE_HINT = re.compile(
+    r"name|i'm|i’m|i am|this is|it's me|here is|hier ist|je suis|soy|sono|ik ben|call me|signed|"
+    r"thank|cheers|regards|best|sincerely|yours|respectfully|take care|greetings|grüßen|"
+    r"cordialement|saludos|saluti|groet|atenciosamente|pozdrawiam|—|–|--"
+)
 # A word that can be part of a name: letters with inner apostrophes, hyphens and dots.
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-.](?=[^\W\d_]))*\.?")
 _CJK = re.compile(
@@ -52,17 +59,180 @@ _CJK = re.compile(
 _GAP = re.compile(r"[ \t]+")
 
 _TITLES = frozenset(
-    ["mr", "mr.", "mrs", "mrs.", "ms", "ms.", "miss", "mx", "mx.", "misc.", "dr", "dr.", "prof", "prof.", "univ.prof.", "sir", "dame", "herr", "frau", "mme", "mme.", "m.", "mlle", "sig.", "sig", "sig.ra", "sra", "sra.", "sr", "sr.", "sr.a", "dona", "don", "pan", "pani", "dipl.-ing.", "ing.", "dott.", "dott.ssa", "shri", "smt.", "smt", "rev", "rev.", "lic.", "lic"]
+    [
+        "mr",
+        "mr.",
+        "mrs",
+        "mrs.",
+        "ms",
+        "ms.",
+        "miss",
+        "mx",
+        "mx.",
+        "misc.",
+        "dr",
+        "dr.",
+        "prof",
+        "prof.",
+        "univ.prof.",
+        "sir",
+        "dame",
+        "herr",
+        "frau",
+        "mme",
+        "mme.",
+        "m.",
+        "mlle",
+        "sig.",
+        "sig",
+        "sig.ra",
+        "sra",
+        "sra.",
+        "sr",
+        "sr.",
+        "sr.a",
+        "dona",
+        "don",
+        "pan",
+        "pani",
+        "dipl.-ing.",
+        "ing.",
+        "dott.",
+        "dott.ssa",
+        "shri",
+        "smt.",
+        "smt",
+        "rev",
+        "rev.",
+        "lic.",
+        "lic",
+    ]
 )
 _PARTICLES = frozenset(
-    ["van", "von", "der", "den", "de", "del", "della", "dos", "das", "da", "di", "du", "la", "le", "ten", "ter", "y", "bin", "al", "el", "zu", "vom"]
+    [
+        "van",
+        "von",
+        "der",
+        "den",
+        "de",
+        "del",
+        "della",
+        "dos",
+        "das",
+        "da",
+        "di",
+        "du",
+        "la",
+        "le",
+        "ten",
+        "ter",
+        "y",
+        "bin",
+        "al",
+        "el",
+        "zu",
+        "vom",
+    ]
 )
-_SUFFIXES = frozenset(["jr", "jr.", "sr.", "ii", "iii", "iv", "md", "phd", "dds", "dvm", "b.a.", "b.sc.", "m.sc.", "mba", "mba.", "m.a."])
+_SUFFIXES = frozenset(
+    [
+        "jr",
+        "jr.",
+        "sr.",
+        "ii",
+        "iii",
+        "iv",
+        "md",
+        "phd",
+        "dds",
+        "dvm",
+        "b.a.",
+        "b.sc.",
+        "m.sc.",
+        "mba",
+        "mba.",
+        "m.a.",
+    ]
+)
 
 
 #: Capitalised words that sign a message but are no one's name (`Thanks, The Support Team`).
 _NOT_NAMES = frozenset(
-    ["the", "a", "an", "our", "your", "my", "team", "support", "service", "customer", "customers", "care", "accounts", "account", "payable", "receivable", "department", "dept", "office", "desk", "sales", "billing", "management", "staff", "group", "crew", "family", "helpdesk", "admin", "administrator", "manager", "operations", "hr", "it", "legal", "finance", "shipping", "returns", "orders", "not", "sure", "so", "very", "just", "also", "really", "here", "there", "sorry", "happy", "glad", "looking", "writing", "trying", "going", "still", "back", "fine", "done", "ok", "okay", "yes", "no", "please", "thanks", "thank", "hello", "hi", "dear", "all", "everyone", "anyone", "someone"]
+    [
+        "the",
+        "a",
+        "an",
+        "our",
+        "your",
+        "my",
+        "team",
+        "support",
+        "service",
+        "customer",
+        "customers",
+        "care",
+        "accounts",
+        "account",
+        "payable",
+        "receivable",
+        "department",
+        "dept",
+        "office",
+        "desk",
+        "sales",
+        "billing",
+        "management",
+        "staff",
+        "group",
+        "crew",
+        "family",
+        "helpdesk",
+        "admin",
+        "administrator",
+        "manager",
+        "operations",
+        "hr",
+        "it",
+        "legal",
+        "finance",
+        "shipping",
+        "returns",
+        "orders",
+        "not",
+        "sure",
+        "so",
+        "very",
+        "just",
+        "also",
+        "really",
+        "here",
+        "there",
+        "sorry",
+        "happy",
+        "glad",
+        "looking",
+        "writing",
+        "trying",
+        "going",
+        "still",
+        "back",
+        "fine",
+        "done",
+        "ok",
+        "okay",
+        "yes",
+        "no",
+        "please",
+        "thanks",
+        "thank",
+        "hello",
+        "hi",
+        "dear",
+        "all",
+        "everyone",
+        "anyone",
+        "someone",
+    ]
 )
 
 
@@ -91,6 +261,8 @@ class NameDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every name read after a cue in ``text``."""
+        if _CUE_HINT.search(text.lower()) is None:
+            return
         for cue in _CUE.finditer(text):
             found = self._read(
                 text,

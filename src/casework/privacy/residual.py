@@ -214,8 +214,12 @@ _NAME = re.compile(
 )
 #: Capitalised words after those cues that are not names (`Thanks, The team`, `I'm Not sure`).
 _NOT_A_NAME = frozenset(
-    ["the", "a", "an", "not", "so", "very", "just", "also", "really", "here", "sorry", "happy", "glad", "looking", "writing", "your", "our", "team", "support", "customer", "please", "hi", "hello", "dear"]
-)
+    {
+        "the", "a", "an", "not", "so", "very", "just", "also", "really", "here", "sorry", "happy",
+        "glad", "looking", "writing", "your", "our", "team", "support", "customer", "please", "hi",
+        "hello", "dear",
+    }
+)  # fmt: skip
 
 
 def _matches(*patterns: re.Pattern[str]) -> Callable[[str], Iterator[_Hit]]:

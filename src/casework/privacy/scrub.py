@@ -29,7 +29,7 @@ from casework.project import Project
 __all__ = ["SCRUB_VERSION", "ScrubContext", "Scrubber", "scrubber_for"]
 
 #: Version of the detectors and normalisation rules, recorded on every mined row.
-SCRUB_VERSION = "2"
+SCRUB_VERSION = "3"
 
 #: Kinds whose pseudonyms do not name a customer (kept out of a row's subjects).
 _NOT_SUBJECTS = frozenset({"session", "trace"})

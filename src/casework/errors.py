@@ -43,6 +43,15 @@ class Described(str):
     __slots__ = ()
 
 
+#: Control characters shown escaped in ``Got …``: a raw NUL or escape sequence in a message
+#: corrupts the terminal or hides the rest of the line.
+_CONTROL_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)} | {
+    ord("\n"): "\\n",
+    ord("\t"): "\\t",
+    ord("\r"): "\\r",
+}
+
+
 def format_got(value: Any, limit: int = 80) -> str:
     """Render an offending value for ``Got …``: strings quoted as they are, other values as JSON.
 
@@ -54,7 +63,7 @@ def format_got(value: Any, limit: int = 80) -> str:
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="backslashreplace")
     if isinstance(value, str):
-        text = "'" + value.replace("\n", "\\n") + "'"
+        text = "'" + value.translate(_CONTROL_ESCAPES) + "'"
     else:
         try:
             text = json.dumps(value, ensure_ascii=False, default=str)

@@ -61,6 +61,7 @@ def test_a_nul_byte_in_state_ref_path_is_a_located_error(
         "must not contain control characters ('\\x00')"
     ) in result.output
     assert "Traceback" not in result.output
+    assert "\x00" not in result.output  # the NUL is shown escaped, never written to the terminal
     assert {p for p in _files(root) - before if ".casework" not in p.parts} == set()
 
 

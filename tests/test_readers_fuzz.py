@@ -75,6 +75,7 @@ from casework.labelling import (
     list_guidelines,
     read_guideline,
     read_sheet,
+    sheet_key,
 )
 from casework.leakage import check_prompts, iter_documents, unresolved_flags
 from casework.llm import load_script
@@ -87,7 +88,13 @@ from casework.mining import (
 )
 from casework.privacy import expire, forget, load_key, scrubber_for
 from casework.project import load_project
-from casework.review import ReviewItem, import_verdicts, read_verdict_sheet, render_sheet
+from casework.review import (
+    ReviewItem,
+    import_verdicts,
+    read_verdict_sheet,
+    render_sheet,
+    verdict_signature,
+)
 from casework.review import sheet_line as review_sheet_line
 from casework.runner import read_log
 from casework.schema import Case, LabelRecord
@@ -409,14 +416,17 @@ def _verdict_sheets(root: Path) -> None:
                     accepted=list(item.accepted), reviewers=["ann"], sampled_at=NOW,
                 )
             )  # fmt: skip
-    lines = [review_sheet_line(item, "ann") for item in items]
+        key = sheet_key(s)
+        assert key is not None
+    # Signed as `judge sample` signs them, so a mutation reaches the checks past the signature.
+    lines = [
+        review_sheet_line(item, "ann", signature=verdict_signature(key, "ann", item.sheet_id))
+        for item in items
+    ]
     lines[0]["answer"], lines[1]["answer"] = "resolve", "yes"
     (root / "verdicts").mkdir()
     (root / "verdicts" / "verdicts-ann.jsonl").write_bytes(render_sheet(lines, "jsonl"))
-    # The fact line only: its answer is the one empty cell that ends a row.
-    rendered = render_sheet([dict(lines[1], answer=None)], "csv").decode("utf-8")
-    rendered = rendered.replace('""\n', '"yes"\n')
-    (root / "verdicts" / "verdicts-ann.csv").write_text(rendered, encoding="utf-8")
+    (root / "verdicts" / "verdicts-ann.csv").write_bytes(render_sheet([lines[1]], "csv"))
 
 
 def _verdicts(name: str) -> Callable[[Path], None]:
@@ -873,6 +883,12 @@ def _snapshot(root: Path) -> dict[str, str]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and ".git" not in p.parts
     }
+
+
+@pytest.mark.parametrize("reader", READERS, ids=[r.name for r in READERS])
+def test_each_readers_own_sample_is_read(root: Path, reader: Reader) -> None:
+    """The unmutated sample is accepted, so mutations reach the checks behind the first one."""
+    reader.read(root)
 
 
 @pytest.mark.parametrize("reader", READERS, ids=[r.name for r in READERS])

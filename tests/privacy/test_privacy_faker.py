@@ -1,8 +1,11 @@
 """Recall per kind on the Faker corpus (13 locales), and no detections on clean text.
 
 The corpus (`tests/privacy/faker_corpus.py`) is written by Faker's locale providers, not from the
-detectors' patterns. Thresholds sit just under what was measured at 100 values per kind and locale
-(phone 0.953, name 0.975, every other kind 1.000; see docs/privacy.md for what the misses are).
+detectors' patterns. The test draws ``corpus(60, seed=7)``: 780 values per kind (60 in each of 13
+locales), and 60 ids per locale split between `ssn` (307) and `nationalid` (473). Measured there
+with Faker 40.63: phone 0.951 (742/780), name 0.990 (772/780), every other kind 1.000. The name
+threshold leaves 0.02 (16 values) under that: at 100 values per locale and seed 2026 names measured
+0.985, and another Faker release draws other names; see docs/privacy.md for what the misses are.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ KEY = PseudonymKey(b"faker-corpus-test-key-0123456789abcdef", "test")
 THRESHOLDS = {
     "phone": 0.94,
     "email": 1.0,
-    "name": 0.95,
+    "name": 0.97,
     "ssn": 0.99,
     "nationalid": 0.99,
     "postcode": 0.99,

@@ -53,9 +53,16 @@ _CUE_HINT = re.compile(
 )
 # A word that can be part of a name: letters with inner apostrophes, hyphens and dots.
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-.](?=[^\W\d_]))*\.?")
+# CJK letters, with the iteration mark 々 that repeats a kanji (`佐々木`).
 _CJK = re.compile(
-    r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6}(?:[ \u3000][\u3040-\u30ff\u3400-\u9fff]{1,6})?"
+    r"[\u3005\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{1,6}"
+    r"(?:[ \u3000][\u3005\u3040-\u30ff\u3400-\u9fff]{1,6})?"
 )
+# A title as written, hyphens and dots included (`Dipl.-Ing.`), which `_WORD` would cut.
+_TITLE_TOKEN = re.compile(r"[^\W\d_][\w.\-]*")
+# After a weak cue, a lone unknown word is a name when it introduces its writer: `this is Gerlinde
+# from the billing team`.
+_FROM = re.compile(r"[ \t]+from\b")
 _GAP = re.compile(r"[ \t]+")
 
 _TITLES = frozenset(
@@ -106,6 +113,11 @@ _TITLES = frozenset(
         "rev.",
         "lic.",
         "lic",
+        "srta",
+        "srta.",
+        "dra",
+        "dra.",
+        "ind.",
     ]
 )
 _PARTICLES = frozenset(
@@ -236,6 +248,14 @@ _NOT_NAMES = frozenset(
 )
 
 
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    """scikit-learn's English stop words and :data:`_NOT_NAMES` (imported only when needed)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS) | _NOT_NAMES
+
+
 def _fold(word: str) -> str:
     """``word`` case-folded without accents (`Ágatha` -> `agatha`)."""
     return "".join(
@@ -297,6 +317,8 @@ class NameDetector:
         # one, and so does a single word standing alone on a sign-off's line.
         if len(names) >= 2 or (alone and self._ends_line(text, words[-1][1])):
             return words[0][0], words[-1][1]
+        if not alone and _FROM.match(text, words[-1][1]) and parts[0] not in _stop_words():
+            return words[0][0], words[-1][1]
         return None
 
     @staticmethod
@@ -311,14 +333,21 @@ class NameDetector:
         pending: list[tuple[int, int]] = []  # particles waiting for the name they precede
         titled = False
         while len(words) < 5:
+            if not words and not pending and not titled:
+                title = _TITLE_TOKEN.match(text, pos)
+                if title is not None and title.group().casefold() in _TITLES:
+                    titled = True
+                    gap = _GAP.match(text, title.end())
+                    if gap is None:
+                        break
+                    pos = gap.end()
+                    continue
             m = _WORD.match(text, pos)
             if m is None:
                 break
             word = m.group()
             low = word.casefold()
-            if not words and not pending and not titled and low in _TITLES:
-                titled = True
-            elif words and low.rstrip(".,") in _SUFFIXES:
+            if words and low.rstrip(".,") in _SUFFIXES:
                 break
             elif low in _PARTICLES:
                 pending.append((m.start(), m.end()))

@@ -48,6 +48,7 @@ __all__ = [
     "QueueEntry",
     "ShownLabel",
     "adjudicate",
+    "adjudicate_in",
     "adjudication_queue",
 ]
 
@@ -438,10 +439,10 @@ def adjudicate(
     person = check_person(adjudicator, "adjudicator")
     tools = list(declared_tools(project))
     when = now or datetime.now(UTC)
+    asked = (choice, fields, label, gap_note, seconds)
     try:
-        return _adjudicate(
-            project, name, case_id, person, tools, (choice, fields, label, gap_note, seconds), when
-        )
+        with open_workbench(project) as wb, writing(wb, "adjudicate") as session:
+            return _adjudicate(session, project, name, case_id, person, tools, asked, when)
     except OperationalError as exc:  # SQLite: another writer held the database
         raise DecisionConflict(
             f"case '{case_id}': another adjudicator was storing a decision at the same time; "
@@ -449,7 +450,40 @@ def adjudicate(
         ) from exc
 
 
+def adjudicate_in(
+    session: Session,
+    project: Project,
+    dataset: str,
+    case_id: str,
+    *,
+    adjudicator: str,
+    choice: AdjudicationChoice,
+    fields: Mapping[str, str] | None = None,
+    label: FinalLabel | None = None,
+    gap_note: str | None = None,
+    seconds: float | None = None,
+    now: datetime | None = None,
+) -> Adjudicated:
+    """:func:`adjudicate` inside the caller's write transaction (the review queue's decide).
+
+    The same checks and the same stored label as :func:`adjudicate`; the caller commits, so a
+    decision recorded elsewhere in that transaction stands or falls with the label.
+
+    Raises:
+        UsageError: As :func:`adjudicate`.
+        DecisionConflict: Another adjudicator's label for the case landed too.
+    """
+    _check_args(choice, seconds)
+    name = dataset_name(dataset, "adjudicate")
+    person = check_person(adjudicator, "adjudicator")
+    tools = list(declared_tools(project))
+    when = now or datetime.now(UTC)
+    asked = (choice, fields, label, gap_note, seconds)
+    return _adjudicate(session, project, name, case_id, person, tools, asked, when)
+
+
 def _adjudicate(
+    session: Session,
     project: Project,
     name: str,
     case_id: str,
@@ -459,53 +493,52 @@ def _adjudicate(
     when: datetime,
 ) -> Adjudicated:
     choice, fields, label, gap_note, seconds = asked
-    with open_workbench(project) as wb, writing(wb, "adjudicate") as session:
-        _lock_case(session, name, case_id)
-        state = load_state(project, name, session)
-        progress = state.snapshot.by_id.get(case_id)
-        if progress is None:
-            raise UsageError(f"no case '{case_id}' in dataset '{name}'.", param="case_id")
-        if progress.status not in ("contested", "adjudicating") or progress.round is None:
-            raise UsageError(
-                f"case '{case_id}' is {progress.status}: there is no disagreement to decide.",
-                param="case_id",
-            )
-        found = progress.round
-        blind = [_shown(chr(ord("A") + i), r) for i, r in enumerate(_blind(progress))]
-        final = _final(choice, blind, found.differs, fields, label)
-        _check_final(final, tools)
-        stored, assigned_now = _assignment(session, state, progress, person, when)
-        add_label(
-            session,
-            name,
-            progress.case.slice,
-            stored,
-            outcome=final.outcome,
-            required={t: t in final.required_tools for t in tools},
-            forbidden={t: t in final.forbidden_tools for t in tools},
-            answer_facts=list(final.answer_facts),
-            labelled_at=when,
-            source="adjudication queue",
+    _lock_case(session, name, case_id)
+    state = load_state(project, name, session)
+    progress = state.snapshot.by_id.get(case_id)
+    if progress is None:
+        raise UsageError(f"no case '{case_id}' in dataset '{name}'.", param="case_id")
+    if progress.status not in ("contested", "adjudicating") or progress.round is None:
+        raise UsageError(
+            f"case '{case_id}' is {progress.status}: there is no disagreement to decide.",
+            param="case_id",
         )
-        session.flush()
-        _stamp_and_check(session, name, case_id, found.guideline_version, person, seconds)
-        gap = None
-        if gap_note is not None:
-            gap = gap_of(
-                store_gap(
-                    session,
-                    progress.case.slice,
-                    found.guideline_version,
-                    gap_note,
-                    author=person,
-                    dataset=name,
-                    case_id=case_id,
-                    now=when,
-                )
+    found = progress.round
+    blind = [_shown(chr(ord("A") + i), r) for i, r in enumerate(_blind(progress))]
+    final = _final(choice, blind, found.differs, fields, label)
+    _check_final(final, tools)
+    stored, assigned_now = _assignment(session, state, progress, person, when)
+    add_label(
+        session,
+        name,
+        progress.case.slice,
+        stored,
+        outcome=final.outcome,
+        required={t: t in final.required_tools for t in tools},
+        forbidden={t: t in final.forbidden_tools for t in tools},
+        answer_facts=list(final.answer_facts),
+        labelled_at=when,
+        source="adjudication queue",
+    )
+    session.flush()
+    _stamp_and_check(session, name, case_id, found.guideline_version, person, seconds)
+    gap = None
+    if gap_note is not None:
+        gap = gap_of(
+            store_gap(
+                session,
+                progress.case.slice,
+                found.guideline_version,
+                gap_note,
+                author=person,
+                dataset=name,
+                case_id=case_id,
+                now=when,
             )
-        return Adjudicated(
-            name, case_id, progress.case.slice, found.guideline_version, final, assigned_now, gap
         )
+    return Adjudicated(
+        name, case_id, progress.case.slice, found.guideline_version, final, assigned_now, gap
+    )
 
 
 def _lock_case(session: Session, dataset: str, case_id: str) -> None:

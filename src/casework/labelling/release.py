@@ -2,7 +2,8 @@
 
 A case's label is written when its newest round is final; its raw labels (every round) go to
 `labels.jsonl` at the same time, never earlier, so a second labeller with access to the repository
-cannot read the first label before answering. Entry point: :func:`release_labels`.
+cannot read the first label before answering. Entry point: :func:`release_labels`;
+:func:`plan_labels` computes the same content without releasing it.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from pydantic import ValidationError
 
 from casework.dataset import dataset_lock, read_versions, release
 from casework.errors import UsageError
-from casework.labelling.dataset_state import dataset_name, load_state
+from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.model import label_key
 from casework.project import Project
 from casework.schema import Case, LabelRecord, VersionRecord
 from casework.workbench import open_workbench
 
-__all__ = ["Held", "LabelRelease", "release_labels"]
+__all__ = ["Held", "LabelPlan", "LabelRelease", "plan_labels", "release_labels"]
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,97 @@ class LabelRelease:
     held: tuple[Held, ...]
 
 
+@dataclass(frozen=True)
+class LabelPlan:
+    """The new content a label release writes, before it is released.
+
+    Attributes:
+        cases: Every case of the working tree, decided ones carrying their final label.
+        labels: Released raw labels plus every raw label of the decided cases.
+        labelled: Cases that get their first label.
+        relabelled: Cases whose label is replaced.
+        adjudicated: Of those, cases an adjudicator decided.
+        raw_labels: Raw labels added to `labels.jsonl`.
+        held: Decided cases left out, with reasons.
+        changes: Changelog lines (none: nothing decided since the last release).
+    """
+
+    cases: tuple[Case, ...]
+    labels: tuple[LabelRecord, ...]
+    labelled: int
+    relabelled: int
+    adjudicated: int
+    raw_labels: int
+    held: tuple[Held, ...]
+    changes: tuple[str, ...]
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def plan_labels(state: DatasetState) -> LabelPlan:
+    """What a label release of ``state``'s working tree would write (nothing is written).
+
+    The one place decided labels become case content: :func:`release_labels` releases it, and
+    the review queue's apply folds it into one version with the other decided work.
+    """
+    data = state.dataset
+    released_keys = {label_key(r) for r in data.labels}
+    unreleased: dict[str, list[LabelRecord]] = defaultdict(list)
+    for raw in state.snapshot.labels:
+        if label_key(raw) not in released_keys:
+            unreleased[raw.case_id].append(raw)
+    cases: list[Case] = []
+    labels: list[LabelRecord] = list(data.labels)
+    held: list[Held] = []
+    labelled = relabelled = adjudicated = 0
+    for progress in state.snapshot.cases:
+        case = progress.case
+        found = progress.round
+        if progress.status != "ready" or found is None or progress.final is None:
+            cases.append(case)
+            continue
+        try:
+            new_case = Case.model_validate(
+                {
+                    **case.model_dump(by_alias=True),
+                    "label": progress.final.model_dump(by_alias=True),
+                }
+            )
+        except ValidationError as exc:
+            reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+            held.append(Held(case.id, reason))
+            cases.append(case)
+            continue
+        cases.append(new_case)
+        if new_case.label != case.label:
+            if case.label is None:
+                labelled += 1
+            else:
+                relabelled += 1
+            adjudicated += found.adjudicated
+        labels.extend(unreleased.get(case.id, []))
+    added = len(labels) - len(data.labels)
+    changes = []
+    if labelled:
+        changes.append(f"labelled {_plural(labelled, 'case')}")
+    if relabelled:
+        changes.append(f"relabelled {_plural(relabelled, 'case')}")
+    if adjudicated:
+        changes.append(f"{_plural(adjudicated, 'case')} decided by adjudication")
+    if added:
+        changes.append(f"added {_plural(added, 'raw label')} to labels.jsonl")
+    return LabelPlan(
+        tuple(cases),
+        tuple(labels),
+        labelled,
+        relabelled,
+        adjudicated,
+        added,
+        tuple(held),
+        tuple(changes),
+    )
 
 
 def release_labels(
@@ -86,52 +176,24 @@ def release_labels(
                 f"{project.relative(data.path)}: the working tree differs from the latest release; "
                 f"release those edits first (release {name} with a message), then release labels."
             )
-        released_keys = {label_key(r) for r in data.labels}
-        unreleased: dict[str, list[LabelRecord]] = defaultdict(list)
-        for raw in state.snapshot.labels:
-            if label_key(raw) not in released_keys:
-                unreleased[raw.case_id].append(raw)
-        cases: list[Case] = []
-        labels: list[LabelRecord] = list(data.labels)
-        held: list[Held] = []
-        labelled = relabelled = adjudicated = 0
-        for progress in state.snapshot.cases:
-            case = progress.case
-            found = progress.round
-            if progress.status != "ready" or found is None or progress.final is None:
-                cases.append(case)
-                continue
-            try:
-                new_case = Case.model_validate(
-                    {
-                        **case.model_dump(by_alias=True),
-                        "label": progress.final.model_dump(by_alias=True),
-                    }
-                )
-            except ValidationError as exc:
-                reason = exc.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
-                held.append(Held(case.id, reason))
-                cases.append(case)
-                continue
-            cases.append(new_case)
-            if new_case.label != case.label:
-                if case.label is None:
-                    labelled += 1
-                else:
-                    relabelled += 1
-                adjudicated += found.adjudicated
-            labels.extend(unreleased.get(case.id, []))
-        added = len(labels) - len(data.labels)
-        changes = []
-        if labelled:
-            changes.append(f"labelled {_plural(labelled, 'case')}")
-        if relabelled:
-            changes.append(f"relabelled {_plural(relabelled, 'case')}")
-        if adjudicated:
-            changes.append(f"{_plural(adjudicated, 'case')} decided by adjudication")
-        if added:
-            changes.append(f"added {_plural(added, 'raw label')} to labels.jsonl")
+        plan = plan_labels(state)
         record = None
-        if changes:
-            record = release(project, name, cases, message, changes=changes, labels=labels, now=now)
-    return LabelRelease(name, record, labelled, relabelled, adjudicated, added, tuple(held))
+        if plan.changes:
+            record = release(
+                project,
+                name,
+                plan.cases,
+                message,
+                changes=list(plan.changes),
+                labels=plan.labels,
+                now=now,
+            )
+    return LabelRelease(
+        name,
+        record,
+        plan.labelled,
+        plan.relabelled,
+        plan.adjudicated,
+        plan.raw_labels,
+        plan.held,
+    )

@@ -8,6 +8,7 @@ scan that records flags is :func:`casework.leakage.scan_dataset`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import get_args
@@ -23,9 +24,18 @@ from casework.leakage.flags import (
     updated,
 )
 from casework.project import Project
-from casework.schema import VersionRecord
+from casework.schema import Case, LeakageFlagRecord, VersionRecord
 
-__all__ = ["ResolveReport", "decide", "list_flags", "resolve", "unresolved_flags"]
+__all__ = [
+    "MovePlan",
+    "ResolveReport",
+    "decide",
+    "list_flags",
+    "plan_moves",
+    "resolve",
+    "settle_flags",
+    "unresolved_flags",
+]
 
 
 def list_flags(project: Project, dataset: str, *, everything: bool = False) -> list[Flag]:
@@ -146,6 +156,70 @@ def _changes(moved: list[str], moved_from: dict[str, str], kept: int, templates:
     return lines
 
 
+@dataclass(frozen=True)
+class MovePlan:
+    """What the decided flags do to a dataset's rows, before anything is written."""
+
+    cases: dict[str, Case]
+    """Every row by id, moved rows already in dev."""
+    moved: tuple[str, ...]
+    """Ids of rows moved to dev, sorted."""
+    kept: int
+    """Pairs kept as they are."""
+    templates: int
+    """Pairs marked template-like."""
+    changes: tuple[str, ...]
+    """Changelog lines (none when no row moves)."""
+
+
+def plan_moves(records: Sequence[LeakageFlagRecord], cases: Iterable[Case]) -> MovePlan:
+    """Apply the decided flags of ``records`` to ``cases`` in memory (nothing is written).
+
+    The one place decided moves become rows in dev: :func:`resolve` releases the result, and the
+    review queue's apply folds it into one version with the other decided work.
+    """
+    by_id = {c.id: c for c in cases}
+    decided = [r for r in records if r.status == "decided"]
+    moved_from: dict[str, str] = {}
+    for row in decided:
+        if row.decision == "move" and row.move_id is not None:
+            case = by_id.get(row.move_id)
+            if case is not None and case.split != "dev":
+                moved_from.setdefault(case.id, case.split)
+                by_id[case.id] = case.model_copy(update={"split": "dev"})
+    kept = sum(r.decision == "keep" for r in decided)
+    templates = sum(r.decision == "template" for r in decided)
+    moved = sorted(moved_from)
+    changes = _changes(moved, moved_from, kept, templates) if moved else []
+    return MovePlan(by_id, tuple(moved), kept, templates, tuple(changes))
+
+
+def settle_flags(
+    project: Project,
+    name: str,
+    records: Sequence[LeakageFlagRecord],
+    cases: Mapping[str, Case],
+    version: int | None,
+) -> int:
+    """Mark decided flags resolved at ``version``; write the review file.
+
+    An open flag whose pair no longer crosses splits in ``cases`` is marked gone. Returns how
+    many open flags went that way.
+    """
+    out = list(records)
+    superseded = 0
+    for i, row in enumerate(out):
+        if row.status == "decided":
+            out[i] = updated(row, status="resolved", resolved_version=version)
+        elif row.status == "open":
+            left, right = cases.get(row.left_id), cases.get(row.right_id)
+            if left is None or right is None or left.split == right.split:
+                out[i] = updated(row, status="gone")
+                superseded += 1
+    write_flags(project, name, out)
+    return superseded
+
+
 def resolve(
     project: Project, dataset: str, *, message: str | None = None, now: datetime | None = None
 ) -> ResolveReport:
@@ -166,45 +240,28 @@ def resolve(
                 f"{project.relative(ds.path)}: the working tree holds unreleased changes; "
                 "release them first, then resolve."
             )
-        by_id = {c.id: c for c in ds.cases}
         now = now or datetime.now(UTC)
         records = read_flags(project, name)
-        decided = [r for r in records if r.status == "decided"]
-        if not decided:
+        if not any(r.status == "decided" for r in records):
             raise UsageError(
                 f"{name}: no decided flags to resolve (see `casework leakage review {name}`)."
             )
-        moved_from: dict[str, str] = {}
-        for row in decided:
-            if row.decision == "move" and row.move_id is not None:
-                case = by_id.get(row.move_id)
-                if case is not None and case.split != "dev":
-                    moved_from.setdefault(case.id, case.split)
-                    by_id[case.id] = case.model_copy(update={"split": "dev"})
-        kept = sum(r.decision == "keep" for r in decided)
-        templates = sum(r.decision == "template" for r in decided)
-        moved = sorted(moved_from)
+        plan = plan_moves(records, ds.cases)
+        by_id = dict(plan.cases)
         record = None
-        if moved:
+        if plan.moved:
             record = release(
                 project,
                 name,
                 list(by_id.values()),
                 message
-                or f"leakage review: {len(moved)} row{'s' if len(moved) != 1 else ''} moved to dev",
+                or f"leakage review: {len(plan.moved)} row{'s' if len(plan.moved) != 1 else ''} "
+                "moved to dev",
                 changes=([] if released else [f"first release: {len(by_id)} cases"])
-                + _changes(moved, moved_from, kept, templates),
+                + list(plan.changes),
                 now=now,
             )
         version = record.number if record else (ds.version.number if ds.version else None)
-        superseded = 0
-        for i, row in enumerate(records):
-            if row.status == "decided":
-                records[i] = updated(row, status="resolved", resolved_version=version)
-            elif row.status == "open":
-                left, right = by_id.get(row.left_id), by_id.get(row.right_id)
-                if left is None or right is None or left.split == right.split:
-                    records[i] = updated(row, status="gone")
-                    superseded += 1
-        write_flags(project, name, records)
+        superseded = settle_flags(project, name, records, by_id, version)
+        moved, kept, templates = list(plan.moved), plan.kept, plan.templates
         return ResolveReport(name, record, moved, kept, templates, superseded)

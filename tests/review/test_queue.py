@@ -227,7 +227,8 @@ def test_unknown_decision_and_item_are_usage_errors(root: Path) -> None:
     kind = run(root, "review", "list", "--kind", "pairs")
     assert kind.exit_code == 2
     assert kind.stderr.startswith(
-        "--kind: no review kind 'pairs' (kinds: generated-case, leakage-pair"
+        "--kind: no review kind 'pairs' (kinds: disagreement, generated-case, judge-verdict, "
+        "leakage-pair)"
     )
     who = run(root, "review", "decide", "1", "keep", "--reviewer", "a b")
     assert who.exit_code == 2

@@ -7,12 +7,17 @@ judge's TPR and TNR against people with intervals and stores certifications, whi
 verdicts admissible (:meth:`casework.grading.Judge.admissible`). Entry points:
 :func:`sample_verdicts`, :func:`import_verdicts`, :func:`certify_judge`, :func:`add_tuning`.
 
-The review queue (one generic item model, kinds plug in): :func:`sync_leakage` builds
-``leakage-pair`` items from open leakage flags, :func:`generated_case_item` + :func:`add_items`
-build ``generated-case`` items; :func:`list_tasks`, :func:`get_task` and :func:`decide_task`
-serve pages and `casework review`; :func:`register_kind` adds a kind.
+The review queue (one generic item model, kinds plug in): every human decision is a kind.
+:func:`sync_review` builds a dataset's ``leakage-pair`` (open leakage flags), ``disagreement``
+(open disagreements between blind labels) and ``judge-verdict`` (sampled, unanswered judge
+verdicts) items; :func:`generated_case_item` + :func:`add_items` build ``generated-case`` items;
+:func:`list_tasks`, :func:`get_task` and :func:`decide_task` serve pages and `casework review`;
+:func:`export_review_sheets` / :func:`import_review_sheets` carry decisions on sheets;
+:func:`apply_decisions` releases a dataset's decided work as one version; :func:`register_kind`
+adds a kind.
 """
 
+from casework.review._apply import ApplyReport, apply_decisions
 from casework.review._certify import (
     CertificationResult,
     CertifyReport,
@@ -23,6 +28,13 @@ from casework.review._certify import (
     certify_judge,
     compare,
     settings_of,
+)
+from casework.review._disagreement import DISAGREEMENT
+from casework.review._exchange import (
+    ReviewImport,
+    export_review_sheets,
+    import_review_sheets,
+    sheet_kind,
 )
 from casework.review._generated_case import add_to_working_tree, generated_case_item
 from casework.review._items import (
@@ -36,6 +48,7 @@ from casework.review._items import (
 )
 from casework.review._kinds import register_kind, review_kind, review_kinds
 from casework.review._leakage_pair import LEAKAGE_PAIR, leakage_pair_items, pair_subject
+from casework.review._names import JUDGE_VERDICT
 from casework.review._queue import (
     STATUSES,
     AddReport,
@@ -44,7 +57,10 @@ from casework.review._queue import (
     decide_task,
     get_task,
     list_tasks,
+    sync_disagreements,
+    sync_judge_verdicts,
     sync_leakage,
+    sync_review,
 )
 from casework.review._sample import (
     TUNING_FILE,
@@ -76,17 +92,21 @@ from casework.review._verdicts import (
 
 __all__ = [
     "CSV_COLUMNS",
+    "DISAGREEMENT",
+    "JUDGE_VERDICT",
     "LEAKAGE_PAIR",
     "QUESTIONS",
     "STATUSES",
     "TUNING_FILE",
     "AddReport",
+    "ApplyReport",
     "CertificationResult",
     "CertifyReport",
     "Compared",
     "HumanAgreement",
     "NewItem",
     "Pin",
+    "ReviewImport",
     "ReviewItem",
     "ReviewKind",
     "ReviewTask",
@@ -100,6 +120,7 @@ __all__ = [
     "add_items",
     "add_to_working_tree",
     "add_tuning",
+    "apply_decisions",
     "assign_reviewers",
     "certify_counts",
     "certify_judge",
@@ -108,9 +129,11 @@ __all__ = [
     "decide_task",
     "draw",
     "excluded_by",
+    "export_review_sheets",
     "generated_case_item",
     "get_task",
     "human_agreement",
+    "import_review_sheets",
     "import_verdicts",
     "item_key",
     "leakage_pair_items",
@@ -127,8 +150,12 @@ __all__ = [
     "settings_of",
     "shared_spans",
     "sheet_id",
+    "sheet_kind",
     "sheet_line",
+    "sync_disagreements",
+    "sync_judge_verdicts",
     "sync_leakage",
+    "sync_review",
     "tuning_path",
     "verdict_signature",
     "words_with_spans",

@@ -1,13 +1,15 @@
 """The registry of review kinds: each declares its decisions and how a decision is applied.
 
-Built in: ``leakage-pair`` and ``generated-case``. A new kind implements
+Built in: ``leakage-pair``, ``generated-case``, ``disagreement`` and ``judge-verdict``. A new kind implements
 :class:`casework.review.ReviewKind` and calls :func:`register_kind` once at import.
 """
 
 from __future__ import annotations
 
 from casework.errors import UsageError
+from casework.review._disagreement import DisagreementKind
 from casework.review._generated_case import GeneratedCaseKind
+from casework.review._judge_verdict import JudgeVerdictKind
 from casework.review._leakage_pair import LeakagePairKind
 from casework.review._task import ReviewKind
 
@@ -40,3 +42,5 @@ def review_kinds() -> dict[str, ReviewKind]:
 
 register_kind(LeakagePairKind())
 register_kind(GeneratedCaseKind())
+register_kind(DisagreementKind())
+register_kind(JudgeVerdictKind())

@@ -1,7 +1,7 @@
 """The review queue: build items idempotently, list and show them, decide one (exactly one wins).
 
-Entry points: :func:`add_items`, :func:`sync_leakage` (items from the open leakage flags),
-:func:`list_tasks`, :func:`get_task`, :func:`decide_task`. A decision claims the item with one
+Entry points: :func:`add_items`, :func:`sync_review` (items from a dataset's open leakage flags,
+disagreements and unanswered judge verdicts), :func:`list_tasks`, :func:`get_task`, :func:`decide_task`. A decision claims the item with one
 conditional UPDATE (``status = 'open'``) as the first statement of its transaction, then applies
 the decision through the kind; of two reviewers deciding the same item at once, the second finds
 it decided and gets :class:`casework.errors.DecisionConflict`, and a failed apply leaves it open.
@@ -23,13 +23,18 @@ from casework.dataset import parse_ref
 from casework.errors import DecisionConflict, UsageError, WorkbenchError
 from casework.labelling import check_person
 from casework.project import Project
+from casework.review._disagreement import DISAGREEMENT, disagreement_items, order_key
+from casework.review._judge_verdict import judge_verdict_items
 from casework.review._kinds import review_kind
 from casework.review._leakage_pair import LEAKAGE_PAIR, leakage_pair_items
-from casework.review._task import NewItem, ReviewTask
+from casework.review._names import JUDGE_VERDICT
+from casework.review._task import AppliesInTransaction, NewItem, ReviewTask
 from casework.workbench import ReviewTaskRow, Workbench, open_workbench, workbench_exists
 
 STATUSES = ("open", "decided", "withdrawn")
 """Statuses of a review item."""
+#: Why an open leakage-pair item was withdrawn.
+FLAG_SETTLED = "the flag is no longer open (decided with `leakage decide`, resolved, or gone)"
 #: Longest reason.
 REASON_MAX = 4000
 
@@ -182,6 +187,47 @@ def add_items(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def withdraw_stale(
+    project: Project, kind: str, name: str, live: set[str], reason: str, when: datetime
+) -> tuple[int, ...]:
+    """Withdraw the open items of ``kind`` in ``name`` whose subject is not in ``live``."""
+    if not workbench_exists(project):
+        return ()
+    with open_workbench(project) as wb, _writing(wb, "review sync") as session:
+        stale = [
+            row.id
+            for row in session.scalars(
+                select(ReviewTaskRow).where(
+                    ReviewTaskRow.kind == kind,
+                    ReviewTaskRow.dataset == name,
+                    ReviewTaskRow.status == "open",
+                )
+            )
+            if row.subject not in live
+        ]
+        if stale:
+            session.execute(
+                update(ReviewTaskRow)
+                .where(ReviewTaskRow.id.in_(stale), ReviewTaskRow.status == "open")
+                .values(status="withdrawn", open_subject=None, reason=reason, decided_at=when)
+            )
+    return tuple(stale)
+
+
+def _sync(
+    project: Project,
+    name: str,
+    items: Sequence[NewItem],
+    kind: str,
+    reason: str,
+    now: datetime | None,
+) -> SyncReport:
+    when = now or datetime.now(UTC)
+    added = add_items(project, items, refresh=True, now=when)
+    stale = withdraw_stale(project, kind, name, {i.subject for i in items}, reason, when)
+    return SyncReport(name, added.created, added.existing, stale)
+
+
 def sync_leakage(project: Project, dataset: str, *, now: datetime | None = None) -> SyncReport:
     """Build ``leakage-pair`` items from the open flags of ``dataset`` and withdraw stale ones.
 
@@ -194,35 +240,58 @@ def sync_leakage(project: Project, dataset: str, *, now: datetime | None = None)
         InputErrors: A bad review file or dataset file.
     """
     name = dataset_name(dataset)
-    items = leakage_pair_items(project, name)
-    when = now or datetime.now(UTC)
-    added = add_items(project, items, refresh=True, now=when)
-    live = {item.subject for item in items}
-    with open_workbench(project) as wb, _writing(wb, "review sync") as session:
-        stale = [
-            row.id
-            for row in session.scalars(
-                select(ReviewTaskRow).where(
-                    ReviewTaskRow.kind == LEAKAGE_PAIR,
-                    ReviewTaskRow.dataset == name,
-                    ReviewTaskRow.status == "open",
-                )
-            )
-            if row.subject not in live
-        ]
-        if stale:
-            session.execute(
-                update(ReviewTaskRow)
-                .where(ReviewTaskRow.id.in_(stale), ReviewTaskRow.status == "open")
-                .values(
-                    status="withdrawn",
-                    open_subject=None,
-                    reason="the flag is no longer open (decided with `leakage decide`, "
-                    "resolved, or gone)",
-                    decided_at=when,
-                )
-            )
-    return SyncReport(name, added.created, added.existing, tuple(stale))
+    return _sync(project, name, leakage_pair_items(project, name), LEAKAGE_PAIR, FLAG_SETTLED, now)
+
+
+def sync_disagreements(
+    project: Project, dataset: str, *, now: datetime | None = None
+) -> SyncReport:
+    """Build ``disagreement`` items from the open disagreements of ``dataset``; withdraw stale ones.
+
+    An open item whose case is no longer contested (decided on a sheet or with `adjudicate
+    decide`, or relabelled) is withdrawn; an open item whose slice agreement moved is refreshed.
+
+    Raises:
+        UsageError: Unknown dataset.
+        InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
+    """
+    name = dataset_name(dataset)
+    reason = "no longer an open disagreement (decided outside the queue, or relabelled)"
+    return _sync(project, name, disagreement_items(project, name), DISAGREEMENT, reason, now)
+
+
+def sync_judge_verdicts(
+    project: Project, dataset: str, *, now: datetime | None = None
+) -> SyncReport:
+    """Queue every sampled judge verdict of ``dataset``'s runs that its reviewer has not answered.
+
+    Items answered on a sheet are decided as they are imported; this builds the items of verdicts
+    sampled before the queue held them (from their runs). Nothing is withdrawn.
+
+    Raises:
+        UsageError: A sampled run is gone.
+    """
+    name = dataset_name(dataset)
+    if not workbench_exists(project):
+        return SyncReport(name, (), (), ())
+    added = add_items(project, judge_verdict_items(project, name), now=now)
+    return SyncReport(name, added.created, added.existing, ())
+
+
+def sync_review(
+    project: Project, dataset: str, *, now: datetime | None = None
+) -> dict[str, SyncReport]:
+    """Sync every kind built from a dataset's state: leakage pairs, disagreements, judge verdicts.
+
+    Raises:
+        UsageError: Unknown dataset.
+        InputErrors: Bad dataset, review or guideline files.
+    """
+    return {
+        LEAKAGE_PAIR: sync_leakage(project, dataset, now=now),
+        DISAGREEMENT: sync_disagreements(project, dataset, now=now),
+        JUDGE_VERDICT: sync_judge_verdicts(project, dataset, now=now),
+    }
 
 
 def list_tasks(
@@ -233,6 +302,8 @@ def list_tasks(
     dataset: str | None = None,
 ) -> list[ReviewTask]:
     """Review items, oldest first, filtered by kind, status and dataset.
+
+    ``disagreement`` items alone come lowest-agreement slice first, as `adjudicate queue` lists.
 
     A project without a workbench has none (nothing is created to find that out).
 
@@ -253,7 +324,10 @@ def list_tasks(
     if dataset is not None:
         query = query.where(ReviewTaskRow.dataset == dataset_name(dataset))
     with open_workbench(project) as wb, wb.session() as session:
-        return [task_of(r) for r in session.scalars(query)]
+        tasks = [task_of(r) for r in session.scalars(query)]
+    if kind == DISAGREEMENT:
+        tasks.sort(key=order_key)
+    return tasks
 
 
 def get_task(project: Project, task_id: int) -> ReviewTask:
@@ -360,7 +434,20 @@ def decide_task(
         )
         if claimed.rowcount != 1:  # type: ignore[attr-defined]
             raise _conflict(session, task_id)
-        kind.apply(project, task, decision, reason=text, reviewer=person, data=stored, now=when)
+        if isinstance(kind, AppliesInTransaction):
+            kind.apply_in(
+                session,
+                project,
+                task,
+                decision,
+                reason=text,
+                reviewer=person,
+                data=stored,
+                seconds=seconds,
+                now=when,
+            )
+        else:
+            kind.apply(project, task, decision, reason=text, reviewer=person, data=stored, now=when)
         row = session.get(ReviewTaskRow, task_id)
         assert row is not None
         return task_of(row)

@@ -1,5 +1,6 @@
 """`casework judge sample` and `judge tune add`: draw held-out judge verdicts onto blind sheets.
 
+Each drawn verdict is also a ``judge-verdict`` review item per reviewer (`casework review`).
 Never drawn: items listed in the project's tuning file ``judge/tuning.jsonl`` (records used to
 tune the judge's prompt) and items already sampled earlier.
 """
@@ -22,6 +23,8 @@ from casework.labelling import sheet_key
 from casework.names import name_problem
 from casework.project import Project
 from casework.review._items import ReviewItem, assign_reviewers, draw, excluded_by, run_items
+from casework.review._judge_verdict import verdict_items
+from casework.review._queue import add_items
 from casework.review._sheets import SheetFormat, render_sheet, sheet_line, verdict_signature
 from casework.runner import load_run
 from casework.workbench import ReviewItemRow, open_workbench
@@ -216,6 +219,7 @@ def sample_verdicts(
         assert key is not None  # created on first use
         sheets = _write_sheets(items, who, reviewers, out, sheet_format, key)
     _record_sheets(project, items, who, sheets, datasets)
+    add_items(project, verdict_items(items, who, datasets), now=at)
     strata: dict[str, int] = {}
     for item in items:
         name = f"{item.slice}/{item.kind}/{'pass' if item.judge_pass else 'fail'}"

@@ -1,7 +1,8 @@
 """A review item as pages and the CLI see it, the item a kind builds, and the kind protocol.
 
 Entry points: :class:`ReviewTask` (one stored item), :class:`NewItem` (what a kind builds),
-:class:`ReviewKind` (what a kind of item declares: its decisions, how one is checked and applied).
+:class:`ReviewKind` (what a kind of item declares: its decisions, how one is checked and applied),
+:class:`AppliesInTransaction` (a kind that stores its decision in the claiming transaction).
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
+
+from sqlalchemy.orm import Session
 
 from casework.project import Project
 
@@ -121,4 +124,29 @@ class ReviewKind(Protocol):
         now: datetime,
     ) -> None:
         """Carry the decision out (raise to leave the item open)."""
+        ...
+
+
+@runtime_checkable
+class AppliesInTransaction(Protocol):
+    """A kind whose decision is workbench rows: applied in the transaction that claims the item.
+
+    The queue calls ``apply_in`` instead of ``apply``, so the claim and what the decision stores
+    are committed together or not at all (and SQLite never sees two writers from one decide).
+    """
+
+    def apply_in(
+        self,
+        session: Session,
+        project: Project,
+        task: ReviewTask,
+        decision: str,
+        *,
+        reason: str | None,
+        reviewer: str,
+        data: dict[str, Any] | None,
+        seconds: float | None,
+        now: datetime,
+    ) -> None:
+        """Carry the decision out with ``session`` (raise to leave the item open)."""
         ...

@@ -1,4 +1,4 @@
-"""`casework judge verdicts import`: store people's verdicts (all sheets or none).
+"""`casework judge verdicts import` / `review import`: store people's verdicts (all sheets or none).
 
 It also measures how often two people grading the same reply agree.
 """
@@ -10,20 +10,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from casework.agreement import cohen_kappa
 from casework.errors import InputErrors, Problem
 from casework.labelling import sheet_key
 from casework.project import Project
+from casework.review._names import JUDGE_VERDICT, verdict_subject
 from casework.review._sheets import (
     SIGNATURE_FIELD,
     SheetVerdict,
     read_verdict_sheet,
     verdict_signature_matches,
 )
-from casework.workbench import ReviewItemRow, ReviewVerdictRow, open_workbench
+from casework.workbench import ReviewItemRow, ReviewTaskRow, ReviewVerdictRow, open_workbench
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,47 @@ def _human_pass(item: ReviewItemRow, answer: str) -> bool:
     return answer in item.accepted if item.kind == "outcome" else answer == "yes"
 
 
+def store_answer(
+    session: Session, item: ReviewItemRow, reviewer: str, answer: str, *, source: str, at: datetime
+) -> bool:
+    """Store ``reviewer``'s answer on a sampled item (replacing theirs); True when it replaced one.
+
+    The one way a person's verdict is stored, from a sheet or from `casework review decide`; the
+    item's open ``judge-verdict`` review item for that reviewer is marked decided with it.
+    """
+    row = session.scalars(
+        select(ReviewVerdictRow).where(
+            ReviewVerdictRow.item_key == item.key, ReviewVerdictRow.reviewer == reviewer
+        )
+    ).one_or_none()
+    replaced = row is not None
+    if row is None:
+        row = ReviewVerdictRow(item_key=item.key, reviewer=reviewer)
+        session.add(row)
+    row.answer = answer
+    row.human_pass = _human_pass(item, answer)
+    row.source = source
+    row.imported_at = at
+    session.execute(
+        update(ReviewTaskRow)
+        .where(
+            ReviewTaskRow.kind == JUDGE_VERDICT,
+            ReviewTaskRow.open_subject == verdict_subject(item.sheet_id, reviewer),
+            ReviewTaskRow.status == "open",
+        )
+        .values(
+            status="decided",
+            open_subject=None,
+            decision=answer,
+            reviewer=reviewer,
+            reason=f"answered on {source}",
+            decided_at=at,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return replaced
+
+
 def human_agreement(session: Session) -> HumanAgreement:
     """Agreement of the two people on every stored item both answered."""
     by_item: dict[str, list[ReviewVerdictRow]] = {}
@@ -188,22 +230,9 @@ def import_verdicts(
             if entry.answer is None:
                 unanswered += 1
                 continue
-            item = items[entry.item]
-            row = s.scalars(
-                select(ReviewVerdictRow).where(
-                    ReviewVerdictRow.item_key == item.key,
-                    ReviewVerdictRow.reviewer == entry.reviewer,
-                )
-            ).one_or_none()
-            if row is None:
-                row = ReviewVerdictRow(item_key=item.key, reviewer=entry.reviewer)
-                s.add(row)
-            else:
-                replaced += 1
-            row.answer = entry.answer
-            row.human_pass = _human_pass(item, entry.answer)
-            row.source = entry.path
-            row.imported_at = at
+            replaced += store_answer(
+                s, items[entry.item], entry.reviewer, entry.answer, source=entry.path, at=at
+            )
             stored += 1
         s.flush()
         agreement = human_agreement(s)

@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check lint typecheck layers pytest docs setup clean bench
+.PHONY: demo tour test check lint typecheck layers pytest docs setup clean bench
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,9 +14,14 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-## Run the main job on the bundled example project (in a scratch copy under build/demo).
+## A first look at the main job on the bundled example project (a scratch copy under build/demo):
+## release, blind labels, agreement, leakage, two agents run, the gate, the report.
 demo: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
+
+## The full tour: every station on the bundled example projects (scratch copies under build/tour).
+tour: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/tour.sh
 
 ## Lint, type-check and run every test.
 test: $(STAMP)

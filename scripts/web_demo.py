@@ -1,4 +1,4 @@
-"""`make demo`, web step: wait until `casework serve` answers, sign in, store one label over HTTP.
+"""`make tour`, web step: wait until `casework serve` answers, sign in, store one label over HTTP.
 
 Usage: python3 scripts/web_demo.py LINK [SERVER_PID]. Readiness is probed over HTTP (a static
 file) until the server answers, its process ends, or :data:`READY_LIMIT_SECONDS` pass. Prints

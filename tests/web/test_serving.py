@@ -137,8 +137,8 @@ def test_the_demo_stops_waiting_when_the_server_exits() -> None:
     assert time.monotonic() - start < 10
 
 
-def test_the_demo_web_step_probes_the_server_it_started() -> None:
-    script = (ROOT / "scripts" / "demo.sh").read_text()
+def test_the_tour_web_step_probes_the_server_it_started() -> None:
+    script = (ROOT / "scripts" / "tour.sh").read_text()
     step = script.split("# --- 11.", 1)[1].split("# --- 12.", 1)[0]
     assert re.search(r'casework serve --port "\$port" & server=\$!', step)
     assert re.search(r'web_demo\.py" "\$link" "\$server"', step)

@@ -1,4 +1,8 @@
-"""Review queue commands: `review sync|add-cases|list|show|decide` over the generic review items."""
+"""Review queue commands: `review sync|add-cases|list|show|decide|export|import`, and `apply_cmd`.
+
+Every human decision is a kind of review item (leakage-pair, generated-case, disagreement,
+judge-verdict); `apply_cmd` (registered as `dataset apply`) releases the decided work.
+"""
 
 from __future__ import annotations
 
@@ -13,26 +17,42 @@ from rich.table import Table
 from casework.cli.context import FORMAT, console, emit_json, pass_project
 from casework.dataset import read_cases
 from casework.decoding import decode_utf8
-from casework.errors import InputError
+from casework.errors import InputError, UsageError
+from casework.labelling import MERGE_FIELDS
 from casework.project import Project
 from casework.review import (
+    DISAGREEMENT,
+    JUDGE_VERDICT,
+    LEAKAGE_PAIR,
     STATUSES,
+    ApplyReport,
     ReviewTask,
     add_items,
+    apply_decisions,
     decide_task,
+    export_review_sheets,
     generated_case_item,
     get_task,
+    import_review_sheets,
     list_tasks,
     review_kinds,
-    sync_leakage,
+    sync_review,
 )
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "apply_cmd"]
+
+_KINDS_HELP = "leakage-pair, generated-case, disagreement, judge-verdict"
 
 
 @click.group("review")
 def review_group() -> None:
-    """Review queue: near-duplicate pairs and generated cases, decided one item at a time."""
+    """Review queue: every human decision, decided one item at a time or on sheets.
+
+    Kinds: leakage pairs, generated cases, disagreements, judge verdicts; `dataset apply`
+    releases the decided work as one version.
+
+    Example: casework review list --kind disagreement --dataset refunds
+    """
 
 
 @review_group.command("sync")
@@ -40,19 +60,31 @@ def review_group() -> None:
 @FORMAT
 @pass_project
 def sync_cmd(project: Project, dataset: str, fmt: str) -> None:
-    """Build leakage-pair items from DATASET's open leakage flags (safe to run again).
+    """Build DATASET's review items: open leakage flags, disagreements, unanswered judge verdicts.
 
-    Items whose flag was settled outside the queue (`leakage decide`, resolved, gone) are
-    withdrawn.
+    Safe to run again. Items settled outside the queue (`leakage decide`, an adjudication sheet,
+    a relabel) are withdrawn.
+
+    Example: casework review sync refunds
     """
-    report = sync_leakage(project, dataset)
+    reports = sync_review(project, dataset)
     if fmt == "json":
-        emit_json(report.as_json())
+        emit_json(
+            {
+                "dataset": next(iter(reports.values())).dataset,
+                **{
+                    what: sorted(i for r in reports.values() for i in getattr(r, what))
+                    for what in ("created", "existing", "withdrawn")
+                },
+                "kinds": {kind: r.as_json() for kind, r in reports.items()},
+            }
+        )
         return
-    console.print(
-        f"{report.dataset}: {len(report.created)} new leakage-pair items, "
-        f"{len(report.existing)} already open, {len(report.withdrawn)} withdrawn"
-    )
+    for kind, report in reports.items():
+        console.print(
+            f"{report.dataset}: {len(report.created)} new {kind} items, "
+            f"{len(report.existing)} already open, {len(report.withdrawn)} withdrawn"
+        )
 
 
 @review_group.command("add-cases")
@@ -62,7 +94,10 @@ def sync_cmd(project: Project, dataset: str, fmt: str) -> None:
 @FORMAT
 @pass_project
 def add_cases_cmd(project: Project, dataset: str, cases_file: Path, source: str, fmt: str) -> None:
-    """Queue the generated cases in CASES_FILE (JSONL) for review before they join DATASET."""
+    """Queue the generated cases in CASES_FILE (JSONL) for review before they join DATASET.
+
+    Example: casework review add-cases refunds drafts.jsonl --source gen-v2
+    """
     cases = read_cases(cases_file, shown=project.relative(cases_file))
     report = add_items(project, [generated_case_item(dataset, c, source=source) for c in cases])
     if fmt == "json":
@@ -75,9 +110,7 @@ def add_cases_cmd(project: Project, dataset: str, cases_file: Path, source: str,
 
 
 @review_group.command("list")
-@click.option(
-    "--kind", default=None, metavar="KIND", help="Only this kind (leakage-pair, generated-case)."
-)
+@click.option("--kind", default=None, metavar="KIND", help=f"Only this kind ({_KINDS_HELP}).")
 @click.option(
     "--status", type=click.Choice(STATUSES), default=None, help="Only items in this status."
 )
@@ -87,7 +120,10 @@ def add_cases_cmd(project: Project, dataset: str, cases_file: Path, source: str,
 def list_cmd(
     project: Project, kind: str | None, status: str | None, dataset: str | None, fmt: str
 ) -> None:
-    """List review items, oldest first."""
+    """List review items, oldest first (disagreements alone: lowest-agreement slice first).
+
+    Example: casework review list --kind judge-verdict --status open
+    """
     tasks = list_tasks(project, kind=kind, status=status, dataset=dataset)
     if fmt == "json":
         emit_json([t.as_json() for t in tasks])
@@ -119,26 +155,63 @@ def _highlighted(text: str, spans: list[list[int]]) -> str:
     return "".join(out)
 
 
+def _label_text(label: dict[str, Any]) -> str:
+    return (
+        f"{label['outcome']}; required {', '.join(label['required_tools']) or '-'}; "
+        f"forbidden {', '.join(label['forbidden_tools']) or '-'}; "
+        f"facts {'; '.join(label['answer_facts']) or '-'}"
+    )
+
+
+def _render_payload(task: ReviewTask) -> None:
+    p = task.payload
+    if task.kind == LEAKAGE_PAIR:
+        console.print(f"Jaccard {p['jaccard']:.3f}, {p['shared_count']} shared shingles")
+        for side in ("left", "right"):
+            row = p[side]
+            console.print(f"\n[bold]{side}: {escape(row['case_id'])} ({row['split']})[/bold]")
+            console.print(_highlighted(row["text"], row["highlight"]))
+    elif task.kind == DISAGREEMENT:
+        kappa = "undefined" if p["slice_kappa"] is None else f"{p['slice_kappa']:.2f}"
+        console.print(
+            f"slice {escape(p['slice'])} ({p['guideline_version']}): kappa {kappa} on "
+            f"{p['slice_rows']} rows; labels differ on {', '.join(p['differs'])}"
+        )
+        for turn in p["situation"].get("turns", []):
+            console.print(f"{turn['role']}: {escape(str(turn.get('content', '')))}")
+        for label in p["labels"]:
+            console.print(f"[bold]{label['name']}[/bold]: {escape(_label_text(label))}")
+    elif task.kind == JUDGE_VERDICT:
+        console.print(f"reviewer: {p['reviewer']} · {escape(p['question'])}")
+        if p.get("rubric"):
+            console.print(f"rubric: {escape(p['rubric'])}")
+        if p.get("fact"):
+            console.print(f"fact: {escape(p['fact'])}")
+        for turn in p["conversation"]:
+            console.print(f"{turn['role']}: {escape(str(turn.get('content', '')))}")
+        for call in p["tool_calls"]:
+            console.print(escape(f"  -> {call['name']}({json.dumps(call['arguments'])})"))
+        console.print(f"[bold]reply[/bold]: {escape(p['reply'])}")
+    else:
+        console.print(escape(json.dumps(p, indent=2, ensure_ascii=False)))
+
+
 def _render_task(task: ReviewTask) -> None:
     console.print(f"review item {task.id}: {task.kind} · {task.dataset} · {escape(task.subject)}")
     console.print(
         f"status: {task.status}"
         + (f" ({task.decision} by {task.reviewer})" if task.decision else "")
     )
-    if task.kind == "leakage-pair":
-        p = task.payload
-        console.print(f"Jaccard {p['jaccard']:.3f}, {p['shared_count']} shared shingles")
-        for side in ("left", "right"):
-            row = p[side]
-            console.print(f"\n[bold]{side}: {escape(row['case_id'])} ({row['split']})[/bold]")
-            console.print(_highlighted(row["text"], row["highlight"]))
-    else:
-        console.print(escape(json.dumps(task.payload, indent=2, ensure_ascii=False)))
+    _render_payload(task)
     kind = review_kinds()[task.kind]
-    if task.status == "open":
-        console.print(
-            f"\ndecide: casework review decide {task.id} {'|'.join(kind.decisions)} --reviewer NAME"
-        )
+    if task.status != "open":
+        return
+    how = "|".join(kind.decisions)
+    if task.kind == DISAGREEMENT:
+        how = "--pick A|B | --merge FIELD=A|B ... | --outcome OUTCOME [--required TOOL ...]"
+    elif task.kind == JUDGE_VERDICT:
+        how = "yes|no" if task.payload["kind"] == "answer_fact" else "|".join(kind.decisions[:4])
+    console.print(f"\ndecide: casework review decide {task.id} {how} --reviewer NAME")
 
 
 @review_group.command("show")
@@ -146,7 +219,13 @@ def _render_task(task: ReviewTask) -> None:
 @FORMAT
 @pass_project
 def show_cmd(project: Project, task_id: int, fmt: str) -> None:
-    """Show review item ID with what a reviewer needs to decide it."""
+    """Show review item ID with what a reviewer needs to decide it.
+
+    A disagreement shows the two blind labels as A and B (never who gave them, never an agent's
+    output); a judge verdict shows its blind sheet line (never the judge's verdict).
+
+    Example: casework review show 12
+    """
     task = get_task(project, task_id)
     if fmt == "json":
         emit_json(task.as_json())
@@ -165,10 +244,50 @@ def _edited(path: Path | None) -> dict[str, Any] | None:
     return {"case": value}
 
 
+def _merge_fields(values: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for value in values:
+        field_name, sep, side = value.partition("=")
+        if not sep:
+            raise UsageError(
+                f"FIELD=A or FIELD=B with FIELD one of {', '.join(MERGE_FIELDS)}. Got '{value}'.",
+                param="fields",
+            )
+        out[field_name.strip()] = side.strip().upper()
+    return out
+
+
+def _adjudication(
+    decision: str | None,
+    pick: str | None,
+    fields: tuple[str, ...],
+    label: dict[str, Any] | None,
+    gap_note: str | None,
+) -> tuple[str | None, dict[str, Any] | None]:
+    """The decision and data a disagreement's options spell (none given: the positional one)."""
+    chosen = [n for n, on in (("pick", pick), ("merge", fields), ("outcome", label)) if on]
+    if len(chosen) > 1 or (chosen and decision is not None):
+        raise UsageError(
+            "review decide: give one of DECISION, --pick A|B, --merge FIELD=A|B or --outcome."
+        )
+    data: dict[str, Any] = {}
+    if fields:
+        decision, data["fields"] = "merge", _merge_fields(fields)
+    elif label is not None:
+        decision, data["label"] = "write", label
+    elif pick is not None:
+        decision = pick
+    if gap_note is not None:
+        data["gap_note"] = gap_note
+    return decision, data or None
+
+
 @review_group.command("decide")
 @click.argument("task_id", metavar="ID", type=int)
-@click.argument("decision")
-@click.option("--reviewer", required=True, help="Who decides (pseudonymous id).")
+@click.argument("decision", required=False)
+@click.option(
+    "--reviewer", "--by", "reviewer", required=True, help="Who decides (pseudonymous id)."
+)
 @click.option("--reason", default=None, help="Why (required to reject a generated case).")
 @click.option("--seconds", type=float, default=None, help="Seconds the item was on screen.")
 @click.option(
@@ -178,41 +297,225 @@ def _edited(path: Path | None) -> dict[str, Any] | None:
     default=None,
     help="For an edit: a file holding the edited case as JSON.",
 )
+@click.option(
+    "--pick", type=click.Choice(["A", "B"]), default=None, help="Disagreement: take A or B."
+)
+@click.option(
+    "--merge",
+    "fields",
+    multiple=True,
+    metavar="FIELD=A|B",
+    help=f"Disagreement: merge field by field ({', '.join(MERGE_FIELDS)}; repeatable).",
+)
+@click.option("--outcome", default=None, help="Disagreement: write the final label, its outcome.")
+@click.option("--required", multiple=True, help="With --outcome: a required tool (repeatable).")
+@click.option("--forbidden", multiple=True, help="With --outcome: a forbidden tool (repeatable).")
+@click.option(
+    "--fact", "facts", multiple=True, help="With --outcome: an expected fact (repeatable)."
+)
+@click.option(
+    "--gap", "gap_note", default=None, help="Disagreement: tick 'guideline gap' with this note."
+)
 @FORMAT
 @pass_project
 def decide_cmd(
     project: Project,
     task_id: int,
-    decision: str,
+    decision: str | None,
     reviewer: str,
     reason: str | None,
     seconds: float | None,
     data: Path | None,
+    pick: str | None,
+    fields: tuple[str, ...],
+    outcome: str | None,
+    required: tuple[str, ...],
+    forbidden: tuple[str, ...],
+    facts: tuple[str, ...],
+    gap_note: str | None,
     fmt: str,
 ) -> None:
-    """Decide review item ID (leakage-pair: move-left|move-right|keep|template; generated-case: accept|edit|reject).
+    r"""Decide review item ID; the first of two reviewers deciding one item wins.
 
-    The decision is applied as the matching command does (`leakage decide` for a pair; a
-    generated case joins the dataset's working tree). When two reviewers decide the same item,
-    the first wins and the second gets an error.
+    \b
+    leakage-pair:   move-left | move-right | keep | template (applied by `dataset apply`)
+    generated-case: accept | edit --edited FILE | reject --reason WHY (joins the working tree)
+    disagreement:   --pick A|B | --merge FIELD=A|B ... | --outcome O [--required T ...]
+                    [--gap NOTE]; stored as `adjudicate decide` stores it, by an adjudicator
+                    who labelled neither side
+    judge-verdict:  resolve|clarify|refuse|escalate (outcome) or yes|no (fact), by the
+                    reviewer the verdict was given to
+
+    Example: casework review decide 7 --pick B --by adj-1
     """
+    if (required or forbidden or facts) and outcome is None:
+        raise UsageError("--required, --forbidden and --fact write a label: give --outcome too.")
+    label = None
+    if outcome is not None:
+        label = {
+            "outcome": outcome,
+            "required_tools": list(required),
+            "forbidden_tools": list(forbidden),
+            "answer_facts": list(facts),
+        }
+    chosen, carried = _adjudication(decision, pick, fields, label, gap_note)
+    if chosen is None:
+        raise UsageError("review decide: give the DECISION (see `casework review show ID`).")
+    edited = _edited(data)
+    if edited is not None and carried is not None:
+        raise UsageError("--edited is for a generated case; the other options for a disagreement.")
     task = decide_task(
         project,
         task_id,
-        decision,
+        chosen,
         reviewer=reviewer,
         reason=reason,
         seconds=seconds,
-        data=_edited(data),
+        data=edited or carried,
     )
     if fmt == "json":
         emit_json(task.as_json())
         return
     console.print(f"review item {task.id} ({task.kind}, {escape(task.subject)}): {task.decision}")
-    if task.kind == "leakage-pair":
-        console.print(f"apply decisions: casework leakage resolve {task.dataset}")
-    elif task.decision in ("accept", "edit"):
-        console.print(f"the case is in the working tree: casework release {task.dataset} -m MSG")
+    if task.kind in (LEAKAGE_PAIR, DISAGREEMENT) or task.decision in ("accept", "edit"):
+        console.print(f"apply decided work: casework dataset apply {task.dataset} -m MSG")
+
+
+@review_group.command("export")
+@click.option(
+    "--kind",
+    required=True,
+    type=click.Choice([DISAGREEMENT, JUDGE_VERDICT]),
+    help="Adjudication sheets (disagreement) or verdict sheets (judge-verdict).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write the sheets to.",
+)
+@click.option("--dataset", default=None, help="The dataset (required for disagreement).")
+@click.option(
+    "--person", "people", multiple=True, help="Only this adjudicator or reviewer (repeatable)."
+)
+@click.option(
+    "--sheet-format",
+    type=click.Choice(["jsonl", "csv"]),
+    default="jsonl",
+    show_default=True,
+    help="Verdict sheet format (adjudication sheets come as both).",
+)
+@FORMAT
+@pass_project
+def export_cmd(
+    project: Project,
+    kind: str,
+    out_dir: Path,
+    dataset: str | None,
+    people: tuple[str, ...],
+    sheet_format: str,
+    fmt: str,
+) -> None:
+    """Write the sheets of one kind's open items, one per person, for deciding offline.
+
+    disagreement: each adjudicator's adjudication sheet (JSONL and CSV), labels as A and B.
+    judge-verdict: each reviewer's open sampled verdicts, re-issued and signed (`judge sample`
+    draws new ones). Return sheets with `review import`.
+
+    Example: casework review export --kind judge-verdict --out sheets/
+    """
+    written = export_review_sheets(
+        project,
+        kind,
+        out_dir,
+        dataset=dataset,
+        people=people,
+        sheet_format="csv" if sheet_format == "csv" else "jsonl",
+    )
+    if fmt == "json":
+        emit_json({name: [str(p) for p in paths] for name, paths in written.items()})
+        return
+    if not written:
+        console.print(f"no open {kind} items to put on a sheet")
+    for name, paths in written.items():
+        console.print(f"wrote {', '.join(project.relative(p) for p in paths)} ({name})")
+
+
+@review_group.command("import")
+@click.argument("sheets", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@FORMAT
+@pass_project
+def import_cmd(project: Project, sheets: tuple[Path, ...], fmt: str) -> None:
+    """Store returned adjudication and judge-verdict SHEET...; each sheet's kind is read from it.
+
+    Each kind is stored all or nothing, signatures checked; label sheets stay `label import`.
+
+    Example: casework review import sheets/verdicts-rev-1.jsonl sheets/refunds.adj-1.adjudication.jsonl
+    """
+    report = import_review_sheets(project, list(sheets))
+    if fmt == "json":
+        emit_json(report.as_json())
+        return
+    if report.adjudications is not None:
+        adj = report.adjudications
+        console.print(
+            f"disagreement: {adj.total} adjudications stored from {adj.sheets} sheet(s), "
+            f"{adj.unanswered} left blank"
+        )
+    if report.verdicts is not None:
+        v = report.verdicts
+        console.print(
+            f"judge-verdict: {v.stored} verdict(s) stored ({v.replaced} replacing earlier "
+            f"answers), {v.unanswered} left blank"
+        )
+
+
+def _render_apply(report: ApplyReport) -> None:
+    record = report.record
+    if record is None and not report.applied:
+        console.print(f"{report.dataset}: nothing decided to apply")
+    elif record is None:
+        console.print(f"{report.dataset}: no case changed, no new version")
+    else:
+        console.print(
+            f"{report.dataset}@{record.number} released: {record.hash[:12]} "
+            f"({record.counts.cases} cases)"
+        )
+        for line in record.changes:
+            console.print(f"  - {escape(line)}")
+    console.print(f"generated-case: {len(report.generated)} released")
+    console.print(
+        f"labels: {report.labelled} labelled, {report.relabelled} relabelled, "
+        f"{report.adjudicated} by adjudication, {report.raw_labels} raw labels"
+    )
+    console.print(
+        f"leakage-pair: {len(report.moved)} moved, {report.kept} kept, "
+        f"{report.templates} template-like"
+        + (f"; {report.superseded} other flags no longer cross splits" if report.superseded else "")
+    )
+    for held in report.held:
+        console.print(f"held: {escape(held.case_id)}: {escape(held.reason)}")
+
+
+@click.command("apply")
+@click.argument("dataset")
+@click.option("-m", "--message", required=True, help="Why this version exists.")
+@FORMAT
+@pass_project
+def apply_cmd(project: Project, dataset: str, message: str, fmt: str) -> None:
+    """Release all of DATASET's decided work as one new version (nothing decided: no version).
+
+    Decided labels and adjudications, decided leakage flags (rows move to dev) and generated cases
+    accepted in review go into one release; prints what it applied per kind.
+
+    Example: casework dataset apply refunds -m "week 48 review"
+    """
+    report = apply_decisions(project, dataset, message=message)
+    if fmt == "json":
+        emit_json(report.as_json())
+    else:
+        _render_apply(report)
 
 
 COMMANDS: list[click.Command] = [review_group]

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, cast
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from casework.errors import UsageError
@@ -29,7 +30,7 @@ from casework.labelling.adjudication_queue import (
 )
 from casework.project import Project
 from casework.review._task import NewItem, ReviewTask
-from casework.workbench import open_workbench
+from casework.workbench import RawLabelRow, open_workbench, workbench_exists
 
 DISAGREEMENT = "disagreement"
 """The kind's name."""
@@ -45,6 +46,8 @@ def disagreement_items(project: Project, dataset: str) -> list[NewItem]:
         UsageError: Unknown dataset.
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
+    if not _has_labels(project, dataset):
+        return []  # nothing labelled: no disagreement (and no tool declarations needed)
     queue = adjudication_queue(project, dataset)
     tools = [{"name": n, "description": d} for n, d in queue.tools]
     items = []
@@ -54,6 +57,19 @@ def disagreement_items(project: Project, dataset: str) -> list[NewItem]:
         payload["tools"] = tools
         items.append(NewItem(DISAGREEMENT, queue.dataset, entry.case_id, entry.slice, payload))
     return items
+
+
+def _has_labels(project: Project, dataset: str) -> bool:
+    released = project.dataset_dir(dataset) / "labels.jsonl"
+    if released.is_file() and released.stat().st_size:
+        return True
+    if not workbench_exists(project):
+        return False
+    with open_workbench(project) as wb, wb.session() as session:
+        found = session.scalar(
+            select(RawLabelRow.case_id).where(RawLabelRow.dataset == dataset).limit(1)
+        )
+    return found is not None
 
 
 def order_key(task: ReviewTask) -> tuple[bool, float, str, str]:

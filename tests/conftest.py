@@ -1,4 +1,4 @@
-"""Shared fixtures: a small project on disk and a CLI runner."""
+"""Shared fixtures: a small project on disk, a CLI runner, and workbenches copied from a migrated template."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
+from casework.workbench import db as workbench_db
 from tests.factories import TOOLS, case_dict, write_lines
+from tests.workbench_template import MigratedTemplate
 
 
 @pytest.fixture
@@ -40,3 +42,20 @@ def run_cli() -> Callable[..., Result]:
         return runner.invoke(cli, list(args), catch_exceptions=False)
 
     return _run
+
+
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> MigratedTemplate:
+    """The session's migrated SQLite workbench template (built lazily, on first use)."""
+    return MigratedTemplate(tmp_path_factory.mktemp("workbench-template"))
+
+
+@pytest.fixture(autouse=True)
+def workbench_from_template(
+    migrated_template: MigratedTemplate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new SQLite workbench starts as a copy of the session's migrated template.
+
+    Tests of the migrations themselves override this fixture with one that does nothing.
+    """
+    monkeypatch.setattr(workbench_db, "upgrade", migrated_template.upgrade)

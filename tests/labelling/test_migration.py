@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
@@ -9,6 +10,11 @@ from sqlalchemy import create_engine, inspect
 from casework.workbench import Base, open_workbench
 
 TABLES = {"labelling_assignments", "labelling_labels"}
+
+
+@pytest.fixture
+def workbench_from_template() -> None:
+    """No template copy: the schema compared with the models is migrated from nothing."""
 
 
 def _tables_of(diff: Any) -> set[str]:

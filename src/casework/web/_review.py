@@ -2,7 +2,9 @@
 
 Everything comes from :mod:`casework.review` (:func:`sync_leakage`, :func:`list_tasks`,
 :func:`get_task`, :func:`decide_task`), the functions `casework review` uses; the decisions
-offered are the kind's (:func:`casework.review.review_kind`). Of two reviewers deciding one item,
+offered are the kind's (:func:`casework.review.review_kind`); a kind without a template of its
+own shows its payload. A disagreement is listed, shown and decided only for adjudicators (the
+queue's rules then apply: never one who labelled the case). Of two reviewers deciding one item,
 the second gets a 409 page saying who decided it first.
 """
 
@@ -16,13 +18,23 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
 from casework.errors import CaseworkError, DecisionConflict, UsageError
-from casework.review import ReviewTask, decide_task, get_task, list_tasks, review_kind, sync_leakage
+from casework.review import (
+    DISAGREEMENT,
+    ReviewTask,
+    decide_task,
+    get_task,
+    list_tasks,
+    review_kind,
+    sync_leakage,
+)
 from casework.web._render import highlighted, render
 from casework.web._routes import route, viewer
 from casework.web._served import ServedClock, refuse_spent, spend_now
 
 router = APIRouter()
 ROLE = ("reviewer",)
+#: Kinds that also take a role of their own: a disagreement is an adjudicator's decision.
+KIND_ROLES = {DISAGREEMENT: "adjudicator"}
 Text = Annotated[str, Form()]
 _TEMPLATES = Path(__file__).parent / "templates" / "review"
 
@@ -37,9 +49,15 @@ def _template(kind: str) -> str:
     return f"review/kind-{kind}.html" if own.is_file() else "review/kind-generic.html"
 
 
+def _may_see(request: Request, kind: str) -> bool:
+    who = viewer(request)
+    role = KIND_ROLES.get(kind)
+    return role is None or (who is not None and role in who.roles)
+
+
 def _list_page(request: Request, status: int = 200, **extra: Any) -> Response:
     project = request.app.state.project
-    tasks = list_tasks(project)
+    tasks = [t for t in list_tasks(project) if _may_see(request, t.kind)]
     open_tasks = [t for t in tasks if t.status == "open"]
     settled = sorted(
         (t for t in tasks if t.status != "open"), key=lambda t: t.decided_at or t.created_at
@@ -86,9 +104,12 @@ def sync(request: Request) -> Response:
 
 def _task(request: Request, task_id: int) -> ReviewTask:
     try:
-        return get_task(request.app.state.project, task_id)
+        task = get_task(request.app.state.project, task_id)
     except UsageError as exc:
         raise HTTPException(404, "no such review item") from exc
+    if not _may_see(request, task.kind):
+        raise HTTPException(403, f"a {task.kind} item takes the {KIND_ROLES[task.kind]} role")
+    return task
 
 
 def _item_page(

@@ -62,7 +62,7 @@ def ok(result: Result) -> Result:
 
 
 def scanned(root: Path) -> None:
-    ok(run(root, "release", "support", "-m", "first"))
+    ok(run(root, "dataset", "release", "support", "-m", "first"))
     assert run(root, "leakage", "scan", "support").exit_code == 1  # open flags
 
 
@@ -167,7 +167,7 @@ def test_sync_refreshes_an_open_item_whose_row_changed(root: Path) -> None:
     before = get_task(project, task_id)
     cases = root / "datasets" / "support" / "cases.jsonl"
     cases.write_text(cases.read_text().replace("thank you", "THANK YOU!"))  # same words
-    ok(run(root, "release", "support", "-m", "h-near edited"))
+    ok(run(root, "dataset", "release", "support", "-m", "h-near edited"))
     assert run(root, "leakage", "scan", "support").exit_code == 1
     again = sync_leakage(project, "support")
     assert task_id in again.existing and again.created == ()
@@ -228,7 +228,7 @@ def test_unknown_decision_and_item_are_usage_errors(root: Path) -> None:
     assert kind.exit_code == 2
     assert kind.stderr.startswith(
         "--kind: no review kind 'pairs' (kinds: disagreement, generated-case, judge-verdict, "
-        "leakage-pair)"
+        "leakage-pair"
     )
     who = run(root, "review", "decide", "1", "keep", "--reviewer", "a b")
     assert who.exit_code == 2
@@ -240,7 +240,7 @@ def _generated(case_id: str, text: str) -> Case:
 
 
 def test_generated_cases_accept_edit_reject(root: Path, tmp_path: Path) -> None:
-    ok(run(root, "release", "support", "-m", "first"))
+    ok(run(root, "dataset", "release", "support", "-m", "first"))
     project = load_project(root)
     drafts = [
         _generated("g-1", "my parcel never came"),
@@ -295,11 +295,11 @@ def test_generated_cases_accept_edit_reject(root: Path, tmp_path: Path) -> None:
 
     # The same end state as adding the cases to cases.jsonl by hand and releasing.
     by_hand = _project(tmp_path / "by-hand")
-    ok(run(by_hand, "release", "support", "-m", "first"))
+    ok(run(by_hand, "dataset", "release", "support", "-m", "first"))
     with (by_hand / "datasets/support/cases.jsonl").open("a", encoding="utf-8") as handle:
         handle.write(drafts[0].model_dump_json() + "\n" + json.dumps(edited) + "\n")
     for folder in (root, by_hand):
-        ok(run(folder, "release", "support", "-m", "generated cases"))
+        ok(run(folder, "dataset", "release", "support", "-m", "generated cases"))
     queued_version = load_dataset(project, "support@2")
     hand_version = load_dataset(load_project(by_hand), "support@2")
     assert queued_version.hash == hand_version.hash

@@ -8,11 +8,11 @@ from sqlalchemy import select
 from casework.project import Project
 from casework.review import DISAGREEMENT, list_tasks, sync_disagreements
 from casework.workbench import RawLabelRow, Workbench
-from tests.web.conftest import app, project, wb, workbench_url
+from tests.web.conftest import app, project, wb, web_snapshots, workbench_url
 from tests.web.helpers import form_value, person
 from tests.web.pages import label_all
 
-__all__ = ["app", "project", "wb", "workbench_url"]
+__all__ = ["app", "project", "wb", "web_snapshots", "workbench_url"]
 
 
 def test_a_disagreement_is_an_adjudicators_and_blind(

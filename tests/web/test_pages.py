@@ -21,23 +21,7 @@ from casework.schema import Case
 from casework.web import ROUTES, highlighted
 from casework.workbench import RawLabelRow, Workbench
 from tests.web.helpers import HOSTILE, MARKERS, Person, form_value, person
-from tests.web.pages import ANSWERS, label_all, plant_leak
-
-
-@pytest.fixture
-def team(app: FastAPI, wb: Workbench) -> dict[str, Person]:
-    """Two labellers who labelled (disagreeing on d-1 and u-1), an adjudicator, a reviewer."""
-    people = {
-        "lab-1": person(app, wb, "lab-1", "labeller"),
-        "lab-2": person(app, wb, "lab-2", "labeller"),
-        "adj-1": person(app, wb, "adj-1", "adjudicator"),
-        "adj-2": person(app, wb, "adj-2", "adjudicator"),
-        "rev-1": person(app, wb, "rev-1", "reviewer"),
-        "rev-2": person(app, wb, "rev-2", "reviewer"),
-        "admin": person(app, wb, "boss", "admin"),
-    }
-    label_all(people["lab-1"], people["lab-2"])
-    return people
+from tests.web.pages import ANSWERS, plant_leak
 
 
 def _decide(adj: Person, case_id: str, **form: str | list[str]) -> Any:

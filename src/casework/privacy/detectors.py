@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, NamedTuple, Protocol, runtime_checkable
 from urllib.parse import parse_qsl, urlsplit
 
 import phonenumbers
@@ -42,7 +42,6 @@ __all__ = [
     "id_pattern_detectors",
 ]
 
-_DIGIT = re.compile(r"\d")
 _NON_DIGIT = re.compile(r"\D")
 
 #: Kinds the built-in detectors produce.
@@ -120,11 +119,46 @@ class EmailDetector:
 #: width (no-break, thin, figure...), dashes of every length, dots, slashes, underscores.
 _SEP = r"[\s.\-/_\u2010-\u2015\u2212\u30fc\uff0d]"
 
+#: A run of digit groups joined by separators or brackets, the loosest way any number the
+#: detectors look for is written: a card, phone, id, postcode or expiry date lies within one.
+_RUN = re.compile(rf"\d(?:(?:{_SEP}|[()])*\d)*")
 
+
+class TextScan(NamedTuple):
+    """What the detectors ask of every text, worked out once per text (see :func:`text_scan`).
+
+    Attributes:
+        lower: The text lower-cased, where cue words are looked for before a cue pattern runs.
+        longest: The most digits in one run of digit groups (separators and brackets between
+            them): a card needs 13, a phone number 7, a cued national id 8, so most messages
+            skip most detectors on this one figure.
+    """
+
+    lower: str
+    longest: int
+
+
+@lru_cache(maxsize=16)
+def text_scan(text: str) -> TextScan:
+    """The :class:`TextScan` of ``text``.
+
+    Cached for the last few texts: every detector asks for the text it is given, in turn.
+    """
+    longest = 0
+    for m in _RUN.finditer(text):
+        run = m.group()
+        if len(run) > longest:
+            longest = max(longest, len(_NON_DIGIT.sub("", run)))
+    return TextScan(text.lower(), longest)
+
+
+# Patterns that open with a lookbehind start with `(?=\d)` (or the class of their first
+# character): the regex engine then skips ahead to candidate characters instead of trying the
+# lookbehind at every position, which made these scans several times slower.
 _DATE = re.compile(
-    r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)|(?<!\d)(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})"
+    r"(?=\d)(?:(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)|(?<!\d)(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})"
     r"|(?<!\d)(?:19|20)\d\d[-/\u2013](?:19|20)\d\d(?!\d)"
-    r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2}(?![\d/])"
+    r"|(?<![\d/])\d{1,2}/\d{1,2}/\d{2}(?![\d/]))"
 )
 
 
@@ -142,8 +176,8 @@ def _date_blank(m: re.Match[str]) -> str:
 #: decimal (`2.3.1`, `v10.0.19045`, `0.75`: two to four parts, the first of one or two digits,
 #: one part a single digit).
 _AMOUNT_OR_VERSION = re.compile(
-    r"(?<![\d.,])\d{1,3}(?:,\d{3})*\.\d{2}(?!\d)(?!\.\d)"
-    r"|(?<![\d.+])(?=[\d.]*(?<![\d])\d(?![\d]))\d{1,2}(?:\.\d{1,5}){1,3}(?!\d)(?!\.\d)"
+    r"(?=\d)(?:(?<![\d.,])\d{1,3}(?:,\d{3})*\.\d{2}(?!\d)(?!\.\d)"
+    r"|(?<![\d.+])(?=[\d.]*(?<![\d])\d(?![\d]))\d{1,2}(?:\.\d{1,5}){1,3}(?!\d)(?!\.\d))"
 )
 
 
@@ -177,16 +211,21 @@ class PhoneDetector:
 
     kind = "phone"
     _re = re.compile(
-        rf"(?<![\w+])(?<!\d[.,:])(?:\+|00)?\s?\(?\d(?:\d|{_SEP}|[()]){{5,40}}\d(?![\w])"
+        rf"(?=[\d+(\s])(?<![\w+])(?<!\d[.,:])(?:\+|00)?\s?\(?\d(?:\d|{_SEP}|[()]){{5,40}}\d(?![\w])"
     )
     _group = re.compile(r"\+?\(?(\d+)\)?")
     _digits = re.compile(r"\d+")
     _dotted_quad = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
+    #: A group of one digit after the first group.
+    _lone_digit = re.compile(r"\d\D+\d(?!\d)")
 
     def __init__(self, regions: Sequence[str] = ("US", "GB")) -> None:
         self.regions = tuple(regions)
         self._national_lengths = self._lengths(self.regions)
-        self._shapes = self._plausible_shapes(self.regions)
+        self._leads: dict[int, tuple[str, ...]] = {}
+        for lead, lengths in self._plausible_shapes(self.regions):
+            for n in lengths:
+                self._leads[n] = (*self._leads.get(n, ()), lead)
         self._elsewhere = tuple(
             r for r in self.regions if phonenumbers.country_code_for_region(r.upper()) != 1
         )
@@ -237,8 +276,7 @@ class PhoneDetector:
         digit runs in a message (cards, IBANs, order ids, their sub-runs) fail it.
         """
         digits = _NON_DIGIT.sub("", raw)
-        n = len(digits)
-        return any(n in lengths and digits.startswith(lead) for lead, lengths in self._shapes)
+        return digits.startswith(self._leads.get(len(digits), ()))
 
     def _valid(self, raw: str, digits: int) -> str | None:
         if digits < 7 or digits > 15:
@@ -248,10 +286,15 @@ class PhoneDetector:
             digits not in self._national_lengths or self._dotted_quad.search(raw)
         ):
             return None
-        if not international and any(len(g) < 2 for g in self._digits.findall(raw)[1:]):
+        if not international and self._lone_digit.search(raw):
             return None  # single digits between separators are arithmetic, not a phone number
         if not international and not self._plausible(raw):
             return None
+        if not international and not self._nanp_grouped(raw):
+            # Were it read as North American, it would be dropped below for its grouping: read
+            # it in the other regions only (the same answer, without parsing it as one first).
+            reading = read_phone(raw, self._elsewhere) if self._elsewhere else None
+            return reading.e164 if reading is not None else None
         reading = read_phone(raw.lstrip("( ") if international else raw, self.regions)
         if reading is None:
             return None
@@ -273,6 +316,13 @@ class PhoneDetector:
 
     _NANP_GROUPS = frozenset({(3, 3, 4), (3, 7), (10,), (6, 4)})
 
+    def _nanp_grouped(self, raw: str) -> bool:
+        """Whether ``raw``'s digit groups are 3-3-4, 3-7, 6-4 or 10 (after an optional `1`), or 11."""
+        sizes = tuple(len(g) for g in self._digits.findall(raw))
+        if sizes[:1] == (1,):
+            sizes = sizes[1:]
+        return sizes in self._NANP_GROUPS or sizes == (11,)
+
     def _nanp_shaped(self, raw: str, reading: PhoneReading) -> bool:
         """Whether a North American number is written like one.
 
@@ -280,11 +330,11 @@ class PhoneDetector:
         it is not a valid (assigned) number, its area code and exchange start 2–9. So a year range
         `2024-2025 10` is not a phone number, and `245-957-3870` is.
         """
+        if not self._nanp_grouped(raw):
+            return False
         sizes = tuple(len(g) for g in self._digits.findall(raw))
         if sizes[:1] == (1,):
             sizes = sizes[1:]
-        if sizes not in self._NANP_GROUPS and sizes != (11,):
-            return False
         if sizes == (3, 3, 4):
             return True  # written like a phone number: scrubbed even with an unassigned area code
         n = reading.national
@@ -292,7 +342,7 @@ class PhoneDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every phone number in ``text``."""
-        if not _DIGIT.search(text):
+        if text_scan(text).longest < 7:
             return
         for m in self._re.finditer(_without_figures(text)):
             raw = text[m.start() : m.end()]
@@ -348,7 +398,9 @@ class CardDetector:
     kind = "card"
     # A dot straight after a digit and before a space ends a sentence (`1747341706. 100`), so it
     # never joins groups; a spaced dot (`4111 . 1111`) and a bare one (`4111.1111`) still do.
-    _re = re.compile(rf"(?<![\d+])(?<!\d[.,:])[0-9](?:(?!\.\s){_SEP}{{0,3}}[0-9]){{12,}}(?![0-9])")
+    _re = re.compile(
+        rf"(?=[0-9])(?<![\d+])(?<!\d[.,:])[0-9](?:(?!\.\s){_SEP}{{0,3}}[0-9]){{12,}}(?![0-9])"
+    )
     _group = re.compile(r"[0-9]+")
 
     def find(self, text: str) -> Iterator[Detection]:
@@ -358,7 +410,7 @@ class CardDetector:
         scrubber's overlap resolution then keeps the best non-overlapping ones (so a card
         right after an IBAN or another card is still found).
         """
-        if not _DIGIT.search(text):
+        if text_scan(text).longest < 13:
             return
         for m in self._re.finditer(_without_figures(text)):
             raw = m.group()
@@ -397,20 +449,27 @@ class IbanDetector:
 
     kind = "iban"
     _start = re.compile(
-        rf"(?<![A-Za-z0-9])[A-Za-z]{_SEP}{{0,3}}[A-Za-z](?!\.\s){_SEP}{{0,3}}[0-9]{_SEP}{{0,3}}[0-9]"
+        rf"[A-Za-z](?<![A-Za-z0-9][A-Za-z]){_SEP}{{0,3}}(?P<b>[A-Za-z])(?!\.\s)"
+        rf"{_SEP}{{0,3}}[0-9]{_SEP}{{0,3}}[0-9]"
     )
     _sep = re.compile(_SEP)
+    #: An IBAN of each registry length as written: that many letters and digits, up to three
+    #: separator characters between two of them.
+    _shapes: ClassVar[dict[int, re.Pattern[str]]] = {
+        n: re.compile(rf"(?:[A-Za-z0-9]{_SEP}{{0,3}}){{{n - 1}}}[A-Za-z0-9]")
+        for n in sorted(set(IBAN_LENGTHS.values()))
+    }
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every valid IBAN in ``text``."""
-        if not _DIGIT.search(text):
+        if text_scan(text).longest < 2:
             return
         pos = 0
         while True:
             m = self._start.search(text, pos)
             if m is None:
                 return
-            found = self._read(text, m.start())
+            found = self._read(text, m.start(), (text[m.start()] + m.group("b")).upper())
             if found is None:
                 pos = m.start() + 1
                 continue
@@ -419,35 +478,21 @@ class IbanDetector:
             pos = end
 
     @classmethod
-    def _read(cls, text: str, start: int) -> tuple[int, str] | None:
-        """Collect alphanumerics (short separator runs allowed) and keep the registry's length."""
-        chars: list[str] = []
-        ends: list[int] = []
-        i, n = start, len(text)
-        while i < n and len(chars) < 34:
-            ch = text[i]
-            if ch.isascii() and ch.isalnum():
-                chars.append(ch.upper())
-                ends.append(i + 1)
-                i += 1
-                continue
-            j = i
-            while j < n and j - i < 3 and cls._sep.match(text, j):
-                j += 1
-            if j == i or j >= n or not (text[j].isascii() and text[j].isalnum()):
-                break
-            i = j
-        length = IBAN_LENGTHS.get("".join(chars[:2]))
-        if length is None or length > len(chars):
+    def _read(cls, text: str, start: int, country: str) -> tuple[int, str] | None:
+        """The IBAN of ``country``'s registry length written from ``start``, if valid."""
+        length = IBAN_LENGTHS.get(country)
+        if length is None:
+            return None  # not a registry country: most candidates end here
+        m = cls._shapes[length].match(text, start)
+        if m is None:
             return None
-        nxt = ends[length - 1]
         # the IBAN must end at a word edge: not in the middle of a run of letters/digits
-        if nxt < n and text[nxt].isalnum():
+        if m.end() < len(text) and text[m.end()].isalnum():
             return None
-        candidate = "".join(chars[:length])
+        candidate = cls._sep.sub("", m.group()).upper()
         if sum(ch.isdigit() for ch in candidate) < 8 or not iban_valid(candidate):
             return None
-        return nxt, candidate
+        return m.end(), candidate
 
 
 class IpDetector:
@@ -455,7 +500,7 @@ class IpDetector:
 
     kind = "ip"
     _v4 = re.compile(
-        r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+        r"(?=\d)(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
         r"(?!\.?\d)(?![\w])"
     )
     _v6 = re.compile(
@@ -464,7 +509,7 @@ class IpDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every IP address in ``text``."""
-        if "." in text and _DIGIT.search(text):
+        if "." in text and text_scan(text).longest >= 4:
             for m in self._v4.finditer(text):
                 yield Detection(m.start(), m.end(), self.kind, m.group())
         if "::" in text or text.count(":") >= 2:
@@ -552,7 +597,7 @@ class StreetAddressDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every street address in ``text``."""
-        if not _DIGIT.search(text) or not self._type.search(text):
+        if not text_scan(text).longest or not self._type.search(text):
             return
         for m in self._re.finditer(text):
             raw = m.group().rstrip(".")

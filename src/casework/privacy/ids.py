@@ -22,7 +22,7 @@ from stdnum.fr import nir
 from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
-from casework.privacy.detectors import Detection
+from casework.privacy.detectors import Detection, text_scan
 from casework.privacy.pseudonyms import normalise
 
 __all__ = ["ExpiryDetector", "NationalIdDetector", "PostcodeDetector"]
@@ -46,6 +46,9 @@ class _Rule:
     valid: Callable[[str], bool]
     cue: str | None
     """Group name of the cue that must precede a match, or ``None`` when the form alone is enough."""
+    digits: int = 0
+    """The fewest digits a match holds in one run of digit groups: the rule is not run on a text
+    without such a run (see :class:`casework.privacy.detectors.TextScan`)."""
 
 
 def _any(_: str) -> bool:
@@ -67,54 +70,77 @@ _ID_CUES = re.compile(
     re.IGNORECASE,
 )
 
+# The forms found without a cue start with the class of their first character and look behind
+# it after: the regex engine then skips to candidate characters (see detectors.py).
 _ID_RULES = (
     # US social-security number written 3-2-4; bare nine digits only after an SSN cue.
-    _Rule("ssn", re.compile(rf"{_B}\d{{3}}[ \-]\d{{2}}[ \-]\d{{4}}{_E}"), ssn.is_valid, None),
-    _Rule("ssn", re.compile(rf"{_B}\d{{3}}[ \-.]?\d{{2}}[ \-.]?\d{{4}}{_E}"), _any, "ssn"),
-    # Brazil CPF 000.000.000-00, France NIR (15 digits, key mod 97), Italy codice fiscale,
-    # Spain DNI/NIE (check letter), India Aadhaar 4-4-4 (Verhoeff, via stdnum's module).
     _Rule(
-        "nationalid", re.compile(rf"{_B}\d{{3}}\.\d{{3}}\.\d{{3}}-\d{{2}}{_E}"), cpf.is_valid, None
+        "ssn",
+        re.compile(rf"\d(?<![\w.\-/]\d)\d{{2}}[ \-]\d{{2}}[ \-]\d{{4}}{_E}"),
+        ssn.is_valid,
+        None,
+        9,
+    ),
+    _Rule("ssn", re.compile(rf"(?=\d){_B}\d{{3}}[ \-.]?\d{{2}}[ \-.]?\d{{4}}{_E}"), _any, "ssn", 9),
+    # Brazil CPF 000.000.000-00, France NIR (15 digits, key mod 97; Corsica's 2A/2B splits its
+    # digits), Italy codice fiscale, Spain DNI/NIE (check letter).
+    _Rule(
+        "nationalid",
+        re.compile(rf"\d(?<![\w.\-/]\d)\d{{2}}\.\d{{3}}\.\d{{3}}-\d{{2}}{_E}"),
+        cpf.is_valid,
+        None,
+        11,
     ),
     _Rule(
         "nationalid",
         re.compile(
-            rf"{_B}[12] ?\d{{2}} ?\d{{2}} ?(?:\d{{2}}|2[AB]) ?\d{{3}} ?\d{{3}} ?\d{{2}}{_E}"
+            rf"[12](?<![\w.\-/][12]) ?\d{{2}} ?\d{{2}} ?(?:\d{{2}}|2[AB]) ?\d{{3}} ?\d{{3}} ?\d{{2}}{_E}"
         ),
         nir.is_valid,
         None,
+        6,
     ),
     _Rule(
         "nationalid",
         re.compile(
-            r"(?<!\w)[A-Z]{6}[0-9LMNPQRSTUV]{2}[A-EHLMPR-T][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z](?!\w)",
+            r"[A-Z](?<!\w[A-Z])[A-Z]{5}[0-9LMNPQRSTUV]{2}[A-EHLMPR-T][0-9LMNPQRSTUV]{2}[A-Z]"
+            r"[0-9LMNPQRSTUV]{3}[A-Z](?!\w)",
             re.IGNORECASE,
         ),
         codicefiscale.is_valid,
         None,
     ),
-    _Rule("nationalid", re.compile(rf"{_B}\d{{8}}-?[A-Z]{_E}", re.IGNORECASE), dni.is_valid, None),
     _Rule(
         "nationalid",
-        re.compile(rf"{_B}[XYZ]-?\d{{7}}-?[A-Z]{_E}", re.IGNORECASE),
+        re.compile(rf"\d(?<![\w.\-/]\d)\d{{7}}-?[A-Z]{_E}", re.IGNORECASE),
+        dni.is_valid,
+        None,
+        8,
+    ),
+    _Rule(
+        "nationalid",
+        re.compile(rf"[XYZ](?<![\w.\-/][XYZ])-?\d{{7}}-?[A-Z]{_E}", re.IGNORECASE),
         nie.is_valid,
         None,
+        7,
     ),
     # UK National Insurance number: two letters, six digits (grouped any way), a letter.
     _Rule(
         "nationalid",
-        re.compile(r"(?<!\w)[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Z](?!\w)"),
+        re.compile(r"[A-Z](?<!\w[A-Z])[A-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-Z](?!\w)"),
         _any,
         None,
+        6,
     ),
     # After words naming a national id: any run of 8-15 digits in common groupings (BSN, SIN,
     # PESEL, bare CPF, Aadhaar, a NIR written in groups...), valid or not: people mistype, and
     # the cue says what it is.
     _Rule(
         "nationalid",
-        re.compile(rf"{_B}\d(?:[ .\-]?\d){{7,14}}{_E}"),
+        re.compile(rf"(?=\d){_B}\d(?:[ .\-]?\d){{7,14}}{_E}"),
         _any,
         "nid",
+        8,
     ),
 )
 
@@ -125,23 +151,30 @@ _ID_RULES = (
 _ID_HINT = re.compile(r"\d(?:[ .\-]?\d){5}|[A-Za-z]{6}\d\d")
 
 
-#: The forms found without a cue, as one pattern (one pass over the text instead of one each).
+#: The forms found without a cue.
 _FORMS = [rule for rule in _ID_RULES if rule.cue is None]
-_ANY_FORM = re.compile(
-    "|".join(
-        f"(?P<f{i}>{'(?i:' if rule.pattern.flags & re.IGNORECASE else '(?:'}{rule.pattern.pattern}))"
-        for i, rule in enumerate(_FORMS)
-    )
+
+
+#: What every id cue contains, searched in the lower-cased text before `_ID_CUES` runs.
+_ID_CUE_HINT = re.compile(
+    r"ssn|soc|insurance|ni\s|nino|nir|curit|insee|codice|tax|fiscal|bsn|burger|citizen|sofi|"
+    r"cpf|pesel|sin|aadha|dni|nie|nif|national|id\s|personal|steuer|tfn"
 )
 
 
 def _id_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    if _ID_HINT.search(text) is None:
+    scan = text_scan(text)
+    if scan.longest < 2 or _ID_HINT.search(text) is None:
         return
-    for m in _ANY_FORM.finditer(text):
-        rule = _FORMS[int(str(m.lastgroup)[1:])]
-        if rule.valid(_compact(m.group())):
-            yield m.start(), m.end(), rule.kind
+    for rule in _FORMS:
+        if scan.longest < rule.digits:
+            continue
+        for m in rule.pattern.finditer(text):
+            if rule.valid(_compact(m.group())):
+                yield m.start(), m.end(), rule.kind
+    # A cued id holds eight digits or more in a run, and its cue one of the hint's words.
+    if scan.longest < 8 or _ID_CUE_HINT.search(scan.lower) is None:
+        return
     cues: dict[str, list[int]] = {"ssn": [], "nid": []}
     for m in _ID_CUES.finditer(text):
         cues["ssn" if m.group("ssn") else "nid"].append(m.end())
@@ -169,8 +202,6 @@ class NationalIdDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every national id in ``text``."""
-        if not any(ch.isdigit() for ch in text):
-            return
         for start, end, kind in _id_spans(text):
             yield Detection(start, end, kind, normalise(kind, text[start:end]))
 
@@ -184,7 +215,7 @@ _POST_CUES = re.compile(
 )
 #: Postcodes whose shape alone says what they are: British and Canadian.
 _POST_SHAPES = re.compile(
-    r"(?<![\w-])(?:[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]? ?\d[ABD-HJLNP-UW-Z]{2}"
+    r"(?=[A-Z])(?<![\w-])(?:[A-PR-UWYZ][A-HK-Y]?\d[A-Z\d]? ?\d[ABD-HJLNP-UW-Z]{2}"
     r"|[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z] ?\d[ABCEGHJ-NPRSTV-Z]\d)(?![\w-])"
 )
 #: British and Canadian postcodes hold a capital letter touching a digit.
@@ -192,7 +223,7 @@ _UPPER_DIGIT = re.compile(r"[A-Z]\d")
 #: Postcodes of other countries: digits, maybe grouped (`94105`, `94105-1234`, `03-427`,
 #: `83449-786`, `693-3584`, `1011 AB`), read only after a postcode cue.
 _POST_NUMERIC = re.compile(
-    r"(?<![\w.\-/])\d{2,6}(?:[ \-]?\d{3,4})?(?: ?[A-Z]{2})?(?![\w]|[.\-/]\d)"
+    r"(?=\d)(?<![\w.\-/])\d{2,6}(?:[ \-]?\d{3,4})?(?: ?[A-Z]{2})?(?![\w]|[.\-/]\d)"
 )
 
 
@@ -212,12 +243,14 @@ class PostcodeDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every postcode in ``text``."""
-        if not any(ch.isdigit() for ch in text):
+        scan = text_scan(text)
+        if not scan.longest:
             return
         if _UPPER_DIGIT.search(text) is not None:
             for m in _POST_SHAPES.finditer(text):
                 yield Detection(m.start(), m.end(), self.kind, normalise(self.kind, m.group()))
-        if _POST_HINT.search(text.lower()) is None:
+        # A numeric postcode holds four digits or more, after a cue holding one of the hint's words.
+        if scan.longest < 4 or _POST_HINT.search(scan.lower) is None:
             return
         ends = [m.end() for m in _POST_CUES.finditer(text)]
         if not ends:
@@ -236,6 +269,8 @@ _EXPIRY = re.compile(
     r"(?P<date>(?:0?[1-9]|1[0-2])\s?[/\-.]\s?(?:20)?\d{2})(?![\w]|[/\-.]\d)",
     re.IGNORECASE,
 )
+#: What every expiry cue contains, searched in the lower-cased text before `_EXPIRY` runs.
+_EXPIRY_HINT = re.compile(r"exp|valid|thru|ablauf|gültig|scadenza|vencimiento|caducidad")
 #: A card expiry written right after the card number (`4242 4242 4242 4242 03/27`).
 _AFTER_CARD = re.compile(
     r"\d(?:[ \-]?\d){12,18}\s{1,3}(?P<date>(?:0[1-9]|1[0-2])/(?:20)?\d{2})(?![\w]|[/\-.]\d)"
@@ -255,7 +290,14 @@ class ExpiryDetector:
         """Yield every card expiry date in ``text``."""
         if "/" not in text and "-" not in text and "." not in text:
             return
-        for pattern in (_EXPIRY, _AFTER_CARD):
-            for m in pattern.finditer(text):
-                start, end = m.span("date")
-                yield Detection(start, end, self.kind, normalise(self.kind, m.group("date")))
+        scan = text_scan(text)
+        # A month and year hold three digits or more, a card and its expiry seventeen.
+        if scan.longest >= 3 and _EXPIRY_HINT.search(scan.lower) is not None:
+            yield from self._dates(_EXPIRY, text)
+        if scan.longest >= 17:
+            yield from self._dates(_AFTER_CARD, text)
+
+    def _dates(self, pattern: re.Pattern[str], text: str) -> Iterator[Detection]:
+        for m in pattern.finditer(text):
+            start, end = m.span("date")
+            yield Detection(start, end, self.kind, normalise(self.kind, m.group("date")))

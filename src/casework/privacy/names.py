@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 
-from casework.privacy.detectors import Detection
+from casework.privacy.detectors import Detection, text_scan
 from casework.privacy.pseudonyms import normalise
 
 __all__ = ["NameDetector", "first_names"]
@@ -281,7 +281,7 @@ class NameDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every name read after a cue in ``text``."""
-        if _CUE_HINT.search(text.lower()) is None:
+        if _CUE_HINT.search(text_scan(text).lower) is None:
             return
         for cue in _CUE.finditer(text):
             found = self._read(

@@ -134,7 +134,11 @@ def read_phone(raw: str, regions: Sequence[str] = ("US", "GB")) -> PhoneReading 
             number = phonenumbers.parse(text, region)
         except phonenumbers.NumberParseException:
             continue
-        valid = phonenumbers.is_valid_number(number)
+        # Valid in the region it was read in is valid (and checks one region, where
+        # is_valid_number first looks for the number's region among all sharing its code).
+        valid = (
+            region is not None and phonenumbers.is_valid_number_for_region(number, region)
+        ) or phonenumbers.is_valid_number(number)
         if not valid and (
             possible is not None
             or phonenumbers.is_possible_number_with_reason(number)

@@ -1,0 +1,68 @@
+"""The cheap common path: one scan per text decides which detectors have anything to read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import phonenumbers
+import pytest
+
+from casework.privacy import PseudonymKey, Scrubber
+from casework.privacy import detectors as detectors_module
+from casework.privacy.pseudonyms import read_phone
+
+KEY = PseudonymKey(b"scan-test-key-0123456789abcdefghijklmn", "test")
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[tuple[Any, ...]]:
+    calls: list[tuple[Any, ...]] = []
+    real: Callable[..., Any] = getattr(owner, name)
+
+    def wrapper(*args: Any) -> Any:
+        calls.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(owner, name, wrapper)
+    return calls
+
+
+def test_the_scan_counts_the_digits_of_the_longest_run() -> None:
+    from casework.privacy.detectors import text_scan
+
+    scan = text_scan("Call +1 (415) 555-0123 about ORDER 12")
+    assert scan.longest == 11
+    assert scan.lower == "call +1 (415) 555-0123 about order 12"
+    assert text_scan("no figures here").longest == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Order 12 of 40 pieces, 3 boxes, 1.5 kg each",
+        "paid 49.99 on 12/03, ref 2023, version 2.3.1",
+        "The item number on the label is 4471, size 42.",
+    ],
+)
+def test_short_figures_never_reach_the_phone_or_card_readers(
+    monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    blanked = _counting(monkeypatch, detectors_module, "_without_figures")
+    read_phone.cache_clear()
+    parsed = _counting(monkeypatch, phonenumbers, "parse")
+    assert Scrubber(KEY).text(text) == text
+    assert blanked == []
+    assert parsed == []
+
+
+def test_a_number_not_grouped_as_north_american_is_never_parsed_as_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read_phone.cache_clear()
+    parsed = _counting(monkeypatch, phonenumbers, "parse")
+    scrubbed = Scrubber(KEY).text("card 4111 1111 1111 1111, iban NL91 ABNA 0417 1643 00")
+    assert "4111" not in scrubbed and "0417" not in scrubbed
+    assert [args for args in parsed if "US" in args] == []
+    # Grouped as one, it is read as one.
+    assert Scrubber(KEY).text("call 415 555 0123").startswith("call phone_")
+    assert any("US" in args for args in parsed)

@@ -45,7 +45,12 @@ def test_generated_project_passes_check(tmp_path: Path) -> None:
     _run(str(BENCH / "dataset_data.py"), "60", str(tmp_path / "p"))
     subprocess.run(["git", "init", "-q", "."], cwd=tmp_path / "p", check=True)
     done = _run(
-        "-c", "from casework.cli import main; main()", "check", "refunds", cwd=tmp_path / "p"
+        "-c",
+        "from casework.cli import main; main()",
+        "dataset",
+        "check",
+        "refunds",
+        cwd=tmp_path / "p",
     )
     assert "60 cases checked" in done.stdout
 

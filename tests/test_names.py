@@ -75,12 +75,12 @@ def _outside(tmp_path: Path, project: Path) -> set[Path]:
     "command",
     [
         ["mine", "{traces}", "--dataset", "{name}", "--slice", "refunds"],
-        ["interop", "import-adk", "{adk}", "--dataset", "{name}", "--slice", "adk"],
+        ["import", "adk", "{adk}", "--dataset", "{name}", "--slice", "adk"],
         ["mine", "{traces}", "--dataset", "refunds", "--slice", "{name}"],
-        ["interop", "import-adk", "{adk}", "--dataset", "copy", "--slice", "{name}"],
-        ["release", "{name}", "-m", "x"],
-        ["check", "{name}"],
-        ["versions", "{name}"],
+        ["import", "adk", "{adk}", "--dataset", "copy", "--slice", "{name}"],
+        ["dataset", "release", "{name}", "-m", "x"],
+        ["dataset", "check", "{name}"],
+        ["dataset", "versions", "{name}"],
         ["label", "assign", "{name}", "--labellers", "lab-1,lab-2"],
         ["label", "assign", "refunds", "--labellers", "{name}"],
         ["results", "show", "{name}"],
@@ -100,9 +100,9 @@ def test_no_command_writes_outside_the_project(
     traces.write_text(
         json.dumps({"session_id": "s-1", "messages": [{"role": "user", "content": "hi"}]}) + "\n"
     )
-    assert run_cli("release", "refunds", "-m", "first").exit_code == 0
+    assert run_cli("dataset", "release", "refunds", "-m", "first").exit_code == 0
     adk = project_dir / "export" / "refunds.evalset.json"
-    assert run_cli("interop", "export-adk", "refunds@1", "--out", str(adk)).exit_code == 0
+    assert run_cli("export", "adk", "refunds@1", "--out", str(adk)).exit_code == 0
     before = _outside(tmp_path, project_dir)
     name = value.format(absolute=tmp_path / "escaped-absolute")
     args = [a.format(name=name, traces=traces, adk=adk) for a in command]
@@ -133,7 +133,7 @@ def test_names_inside_files_are_refused_with_their_line(
         }
         write_lines(project_dir / "datasets" / "refunds" / "labels.jsonl", [label])
         where = "datasets/refunds/labels.jsonl:1: labeller: "
-    result = run_cli("release", "refunds", "-m", "x")
+    result = run_cli("dataset", "release", "refunds", "-m", "x")
     assert result.exit_code == 1
     assert result.stderr.startswith(where + "a name starts with a letter or digit"), result.stderr
     assert not (project_dir / "datasets" / "refunds" / "versions.jsonl").exists()

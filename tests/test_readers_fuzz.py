@@ -929,7 +929,7 @@ def test_release_of_hostile_files_reports_or_releases(
     target: str,
     first: bool,
 ) -> None:
-    """`casework release` reads the tree itself: a bad file is refused with nothing written.
+    """`casework dataset release` reads the tree itself: a bad file is refused with nothing written.
 
     ``first``: the dataset was never released (its log and version store gone), so it takes
     the first release's path (labels validated beside the cases, the hash computed as written).

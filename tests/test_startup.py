@@ -1,4 +1,4 @@
-"""Start-up: `casework --help` imports no command, `casework versions` none of the heavy libraries.
+"""Start-up: `casework --help` imports no command, `casework dataset versions` no heavy library.
 
 The command table in ``casework.cli`` (module and short help of each command) stands in for the
 commands until one runs; these tests keep it equal to the commands, and the lazy package exports
@@ -22,7 +22,8 @@ import pytest
 
 import casework
 import casework.cli
-from casework.cli import COMMAND_HELP, COMMAND_MODULES, COMMAND_TABLE, cli
+from casework.cli import ALIAS_MODULES, COMMAND_HELP, COMMAND_MODULES, COMMAND_TABLE, cli
+from casework.cli._lazy_group import LazyGroup
 
 SRC = Path(casework.__file__).parent
 
@@ -79,6 +80,52 @@ def test_the_table_lists_exactly_the_commands_the_modules_register() -> None:
     assert where == COMMAND_MODULES
 
 
+def test_the_alias_table_lists_exactly_the_old_spellings_the_modules_register() -> None:
+    where: dict[str, str] = {}
+    for info in pkgutil.iter_modules(casework.cli.__path__):
+        module = importlib.import_module(f"casework.cli.{info.name}")
+        for command in getattr(module, "ALIASES", []):
+            assert command.hidden, f"{command.name} is an old spelling: it must be hidden"
+            assert command.name not in where, f"{command.name} registered twice"
+            where[str(command.name)] = info.name
+    assert where == ALIAS_MODULES
+    assert not set(ALIAS_MODULES) & set(COMMAND_TABLE)
+    ctx = click.Context(cli)
+    for name in ALIAS_MODULES:
+        command = cli.get_command(ctx, name)
+        assert command is not None and command.hidden
+        assert name not in cli.list_commands(ctx)
+
+
+def _lazy_groups() -> list[tuple[str, LazyGroup]]:
+    ctx = click.Context(cli)
+    found = [(name, cli.get_command(ctx, name)) for name in COMMAND_TABLE]
+    return [(name, g) for name, g in found if isinstance(g, LazyGroup) and g.lazy]
+
+
+def test_some_groups_load_their_heavier_commands_lazily() -> None:
+    assert "dataset" in dict(_lazy_groups())
+
+
+@pytest.mark.parametrize("width", [40, 80, 100])
+def test_a_lazy_groups_listing_equals_clicks_listing_of_the_loaded_commands(width: int) -> None:
+    for name, group in _lazy_groups():
+        ctx = click.Context(group, info_name=name, terminal_width=width, max_content_width=width)
+        lazy = click.HelpFormatter(width=width)
+        fresh = LazyGroup(name, commands=dict(group.commands), lazy=group.lazy)
+        for loaded in group.lazy:
+            fresh.commands.pop(loaded, None)
+        fresh.format_commands(ctx, lazy)
+        eager = click.HelpFormatter(width=width)
+        click.Group.format_commands(group, ctx, eager)  # loads every command
+        assert lazy.getvalue() == eager.getvalue()
+        for sub, (_, short) in group.lazy.items():
+            command = group.get_command(ctx, sub)
+            assert command is not None and not command.hidden
+            first = " ".join((command.help or "").split("\n\n")[0].split())
+            assert short == first, f"{name} {sub}: update the lazy table of `{name}`"
+
+
 def test_each_short_help_is_the_commands_own() -> None:
     for name, command in _eager_commands().items():
         source = command.short_help or command.help or ""
@@ -98,7 +145,7 @@ def test_the_lazy_listing_equals_clicks_listing_of_the_loaded_commands(width: in
     eager = click.HelpFormatter(width=width)
     click.Group.format_commands(cli, ctx, eager)  # loads every command
     assert lazy.getvalue() == eager.getvalue()
-    assert "versions" in lazy.getvalue()
+    assert "dataset" in lazy.getvalue()
 
 
 def test_help_imports_no_command_module_and_no_heavy_library(tmp_path: Path) -> None:
@@ -109,9 +156,20 @@ def test_help_imports_no_command_module_and_no_heavy_library(tmp_path: Path) -> 
     ]
 
 
+@pytest.mark.parametrize(
+    "args", [("dataset", "--help"), ("dataset", "check", "--help"), ("check", "--help")]
+)
+def test_the_dataset_group_and_its_help_import_no_heavy_library(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    found = _probe(*args, cwd=tmp_path)
+    assert found["heavy"] == []
+    assert "casework.cli._dataset_erasure" not in found["casework"]
+
+
 def test_versions_imports_no_heavy_library(project_dir: Path) -> None:
     released = subprocess.run(
-        [sys.executable, "-c", PROBE, "release", "refunds", "-m", "first"],
+        [sys.executable, "-c", PROBE, "dataset", "release", "refunds", "-m", "first"],
         cwd=project_dir,
         env={**os.environ, "PYTHONPATH": str(SRC.parent)},
         capture_output=True,
@@ -119,7 +177,7 @@ def test_versions_imports_no_heavy_library(project_dir: Path) -> None:
         check=True,
     )
     assert "released" in released.stdout
-    found = _probe("versions", "refunds", cwd=project_dir)
+    found = _probe("dataset", "versions", "refunds", cwd=project_dir)
     assert found["heavy"] == []
     assert "casework.dataset.versions" in found["casework"]
     assert "casework.gate" not in found["casework"]
@@ -134,6 +192,7 @@ def test_library_parameter_names_are_spelled_as_flags_in_a_fresh_process(
             sys.executable,
             "-c",
             "from casework.cli import main; main()",
+            "dataset",
             "release",
             "refunds",
             "-m",

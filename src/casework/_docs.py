@@ -2,7 +2,7 @@
 
 pydantic's ``use_attribute_docstrings`` does the same, but per class and at import: it finds each
 class's source by tokenising growing blocks of the file, about 2.5 ms per class on this machine,
-which made ``casework --help`` and ``casework versions`` miss their 0.3 s start-up target (issue
+which made ``casework --help`` and ``casework dataset versions`` miss their 0.3 s start-up target (issue
 13). :func:`document_fields` parses the module's source once with :mod:`ast` and sets the same
 descriptions. The models it documents must set ``defer_build=True`` so that their validators and
 JSON Schemas are built after the descriptions are in place. A test compares the result with

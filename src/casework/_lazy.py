@@ -2,7 +2,7 @@
 
 A package ``__init__`` keeps its static ``__all__`` and, under ``if TYPE_CHECKING:``, the imports
 type checkers read; at run time :func:`attach` gives it a module ``__getattr__`` that imports the
-submodule holding a name the first time the name is asked for. ``casework versions`` then loads
+submodule holding a name the first time the name is asked for. ``casework dataset versions`` then loads
 the release-log reader without numpy, scipy, SQLAlchemy or the LLM SDKs that other parts of the
 same packages use. ``tests/test_lazy_exports.py`` checks each table against the typed imports.
 """

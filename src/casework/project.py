@@ -107,7 +107,7 @@ class PathsConfig(_Section):
     guidelines: str = "guidelines"
     """Folder of per-slice labelling guidelines (`<slice>.md`)."""
     renames: str = "renames.toml"
-    """Tool and argument rename map applied by `casework migrate`."""
+    """Tool and argument rename map applied by `casework dataset migrate`."""
     frozen: str | None = None
     """Separate folder (e.g. another repository) holding frozen cases, if any."""
     shapes: str = "shapes"
@@ -141,7 +141,7 @@ class ThresholdsConfig(_Section):
     synthetic_cap: float = Field(default=0.3, ge=0, le=1)
     """Largest share of synthetic cases allowed in a slice."""
     mature_slices: list[str] = Field(default_factory=list)
-    """Slices marked mature: `casework check` fails when their unsatisfiable share leaves
+    """Slices marked mature: `casework dataset check` fails when their unsatisfiable share leaves
     `unsatisfiable_band` (issue 15: authored cases keep refusals and questions in proportion)."""
     unsatisfiable_band: tuple[float, float] = (0.2, 0.25)
     """Smallest and largest share of unsatisfiable cases in a mature slice (inclusive)."""
@@ -178,7 +178,7 @@ class PrivacyConfig(_Section):
     key_file: str | None = None
     """Pseudonym key file, outside the repository (`CASEWORK_PSEUDONYM_KEY` wins)."""
     retention_days: int = Field(default=365, ge=1)
-    """Default days a mined row is retained before `casework expire` removes it."""
+    """Default days a mined row is retained before `casework dataset expire` removes it."""
     id_patterns: dict[str, str] = Field(default_factory=dict)
     """Extra identifier kinds to pseudonymise: kind -> regular expression (`order = "ORD-\\d{6}"`)."""
     known_fields: dict[str, str] = Field(default_factory=dict)

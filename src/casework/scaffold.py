@@ -11,7 +11,7 @@ from casework.project import CONFIG_NAME
 __all__ = ["CONFIG_TEMPLATE", "init_project"]
 
 CONFIG_TEMPLATE = """\
-# casework project configuration. Unknown keys are errors: `casework check` tells you where.
+# casework project configuration. Unknown keys are errors: `casework dataset check` tells you where.
 schema_version = 1           # version of this file's format
 name = "{name}"
 
@@ -30,7 +30,7 @@ prompt_files = ["agent/prompt.md"]
 [paths]
 datasets = "datasets"        # one folder per dataset: cases.jsonl, labels.jsonl, versions.jsonl
 guidelines = "guidelines"    # <slice>.md labelling guidelines with a version in front matter
-renames = "renames.toml"     # tool and argument renames applied by `casework migrate`
+renames = "renames.toml"     # tool and argument renames applied by `casework dataset migrate`
 # frozen = "../private-evals"  # frozen cases kept in a separate, tighter repository
 
 [workbench]
@@ -44,7 +44,7 @@ kappa_dependable = 0.8    # at or above: labels are dependable
 synthetic_cap = 0.3       # largest share of synthetic cases per slice
 leakage_jaccard = 0.8     # cross-split pairs above this are flagged for review
 prompt_containment = 0.5  # a case more than half inside the prompt tests memory
-# mature_slices = ["refunds"]        # slices whose unsatisfiable share `casework check` holds to
+# mature_slices = ["refunds"]        # slices whose unsatisfiable share `casework dataset check` holds to
 # unsatisfiable_band = [0.2, 0.25]   # the band, inclusive (refusals, questions, escalations)
 
 [gate]

@@ -84,7 +84,17 @@ def test_author_review_run_report(example: Path) -> None:
     generated = 0
     for axis, shape in replies_module().SHAPE_OF_AXIS.items():
         out = invoke(
-            example, "author", "--shape", shape, "--axis", axis, "-n", "2", "--format", "json"
+            example,
+            "shapes",
+            "author",
+            "--shape",
+            shape,
+            "--axis",
+            axis,
+            "-n",
+            "2",
+            "--format",
+            "json",
         )
         assert out.exit_code == 0, out.stderr
         generated += json.loads(out.stdout)["generated"]
@@ -96,28 +106,28 @@ def test_author_review_run_report(example: Path) -> None:
             "synthetic_cap = 0.25\n", 'synthetic_cap = 0.25\nmature_slices = ["refunds"]\n'
         )
     )
-    before = invoke(example, "check", "refunds")
+    before = invoke(example, "dataset", "check", "refunds")
     assert (
         "error: unsatisfiable_quota: refunds: 20 of 115 cases are unsatisfiable (17%)"
         in before.stderr
     )
     reviewed = invoke(example, "author", "review", "--decisions", "demo/author_decisions.jsonl")
     assert reviewed.stdout == "decided 12 item(s): 9 accept, 1 edit, 2 reject\n"
-    after = invoke(example, "check", "refunds")
+    after = invoke(example, "dataset", "check", "refunds")
     assert (
         "slice 'refunds': 26 of 125 cases are unsatisfiable (21%), inside the band" in after.stdout
     )
     assert after.exit_code == 1 and "unsatisfiable_quota" not in after.stderr  # expired rows only
     # The demo's second round: one candidate on each of three shapes, all accepted.
     for shape, axis in replies_module().SECOND_ROUND:
-        out = invoke(example, "author", "--shape", shape, "--axis", axis, "-n", "1")
+        out = invoke(example, "shapes", "author", "--shape", shape, "--axis", axis, "-n", "1")
         assert "1 generated, 1 queued for review, 0 rejected" in out.stdout, out.stderr
     second = invoke(example, "author", "review", "--decisions", "demo/author_decisions_2.jsonl")
     assert second.stdout == "decided 3 item(s): 3 accept\n"
 
     report = invoke(
         example,
-        "author",
+        "shapes",
         "report",
         "--better",
         "python:agents.refunds_agent:good",

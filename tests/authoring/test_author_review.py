@@ -1,4 +1,4 @@
-"""`casework author review` (decision files) and `casework author report` (the generator's gate)."""
+"""`casework author review` (decision files) and `casework shapes report` (the generator's gate)."""
 
 from __future__ import annotations
 
@@ -250,11 +250,11 @@ def test_cli_review_and_report(
     )
     done = run_cli("author", "review", "--decisions", str(decisions))
     assert done.exit_code == 0 and done.stdout == "decided 2 item(s): 2 accept\n"
-    report = run_cli("author", "report", "--format", "json")
+    report = run_cli("shapes", "report", "--format", "json")
     data = json.loads(report.stdout)
     assert (data["generated"], data["accepted"], data["pending_review"]) == (5, 2, 2)
     assert data["human_minutes_per_accepted"] == pytest.approx(1.5)
-    text = run_cli("author", "report").stdout
+    text = run_cli("shapes", "report").stdout
     assert "acceptance rate: 40% (accepted / generated)" in text
     assert "empty: shape-02 (every axis)" in text
     assert "rejected by rule: malformed_json 1" in text

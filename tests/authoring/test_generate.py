@@ -1,4 +1,4 @@
-"""`casework author`: every rejection rule, oracle ranking, provenance, nothing written on bad input."""
+"""`casework shapes author`: every rejection rule, oracle ranking, provenance, nothing written on bad input."""
 
 from __future__ import annotations
 
@@ -379,16 +379,16 @@ def test_cli_author_unknown_axis_and_shape(
     project: Project, run_cli: Callable[..., Result]
 ) -> None:
     before = _state(project.root)
-    axis = run_cli("author", "--shape", "shape-01", "--axis", "sideways")
+    axis = run_cli("shapes", "author", "--shape", "shape-01", "--axis", "sideways")
     assert axis.exit_code == 2
     assert axis.stderr.startswith("--axis: must be one of missing-or-malformed-input, ")
-    shape = run_cli("author", "--shape", "shape-07", "--axis", "contradictory")
+    shape = run_cli("shapes", "author", "--shape", "shape-07", "--axis", "contradictory")
     assert shape.exit_code == 2
     assert (
         shape.stderr
         == "--shape: shape set 'refunds' has no shape 'shape-07' (it has shape-01, shape-02).\n"
     )
-    none = run_cli("author")
+    none = run_cli("shapes", "author")
     assert none.exit_code == 2 and none.stderr.startswith("--shape: name a shape and an axis")
     assert _state(project.root) == before
 

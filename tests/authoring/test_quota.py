@@ -1,4 +1,4 @@
-"""The unsatisfiable quota: reported per slice by `casework check`, failing mature slices out of band."""
+"""The unsatisfiable quota: reported per slice by `casework dataset check`, failing mature slices out of band."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ def test_check_fails_a_mature_slice_outside_the_band(
             )
         ]
     ]
-    out = run_cli("check", "refunds")
+    out = run_cli("dataset", "check", "refunds")
     assert out.exit_code == (0 if ok else 1)
     assert f"unsatisfiable: slice 'refunds': {unsat} of 10 cases are unsatisfiable" in out.stdout
     if not ok:

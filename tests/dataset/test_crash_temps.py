@@ -65,7 +65,7 @@ def test_a_killed_write_leaves_nothing_outside_casework_and_the_next_command_cle
     (temp,) = (project_dir / PROJECT_TMP).glob("*.tmp")
     assert temp.name.startswith(".big.json.") and temp.stat().st_size == 8 << 20
     _age(temp, 120)  # past the minute a fresh temp file is given to be locked by its writer
-    assert run_cli("check", "refunds").exit_code == 0
+    assert run_cli("dataset", "check", "refunds").exit_code == 0
     assert not temp.exists()
     assert not list((project_dir / PROJECT_TMP).rglob("*.tmp"))
 

@@ -325,7 +325,7 @@ def _label(case_id: str, labeller: str = "lab-a") -> dict[str, Any]:
 
 
 def _planted_cases() -> list[Any]:
-    """Cases with one of everything `casework check` finds, in no particular order."""
+    """Cases with one of everything `casework dataset check` finds, in no particular order."""
     expired = case_dict("c-expired")
     expired["provenance"] = {"retain_until": "2026-10-01"}
     contradiction = case_dict("c-contra")
@@ -418,7 +418,7 @@ def test_loading_streams_the_example_to_the_same_cases() -> None:
 def test_a_released_version_streams_like_the_working_tree(planted: Path, run_cli: Any) -> None:
     write_lines(planted / "datasets" / "refunds" / CASES_FILE, [case_dict("c-1"), case_dict("c-2")])
     write_lines(planted / "datasets" / "refunds" / "labels.jsonl", [_label("c-1")])
-    assert run_cli("release", "refunds", "-m", "first").exit_code == 0
+    assert run_cli("dataset", "release", "refunds", "-m", "first").exit_code == 0
     assert _new_check(planted, "refunds@1") == old_check(planted, "refunds@1")
     project = load_project(planted)
     assert load_dataset(project, "refunds@1").hash == load_dataset(project, "refunds").hash
@@ -487,7 +487,7 @@ def test_chunks_report_the_errors_of_one_process(planted: Path, lines: list[Any]
 def test_check_on_every_core_finds_what_one_process_finds(
     planted: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`casework check` of a (here: any) large working tree runs in chunks with the same report."""
+    """`casework dataset check` of a (here: any) large working tree runs in chunks with the same report."""
     folder = planted / "datasets" / "refunds"
     write_lines(
         folder / CASES_FILE, _planted_cases() + [case_dict(f"c-more-{i}") for i in range(9)]

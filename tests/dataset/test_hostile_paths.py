@@ -50,7 +50,7 @@ def test_a_nul_byte_in_state_ref_path_is_a_located_error(
     case["situation"]["state_ref"]["path"] = "states/sh\x00op.json"
     _project(tmp_path, case)
     before = _files(root)
-    args = ["check", "refunds"]
+    args = ["dataset", "check", "refunds"]
     if command == "run":
         args = ["run", "refunds", "--agent", "python:tests.runner.env_samples:buy_direct"]
     result = _invoke(root, monkeypatch, *args)

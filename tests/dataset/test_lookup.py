@@ -1,4 +1,4 @@
-"""`casework show` finds one case without validating what a release validated (issue 13, item 1).
+"""`casework dataset show` finds one case without validating what a release validated (issue 13, item 1).
 
 The oracle is the full read `show` made before: every line validated as it streams past, the
 case kept when its id matches. The fast path must answer the same (the case, the same refusal,

@@ -122,7 +122,7 @@ def test_unknown_key_in_rename_map(tmp_path: Path) -> None:
     assert str(info.value) == 'renames.toml: tool: unknown field. Got {"a": "b"}.'
 
 
-# --- many-to-one renames: refused in renames.toml unless `casework check` stays as clean ---------
+# --- many-to-one renames: refused in renames.toml unless `casework dataset check` stays as clean ---------
 
 
 def _required(case_id: str, *reqs: dict[str, Any]) -> dict[str, Any]:
@@ -165,7 +165,7 @@ def test_two_tools_renamed_to_one_with_an_argument_left_undeclared_is_refused(
         migrate_dataset(load_project(project_dir), "refunds", renames, "merge lookups")
     assert str(info.value).splitlines() == [
         "renames.toml:3: tools.find_order: cases 'b0', 'b1', 'b2' and 1 more would fail "
-        "`casework check` after the rename: required tool 'get_order' declares no argument 'id' "
+        "`casework dataset check` after the rename: required tool 'get_order' declares no argument 'id' "
         "(rename the argument under [arguments.get_order] too). Got 'get_order'."
     ]
     assert _snapshot(project_dir) == before
@@ -375,13 +375,13 @@ def test_cli_refuses_a_many_to_one_rename_on_stderr_and_writes_nothing(
     )
     _renames(project_dir, '[tools]\nlookup_order = "get_order"\nfind_order = "get_order"\n')
     before = _snapshot(project_dir)
-    result = run_cli("migrate", "refunds", "-m", "merge lookups")
+    result = run_cli("dataset", "migrate", "refunds", "-m", "merge lookups")
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        "renames.toml:2: tools.lookup_order: case 'a' would fail `casework check` after the "
+        "renames.toml:2: tools.lookup_order: case 'a' would fail `casework dataset check` after the "
         "rename: required tool 'get_order' declares no argument 'order_number' (rename the "
         "argument under [arguments.get_order] too). Got 'get_order'.",
-        "renames.toml:3: tools.find_order: case 'b' would fail `casework check` after the "
+        "renames.toml:3: tools.find_order: case 'b' would fail `casework dataset check` after the "
         "rename: required tool 'get_order' declares no argument 'id' (rename the argument under "
         "[arguments.get_order] too). Got 'get_order'.",
     ]

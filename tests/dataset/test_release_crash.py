@@ -70,7 +70,15 @@ def _migrate_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, 
     tools = [dict(t, name="fetch_order") if t["name"] == "get_order" else t for t in TOOLS]
     (root / "agent" / "tools.json").write_text(json.dumps(tools), encoding="utf-8")
     (root / "renames.toml").write_text('[tools]\nget_order = "fetch_order"\n', encoding="utf-8")
-    return "refunds", ["migrate", "refunds", "--renames", "renames.toml", "-m", "fetch_order"]
+    return "refunds", [
+        "dataset",
+        "migrate",
+        "refunds",
+        "--renames",
+        "renames.toml",
+        "-m",
+        "fetch_order",
+    ]
 
 
 def _label_release_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, list[str]]:
@@ -93,7 +101,7 @@ def _leakage_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, 
     write_project(root, project_rows(), PROMPT.format(copied=copied))
     monkeypatch.chdir(root)
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
-    assert invoke(root, "release", "support", "-m", "first").exit_code == 0
+    assert invoke(root, "dataset", "release", "support", "-m", "first").exit_code == 0
     scan = invoke(root, "leakage", "scan", "support", "--format", "json")
     flags = {(f["left_id"], f["right_id"]): f["id"] for f in json.loads(scan.stdout)["flags"]}
     for (left, right), flag in flags.items():
@@ -146,7 +154,9 @@ def test_kill_at_every_write_leaves_old_or_new(
         shutil.copytree(pristine, root)
         assert run_killed(root, command, kill_at) == KILLED, kill_at
 
-        after = invoke(root, "versions", name)  # the next command, one that does not release
+        after = invoke(
+            root, "dataset", "versions", name
+        )  # the next command, one that does not release
         assert after.exit_code == 0, (kill_at, after.output)
         log = versions(root, name)
         assert chain_intact(log), kill_at

@@ -135,7 +135,7 @@ def test_cli_release_draws_a_bar_per_stage(tmp_path: Path, monkeypatch: pytest.M
     _write(project, [_case(i) for i in range(20)], [], hand=True)
     drawn = _terminal(monkeypatch)
     monkeypatch.chdir(project.root)
-    result = CliRunner().invoke(cli, ["release", NAME, "-m", "first"])
+    result = CliRunner().invoke(cli, ["dataset", "release", NAME, "-m", "first"])
     assert result.exit_code == 0, result.output
     assert f"{NAME}@1 released" in result.output
     bars = drawn.getvalue()
@@ -153,7 +153,7 @@ def test_cli_bars_stay_off_json_output_and_pipes(
     monkeypatch.setattr("casework.cli._progress.err_console", console)
     monkeypatch.setattr("casework.cli._progress._PROGRESS_MIN_BYTES", 0)
     monkeypatch.chdir(project.root)
-    assert CliRunner().invoke(cli, ["release", NAME, "-m", "first"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["dataset", "release", NAME, "-m", "first"]).exit_code == 0
     drawn = _terminal(monkeypatch)
     result = CliRunner().invoke(cli, ["agreement", NAME, "--format", "json"])
     assert result.exit_code == 0, result.output
@@ -161,7 +161,7 @@ def test_cli_bars_stay_off_json_output_and_pipes(
     assert drawn.getvalue() == ""
 
 
-@pytest.mark.parametrize("argv", [["agreement", NAME], ["expire", "--dry-run"]])
+@pytest.mark.parametrize("argv", [["agreement", NAME], ["dataset", "expire", "--dry-run"]])
 def test_cli_reading_commands_draw_a_bar(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
 ) -> None:

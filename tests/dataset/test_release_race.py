@@ -36,7 +36,7 @@ def test_four_processes_releasing_one_dataset_lose_nothing(
         cli(root, "mine", str(a), "--dataset", "refunds", "--slice", "refunds", slow_read=0.5),
         cli(root, "mine", str(b), "--dataset", "refunds", "--slice", "refunds", slow_read=0.5),
         cli(root, "label", "release", "refunds", "-m", "labels", slow_read=0.5),
-        cli(root, "release", "refunds", "-m", "tidy", slow_read=0.5),
+        cli(root, "dataset", "release", "refunds", "-m", "tidy", slow_read=0.5),
     ]
     procs = [
         subprocess.Popen(

@@ -95,7 +95,7 @@ def test_a_second_writer_gets_a_clear_message_after_the_timeout(
         assert ready.wait(30)
         monkeypatch.setenv("CASEWORK_LOCK_TIMEOUT", "0.2")
         started = time.monotonic()
-        result = run_cli("release", "refunds", "-m", "while another holds the lock")
+        result = run_cli("dataset", "release", "refunds", "-m", "while another holds the lock")
         assert time.monotonic() - started < 10
     finally:
         done.set()
@@ -107,7 +107,7 @@ def test_a_second_writer_gets_a_clear_message_after_the_timeout(
         "this command again when it has finished (or set CASEWORK_LOCK_TIMEOUT to wait longer).\n"
     )
     assert _versions(project_dir) == b""
-    assert run_cli("release", "refunds", "-m", "after").exit_code == 0
+    assert run_cli("dataset", "release", "refunds", "-m", "after").exit_code == 0
 
 
 # -- item 4: contradictions ------------------------------------------------------------------
@@ -165,13 +165,13 @@ def test_check_reports_a_case_that_requires_and_forbids_one_tool(
         project_dir / "datasets" / "refunds" / "cases.jsonl",
         [case_dict("r-1"), case_dict("r-2", label=label)],
     )
-    checked = run_cli("check", "refunds")
+    checked = run_cli("dataset", "check", "refunds")
     assert checked.exit_code == 1
     assert (
         "error: contradictory_tools: r-2:issue_refund: the label requires and forbids this tool, "
         "so no trajectory can pass (two tools renamed to one? fix the label)"
     ) in checked.stderr.splitlines()
-    released = run_cli("release", "refunds", "-m", "x")
+    released = run_cli("dataset", "release", "refunds", "-m", "x")
     assert released.exit_code == 1
     assert released.stderr == (
         "datasets/refunds/cases.jsonl:2: label.forbidden_tools: the case requires and forbids "
@@ -196,12 +196,12 @@ def test_a_many_to_one_rename_is_refused(required: Any, project_dir: Path, run_c
         project_dir / "datasets" / "refunds" / "cases.jsonl",
         [case_dict("r-1"), case_dict("r-2", label=label)],
     )
-    assert run_cli("release", "refunds", "-m", "first").exit_code == 0
+    assert run_cli("dataset", "release", "refunds", "-m", "first").exit_code == 0
     (project_dir / "renames.toml").write_text(
         '[tools]\nrefund_card = "issue_refund"\nrefund_cash = "issue_refund"\n', encoding="utf-8"
     )
     before = _versions(project_dir)
-    result = run_cli("migrate", "refunds", "-m", "one refund tool")
+    result = run_cli("dataset", "migrate", "refunds", "-m", "one refund tool")
     assert result.exit_code == 1
     assert result.stderr == (
         "renames.toml:2: tools.refund_card: case 'r-2' requires one of refund_card, refund_cash, "
@@ -219,7 +219,7 @@ def test_label_release_after_migrate_keeps_the_new_tool_names(
     tools = [dict(t, name="fetch_order") if t["name"] == "get_order" else t for t in TOOLS]
     (root / "agent" / "tools.json").write_text(json.dumps(tools), encoding="utf-8")
     (root / "renames.toml").write_text('[tools]\nget_order = "fetch_order"\n', encoding="utf-8")
-    migrated = run_cli("migrate", "refunds", "-m", "get_order is fetch_order now")
+    migrated = run_cli("dataset", "migrate", "refunds", "-m", "get_order is fetch_order now")
     assert migrated.exit_code == 0, migrated.output
     assert "renamed in 12 raw label(s) in the workbench" in migrated.stdout
     result = release_labels(load_project(root), "refunds", "labels")
@@ -227,7 +227,7 @@ def test_label_release_after_migrate_keeps_the_new_tool_names(
     folder = root / "datasets" / "refunds"
     for name in ("cases.jsonl", "labels.jsonl"):
         assert "get_order" not in (folder / name).read_text(encoding="utf-8"), name
-    assert run_cli("check", "refunds").exit_code == 0
+    assert run_cli("dataset", "check", "refunds").exit_code == 0
     assert project.root == root
 
 
@@ -240,7 +240,7 @@ def test_a_duplicated_raw_label_is_refused(
     lines = labels.read_text(encoding="utf-8").splitlines()
     labels.write_text("\n".join([*lines, lines[0]]) + "\n", encoding="utf-8")
     before = _versions(root)
-    result = run_cli("release", "refunds", "-m", "x")
+    result = run_cli("dataset", "release", "refunds", "-m", "x")
     assert result.exit_code == 1
     first = json.loads(lines[0])
     assert result.stderr == (
@@ -258,7 +258,7 @@ def test_an_emptied_labels_file_is_refused(
     release_labels(labelled_project(root, monkeypatch), "refunds", "labels")
     (root / "datasets" / "refunds" / "labels.jsonl").write_text("", encoding="utf-8")
     before = _versions(root)
-    result = run_cli("release", "refunds", "-m", "x")
+    result = run_cli("dataset", "release", "refunds", "-m", "x")
     assert result.exit_code == 1
     assert result.stderr == (
         "datasets/refunds/labels.jsonl: 10 raw label(s) of the previous release are missing "
@@ -274,7 +274,7 @@ def test_a_broken_release_log_is_refused(damage: str, project_dir: Path, run_cli
     for n in range(3):
         with cases.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(case_dict(f"r-{10 + n}")) + "\n")
-        assert run_cli("release", "refunds", "-m", f"v{n + 1}").exit_code == 0
+        assert run_cli("dataset", "release", "refunds", "-m", f"v{n + 1}").exit_code == 0
     log = project_dir / "datasets" / "refunds" / "versions.jsonl"
     lines = log.read_text(encoding="utf-8").splitlines()
     if damage == "reorder":
@@ -298,11 +298,11 @@ def test_a_broken_release_log_is_refused(damage: str, project_dir: Path, run_cli
     before = log.read_bytes()
     with cases.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(case_dict("r-99")) + "\n")
-    result = run_cli("release", "refunds", "-m", "after the damage")
+    result = run_cli("dataset", "release", "refunds", "-m", "after the damage")
     assert result.exit_code == 1
     assert result.stderr.splitlines()[: len(expected)] == expected
     assert log.read_bytes() == before
-    assert run_cli("versions", "refunds").exit_code == 1
+    assert run_cli("dataset", "versions", "refunds").exit_code == 1
 
 
 # -- item 8: file modes ----------------------------------------------------------------------
@@ -332,13 +332,13 @@ def test_files_casework_writes_are_readable_by_the_team(
     root = make_project(tmp_path / "proj")
     monkeypatch.chdir(root)
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
-    assert run_cli("release", "refunds", "-m", "drafts").exit_code == 0
+    assert run_cli("dataset", "release", "refunds", "-m", "drafts").exit_code == 0
     assert run_cli("label", "assign", "refunds", "--labellers", "lab-1,lab-2").exit_code == 0
     sheets = tmp_path / "sheets-out"
     assert run_cli("label", "export", "refunds", "--out", str(sheets)).exit_code == 0
     guideline = root / "guidelines" / "refunds.md"
     guideline.chmod(0o664)
-    assert run_cli("guideline", "bump", "refunds", "-m", "clearer").exit_code == 0
+    assert run_cli("label", "guideline", "bump", "refunds", "-m", "clearer").exit_code == 0
     folder = root / "datasets" / "refunds"
     modes = {p.name: _mode(p) for p in [*folder.iterdir(), *sheets.iterdir()]}
     assert modes and set(modes.values()) == {0o644}, modes
@@ -356,7 +356,7 @@ def test_label_assign_dry_run_creates_no_workbench(
     root = make_project(tmp_path / "proj")
     monkeypatch.chdir(root)
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
-    assert run_cli("release", "refunds", "-m", "drafts").exit_code == 0
+    assert run_cli("dataset", "release", "refunds", "-m", "drafts").exit_code == 0
     before = sorted(p.relative_to(root) for p in root.rglob("*") if ".git" not in p.parts)
     result = run_cli("label", "assign", "refunds", "--labellers", "lab-1,lab-2", "--dry-run")
     assert result.exit_code == 0, result.output

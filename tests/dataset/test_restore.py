@@ -231,7 +231,7 @@ def test_a_locked_command_meanwhile_does_not_pull_the_restore_s_files_away(
     real = restore_module.index_lines
 
     def other_command_first(*args: Any, **kwargs: Any) -> Any:
-        with dataset_lock(clone, NAME):  # what a concurrent `casework release` does first
+        with dataset_lock(clone, NAME):  # what a concurrent `casework dataset release` does first
             pass
         return real(*args, **kwargs)
 

@@ -40,7 +40,7 @@ def test_a_self_copying_patch_is_a_located_error_in_check_and_run(
 ) -> None:
     root, _ = _root(tmp_path, SELF_COPY)
     monkeypatch.chdir(root)
-    args = ["check", "refunds"]
+    args = ["dataset", "check", "refunds"]
     if command == "run":
         args = ["run", "refunds", "--agent", "python:tests.runner.env_samples:buy_direct"]
     started = time.monotonic()

@@ -1,4 +1,4 @@
-"""`casework versions` reads the release log without loading the release store (issue 13, start-up).
+"""`casework dataset versions` reads the release log without loading the release store (issue 13, start-up).
 
 ``casework.dataset`` exports lazily, and the dataset commands import the store, the diff and the
 checks inside the commands that use them, so listing releases loads only the modules it reads.
@@ -40,7 +40,7 @@ def _run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-c", PROBE, *argv],
         cwd=cwd,
         # Without pytest-cov's variables: under `make test` they start coverage in the child,
-        # which imports modules (multiprocessing) that `casework versions` itself does not.
+        # which imports modules (multiprocessing) that `casework dataset versions` itself does not.
         env={
             **{k: v for k, v in os.environ.items() if not k.startswith("COV_CORE_")},
             "PYTHONPATH": str(SRC),
@@ -52,20 +52,22 @@ def _run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_versions_loads_no_store_and_prints_what_it_printed(project_dir: Path) -> None:
-    assert "released" in _run("release", "refunds", "-m", "first", cwd=project_dir).stdout
-    done = _run("versions", "refunds", cwd=project_dir)
+    assert (
+        "released" in _run("dataset", "release", "refunds", "-m", "first", cwd=project_dir).stdout
+    )
+    done = _run("dataset", "versions", "refunds", cwd=project_dir)
     text, _, modules = done.stdout.partition("MODULES")
     loaded = set(json.loads(modules))
     assert "casework.dataset.versions" in loaded
     assert [m for m in NOT_NEEDED if m in loaded] == []
     assert "first" in text and "3" in text  # the release's message and its case count
-    listed = _run("versions", "refunds", "--format", "json", cwd=project_dir).stdout
+    listed = _run("dataset", "versions", "refunds", "--format", "json", cwd=project_dir).stdout
     records = json.loads(listed.partition("MODULES")[0])
     assert [r["number"] for r in records] == [1] and records[0]["counts"]["cases"] == 3
 
 
 def test_release_and_diff_still_load_what_they_use(project_dir: Path) -> None:
-    _run("release", "refunds", "-m", "first", cwd=project_dir)
-    done = _run("diff", "refunds", "1", cwd=project_dir)
+    _run("dataset", "release", "refunds", "-m", "first", cwd=project_dir)
+    done = _run("dataset", "diff", "refunds", "1", cwd=project_dir)
     loaded = set(json.loads(done.stdout.partition("MODULES")[2]))
     assert {"casework.dataset.compare", "casework.dataset.store"} <= loaded

@@ -23,12 +23,12 @@ def _snapshot(root: Path) -> dict[str, bytes]:
 
 
 def test_check_release_versions_show_diff(project_dir: Path, run_cli: Run) -> None:
-    assert run_cli("check", "refunds").exit_code == 0
-    first = run_cli("release", "refunds", "-m", "first")
+    assert run_cli("dataset", "check", "refunds").exit_code == 0
+    first = run_cli("dataset", "release", "refunds", "-m", "first")
     assert first.exit_code == 0, first.output
     assert "refunds@1 released" in first.stdout
     git_commit(project_dir)
-    again = run_cli("release", "refunds", "-m", "again")
+    again = run_cli("dataset", "release", "refunds", "-m", "again")
     assert "unchanged since release 1" in again.stdout
     cases = project_dir / "datasets" / "refunds" / "cases.jsonl"
     lines = cases.read_text().splitlines()
@@ -36,12 +36,12 @@ def test_check_release_versions_show_diff(project_dir: Path, run_cli: Run) -> No
     data["split"] = "dev"
     data["label"]["outcome"] = "escalate"
     cases.write_text("\n".join([json.dumps(data), *lines[1:]]) + "\n")
-    second = run_cli("release", "refunds", "-m", "relabel r-1")
+    second = run_cli("dataset", "release", "refunds", "-m", "relabel r-1")
     assert second.exit_code == 0
     assert "relabelled 1 case" in second.stdout and "moved split of 1 case" in second.stdout
-    versions = run_cli("versions", "refunds", "--format", "json")
+    versions = run_cli("dataset", "versions", "refunds", "--format", "json")
     assert [v["number"] for v in json.loads(versions.stdout)] == [1, 2]
-    diff = run_cli("diff", "refunds", "1", "2", "--format", "json")
+    diff = run_cli("dataset", "diff", "refunds", "1", "2", "--format", "json")
     assert json.loads(diff.stdout)["changed"] == [
         {
             "id": "r-1",
@@ -50,9 +50,9 @@ def test_check_release_versions_show_diff(project_dir: Path, run_cli: Run) -> No
             "split": ["holdout", "dev"],
         }
     ]
-    shown = run_cli("show", "refunds@1", "r-1")
+    shown = run_cli("dataset", "show", "refunds@1", "r-1")
     assert json.loads(shown.stdout)["split"] == "holdout"
-    text_diff = run_cli("diff", "refunds", "1", "2")
+    text_diff = run_cli("dataset", "diff", "refunds", "1", "2")
     assert "~ r-1 [relabelled, moved holdout->dev]: label.outcome, split" in text_diff.stdout
 
 
@@ -62,7 +62,7 @@ def test_bad_line_reported_with_exit_1_and_nothing_written(project_dir: Path, ru
         [case_dict("a", label={"outcome": "resolved"}), case_dict("b"), case_dict("b")],
     )
     before = _snapshot(project_dir)
-    result = run_cli("release", "refunds", "-m", "x")
+    result = run_cli("dataset", "release", "refunds", "-m", "x")
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "datasets/refunds/cases.jsonl:1: label.outcome: Input should be 'resolve', 'clarify', 'refuse' or 'escalate'. Got 'resolved'.",
@@ -71,7 +71,9 @@ def test_bad_line_reported_with_exit_1_and_nothing_written(project_dir: Path, ru
     assert _snapshot(project_dir) == before
 
 
-@pytest.mark.parametrize("command", [("check", "refunds"), ("release", "refunds", "-m", "x")])
+@pytest.mark.parametrize(
+    "command", [("dataset", "check", "refunds"), ("dataset", "release", "refunds", "-m", "x")]
+)
 def test_a_folder_where_a_file_belongs_is_named_not_traced(
     project_dir: Path, run_cli: Run, command: tuple[str, ...]
 ) -> None:
@@ -101,11 +103,11 @@ def test_undeclared_and_stale_tools_fail_check(project_dir: Path, run_cli: Run) 
             )
         ],
     )
-    result = run_cli("check", "refunds")
+    result = run_cli("dataset", "check", "refunds")
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "error: undeclared_tool: a:lookup_order: required tool is not declared by the agent",
-        "error: stale_forbidden_tool: a:cancel_order: forbidden tool is not declared by the agent: the rule is stale and can never fail (rename it with `casework migrate` or remove it)",
+        "error: stale_forbidden_tool: a:cancel_order: forbidden tool is not declared by the agent: the rule is stale and can never fail (rename it with `casework dataset migrate` or remove it)",
     ]
 
 
@@ -118,7 +120,7 @@ def test_migrate_releases_next_version_and_refuses_undeclared_target(
     )
     (project_dir / "renames.toml").write_text('[tools]\nlookup_order = "fetch_order"\n')
     before = _snapshot(project_dir)
-    bad = run_cli("migrate", "refunds", "-m", "rename")
+    bad = run_cli("dataset", "migrate", "refunds", "-m", "rename")
     assert bad.exit_code == 1
     assert (
         bad.stderr
@@ -126,17 +128,17 @@ def test_migrate_releases_next_version_and_refuses_undeclared_target(
     )
     assert _snapshot(project_dir) == before
     (project_dir / "renames.toml").write_text('[tools]\nlookup_order = "get_order"\n')
-    ok = run_cli("migrate", "refunds", "-m", "rename")
+    ok = run_cli("dataset", "migrate", "refunds", "-m", "rename")
     assert ok.exit_code == 0, ok.output
     assert "lookup_order->get_order: 1 place" in ok.stdout and "refunds@1 released" in ok.stdout
-    assert run_cli("check", "refunds").exit_code == 0
+    assert run_cli("dataset", "check", "refunds").exit_code == 0
 
 
 def test_missing_config_says_where_it_looked(
     tmp_path: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    result = run_cli("check", "refunds")
+    result = run_cli("dataset", "check", "refunds")
     assert result.exit_code == 1
     assert result.stderr == (
         f"casework.toml: not found in {tmp_path.resolve()} or any parent folder. "
@@ -146,7 +148,7 @@ def test_missing_config_says_where_it_looked(
 
 def test_unknown_config_key(project_dir: Path, run_cli: Run) -> None:
     (project_dir / "casework.toml").write_text('name = "x"\n\n[thresholds]\nkappa_gat = 0.5\n')
-    result = run_cli("check", "refunds")
+    result = run_cli("dataset", "check", "refunds")
     assert result.exit_code == 1
     assert (
         result.stderr
@@ -155,17 +157,17 @@ def test_unknown_config_key(project_dir: Path, run_cli: Run) -> None:
 
 
 def test_unknown_version_exit_1(project_dir: Path, run_cli: Run) -> None:
-    run_cli("release", "refunds", "-m", "first")
-    result = run_cli("show", "refunds@7", "r-1")
+    run_cli("dataset", "release", "refunds", "-m", "first")
+    result = run_cli("dataset", "show", "refunds@7", "r-1")
     assert result.exit_code == 1
     assert result.stderr == "refunds@7: no release number 7; releases are 1 to 1.\n"
 
 
 def test_usage_error_exit_2(project_dir: Path, run_cli: Run) -> None:
-    result = run_cli("release", "refunds")
+    result = run_cli("dataset", "release", "refunds")
     assert result.exit_code == 2
     assert "Missing option '-m' / '--message'" in result.stderr
-    assert run_cli("release", "refunds@1", "-m", "x").exit_code == 2
+    assert run_cli("dataset", "release", "refunds@1", "-m", "x").exit_code == 2
 
 
 def test_init_writes_a_valid_project(tmp_path: Path, run_cli: Run) -> None:
@@ -182,21 +184,23 @@ def test_schema_command_prints_json_schema(run_cli: Run) -> None:
 
 
 def test_cases_filters(project_dir: Path, run_cli: Run) -> None:
-    out = run_cli("cases", "refunds", "--split", "holdout", "--format", "json")
+    out = run_cli("dataset", "cases", "refunds", "--split", "holdout", "--format", "json")
     assert json.loads(out.stdout) == ["r-1"]
-    under = run_cli("cases", "refunds", "--labelled-under", "refunds-g7", "--format", "json")
+    under = run_cli(
+        "dataset", "cases", "refunds", "--labelled-under", "refunds-g7", "--format", "json"
+    )
     assert json.loads(under.stdout) == ["r-3", "r-1", "r-2"]
 
 
 def test_cases_past_the_table_limit_print_plain_columns(
     project_dir: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import casework.cli.datasets as datasets
+    import casework.cli.dataset as datasets
 
-    drawn = run_cli("cases", "refunds")
+    drawn = run_cli("dataset", "cases", "refunds")
     assert "┃ id" in drawn.stdout  # rich's drawn table at or below the limit
     monkeypatch.setattr(datasets, "_RICH_TABLE_MAX_ROWS", 2)
-    plain = run_cli("cases", "refunds").stdout.splitlines()
+    plain = run_cli("dataset", "cases", "refunds").stdout.splitlines()
     assert plain[0].split() == ["id", "slice", "split", "source", "outcome", "guideline", "oracle"]
     assert set(plain[1]) == {"-", " "}
     rows = [line.split() for line in plain[2:-2]]
@@ -214,13 +218,13 @@ def test_cases_on_every_core_list_what_one_process_lists(
     project_dir: Path, run_cli: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A large working tree is listed by forked workers (forced here): same rows, same order."""
-    one = [run_cli("cases", "refunds", *f).stdout for f in ([], ["--split", "holdout"])]
-    one_json = run_cli("cases", "refunds", "--format", "json").stdout
+    one = [run_cli("dataset", "cases", "refunds", *f).stdout for f in ([], ["--split", "holdout"])]
+    one_json = run_cli("dataset", "cases", "refunds", "--format", "json").stdout
     monkeypatch.setattr("casework.dataset.parallel.PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr("casework.dataset.parallel.parallel_workers", lambda: 3)
-    many = [run_cli("cases", "refunds", *f).stdout for f in ([], ["--split", "holdout"])]
+    many = [run_cli("dataset", "cases", "refunds", *f).stdout for f in ([], ["--split", "holdout"])]
     assert many == one
-    assert run_cli("cases", "refunds", "--format", "json").stdout == one_json
+    assert run_cli("dataset", "cases", "refunds", "--format", "json").stdout == one_json
     label = {
         "case_id": "r-404",  # a label naming no case: refused by the workers' checks too
         "labeller": "lab-a",
@@ -230,12 +234,12 @@ def test_cases_on_every_core_list_what_one_process_lists(
         "labelled_at": "2026-11-01T10:00:00Z",
     }
     write_lines(project_dir / "datasets" / "refunds" / "labels.jsonl", [label])
-    refused = run_cli("cases", "refunds")
+    refused = run_cli("dataset", "cases", "refunds")
     assert refused.exit_code != 0 and "r-404" in refused.output
     monkeypatch.setattr(
         "casework.dataset.parallel.PARALLEL_MIN_BYTES", 1 << 60
     )  # one process again
-    alone = run_cli("cases", "refunds")
+    alone = run_cli("dataset", "cases", "refunds")
     assert alone.exit_code == refused.exit_code and alone.output == refused.output
 
 
@@ -279,7 +283,7 @@ def test_synthetic_cap_fails_check(project_dir: Path, run_cli: Run) -> None:
             case_dict("r-1~typos-2", **synthetic),
         ],
     )
-    result = run_cli("check", "refunds")
+    result = run_cli("dataset", "check", "refunds")
     assert result.exit_code == 1
     assert result.stderr.startswith("error: synthetic_cap: refunds: ")
     assert "2 of 3" in result.stderr
@@ -294,8 +298,8 @@ def test_check_pii_flags_a_raw_email_without_repeating_it(project_dir: Path, run
         },
     )
     write_lines(project_dir / "datasets" / "refunds" / "cases.jsonl", [case_dict("ok"), leaky])
-    assert run_cli("check", "refunds").exit_code == 0
-    result = run_cli("check", "refunds", "--pii")
+    assert run_cli("dataset", "check", "refunds").exit_code == 0
+    result = run_cli("dataset", "check", "refunds", "--pii")
     assert result.exit_code == 1
     assert result.stderr.startswith("error: residual_pii: leak:")
     assert "dana.whit@gmail.com" not in result.stderr

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
+from casework.cli._moved import note_text
 from tests.e2e.test_run_cli import GOOD, JUDGE, SLOPPY
 from tests.runner.builders import make_project
 
@@ -28,7 +29,7 @@ def invoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
     def _invoke(*args: str) -> Result:
         return runner.invoke(cli, ["--project", str(root), *args], catch_exceptions=False)
 
-    assert _invoke("release", "refunds", "-m", "first").exit_code == 0
+    assert _invoke("dataset", "release", "refunds", "-m", "first").exit_code == 0
     return _invoke
 
 
@@ -45,10 +46,7 @@ def test_calibrate_is_the_labeller_check_under_its_old_name(invoke: Invoke) -> N
     assert new.exit_code == old.exit_code == 0
     assert json.loads(new.stdout)["kappa"] == json.loads(old.stdout)["kappa"] == 1.0
     assert new.stderr == ""
-    assert old.stderr == (
-        "note: `judge calibrate` is now `judge labeller-check`; it no longer makes verdicts "
-        "admissible (use `judge sample`, `judge verdicts import`, `judge certify`).\n"
-    )
+    assert old.stderr == note_text("judge calibrate", "judge labeller-check") + "\n"
     text = invoke("judge", "labeller-check", "--slice", "refunds")
     assert (
         "This does not make its verdicts admissible: `casework judge certify` does." in text.stdout
@@ -84,7 +82,10 @@ def test_sample_import_certify_in_text(invoke: Invoke, tmp_path: Path) -> None:
     bad.write_text("\n".join(lines) + "\n")
     refused = invoke("judge", "verdicts", "import", str(bad))
     assert refused.exit_code == 1
-    assert refused.stderr == f"{bad}:{len(lines)}: answer: must be yes or no. Got 'perhaps'.\n"
+    assert refused.stderr == (
+        note_text("judge verdicts import", "review import")
+        + f"\n{bad}:{len(lines)}: answer: must be yes or no. Got 'perhaps'.\n"
+    )
     imported = invoke("judge", "verdicts", "import", *map(str, sheets))
     assert imported.exit_code == 0, imported.stderr
     assert "human–human agreement on 2 item(s) graded by two people: 2/2 agree" in imported.stdout

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
+from casework.cli._moved import note_text
 from tests.labelling.builders import (
     answer_csv,
     answer_jsonl,
@@ -64,7 +65,7 @@ def answer_folder(
 
 
 def test_the_labelling_workflow(project: Path, run: Run, tmp_path: Path) -> None:
-    ok(run("release", "refunds", "-m", "drafts"))
+    ok(run("dataset", "release", "refunds", "-m", "drafts"))
     assigned = ok(run("label", "assign", "refunds", "--labellers", LABELLERS))
     assert "refunds: assigned 12 tasks over 6 cases" in assigned.stdout
     out = tmp_path / "sheets"
@@ -108,7 +109,7 @@ def test_the_labelling_workflow(project: Path, run: Run, tmp_path: Path) -> None
         "  - 1 case decided by adjudication",
         "  - added 13 raw labels to labels.jsonl",
     ]
-    d2 = json.loads(ok(run("show", "refunds", "d-2")).stdout)["label"]
+    d2 = json.loads(ok(run("dataset", "show", "refunds", "d-2")).stdout)["label"]
     assert d2["adjudicated"] is True and d2["labellers"][-1] == adjudicator
     agreement = json.loads(
         ok(run("agreement", "refunds", "--format", "json", "--bootstrap", "0")).stdout
@@ -116,16 +117,25 @@ def test_the_labelling_workflow(project: Path, run: Run, tmp_path: Path) -> None
     assert {s["slice"]: s["rows"] for s in agreement["slices"]}["refunds"] == 5
 
     bumped = ok(
-        run("guideline", "bump", "refunds", "-m", "Damaged items over 30 days go to a person")
+        run(
+            "label",
+            "guideline",
+            "bump",
+            "refunds",
+            "-m",
+            "Damaged items over 30 days go to a person",
+        )
     )
     assert bumped.stdout.startswith("refunds: refunds-g7 -> refunds-g8 (guidelines/refunds.md)")
-    listed_guidelines = json.loads(ok(run("guideline", "list", "--format", "json")).stdout)
+    listed_guidelines = json.loads(ok(run("label", "guideline", "list", "--format", "json")).stdout)
     assert [(g["slice"], g["version"]) for g in listed_guidelines] == [
         ("refunds", "refunds-g8"),
         ("status", "status-g1"),
     ]
     stale = json.loads(
-        ok(run("cases", "refunds", "--labelled-under", "refunds-g7", "--format", "json")).stdout
+        ok(
+            run("dataset", "cases", "refunds", "--labelled-under", "refunds-g7", "--format", "json")
+        ).stdout
     )
     assert stale == ["d-1", "d-2", "d-3", "d-4", "r-1", "r-2", "u-1"]
     relabel = ok(
@@ -144,11 +154,21 @@ def test_the_labelling_workflow(project: Path, run: Run, tmp_path: Path) -> None
     assert "refunds@3 released" in released.stdout and "  - relabelled 7 cases" in released.stdout
     assert (
         json.loads(
-            ok(run("cases", "refunds", "--labelled-under", "refunds-g7", "--format", "json")).stdout
+            ok(
+                run(
+                    "dataset",
+                    "cases",
+                    "refunds",
+                    "--labelled-under",
+                    "refunds-g7",
+                    "--format",
+                    "json",
+                )
+            ).stdout
         )
         == []
     )
-    versions = json.loads(ok(run("versions", "refunds", "--format", "json")).stdout)
+    versions = json.loads(ok(run("dataset", "versions", "refunds", "--format", "json")).stdout)
     assert [v["number"] for v in versions] == [1, 2, 3]
     status = json.loads(ok(run("label", "status", "refunds", "--format", "json")).stdout)
     assert status["totals"] == {"done": 8}
@@ -201,7 +221,9 @@ def test_usage_errors_exit_2(project: Path, run: Run) -> None:
     assert "Got 'lab 14'." in bad_id.stderr
     bad_adjudicator = run("adjudicate", "export", "refunds", "--out", "x", "--adjudicator", "lab 9")
     assert bad_adjudicator.exit_code == 2
-    assert bad_adjudicator.stderr.startswith("--adjudicator: ")
+    note, _, error = bad_adjudicator.stderr.partition("\n")
+    assert note == note_text("adjudicate export", "review export")
+    assert error.startswith("--adjudicator: ")
     assert "Got 'lab 9'." in bad_adjudicator.stderr
     version = run("label", "status", "refunds@1")
     assert (version.exit_code, version.stderr) == (
@@ -211,15 +233,16 @@ def test_usage_errors_exit_2(project: Path, run: Run) -> None:
     adjudicate_version = run("adjudicate", "list", "refunds@1")
     assert (adjudicate_version.exit_code, adjudicate_version.stderr) == (
         2,
-        "adjudicate list refunds@1: labelling works on the working tree; name the dataset without @VERSION.\n",
+        note_text("adjudicate list", "review list --kind disagreement")
+        + "\nadjudicate list refunds@1: labelling works on the working tree; name the dataset without @VERSION.\n",
     )
-    missing = run("guideline", "show", "returns")
+    missing = run("label", "guideline", "show", "returns")
     assert missing.exit_code == 1
     assert missing.stderr.startswith("guidelines/returns.md: no guideline for slice 'returns'.")
 
 
 def test_guideline_show_and_text_outputs(project: Path, run: Run) -> None:
-    shown = ok(run("guideline", "show", "refunds"))
+    shown = ok(run("label", "guideline", "show", "refunds"))
     assert shown.stdout.startswith(
         "refunds-g7  (guidelines/refunds.md)\n---\nversion: refunds-g7\n"
     )

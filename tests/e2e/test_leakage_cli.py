@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
+from casework.cli._moved import note_text
 from tests.leakage.corpora import PROMPT, case_row, project_rows, write_project
 
 PROMPT_COPY = (
@@ -29,7 +30,7 @@ def run(root: Path, *args: str) -> Result:
 
 
 def test_scan_review_resolve_flow(root: Path) -> None:
-    assert run(root, "release", "support", "-m", "first").exit_code == 0
+    assert run(root, "dataset", "release", "support", "-m", "first").exit_code == 0
 
     scan = run(root, "leakage", "scan", "support", "--format", "json")
     assert scan.exit_code == 1
@@ -92,17 +93,24 @@ def test_scan_review_resolve_flow(root: Path) -> None:
     assert "no unresolved leakage flags" in run(root, "leakage", "review", "support").stdout
 
 
+#: What the old spelling `leakage decide` prints first (its new home is the review queue).
+DECIDE = note_text("leakage decide", "review decide") + "\n"
+
+
 def test_review_usage_errors(root: Path) -> None:
-    run(root, "release", "support", "-m", "first")
+    run(root, "dataset", "release", "support", "-m", "first")
     run(root, "leakage", "scan", "support")
     both = run(root, "leakage", "decide", "support", "1", "--keep", "--template")
     assert both.exit_code == 2
-    assert both.stderr == "leakage decide: give exactly one of --move ROW, --keep or --template.\n"
+    assert (
+        both.stderr
+        == DECIDE + "leakage decide: give exactly one of --move ROW, --keep or --template.\n"
+    )
     undecided = run(root, "leakage", "decide", "support", "1")
     assert undecided.exit_code == 2
     assert (
         undecided.stderr
-        == "leakage decide: give exactly one of --move ROW, --keep or --template.\n"
+        == DECIDE + "leakage decide: give exactly one of --move ROW, --keep or --template.\n"
     )
     loose = run(root, "leakage", "decide", "support", "--keep")
     assert loose.exit_code == 2
@@ -114,13 +122,15 @@ def test_review_usage_errors(root: Path) -> None:
     assert unknown.exit_code == 2
     assert (
         unknown.stderr
-        == "flag 77: no such flag in dataset 'support' (see `casework leakage review support`).\n"
+        == DECIDE
+        + "flag 77: no such flag in dataset 'support' (see `casework leakage review support`).\n"
     )
     nothing = run(root, "leakage", "resolve", "support")
     assert nothing.exit_code == 2
     assert (
         nothing.stderr
-        == "support: no decided flags to resolve (see `casework leakage review support`).\n"
+        == note_text("leakage resolve", "dataset apply")
+        + "\nsupport: no decided flags to resolve (see `casework leakage review support`).\n"
     )
     bad = run(root, "leakage", "scan", "support", "--threshold", "0")
     assert bad.exit_code == 2
@@ -192,14 +202,14 @@ def test_rows_without_user_text_never_match(root: Path) -> None:
     (root / "datasets" / "support" / "cases.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in rows)
     )
-    run(root, "release", "support", "-m", "empty")
+    run(root, "dataset", "release", "support", "-m", "empty")
     result = run(root, "leakage", "scan", "support", "--format", "json")
     assert result.exit_code == 0
     assert json.loads(result.stdout)["pairs"] == 0
 
 
 def test_a_rescan_at_another_threshold_says_the_flags_stay(root: Path) -> None:
-    assert run(root, "release", "support", "-m", "first").exit_code == 0
+    assert run(root, "dataset", "release", "support", "-m", "first").exit_code == 0
     assert run(root, "leakage", "scan", "support").exit_code == 1
     assert (root / "datasets" / "support" / "leakage.jsonl").exists()
     strict = run(root, "leakage", "scan", "support", "--threshold", "1.0")

@@ -52,7 +52,7 @@ def test_mine_forget_expire(root: Path) -> None:
     cases = (root / "datasets" / "refunds" / "cases.jsonl").read_text(encoding="utf-8")
     assert "ada.fakename@example.com" not in cases and "Ada" not in cases
 
-    forgot = run(root, "forget", "--email", "ada.fakename@example.com")
+    forgot = run(root, "dataset", "forget", "--email", "ada.fakename@example.com")
     assert forgot.exit_code == 0
     lines = forgot.stdout.splitlines()
     assert lines[0].startswith("refunds: removed 2 row(s), 6 left; released refunds@2 (")
@@ -62,7 +62,7 @@ def test_mine_forget_expire(root: Path) -> None:
     assert re.search(r"\bada\b", forgot.stdout, re.IGNORECASE) is None
     assert "fakename" not in forgot.stdout
 
-    ahead = run(root, "expire", "--as-of", "2099-01-01", "--dry-run")
+    ahead = run(root, "dataset", "expire", "--as-of", "2099-01-01", "--dry-run")
     assert ahead.stdout.splitlines() == [
         "refunds: would remove 6 row(s) (6 past their retention date), 0 left",
         "held none: leakage flags, run logs, reports, shape sets, judge tuning keys, "
@@ -70,9 +70,9 @@ def test_mine_forget_expire(root: Path) -> None:
         "casework cannot reach these copies: delete or redact them yourself",
         *(f"  {what}" for what in OUT_OF_REACH),
     ]
-    now = run(root, "expire")
+    now = run(root, "dataset", "expire")
     assert now.stdout.splitlines() == ["refunds: removed 0 row(s), 6 left"]
-    expired = run(root, "expire", "--as-of", "2099-01-01", "--format", "json")
+    expired = run(root, "dataset", "expire", "--as-of", "2099-01-01", "--format", "json")
     data = json.loads(expired.stdout)
     assert data["datasets"][0]["removed"] == 6 and data["datasets"][0]["version"]["number"] == 3
     assert data["history_recipe"].startswith("Git history still holds the removed rows")
@@ -109,7 +109,7 @@ def test_no_key(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_short_key(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CASEWORK_PSEUDONYM_KEY", "too-short")
-    result = run(root, "forget", "--email", "a@b.c")
+    result = run(root, "dataset", "forget", "--email", "a@b.c")
     assert result.exit_code == 1
     assert result.stderr.startswith(
         "CASEWORK_PSEUDONYM_KEY: the pseudonym key is too short (9 bytes; at least 32 are needed)"
@@ -125,7 +125,7 @@ def test_forget_under_another_key_refuses_naming_both_fingerprints(
     assert run(root, "mine", str(TRACES), "--dataset", "refunds").exit_code == 0
     before = (root / "datasets" / "refunds" / "versions.jsonl").read_bytes()
     monkeypatch.setenv("CASEWORK_PSEUDONYM_KEY", OTHER_KEY)
-    result = run(root, "forget", "--email", "ada.fakename@example.com")
+    result = run(root, "dataset", "forget", "--email", "ada.fakename@example.com")
     assert result.exit_code == 1
     mined = PseudonymKey(KEY.encode(), "env").fingerprint
     current = PseudonymKey(OTHER_KEY.encode(), "env").fingerprint
@@ -176,7 +176,7 @@ def test_usage_errors_exit_2(root: Path) -> None:
     assert (
         bad_map.stderr == "--map: 'nonsense': expected DST=SRC.PATH (e.g. session_id=meta.sid).\n"
     )
-    nothing = run(root, "forget")
+    nothing = run(root, "dataset", "forget")
     assert nothing.exit_code == 2
     assert nothing.stderr == "forget: name at least one --email, --account or --session.\n"
     bad_format = run(root, "mine", str(TRACES), "--dataset", "d", "--trace-format", "csv")

@@ -62,7 +62,7 @@ def run_hint_ok(run_id: str, hint: str) -> bool:
 
 
 def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> None:
-    assert invoke("release", "refunds", "-m", "first").exit_code == 0
+    assert invoke("dataset", "release", "refunds", "-m", "first").exit_code == 0
     good = _run(invoke, GOOD, "-good-", "--agent-version", "v2")
     sloppy = _run(invoke, SLOPPY, "-sloppy-", "--agent-version", "v1")
 
@@ -88,7 +88,7 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
     listing = json.loads(invoke("results", "list", "--format", "json").stdout)
     assert {r["run_id"] for r in listing} == {good, sloppy}
 
-    cmp = invoke("compare", good, sloppy, "--format", "json")
+    cmp = invoke("results", "compare", good, sloppy, "--format", "json")
     assert cmp.exit_code == 0, cmp.stderr
     c = json.loads(cmp.stdout)
     assert c["better"] == "v2" and c["worse"] == "v1" and c["cases"] == 4
@@ -104,7 +104,9 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
     )
 
     # The compare release changed only provenance: the runs still measure the current cases.
-    retire = invoke("retire", "refunds", "--runs", good, "--runs", sloppy, "--format", "json")
+    retire = invoke(
+        "dataset", "retire", "refunds", "--runs", good, "--runs", sloppy, "--format", "json"
+    )
     assert retire.exit_code == 0, retire.stderr
     r = json.loads(retire.stdout)
     assert r["moved"] == [] and r["release"] is None  # every case separates the two systems
@@ -117,7 +119,7 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
         .replace("please refund order o1", "refund o1 now")
         .replace('"answer_facts": ["SECRET-FACT"]', '"answer_facts": []')
     )
-    stale = invoke("retire", "refunds", "--runs", good, "--runs", sloppy)
+    stale = invoke("dataset", "retire", "refunds", "--runs", good, "--runs", sloppy)
     assert stale.exit_code == 2
     assert stale.stderr.startswith("retire: the runs are on refunds@1")
     assert stale.stderr.endswith(
@@ -126,7 +128,7 @@ def test_run_results_compare_retire_gate_report(invoke: Invoke, root: Path) -> N
     # The gate decides only on released content: a run on the edited working tree fails.
     unreleased = invoke("gate", "--run", _run(invoke, GOOD, "-good-", "--agent-version", "v2"))
     assert unreleased.exit_code == 1 and "[unreleased_version]" in unreleased.stderr
-    assert invoke("release", "refunds", "-m", "reword o1").exit_code == 0
+    assert invoke("dataset", "release", "refunds", "-m", "reword o1").exit_code == 0
     good2 = _run(invoke, GOOD, "-good-", "--agent-version", "v2")
     sloppy2 = _run(invoke, SLOPPY, "-sloppy-", "--agent-version", "v1")
 
@@ -157,7 +159,7 @@ def test_retire_moves_cases_that_separate_nothing(invoke: Invoke, root: Path) ->
         "--agent-version",
         "good-async",
     )
-    out = invoke("retire", "refunds", "--runs", good, "--runs", flaky)
+    out = invoke("dataset", "retire", "refunds", "--runs", good, "--runs", flaky)
     assert out.exit_code == 0, out.stderr
     assert "moved 4 case(s) to split smoke" in out.stdout
     cases = {
@@ -189,21 +191,21 @@ def test_bad_input_exits_with_clear_messages(invoke: Invoke) -> None:
     )
     same = _run(invoke, GOOD, "-good-")
     again = _run(invoke, GOOD, "-good-")
-    cmp = invoke("compare", same, again)
+    cmp = invoke("results", "compare", same, again)
     assert cmp.exit_code == 2
     assert (
         cmp.stderr
         == "compare: both runs are of 'good-1'; compare two different systems (set --agent-version when running them).\n"
     )
-    one = invoke("retire", "refunds", "--runs", same)
+    one = invoke("dataset", "retire", "refunds", "--runs", same)
     assert (
         one.exit_code == 2
         and one.stderr
         == "retire: give runs of at least two different systems (--runs A --runs B).\n"
     )
-    calibrate = invoke("judge", "calibrate", "--slice", "refunds")
-    assert calibrate.exit_code == 2
-    assert calibrate.stderr.startswith("judge calibrate: no judge configured; set [models.judge]")
+    check = invoke("judge", "labeller-check", "--slice", "refunds")
+    assert check.exit_code == 2
+    assert check.stderr.startswith("judge labeller-check: no judge configured; set [models.judge]")
     unknown = invoke("run", "refunds", "--agent", "ftp:x")
     assert (
         unknown.exit_code == 2
@@ -230,7 +232,7 @@ def test_judge_certification_makes_the_judge_admissible(root: Path, invoke: Invo
     (root / "casework.toml").write_text(
         text.replace("[gate]", "[thresholds]\njudge_tpr = 0.2\njudge_tnr = 0.2\n\n[gate]")
     )
-    assert invoke("release", "refunds", "-m", "first").exit_code == 0
+    assert invoke("dataset", "release", "refunds", "-m", "first").exit_code == 0
     before = _run(invoke, GOOD, "-good-")
     gate = invoke("gate", "--run", before)
     assert gate.exit_code == 1
@@ -277,7 +279,7 @@ def test_judge_certification_makes_the_judge_admissible(root: Path, invoke: Invo
 
 
 def test_the_text_run_names_the_command_that_shows_it(invoke: Invoke) -> None:
-    assert invoke("release", "refunds", "-m", "first").exit_code == 0
+    assert invoke("dataset", "release", "refunds", "-m", "first").exit_code == 0
     ran = invoke("run", "refunds", "--agent", GOOD, "-k", "1", "--concurrency", "2")
     assert ran.exit_code == 0, ran.stderr
     [summary] = [line for line in ran.stdout.splitlines() if line.startswith("run ")]

@@ -89,10 +89,13 @@ def test_the_list_subcommands_take_no_decision_options() -> None:
             "Error: Invalid value for 'FLAG': 'one' is not a valid integer.",
         ),
         # mine, forget and expire print with --format like every other command.
-        (["expire", "--output", "json"], "Error: No such option '--output'."),
-        (["forget", "--email", "a@b.c", "--output", "json"], "Error: No such option '--output'."),
+        (["dataset", "expire", "--output", "json"], "Error: No such option '--output'."),
         (
-            ["expire", "--format", "yaml"],
+            ["dataset", "forget", "--email", "a@b.c", "--output", "json"],
+            "Error: No such option '--output'.",
+        ),
+        (
+            ["dataset", "expire", "--format", "yaml"],
             "Error: Invalid value for '--format': 'yaml' is not one of 'text', 'json'.",
         ),
     ],
@@ -115,14 +118,14 @@ def test_split_choices_come_from_the_schema() -> None:
     expected: dict[str, tuple[object, ...]] = {
         name: SPLITS
         for name in (
-            "casework cases",
+            "casework dataset cases",
             "casework mine",
             "casework run",
             "casework judge labeller-check",
         )
     }
-    expected["casework interop export-adk"] = SPLITS
-    expected["casework interop import-adk"] = ("dev", "holdout")  # nothing is imported retired
+    expected["casework export adk"] = SPLITS
+    expected["casework import adk"] = ("dev", "holdout")  # nothing is imported retired
     expected["casework export inspect-samples"] = SPLITS
     for name in (
         "casework import jsonl",

@@ -550,9 +550,7 @@ def _copy(adk_dir: Path, root: Path, *keys: str) -> list[str]:
 
 def test_cli_import_then_export(adk_dir: Path, project_dir: Path, run_cli: Run) -> None:
     names = _copy(adk_dir, project_dir, "simple", "pretrip")
-    result = run_cli(
-        "interop", "import-adk", *names, "--dataset", "refunds", "--slice", "adk", "-m", "adk"
-    )
+    result = run_cli("import", "adk", *names, "--dataset", "refunds", "--slice", "adk", "-m", "adk")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[:2] == [
@@ -568,12 +566,12 @@ def test_cli_import_then_export(adk_dir: Path, project_dir: Path, run_cli: Run) 
         "tools not declared by the agent: access_cart_information, google_search_grounding, "
         "transfer_to_agent, what_to_pack_agent"
     )
-    assert lines[5].startswith("next: run `casework check refunds`")
-    check = run_cli("check", "refunds")
+    assert lines[5].startswith("next: run `casework dataset check refunds`")
+    check = run_cli("dataset", "check", "refunds")
     assert check.exit_code == 1 and "access_cart_information" in check.stderr
 
     out = project_dir / "export" / "refunds.evalset.json"
-    exported = run_cli("interop", "export-adk", "refunds@1", "--out", str(out), "--slice", "adk")
+    exported = run_cli("export", "adk", "refunds@1", "--out", str(out), "--slice", "adk")
     assert exported.exit_code == 0, exported.output
     [line] = exported.stdout.splitlines()
     assert line.startswith("refunds@1: wrote 2 eval case(s) to export/refunds.evalset.json ")
@@ -587,7 +585,7 @@ def test_cli_import_then_export(adk_dir: Path, project_dir: Path, run_cli: Run) 
     assert state["user_profile"]["seat_preference"] == "window"
 
     again = run_cli(
-        "interop", "import-adk", str(out), "--dataset", "copy", "--slice", "adk", "--format", "json"
+        "import", "adk", str(out), "--dataset", "copy", "--slice", "adk", "--format", "json"
     )
     assert again.exit_code == 0, again.output
     report = json.loads(again.stdout)
@@ -599,9 +597,9 @@ def test_cli_existing_ids_are_listed_and_nothing_is_written(
     adk_dir: Path, project_dir: Path, run_cli: Run
 ) -> None:
     names = _copy(adk_dir, project_dir, "simple", "dependent")
-    assert run_cli("interop", "import-adk", *names, "--dataset", "d", "--slice", "s").exit_code == 0
+    assert run_cli("import", "adk", *names, "--dataset", "d", "--slice", "s").exit_code == 0
     before = _snapshot(project_dir)
-    result = run_cli("interop", "import-adk", *names, "--dataset", "d", "--slice", "s")
+    result = run_cli("import", "adk", *names, "--dataset", "d", "--slice", "s")
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         f"{names[0]}: case id 'customer-service__simple' is already in dataset 'd'; import "
@@ -611,7 +609,7 @@ def test_cli_existing_ids_are_listed_and_nothing_is_written(
     ]
     assert _snapshot(project_dir) == before
     prefixed = run_cli(
-        "interop", "import-adk", *names, "--dataset", "d", "--slice", "s", "--id-prefix", "b-"
+        "import", "adk", *names, "--dataset", "d", "--slice", "s", "--id-prefix", "b-"
     )
     assert prefixed.exit_code == 0
     assert "imported: b-customer-service__simple, b-dependent_tool_calls" in prefixed.stdout
@@ -622,7 +620,7 @@ def test_cli_bad_file_writes_nothing(project_dir: Path, run_cli: Run) -> None:
     (project_dir / "worse.json").write_text('{"hello": 1}')
     before = _snapshot(project_dir)
     result = run_cli(
-        "interop", "import-adk", "bad.json", "worse.json", "--dataset", "refunds", "--slice", "s"
+        "import", "adk", "bad.json", "worse.json", "--dataset", "refunds", "--slice", "s"
     )
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
@@ -630,7 +628,7 @@ def test_cli_bad_file_writes_nothing(project_dir: Path, run_cli: Run) -> None:
         f'worse.json: {SHAPES} Got ["hello"].',
     ]
     assert _snapshot(project_dir) == before
-    usage = run_cli("interop", "import-adk", "bad.json", "--dataset", "refunds")
+    usage = run_cli("import", "adk", "bad.json", "--dataset", "refunds")
     assert usage.exit_code == 2 and "Missing option '--slice'" in usage.stderr
 
 
@@ -645,7 +643,7 @@ def test_cli_export_skips_frozen_and_unlabelled(project_dir: Path, run_cli: Run)
         ],
     )
     out = project_dir / "refunds.evalset.json"
-    result = run_cli("interop", "export-adk", "refunds", "--out", str(out), "--split", "dev")
+    result = run_cli("export", "adk", "refunds", "--out", str(out), "--split", "dev")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("refunds@working: wrote 1 eval case(s) to refunds.evalset.json")
@@ -662,7 +660,7 @@ def test_cli_export_skips_frozen_and_unlabelled(project_dir: Path, run_cli: Run)
         {"name": "get_order", "args": {}},
         {"name": "issue_refund", "args": {}},
     ]
-    as_json = run_cli("interop", "export-adk", "refunds", "--out", str(out), "--format", "json")
+    as_json = run_cli("export", "adk", "refunds", "--out", str(out), "--format", "json")
     report = json.loads(as_json.stdout)
     assert report["exported"] == ["r-1", "r-4"] and report["frozen"] == 1
 
@@ -675,7 +673,7 @@ def test_cli_export_with_nothing_left_fails_and_writes_nothing(
         [case_dict("r-1", frozen=True), case_dict("r-2", label=None)],
     )
     out = project_dir / "none.evalset.json"
-    result = run_cli("interop", "export-adk", "refunds", "--out", str(out))
+    result = run_cli("export", "adk", "refunds", "--out", str(out))
     assert result.exit_code == 1
     assert result.stderr == (
         "refunds@working: no case to export to none.evalset.json (2 selected: 1 frozen, "

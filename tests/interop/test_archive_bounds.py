@@ -143,7 +143,7 @@ def test_import_run_of_a_bomb_exits_1_and_writes_nothing(project_dir: Path, run_
     data = deflate_eval({"header.json": HEADER, "samples/r-1.json": sample("r-1", PAD)})
     (project_dir / "bomb.eval").write_bytes(data)
     before = sorted(p for p in project_dir.rglob("*") if ".git" not in p.parts)
-    result = run_cli("import-run", "bomb.eval", "--results-format", "inspect")
+    result = run_cli("import", "run", "bomb.eval", "--results-format", "inspect")
     assert result.exit_code == 1
     assert "bomb.eval!samples/r-1.json: inflates more than 200 times" in result.stderr
     assert "Traceback" not in result.stderr

@@ -107,7 +107,7 @@ def test_bfcl_types_are_made_json_schema_in_the_catalogue(
     (decl,) = json.loads((root / rel).read_text("utf-8"))
     assert decl["parameters"]["type"] == "object"
     assert decl["parameters"]["properties"]["days"] == {"type": "number"}
-    check = run_cli("check", "b")
+    check = run_cli("dataset", "check", "b")
     assert check.exit_code == 0, check.output + check.stderr
 
 
@@ -167,7 +167,7 @@ def test_the_cli_writes_nothing_on_a_bad_row_and_refuses_existing_ids(
     (root / "w2c.jsonl").write_bytes(_jsonl(W2C))
     ok = run_cli("import", "fncall", "w2c.jsonl", "--dataset", "w", "--style", "when2call")
     assert ok.exit_code == 0, ok.output
-    assert run_cli("check", "w").exit_code == 0
+    assert run_cli("dataset", "check", "w").exit_code == 0
     again = run_cli("import", "fncall", "w2c.jsonl", "--dataset", "w", "--style", "when2call")
     assert again.exit_code != 0
     assert "case id 'w-1' is already in dataset 'w'" in again.output + again.stderr

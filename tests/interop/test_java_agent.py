@@ -100,7 +100,7 @@ def test_the_agent_declares_its_tools_by_printing_them(example: Path) -> None:
     tools = declared_tools(load_project(example))
     assert sorted(tools) == ["get_order", "issue_refund"]
     assert tools["issue_refund"].argument_names == frozenset({"order_id"})
-    check = _cli("check", "orders")
+    check = _cli("dataset", "check", "orders")
     assert check.exit_code == 0, check.output
 
 

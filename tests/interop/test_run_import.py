@@ -29,7 +29,7 @@ def _copy(name: str, dest: Path) -> Path:
 
 
 def _released(project_dir: Path, run_cli: Run) -> None:
-    assert run_cli("release", "refunds", "-m", "first").exit_code == 0
+    assert run_cli("dataset", "release", "refunds", "-m", "first").exit_code == 0
 
 
 def test_tau_results_stand_alone(project_dir: Path) -> None:
@@ -255,18 +255,20 @@ def test_cli_results_compare_report_and_gate_on_imported_runs(
         encoding="utf-8",
     )
     out = run_cli(
-        "import-run", "refunds-deflate.eval", "--results-format", "inspect", "--dataset", "refunds",
+        "import", "run", "refunds-deflate.eval", "--results-format", "inspect", "--dataset", "refunds",
         "--run-id", "insp", "--format", "json",
     )  # fmt: skip
     assert out.exit_code == 0, out.stderr
     assert json.loads(out.stdout)["path"] == "runs/insp.jsonl"
     out = run_cli(
-        "import-run", "better.jsonl", "--results-format", "generic", "--dataset", "refunds",
+        "import", "run", "better.jsonl", "--results-format", "generic", "--dataset", "refunds",
         "--run-id", "mine", "--agent-version", "v2",
     )  # fmt: skip
     assert out.exit_code == 0, out.stderr
     assert out.stdout.splitlines()[-1] == "next: casework results show mine"
-    again = run_cli("import-run", "better.jsonl", "--results-format", "generic", "--run-id", "mine")
+    again = run_cli(
+        "import", "run", "better.jsonl", "--results-format", "generic", "--run-id", "mine"
+    )
     assert again.exit_code == 2 and "run mine already exists" in again.stderr
     listed = run_cli("results", "list", "--format", "json")
     rows = {r["run_id"]: r["stored"] for r in json.loads(listed.stdout)}
@@ -275,7 +277,7 @@ def test_cli_results_compare_report_and_gate_on_imported_runs(
     shown = json.loads(run_cli("results", "show", "insp", "--format", "json").stdout)
     overall = next(g for g in shown["groups"] if g["group"] == "all")
     assert overall["pass1"] == pytest.approx(2 / 3) and overall["cases"] == 3
-    cmp = run_cli("compare", "mine", "insp", "--no-write", "--format", "json")
+    cmp = run_cli("results", "compare", "mine", "insp", "--no-write", "--format", "json")
     assert cmp.exit_code == 0, cmp.stderr
     assert json.loads(cmp.stdout)["cases"] == 3
     report = run_cli("report", "insp", "--out", "report.html")
@@ -289,7 +291,7 @@ def test_cli_results_compare_report_and_gate_on_imported_runs(
 
 def test_cli_report_and_gate_on_a_run_standing_alone(project_dir: Path, run_cli: Run) -> None:
     _copy("tau/results.json", project_dir)
-    out = run_cli("import-run", "results.json", "--results-format", "tau", "--run-id", "tau")
+    out = run_cli("import", "run", "results.json", "--results-format", "tau", "--run-id", "tau")
     assert out.exit_code == 0, out.stderr
     report = run_cli("report", "tau", "--out", "tau.html")
     assert report.exit_code == 0, report.stderr

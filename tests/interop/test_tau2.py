@@ -139,7 +139,7 @@ def test_import_copies_state_and_tools_and_the_dataset_checks(
     ref = cases["airline-0"].situation.state_ref
     assert ref is not None and ref.path == "states/air/airline.db.json"
     assert cases["airline-0"].situation.tools_file == "catalogues/air/airline.tools.json"
-    check = run_cli("check", "air")
+    check = run_cli("dataset", "check", "air")
     assert check.exit_code == 0, check.output + check.stderr
 
 

@@ -143,7 +143,7 @@ def test_imported_tasks_run_with_golden_replay_and_a_simulated_user(
 ) -> None:
     out = run_cli("import", "tau2", "airline", "--dataset", "air")
     assert out.exit_code == 0, out.output
-    check = run_cli("check", "air")
+    check = run_cli("dataset", "check", "air")
     assert check.exit_code == 0, check.output
     results = {}
     for flavour in ("good", "sloppy"):

@@ -1,4 +1,4 @@
-"""`casework tools suggest`: stub declarations from ADK tool uses and trace tool definitions."""
+"""`casework import tools`: stub declarations from ADK tool uses and trace tool definitions."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_trace_definitions_become_a_patch_of_tools_json(project_dir: Path, run_c
         "description": "Weather by city.",
         "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
     }
-    out = run_cli("tools", "suggest", "traces.json", "--from", "traces", "-o", "tools.patch")
+    out = run_cli("import", "tools", "traces.json", "--from", "traces", "-o", "tools.patch")
     assert out.exit_code == 0, out.stderr
     assert "next: review it, then `git apply tools.patch`" in out.stdout
     patch = (project_dir / "tools.patch").read_text(encoding="utf-8")
@@ -76,11 +76,11 @@ def test_trace_definitions_become_a_patch_of_tools_json(project_dir: Path, run_c
 
 def test_cli_adk_suggestions_and_bad_input(project_dir: Path, run_cli: Run) -> None:
     shutil.copy(ADK / HOME, project_dir / HOME)
-    out = run_cli("tools", "suggest", HOME, "--from", "adk", "--format", "json")
+    out = run_cli("import", "tools", HOME, "--from", "adk", "--format", "json")
     assert out.exit_code == 0, out.stderr
     names = [s["declaration"]["name"] for s in json.loads(out.stdout)["suggested"]]
     assert names == ["get_device_info", "set_device_info"]
     (project_dir / "bad.json").write_text('{"resourceSpans": 3}', encoding="utf-8")
-    bad = run_cli("tools", "suggest", "bad.json", "--from", "traces")
+    bad = run_cli("import", "tools", "bad.json", "--from", "traces")
     assert bad.exit_code == 1 and bad.stderr.startswith("bad.json")
     assert not (project_dir / "tools.patch").exists()

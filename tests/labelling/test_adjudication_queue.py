@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from sklearn.metrics import cohen_kappa_score
 
 from casework.cli import cli
+from casework.cli._moved import note_text
 from casework.dataset import load_dataset, release
 from casework.errors import DecisionConflict, UsageError, WorkbenchError
 from casework.labelling import (
@@ -134,7 +135,8 @@ def test_decisions_are_checked_and_a_labeller_cannot_adjudicate(kappa_project: P
     )
     assert merge.exit_code == 2
     assert merge.stderr == (
-        "--merge: the labels differ on outcome: say which side each comes from (missing: outcome).\n"
+        note_text("adjudicate decide", "review decide")
+        + "\n--merge: the labels differ on outcome: say which side each comes from (missing: outcome).\n"
     )
     with pytest.raises(UsageError, match="is ready: there is no disagreement"):
         adjudicate(kappa_project, "refunds", "b-1", adjudicator="adj-1", choice="A")
@@ -323,7 +325,9 @@ def test_a_guideline_gap_is_listed_and_addressed_by_the_bump(
 
     note = "Broken on arrival vs. broken later: the guideline does not say"
     run("adjudicate", "decide", "refunds", "d-2", "--by", adjudicator, "--pick", "B", "--gap", note)
-    [gap] = json.loads(run("guideline", "gaps", "--slice", "refunds", "--format", "json").stdout)
+    [gap] = json.loads(
+        run("label", "guideline", "gaps", "--slice", "refunds", "--format", "json").stdout
+    )
     assert (gap["slice"], gap["guideline_version"], gap["case_id"], gap["note"], gap["open"]) == (
         "refunds",
         "refunds-g7",
@@ -332,14 +336,14 @@ def test_a_guideline_gap_is_listed_and_addressed_by_the_bump(
         True,
     )
     assert gap["author"] == adjudicator
-    assert "no guideline gap notes" in run("guideline", "gaps", "--slice", "status").stdout
-    bumped = run("guideline", "bump", "refunds", "-m", "Damage on arrival is refunded")
+    assert "no guideline gap notes" in run("label", "guideline", "gaps", "--slice", "status").stdout
+    bumped = run("label", "guideline", "bump", "refunds", "-m", "Damage on arrival is refunded")
     assert bumped.stdout.startswith("refunds: refunds-g7 -> refunds-g8")
     assert "guideline gap notes addressed by refunds-g8:" in bumped.stdout
     assert f"#{gap['id']} {adjudicator} (refunds/d-2): {note}" in bumped.stdout
     assert list_gaps(project, open_only=True) == []
     [after] = list_gaps(project)
     assert after.addressed_version == "refunds-g8" and not after.open
-    assert "no guideline gap notes" in run("guideline", "gaps", "--open").stdout
-    again = run("guideline", "bump", "refunds", "-m", "Another rule")
+    assert "no guideline gap notes" in run("label", "guideline", "gaps", "--open").stdout
+    again = run("label", "guideline", "bump", "refunds", "-m", "Another rule")
     assert "guideline gap notes addressed" not in again.stdout

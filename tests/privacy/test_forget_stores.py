@@ -97,7 +97,9 @@ def test_forget_a_session_only_a_shape_set_and_a_review_item_hold(project: Proje
         )  # fmt: skip
     wb.close()
     result = CliRunner().invoke(
-        cli, ["--project", str(project.root), "forget", "--session", LOST], catch_exceptions=False
+        cli,
+        ["--project", str(project.root), "dataset", "forget", "--session", LOST],
+        catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
@@ -195,7 +197,14 @@ def test_an_exported_copy_out_of_the_project_is_listed_by_path(
     assert record.kind == "ADK eval set" and set(record.case_ids) == ada
     result = CliRunner().invoke(
         cli,
-        ["--project", str(project.root), "forget", "--email", "ada.fakename@example.com"],
+        [
+            "--project",
+            str(project.root),
+            "dataset",
+            "forget",
+            "--email",
+            "ada.fakename@example.com",
+        ],
         catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output

@@ -230,7 +230,9 @@ def test_cli_lists_what_casework_cannot_reach(project: Project) -> None:
 
     export.write_text(json.dumps({"eval_cases": [{"eval_id": i} for i in sorted(ids)]}), "utf-8")
     result = CliRunner().invoke(
-        cli, ["--project", str(project.root), "forget", "--email", ADA], catch_exceptions=False
+        cli,
+        ["--project", str(project.root), "dataset", "forget", "--email", ADA],
+        catch_exceptions=False,
     )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()

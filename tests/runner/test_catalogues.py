@@ -1,4 +1,4 @@
-"""Per-case tool catalogues: the agent is offered the case's set; `casework check` uses it."""
+"""Per-case tool catalogues: the agent is offered the case's set; `casework dataset check` uses it."""
 
 from __future__ import annotations
 

@@ -416,9 +416,9 @@ def test_casework_check_fails_on_a_changed_state_file(tmp_path: Path) -> None:
     from casework.cli import cli
 
     project = shop_project(tmp_path)
-    assert CliRunner().invoke(cli, ["check", "refunds"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["dataset", "check", "refunds"]).exit_code == 0
     write_state(project.root, {**SHOP, "next_order": 2})
-    result = CliRunner().invoke(cli, ["check", "refunds"])
+    result = CliRunner().invoke(cli, ["dataset", "check", "refunds"])
     assert result.exit_code == 1
     assert (
         "s-1:situation.state_ref.sha256: states/shop.json changed since the case pinned it"

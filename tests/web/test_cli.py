@@ -1,4 +1,4 @@
-"""`casework users` and `casework serve` from the command line."""
+"""`casework serve users` and `casework serve` from the command line."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def test_users_add_list_link_disable(
     added = run_cli(
         "--project",
         root,
+        "serve",
         "users",
         "add",
         "lab-1",
@@ -40,22 +41,26 @@ def test_users_add_list_link_disable(
     link = added.stdout.strip().splitlines()[-1]
     assert link.startswith("http://127.0.0.1:9123/signin/")
     assert sign_in_with(TestClient(app), link.rsplit("/", 1)[1]).status_code == 303
-    listed = json.loads(run_cli("--project", root, "users", "list", "--format", "json").stdout)
+    listed = json.loads(
+        run_cli("--project", root, "serve", "users", "list", "--format", "json").stdout
+    )
     assert listed[0]["name"] == "lab-1" and listed[0]["roles"] == ["labeller", "reviewer"]
     assert listed[0]["disabled"] is False and listed[0]["last_seen"] is not None
-    fresh = run_cli("--project", root, "users", "link", "lab-1", "--https", "--host", "lab.example")
+    fresh = run_cli(
+        "--project", root, "serve", "users", "link", "lab-1", "--https", "--host", "lab.example"
+    )
     assert fresh.stdout.strip().startswith("https://lab.example:8700/signin/")
-    disabled = run_cli("--project", root, "users", "disable", "lab-1")
+    disabled = run_cli("--project", root, "serve", "users", "disable", "lab-1")
     assert "ended 1 session" in disabled.stdout
-    table = run_cli("--project", root, "users", "list").stdout
+    table = run_cli("--project", root, "serve", "users", "list").stdout
     assert "lab-1" in table and "yes" in table
 
 
 def test_users_errors_are_one_line(project: Project, run_cli: Callable[..., Result]) -> None:
     root = str(project.root)
-    bad = run_cli("--project", root, "users", "add", "no spaces", "--role", "labeller")
+    bad = run_cli("--project", root, "serve", "users", "add", "no spaces", "--role", "labeller")
     assert bad.exit_code == 2 and "NAME: a labeller id" in bad.stderr
-    missing = run_cli("--project", root, "users", "disable", "nobody")
+    missing = run_cli("--project", root, "serve", "users", "disable", "nobody")
     assert missing.exit_code == 2 and "no user 'nobody'" in missing.stderr
 
 
@@ -68,7 +73,7 @@ def test_help_loads_no_web_stack(tmp_path: Path) -> None:
         " and (m.startswith('casework.web') or not m.startswith('casework'))))"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    for args in (["--help"], ["serve", "--help"], ["users", "--help"]):
+    for args in (["--help"], ["serve", "--help"], ["serve", "users", "--help"]):
         done = subprocess.run(
             [sys.executable, "-c", probe, *args],
             cwd=tmp_path,

@@ -222,7 +222,7 @@ def assign_ids_and_times(entries: list[Entry], rng: random.Random) -> None:
             entry.drafted_at = start_mined + timedelta(minutes=rng.randint(0, 334 * 24 * 60))
         else:
             entry.drafted_at = start_hand + timedelta(minutes=rng.randint(0, 265 * 24 * 60))
-    # Two production rows from before December 2025: their retention has run out (`casework expire`).
+    # Two production rows from before December 2025: their retention has run out (`casework dataset expire`).
     old = sorted(
         (
             e

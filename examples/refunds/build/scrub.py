@@ -5,7 +5,7 @@ order ids, addresses) is replaced wherever it occurs — in the conversation, th
 the label and the oracle — by ``kind_<12 hex>`` = HMAC-SHA256(key, kind + ":" + normalised value),
 using :mod:`casework.privacy.pseudonyms`. The example was scrubbed with :data:`DEMO_KEY`, a key
 published for the demo only (``CASEWORK_PSEUDONYM_KEY`` in the Makefile), so that
-``casework forget --email ...`` can find the rows of an example customer.
+``casework dataset forget --email ...`` can find the rows of an example customer.
 """
 
 from __future__ import annotations

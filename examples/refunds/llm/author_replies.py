@@ -1,7 +1,7 @@
-"""Scripted generator replies for `casework author` in the demo: one rule per shape, axis, candidate.
+"""Scripted generator replies for `casework shapes author` in the demo: one rule per shape, axis, candidate.
 
 Writes its rules at the end of `llm/responses.jsonl` (replacing earlier `author:` rules), so the
-offline `[models.generator]` answers `casework author --shape S --axis A -n 2` with these replies.
+offline `[models.generator]` answers `casework shapes author --shape S --axis A -n 2` with these replies.
 Each axis gets two candidates; some are planted to break one rejection rule each (malformed JSON,
 two-sentence outcome, undeclared tool, near duplicate, answer key, no oracle, invalid situation,
 a state outcome without a state assertion), so the demo shows every rule at work.
@@ -439,7 +439,7 @@ def replies() -> dict[tuple[str, int], Any]:
 
 
 #: A second round, one candidate each, for the unsatisfiable share of a mature slice (the demo's
-#: `casework check` finds refunds below the band after the first round).
+#: `casework dataset check` finds refunds below the band after the first round).
 SECOND_ROUND = (
     ("shape-06", "permission-absent"),
     ("shape-06", "outside-policy"),

@@ -5,10 +5,10 @@ Entry points: :func:`build_shapes` (`casework shapes build`), :func:`load_shapes
 set is `shapes/<name>.jsonl` (:class:`Shape` lines) with its version log
 `shapes/<name>.versions.jsonl` (:class:`ShapeVersion` lines).
 
-Cases along named axes (issue 15 part 2): :func:`author` (`casework author`) generates
+Cases along named axes (issue 15 part 2): :func:`author` (`casework shapes author`) generates
 candidates for one shape and axis, rejects them by rule (:data:`REASONS`), ranks each to its
 oracle (:func:`rank_oracle`) and queues the rest for review; :func:`review_from_file`
-(`casework author review`) decides them; :func:`author_report` (`casework author report`) is the
+(`casework author review`) decides them; :func:`author_report` (`casework shapes report`) is the
 generator's gate.
 """
 

@@ -48,7 +48,7 @@ UNSATISFIABLE_AXES = (
 #: Every axis, in the order reports list them.
 AXES = SATISFIABLE_AXES + UNSATISFIABLE_AXES
 
-#: The rejection reasons, each counted by `casework author` and its report.
+#: The rejection reasons, each counted by `casework shapes author` and its report.
 REASONS = (
     "malformed_json",
     "schema_invalid",

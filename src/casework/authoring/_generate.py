@@ -1,4 +1,4 @@
-"""`casework author`: generate cases for one shape along one axis, reject by rule, queue the rest.
+"""`casework shapes author`: generate cases for one shape along one axis, reject by rule, queue the rest.
 
 The generator (`[models.generator]`; the scripted client offline) is shown the shape, its most
 central scrubbed conversation, the agent's declared tools and the axis, and returns one JSON
@@ -6,7 +6,7 @@ central scrubbed conversation, the agent's declared tools and the axis, and retu
 (:func:`~casework.authoring._candidate.screen`), then compared with the dataset's cases, the
 open generated-case items and the run's earlier candidates (cosine distance of their embedded
 text). Survivors become `generated-case` review items; every run appends one
-:class:`AuthoringRun` line to `shapes/<set>.authored.jsonl`, which `casework author report` reads.
+:class:`AuthoringRun` line to `shapes/<set>.authored.jsonl`, which `casework shapes report` reads.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ rubric; never write the answer key."""
 
 
 class AuthoringRun(BaseModel):
-    """One line of `shapes/<set>.authored.jsonl`: what one `casework author` run did."""
+    """One line of `shapes/<set>.authored.jsonl`: what one `casework shapes author` run did."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -101,7 +101,7 @@ class AuthoringRun(BaseModel):
 
 @dataclass(frozen=True)
 class AuthorOptions:
-    """What `casework author` asks for.
+    """What `casework shapes author` asks for.
 
     Attributes:
         shapes: Shape set name.

@@ -1,4 +1,4 @@
-"""`casework author report`: the generator's own gate.
+"""`casework shapes report`: the generator's own gate.
 
 Acceptance rate (accepted by people over generated; a warning below one in five), rejection
 reasons (by rule and by reviewers), human minutes per accepted case, coverage of shape × axis
@@ -180,7 +180,7 @@ def discrimination(
     if not wanted:
         raise UsageError(
             f"no accepted authored case is in dataset '{dataset}' yet; review candidates first "
-            "(`casework author review`)."
+            "(`casework review list --kind generated-case`)."
         )
     slices = sorted({present[c].slice for c in wanted})
     b, w = (_run(project, dataset, spec, trials, slices) for spec in (better, worse))

@@ -60,7 +60,7 @@ class ReviewOutcome:
 
 
 def open_authored(project: Project, dataset: str | None = None) -> list[ReviewTask]:
-    """Open `generated-case` items queued by `casework author`, oldest first."""
+    """Open `generated-case` items queued by `casework shapes author`, oldest first."""
     tasks = list_tasks(project, kind=GENERATED_CASE_KIND, status="open", dataset=dataset)
     return [t for t in tasks if t.payload.get("record_review")]
 

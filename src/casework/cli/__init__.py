@@ -23,6 +23,7 @@ from casework.cli.context import AppState
 from casework.errors import CaseworkError
 
 __all__ = [
+    "ALIAS_MODULES",
     "COMMAND_HELP",
     "COMMAND_MODULES",
     "COMMAND_TABLE",
@@ -55,14 +56,18 @@ class CaseworkGroup(click.Group):
             ctx.exit(1)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        """Commands in the order of :data:`COMMAND_MODULES` (the order of the CLI reference)."""
+        """Commands in the order of :data:`COMMAND_MODULES` (the order of the CLI reference).
+
+        The old spellings are not listed (they are hidden); :meth:`get_command` still finds them.
+        """
         return list(COMMAND_MODULES)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        """Import the module holding ``cmd_name`` on first use."""
-        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
-            module = importlib.import_module(f"casework.cli.{COMMAND_MODULES[cmd_name]}")
-            for command in module.COMMANDS:
+        """Import the module holding ``cmd_name`` (a command or an old spelling) on first use."""
+        where = COMMAND_MODULES.get(cmd_name) or ALIAS_MODULES.get(cmd_name)
+        if cmd_name not in self.commands and where is not None:
+            module = importlib.import_module(f"casework.cli.{where}")
+            for command in [*getattr(module, "COMMANDS", []), *getattr(module, "ALIASES", [])]:
                 if command.name is not None and command.name not in self.commands:
                     self.add_command(command)
         return self.commands.get(cmd_name)
@@ -97,12 +102,15 @@ def _flag_speller(group: CaseworkGroup, ctx: click.Context) -> Callable[[str], s
 
     Library errors name parameters, never flags; this is the one place that maps them back. A
     name matches an option by its flag (``--relabel-under`` for ``relabel_under``) or by its
-    Python name, first among the parameters of the command that ran, then of any command (advice
-    may point to another command's option); an unknown name is shown as it is, in backticks.
+    Python name, first among the parameters of the command that ran, then of its group's other
+    commands, then of any command (advice may point to another command's option); an unknown
+    name is shown as it is, in backticks.
     """
     name = ctx.invoked_subcommand
     command = group.get_command(ctx, name) if name else None
-    here = [p for c in (_commands_under(command) if command else []) for p in c.params]
+    state = ctx.find_object(AppState)
+    ran = state.ran.params if state is not None and state.ran is not None else []
+    here = [*ran, *(p for c in (_commands_under(command) if command else []) for p in c.params)]
 
     def everywhere() -> list[click.Parameter]:
         commands = [group.get_command(ctx, n) for n in group.list_commands(ctx)]
@@ -143,63 +151,35 @@ def cli(ctx: click.Context, project_path: Path | None, debug: bool) -> None:
 # Each command: the module that holds it and its one-line help, in the order of the reference.
 # Explicit (no discovery); a module is imported only when one of its commands runs, and
 # `casework --help` lists the commands from this table without importing any, so neither it nor
-# `casework versions` pays for numpy, scipy, SQLAlchemy or the LLM SDK. tests/e2e check this table
-# against each module's COMMANDS and tests/cli/test_lazy_cli.py the help texts against the commands'.
+# `casework dataset versions` pays for numpy, scipy, SQLAlchemy or the LLM SDK. tests/test_startup.py
+# checks this table against each module's COMMANDS and the help texts against the commands'.
 COMMAND_TABLE: dict[str, tuple[str, str]] = {
-    "init": ("datasets", "Create a new eval project in FOLDER with a commented casework.toml."),
-    "schema": ("datasets", "Print the JSON Schema of a file format, for editors and validators."),
-    "check": (
-        "datasets",
-        "Check DATASET[@VERSION]: declared tools, stale rules, expired rows, synthetic cap, PII.",
+    "init": ("init", "Create a new eval project in FOLDER with a commented casework.toml."),
+    "schema": ("schema", "Print the JSON Schema of a file format, for editors and validators."),
+    "dataset": (
+        "dataset",
+        "Datasets as released files: check, release, list, compare, show, filter, migrate, prune.",
     ),
-    "release": (
-        "datasets",
-        "Release the working tree of DATASET as a new version (a no-op if unchanged).",
-    ),
-    "versions": ("datasets", "List the releases of DATASET, oldest first."),
-    "diff": (
-        "datasets",
-        "Compare two versions A and B of DATASET (B defaults to the working tree).",
-    ),
-    "show": ("datasets", "Print case CASE_ID of DATASET[@VERSION] as JSON."),
-    "cases": ("datasets", "List the cases of DATASET[@VERSION] matching the filters."),
-    "migrate": ("datasets", "Apply tool and argument renames to DATASET and release the result."),
-    "db": ("db", "Workbench database: status and migrations."),
     "label": (
-        "labelling",
-        "Blind labelling: assign rows, export sheets, import answers, release labels.",
+        "label",
+        "Blind labelling: assign rows, export sheets, import answers, progress, guidelines.",
     ),
-    "adjudicate": (
-        "labelling",
-        "Settle disagreements: list them, export and import adjudication sheets, apply decisions.",
-    ),
-    "guideline": ("labelling", "Versioned labelling guidelines (guidelines/<slice>.md)."),
     "agreement": (
         "agreement",
         "Inter-rater agreement of DATASET[@VERSION] per slice and guideline version.",
     ),
     "mine": (
-        "mining",
+        "mine",
         "Mine production TRACES (files or folders) into scrubbed draft cases of a dataset.",
     ),
-    "forget": (
-        "mining",
-        "Remove every row naming a customer (a deletion request) and release new versions.",
-    ),
-    "expire": ("mining", "Remove rows past their retain_until date and release new versions."),
     "shapes": (
-        "authoring",
-        "Failure shapes of production traces: build, list, show, and drift between weeks.",
-    ),
-    "author": (
-        "author",
-        "Generate cases for a shape along an axis (--shape, --axis, -n); review them; the gate.",
+        "shapes",
+        "Failure shapes of production traces: build, list, show, drift; author cases along them.",
     ),
     "synth": (
         "synth",
         "Make synthetic variants of DATASET's seed cases and release them as a new version.",
     ),
-    "llm": ("synth", "Check model endpoints and manage the response cache."),
     "leakage": (
         "leakage",
         "Find leakage: near-duplicates across splits, rows in prompts, rows in training corpora.",
@@ -208,56 +188,37 @@ COMMAND_TABLE: dict[str, tuple[str, str]] = {
         "run",
         "Run an agent on DATASET[@VERSION]: k independent trials per case, graded, logged, stored.",
     ),
-    "results": ("run", "The results of runs: one run's metrics, or the list of runs."),
-    "compare": (
-        "run",
-        "Pair RUN_BETTER with RUN_WORSE case by case: discrimination, inverted cases, paired test.",
+    "results": (
+        "results",
+        "The results of runs: the list of runs, one run's metrics, two runs compared case by case.",
     ),
-    "retire": (
-        "run",
-        "Move cases that separate none of the compared systems to split smoke, as a new version.",
+    "judge": ("judge", "The LLM judge: certified on people's verdicts of its verdicts."),
+    "review": (
+        "review",
+        "Review queue: every human decision, decided one item at a time or on sheets.",
     ),
     "gate": (
-        "run",
+        "gate",
         "Decide a release from dataset checks and RUN's results; exit 1 with the reasons on failure.",
     ),
     "report": (
-        "run",
+        "report",
         "Write one self-contained HTML report of RUN (charts, failing cases with evidence).",
     ),
-    "judge": (
-        "judge",
-        "The LLM judge: certified on people's verdicts of its verdicts (see docs/judge.md).",
-    ),
-    "review": (
-        "review",
-        "Review queue: near-duplicate pairs and generated cases, decided one item at a time.",
-    ),
-    "interop": ("interop", "Import and export other eval tools' formats (Google ADK eval sets)."),
-    "import-run": (
-        "interop",
-        "Import another tool's per-trial results FILE as a casework run log in runs/.",
-    ),
     "import": (
-        "interop",
-        "Import labelled cases: JSONL with --map, Inspect samples, τ²-bench, function-calling rows.",
-    ),
-    "tools": (
-        "interop",
-        "Tool declarations from what a team already has: ADK tool uses, trace tool definitions.",
+        "import_",
+        "Bring in what other tools hold: cases, ADK eval sets, runs, tool declarations.",
     ),
     "export": (
-        "interop",
-        "Send verdicts and cases to other tools: JUnit XML, OpenTelemetry, OpenInference, Inspect.",
+        "export",
+        "Send verdicts and cases to other tools: JUnit XML, OpenTelemetry, OpenInference, Inspect, ADK.",
     ),
     "serve": (
-        "web",
+        "serve",
         "Serve the labelling web app on the project's workbench (uvicorn; Ctrl+C stops it).",
     ),
-    "users": (
-        "web",
-        "People of the web app: add them with roles, list, disable, send a fresh sign-in link.",
-    ),
+    "llm": ("llm", "Check model endpoints and manage the response cache."),
+    "db": ("db", "Workbench database: status and migrations."),
 }
 
 #: Which module holds each command (``casework.cli.<module>``).
@@ -265,6 +226,25 @@ COMMAND_MODULES: dict[str, str] = {name: module for name, (module, _) in COMMAND
 
 #: Each command's short help as ``casework --help`` lists it (its docstring's first paragraph).
 COMMAND_HELP: dict[str, str] = {name: text for name, (_, text) in COMMAND_TABLE.items()}
+
+#: The old top-level spellings (hidden for one release; each prints where it moved) and the
+#: module that holds each, in that module's ``ALIASES``.
+ALIAS_MODULES: dict[str, str] = {
+    **dict.fromkeys(
+        ("check", "release", "versions", "diff", "show", "cases", "migrate"), "dataset"
+    ),
+    "retire": "_dataset_retire",
+    "forget": "_dataset_erasure",
+    "expire": "_dataset_erasure",
+    "adjudicate": "label",
+    "guideline": "label",
+    "author": "shapes",
+    "compare": "results",
+    "interop": "import_",
+    "import-run": "import_",
+    "tools": "import_",
+    "users": "serve",
+}
 
 
 def os_error_message(exc: OSError) -> str:

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from casework.cli.context import err_console
 
-if TYPE_CHECKING:  # the dataset package loads in the commands: `casework versions` stays light
+if (
+    TYPE_CHECKING
+):  # the dataset package loads in the commands: `casework dataset versions` stays light
     from rich.progress import ProgressColumn
 
     from casework.dataset import ProgressCallback, StageProgress
@@ -77,7 +79,7 @@ def stages(what: str, fmt: str) -> Iterator[StageProgress]:
     own name. Drawn on each update, without rich's refresh thread: a parallel scan forks
     workers only from a process without threads.
     """
-    # Imported here: rich.progress costs `casework versions` ~10 ms of its 0.3 s start-up budget.
+    # Imported here: rich.progress costs `casework dataset versions` ~10 ms of its 0.3 s start-up budget.
     from rich.progress import (
         BarColumn,
         DownloadColumn,

@@ -6,7 +6,7 @@ import click
 from rich.table import Table
 
 from casework.cli._progress import reading
-from casework.cli.context import FORMAT, console, emit_json, pass_project
+from casework.cli.context import FORMAT, console, emit_json, example, pass_project
 from casework.labelling import AgreementReport, SliceAgreement, dataset_agreement
 from casework.project import Project
 
@@ -163,6 +163,10 @@ def _render(report: AgreementReport) -> None:
             console.print(f"Note: {note}")
 
 
+@example(
+    "casework agreement refunds",
+    "casework agreement refunds@latest --slice refunds --guideline refunds-g7 --format json",
+)
 @click.command("agreement")
 @click.argument("dataset")
 @click.option("--slice", "slice_name", help="Only this slice.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,11 +22,13 @@ __all__ = [
     "console",
     "emit_json",
     "err_console",
+    "example",
     "get_state",
     "pass_project",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+C = TypeVar("C", bound=click.Command)
 
 console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -37,6 +40,8 @@ class AppState:
 
     project_path: Path | None = None
     debug: bool = False
+    #: The (sub-)command that ran: its flags spell the parameter names of library errors first.
+    ran: click.Command | None = field(default=None, repr=False)
     _project: Project | None = field(default=None, repr=False)
 
     def project(self) -> Project:
@@ -65,7 +70,9 @@ def pass_project(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return fn(get_state().project(), *args, **kwargs)
+        state = get_state()
+        state.ran = click.get_current_context().command
+        return fn(state.project(), *args, **kwargs)
 
     return cast(F, wrapper)
 
@@ -114,3 +121,24 @@ SHEETS_OUT = click.option(
 def emit_json(data: Any) -> None:
     """Print ``data`` as indented JSON on stdout (dates and other values via ``str``)."""
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def example(*lines: str) -> Callable[[C], C]:
+    """Decorator over a click command: end its help with an ``Example:`` a user can paste.
+
+    The lines stay as written: the block is a paragraph click does not rewrap.
+
+    Args:
+        *lines: Command lines, each starting with ``casework``.
+    """
+
+    def add(command: C) -> C:
+        block = "\n".join(["\b", "Example:", *(f"  {line}" for line in lines)])
+        # The help's last words: after the epilog when the command has one.
+        if command.epilog:
+            command.epilog = f"{inspect.cleandoc(command.epilog)}\n\n{block}"
+        else:
+            command.help = f"{inspect.cleandoc(command.help or '')}\n\n{block}"
+        return command
+
+    return add

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from casework.cli.context import console, pass_project
+from casework.cli.context import console, example, pass_project
 from casework.project import Project
 from casework.workbench import display_url, status, upgrade
 
@@ -13,9 +13,14 @@ __all__ = ["COMMANDS"]
 
 @click.group("db")
 def db_group() -> None:
-    """Workbench database: status and migrations."""
+    """Workbench database: status and migrations.
+
+    SQLite under .casework/ by default, or any SQLAlchemy URL in CASEWORK_DB_URL. See
+    docs/web.md (a team's shared workbench).
+    """
 
 
+@example("casework db status")
 @db_group.command("status")
 @pass_project
 def status_cmd(project: Project) -> None:
@@ -32,6 +37,7 @@ def status_cmd(project: Project) -> None:
     console.print(f"  heads: {', '.join(st.heads)}")
 
 
+@example("CASEWORK_DB_URL=postgresql://evals@db.internal/evals casework db upgrade")
 @db_group.command("upgrade")
 @pass_project
 def upgrade_cmd(project: Project) -> None:

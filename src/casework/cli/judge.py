@@ -1,6 +1,7 @@
-"""Judge commands: `labeller-check`, `sample`, `verdicts import`, `certify`, `tune add`.
+"""The `judge` group: `labeller-check`, `sample`, `certify`, `tune add`.
 
-`judge calibrate` is the labeller check's old name, kept hidden with a note.
+People's verdicts come back through the review queue; `judge verdicts import` and `judge
+calibrate` (the labeller check's old name) stay hidden for one release.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from casework.cli.context import FORMAT, SLICES, console, emit_json, pass_project
+from casework.cli._moved import note_moved
+from casework.cli.context import FORMAT, SLICES, console, emit_json, example, pass_project
 from casework.dataset import load_dataset
 from casework.errors import UsageError
 from casework.grading import PROMPT_VERSION, calibrate_judge, load_judge, rubric_digests
@@ -43,7 +45,10 @@ def _dataset(project: Project, dataset: str | None, command: str) -> str:
 
 @click.group("judge")
 def judge_group() -> None:
-    """The LLM judge: certified on people's verdicts of its verdicts (see docs/judge.md)."""
+    """The LLM judge: certified on people's verdicts of its verdicts.
+
+    See docs/judge.md.
+    """
 
 
 def _labeller_check(
@@ -93,6 +98,7 @@ def _labeller_options(fn: click.decorators.FC) -> click.decorators.FC:
     return click.option("--slice", "slice_name", required=True, help="Slice to check on.")(fn)
 
 
+@example("casework judge labeller-check --slice refunds --dataset refunds --split dev")
 @judge_group.command("labeller-check")
 @_labeller_options
 @FORMAT
@@ -116,13 +122,11 @@ def calibrate_cmd(
 ) -> None:
     """Old name of `judge labeller-check`."""
     _labeller_check(project, slice_name, dataset, splits, fmt, "judge calibrate")
-    click.echo(
-        "note: `judge calibrate` is now `judge labeller-check`; it no longer makes verdicts "
-        "admissible (use `judge sample`, `judge verdicts import`, `judge certify`).",
-        err=True,
-    )
 
 
+@example(
+    "casework judge sample run-a run-b -n 40 --reviewers ana,ben --out verdict-sheets/",
+)
 @judge_group.command("sample")
 @click.argument("runs", nargs=-1, required=True)
 @SLICES
@@ -237,6 +241,7 @@ def _cert_line(r: CertificationResult) -> str:
     return text
 
 
+@example("casework judge certify --slice refunds --dataset refunds@latest")
 @judge_group.command("certify")
 @SLICES
 @click.option("--dataset", default=None, help="DATASET[@VERSION] whose rubrics are current.")
@@ -283,9 +288,13 @@ def certify_cmd(project: Project, slices: tuple[str, ...], dataset: str | None, 
 
 @judge_group.group("tune")
 def tune_group() -> None:
-    """Records used to tune the judge's prompt (never sampled for certification)."""
+    """Records used to tune the judge's prompt (never sampled for certification).
+
+    See docs/judge.md.
+    """
 
 
+@example("casework judge tune add run-a/r-0007/1 run-a/r-0012/2/fact/0")
 @tune_group.command("add")
 @click.argument("keys", nargs=-1, required=True)
 @pass_project
@@ -294,5 +303,10 @@ def tune_add_cmd(project: Project, keys: tuple[str, ...]) -> None:
     listed = add_tuning(project, keys)
     console.print(f"{TUNING_FILE}: {len(listed)} key(s)")
 
+
+note_moved(judge_group.commands["calibrate"], "judge calibrate", "judge labeller-check")
+note_moved(
+    judge_group.commands["verdicts"], "judge verdicts", "review", {"import": "review import"}
+)
 
 COMMANDS: list[click.Command] = [judge_group]

@@ -1,4 +1,8 @@
-"""Leakage commands: scan across splits; review, decide and resolve flags; prompt and corpus checks."""
+"""The `leakage` group: scan across splits, rows in prompts, rows in training corpora.
+
+Flags are decided in the review queue; `leakage review|decide|resolve` stay hidden for one
+release with their own implementation.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ from typing import Any, cast, get_args
 import click
 from rich.table import Table
 
-from casework.cli.context import FORMAT, console, emit_json, err_console, pass_project
+from casework.cli._moved import note_moved
+from casework.cli.context import FORMAT, console, emit_json, err_console, example, pass_project
 from casework.errors import UsageError
 from casework.leakage import (
     CorpusReport,
@@ -110,7 +115,7 @@ def _render_scan(report: ScanReport) -> None:
         )
     if report.unresolved:
         console.print(_flag_table(report.unresolved, "flags to review"))
-        console.print(f"next: casework leakage review {report.dataset}")
+        console.print(f"next: casework review list --kind leakage-pair --dataset {report.dataset}")
 
 
 def _scan_json(report: ScanReport) -> dict[str, Any]:
@@ -140,9 +145,17 @@ def _scan_json(report: ScanReport) -> dict[str, Any]:
 
 @click.group("leakage")
 def leakage_group() -> None:
-    """Find leakage: near-duplicates across splits, rows in prompts, rows in training corpora."""
+    """Find leakage: near-duplicates across splits, rows in prompts, rows in training corpora.
+
+    Each flagged pair is a leakage-pair item of the review queue (`casework review`). See
+    docs/leakage.md.
+    """
 
 
+@example(
+    "casework leakage scan refunds",
+    "casework leakage scan refunds --method lsh --threshold 0.8",
+)
 @leakage_group.command("scan")
 @click.argument("dataset")
 @click.option(
@@ -325,6 +338,7 @@ def _render_prompt(report: PromptReport) -> None:
     console.print(table)
 
 
+@example("casework leakage prompt refunds bookings")
 @leakage_group.command("prompt")
 @click.argument("datasets", nargs=-1)
 @FORMAT
@@ -393,6 +407,7 @@ def _render_corpus(report: CorpusReport) -> None:
     console.print(table)
 
 
+@example("casework leakage corpus data/sft/*.jsonl --dataset refunds --containment 0.5")
 @leakage_group.command("corpus")
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
@@ -457,5 +472,9 @@ def corpus_cmd(
     if report.hits:
         click.get_current_context().exit(1)
 
+
+note_moved(leakage_group.commands["review"], "leakage review", "review list --kind leakage-pair")
+note_moved(leakage_group.commands["decide"], "leakage decide", "review decide")
+note_moved(leakage_group.commands["resolve"], "leakage resolve", "dataset apply")
 
 COMMANDS: list[click.Command] = [leakage_group]

@@ -113,7 +113,7 @@ def _run_log_tables() -> list[str]:
         "(`kind: trial`) per finished trial, in the order trials finish, then the end record",
         "(`kind: end`) once the run is finished. A later line for the same `(case_id, trial)`",
         "replaces an earlier one; a torn last line (a crash mid-write) is ignored and that trial",
-        "runs again on `--resume`. `casework run` writes it; `casework import-run` writes one from",
+        "runs again on `--resume`. `casework run` writes it; `casework import run` writes one from",
         "another tool's results (`agent_spec` `import:<format>:<file>`; each verdict one `imported`",
         "check). `casework schema run` prints the JSON Schema of a line.",
         "",

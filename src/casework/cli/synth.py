@@ -1,4 +1,4 @@
-"""Synthetic variants and model access: `casework synth`, `casework llm ping`, `casework llm cache`."""
+"""`casework synth`: synthetic variants of a dataset's seed cases, released as a new version."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from typing import Any
 
 import click
 
-from casework.cli.context import FORMAT, console, emit_json, err_console, pass_project
-from casework.llm import WorkbenchCache, ping
+from casework.cli.context import FORMAT, console, emit_json, err_console, example, pass_project
 from casework.project import Project
 from casework.synth import SynthResult, synthesize, transform_names, transform_table
 
@@ -88,6 +87,9 @@ def _render(result: SynthResult, dry_run: bool) -> None:
         console.print(f"LLM {line}")
 
 
+@example(
+    "casework synth refunds -t typos -t paraphrase --per-case 2 --dry-run",
+)
 @click.command("synth", epilog=_table_help())
 @click.argument("dataset")
 @click.option(
@@ -143,75 +145,4 @@ def synth_cmd(
         _render(result, dry_run)
 
 
-@click.group("llm")
-def llm_group() -> None:
-    """Check model endpoints and manage the response cache."""
-
-
-@llm_group.command("ping")
-@click.option(
-    "--role",
-    type=click.Choice(["generator", "judge"]),
-    default="generator",
-    show_default=True,
-    help="Which [models.<role>] to call.",
-)
-@FORMAT
-@pass_project
-def ping_cmd(project: Project, role: str, fmt: str) -> None:
-    """Send one tiny request to a role's model and show what came back."""
-    result = ping(project, "judge" if role == "judge" else "generator")
-    if fmt == "json":
-        emit_json(
-            {
-                "role": result.role,
-                "model": result.model,
-                "endpoint": result.endpoint,
-                "reply": result.reply,
-                "seconds": round(result.seconds, 3),
-                "prompt_tokens": result.usage.prompt_tokens if result.usage else None,
-                "completion_tokens": result.usage.completion_tokens if result.usage else None,
-            }
-        )
-        return
-    tokens = (
-        f", {result.usage.prompt_tokens}+{result.usage.completion_tokens} tokens"
-        if result.usage
-        else ""
-    )
-    console.print(
-        f"models.{result.role}: {result.model} at {result.endpoint} answered in "
-        f"{result.seconds:.2f} s{tokens}: {result.reply!r}"
-    )
-
-
-@llm_group.group("cache")
-def cache_group() -> None:
-    """The workbench's response cache (replies keyed by model, prompt and parameters)."""
-
-
-@cache_group.command("stats")
-@FORMAT
-@pass_project
-def cache_stats_cmd(project: Project, fmt: str) -> None:
-    """Cached replies per model."""
-    counts = WorkbenchCache(project).count()
-    if fmt == "json":
-        emit_json(counts)
-        return
-    if not counts:
-        console.print("the response cache is empty")
-    for model, n in counts.items():
-        console.print(f"{model}: {n} cached repl{'ies' if n != 1 else 'y'}")
-
-
-@cache_group.command("clear")
-@click.option("--model", help="Only replies of this model (`openai:gpt-4o-mini`).")
-@pass_project
-def cache_clear_cmd(project: Project, model: str | None) -> None:
-    """Delete cached replies (all, or one model's), so the next run asks again."""
-    removed = WorkbenchCache(project).clear(model)
-    console.print(f"removed {removed} cached repl{'ies' if removed != 1 else 'y'}")
-
-
-COMMANDS: list[click.Command] = [synth_cmd, llm_group]
+COMMANDS: list[click.Command] = [synth_cmd]

@@ -42,7 +42,7 @@ def line_of(text: str, key: str, table: str) -> int | None:
 def _check_tools(
     project: Project,
 ) -> tuple[Mapping[str, ToolDecl], dict[str, dict[str, ToolDecl]]]:
-    """The tools `casework check` checks cases against: the agent's, or its tool environments'."""
+    """The tools `casework dataset check` checks cases against: the agent's, or its tool environments'."""
     run = project.config.run
     if not (run.environment or run.environments):
         return declared_tools(project), {}
@@ -83,7 +83,7 @@ def _translated(finding: Finding, case: Case, renames: RenameMap) -> tuple[str, 
 def _new_findings(
     pairs: Sequence[tuple[Case, Case]], renames: RenameMap, project: Project
 ) -> list[tuple[Case, Finding]]:
-    """Findings of `casework check` on the migrated cases that their originals did not have.
+    """Findings of `casework dataset check` on the migrated cases that their originals did not have.
 
     Each original finding counts once, under the name the renames give it: a rename may fix or
     keep a finding, never add one.
@@ -137,7 +137,7 @@ def inconsistencies(
 ) -> list[Problem]:
     """What the renames would break, located at the rename that breaks it (grouped by cases).
 
-    A call given one argument name twice loses a value; a case that `casework check` would
+    A call given one argument name twice loses a value; a case that `casework dataset check` would
     newly fail (an argument the renamed tool does not declare, a tool its own catalogue lacks)
     is not a consistent migration. Both come from many-to-one renames mostly.
     """
@@ -163,7 +163,7 @@ def inconsistencies(
             if finding.check == "unknown_argument"
             else ""
         )
-        message = f"would fail `casework check` after the rename: {finding.message}{hint}"
+        message = f"would fail `casework dataset check` after the rename: {finding.message}{hint}"
         if sources:
             key = (line_of(text, sources[0], "tools"), f"tools.{sources[0]}", message, tool)
         else:

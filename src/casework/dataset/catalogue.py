@@ -2,7 +2,7 @@
 
 A case's catalogue is its ``situation.tools_file`` (a file of tool declarations inside the
 project, pinned by ``tools_sha256``) or else the project's declared tools, narrowed to
-``situation.tools`` when set. The runner offers exactly that set and `casework check` checks the
+``situation.tools`` when set. The runner offers exactly that set and `casework dataset check` checks the
 case's label and fixtures against it. Entry points: :class:`CatalogueFiles`, :func:`case_catalogue`.
 """
 

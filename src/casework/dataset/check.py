@@ -37,7 +37,7 @@ class Finding:
 
     Attributes:
         check: Which check (`undeclared_tool`, `stale_forbidden_tool`, `unknown_argument`, `expired`…).
-        severity: `error` fails `casework check` and the gate; `warning` is shown only.
+        severity: `error` fails `casework dataset check` and the gate; `warning` is shown only.
         case_id: The case concerned, if any.
         subject: What is wrong in it (a tool name, `tool.argument`, a date).
         message: A sentence for people.
@@ -97,7 +97,7 @@ def _requirement_findings(
                     case.id,
                     req.name,
                     f"forbidden tool is not {scope}: the rule is stale and can never "
-                    "fail (rename it with `casework migrate` or remove it)",
+                    "fail (rename it with `casework dataset migrate` or remove it)",
                 )
             ]
         return [
@@ -228,14 +228,14 @@ def check_contradictions(cases: Sequence[Case]) -> list[Finding]:
 
 
 def expired_cases(cases: Sequence[Case], today: date) -> list[Finding]:
-    """Rows whose ``retain_until`` has passed: they must leave in the next change (`casework expire`)."""
+    """Rows whose ``retain_until`` has passed: they must leave in the next change (`casework dataset expire`)."""
     return [
         Finding(
             "expired",
             "error",
             c.id,
             str(c.provenance.retain_until),
-            "retention date has passed; run `casework expire` to release a version without it",
+            "retention date has passed; run `casework dataset expire` to release a version without it",
         )
         for c in cases
         if c.provenance.retain_until is not None and c.provenance.retain_until < today

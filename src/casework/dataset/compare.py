@@ -1,4 +1,4 @@
-"""Comparing two versions of a dataset by line hash (`casework diff`).
+"""Comparing two versions of a dataset by line hash (`casework dataset diff`).
 
 Entry point: :func:`diff_versions`. A release kept in the line store gives its {case id: line
 hash} map without reading a case; the working tree is hashed line by line and only the lines

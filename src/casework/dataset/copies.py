@@ -3,7 +3,7 @@
 A labelling sheet, a judge verdict sheet or an ADK eval set leaves casework's control once it is
 written (it is mailed, uploaded, copied). Each exporter calls :func:`record_copies` with the
 files it wrote and the case ids they hold, appending to `.casework/copies.jsonl`, so that
-`casework forget` and `casework expire` can list such a copy by path when it held a removed row.
+`casework dataset forget` and `casework dataset expire` can list such a copy by path when it held a removed row.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from casework.atomic import atomic_write_bytes
 from casework.decoding import MAX_DEPTH, BadJSON, parse_json
 from casework.errors import MAX_REPORTED, InputErrors, Problem
 
-if TYPE_CHECKING:  # the case model loads with the first case read (not for `casework versions`)
+if TYPE_CHECKING:  # the case model loads with the first case read (not for `dataset versions`)
     from casework.schema import Case
 
 __all__ = [

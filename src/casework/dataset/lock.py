@@ -152,7 +152,7 @@ def dataset_lock(project: Project, name: str, *, timeout: float | None = None) -
         finally:
             held.depth -= 1
         return
-    # Imported here: filelock takes ~50 ms to import and `casework versions` needs it only when an
+    # Imported here: filelock takes ~50 ms to import and `casework dataset versions` needs it only when an
     # interrupted release waits (issue 13: start-up under 0.3 s).
     from filelock import FileLock, Timeout
 
@@ -213,7 +213,7 @@ def settle(project: Project, name: str) -> None:
 def dataset_versions(project: Project, name: str) -> list[VersionRecord]:
     """The release log of ``name``, oldest first, after completing any interrupted release.
 
-    Here, beside :func:`settle`, so that `casework versions` imports no more than it uses.
+    Here, beside :func:`settle`, so that `casework dataset versions` imports no more than it uses.
     """
     folder = project.dataset_dir(name)
     settle(project, name)

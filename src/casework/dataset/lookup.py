@@ -1,6 +1,6 @@
 """One case of a dataset, found without validating the rows a release already validated.
 
-`casework show` needs one row, but must refuse a dataset with bad lines as a full read does.
+`casework dataset show` needs one row, but must refuse a dataset with bad lines as a full read does.
 The working tree's lines are hashed and compared with the latest release's index: only the
 lines it lacks are validated (a bad one, a duplicate id or labels that differ from the release's
 send the command to the full read, which reports them). A release's row comes from the line

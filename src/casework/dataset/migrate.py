@@ -369,7 +369,7 @@ def migrate_dataset(
         InputErrors: Bad rename map (including a rename to an undeclared tool), or renamed cases
             that would be inconsistent: a case requiring and forbidding one tool (two tools
             renamed to one), a call given one argument name twice, or any finding of
-            `casework check` the cases did not have before (an argument the renamed tool does not
+            `casework dataset check` the cases did not have before (an argument the renamed tool does not
             declare…). Each is located at its line of the rename map; nothing is written.
     """
     tools = declared_tools(project)

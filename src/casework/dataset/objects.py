@@ -104,7 +104,7 @@ def _manifest_path(state_dir: Path, digest: str) -> Path:
 
 @contextlib.contextmanager
 def _store_lock(state_dir: Path) -> Iterator[None]:
-    from filelock import FileLock  # here: ~50 ms of import that `casework versions` never needs
+    from filelock import FileLock  # here: ~50 ms of import that `dataset versions` never needs
 
     _root(state_dir).mkdir(parents=True, exist_ok=True)
     with FileLock(str(_root(state_dir) / ".lock")):

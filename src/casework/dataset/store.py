@@ -310,7 +310,7 @@ def _require_message(message: str) -> None:
 
 @dataclass(frozen=True)
 class TreeRelease:
-    """What `casework release` did to a dataset's working tree."""
+    """What `casework dataset release` did to a dataset's working tree."""
 
     name: str
     hash: str
@@ -326,7 +326,7 @@ def release_working_tree(
 ) -> tuple[Dataset, VersionRecord | None]:
     """Release the working tree of ``name`` as it is, returning the dataset as released.
 
-    See :func:`release_tree` (which `casework release` uses, and which does not load the
+    See :func:`release_tree` (which `casework dataset release` uses, and which does not load the
     cases); this loads them afterwards.
 
     Returns:
@@ -344,7 +344,7 @@ def release_working_tree(
 def release_tree(
     project: Project, name: str, message: str, *, on_progress: StageProgress | None = None
 ) -> TreeRelease:
-    """Release the working tree of ``name`` as it is (`casework release`).
+    """Release the working tree of ``name`` as it is (`casework dataset release`).
 
     Each case line is hashed once and compared with the latest release's stored lines: a tree
     equal to that release is left alone without parsing a case, and otherwise only the lines
@@ -411,7 +411,7 @@ def release_without(
 ) -> VersionRecord | None:
     """Release the working tree of ``name`` less the cases ``drop`` names and their raw labels.
 
-    What `casework forget` and `casework expire` release. The tree's lines are hashed and those
+    What `casework dataset forget` and `casework dataset expire` release. The tree's lines are hashed and those
     the latest release holds are taken from its index unparsed; only lines it lacks are validated.
     When that cannot decide (no release yet, the store lacks it, the labels differ from the
     release's, a bad line), every case is loaded and released as :func:`release` does, which

@@ -30,7 +30,7 @@ from casework.errors import InputError, InputErrors, Problem, ReleaseConflict, U
 from casework.project import Project
 from casework.schema import VersionRecord
 
-if TYPE_CHECKING:  # the case models load where cases are read (`casework versions` needs none)
+if TYPE_CHECKING:  # the case models load where cases are read (`dataset versions` needs none)
     from casework.schema import Case, LabelRecord
 
 __all__ = [
@@ -418,7 +418,7 @@ def _scan_release_files(
             was read, or the copy was tampered with): ``visit`` saw other cases, so nothing of
             this read may be reported.
     """
-    # Here: `casework versions` imports this module and needs none of it.
+    # Here: `casework dataset versions` imports this module and needs none of it.
     from casework.dataset.ondisk import release_files
 
     changed = ReleaseConflict(

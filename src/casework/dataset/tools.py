@@ -38,7 +38,7 @@ class ToolDecl:
     def argument_names(self) -> frozenset[str] | None:
         """Declared argument names, or ``None`` when the schema does not list properties.
 
-        Computed once: `casework check` asks for it for every tool requirement of every case.
+        Computed once: `casework dataset check` asks for it for every tool requirement of every case.
         """
         props = self.parameters.get("properties")
         return frozenset(props) if isinstance(props, dict) else None

@@ -1,4 +1,4 @@
-"""Complete deletion: `casework forget` and `casework expire` reach every store of customer data.
+"""Complete deletion: `casework dataset forget` and `casework dataset expire` reach every store of customer data.
 
 Entry points: :func:`forget_everywhere`, :func:`expire_everywhere`. :data:`TABLES` and
 :data:`FILES` name every workbench table and every kind of file casework writes, with how a

@@ -1,4 +1,4 @@
-"""Complete deletion: `casework forget` and `casework expire` reach every store of customer data.
+"""Complete deletion: `casework dataset forget` and `casework dataset expire` reach every store of customer data.
 
 :func:`casework.privacy.forget` and :func:`casework.privacy.expire` release dataset versions
 without the rows; the rows also live in every other store the registry
@@ -38,7 +38,7 @@ __all__ = [
 #: Copies no casework command can see: the user must delete or redact them.
 OUT_OF_REACH = (
     "labelling sheets sent to labellers (`casework label export`) and their replies",
-    "ADK eval sets written by `casework interop export-adk`",
+    "ADK eval sets written by `casework export adk`",
     "reports written with `casework report -o` outside the runs folder, and reports passed on",
     "run logs and reports kept as CI artefacts or copied elsewhere",
     "other workbenches (another CASEWORK_DB_URL, a colleague's machine)",

@@ -294,7 +294,7 @@ FILES: tuple[FileKind, ...] = (
         "casework.toml, agent/, guidelines/, renames.toml, tool-suggestion patches",
         "configuration, declared tools and guidelines written by people",
         "no customer data",
-        ("casework.scaffold", "casework.labelling.guidelines", "casework.cli.interop"),
+        ("casework.scaffold", "casework.labelling.guidelines", "casework.cli.import_"),
         ("casework.toml", "agent/*", "guidelines/*.md", "renames.toml", ".gitignore"),
     ),
 )

@@ -1,6 +1,6 @@
 """The release gate: dataset checks, run results and thresholds decide a release.
 
-- :func:`check_project`: every dataset check that needs no run (`casework check`);
+- :func:`check_project`: every dataset check that needs no run (`casework dataset check`);
 - :func:`gate_run`: gather the inputs of a run (and a baseline) from each stage and decide;
 - :func:`evaluate_gate`: the pure decision, a list of named rules (:data:`RULES`).
 """

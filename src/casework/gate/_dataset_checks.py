@@ -1,7 +1,7 @@
-"""`casework check`: every dataset check that needs no run, composed from each stage.
+"""`casework dataset check`: every dataset check that needs no run, composed from each stage.
 
 Entry point: :func:`check_project`. The gate runs the same function, so a dataset that fails
-`casework check` can never pass the gate.
+`casework dataset check` can never pass the gate.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class _SliceSource(NamedTuple):
 
 
 class _CheckJob:
-    """Every per-case check of `casework check` over the cases fed to it (picklable)."""
+    """Every per-case check of `casework dataset check` over the cases fed to it (picklable)."""
 
     def __init__(
         self,

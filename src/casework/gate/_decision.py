@@ -26,7 +26,7 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True)
 class GateFinding:
-    """One dataset check result handed to the gate (from `casework check`, agreement, leakage…).
+    """One dataset check result handed to the gate (from `casework dataset check`, agreement, leakage…).
 
     Attributes:
         check: Which check (`undeclared_tool`, `expired`, `synthetic_cap`, `leakage`…).

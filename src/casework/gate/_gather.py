@@ -49,7 +49,7 @@ def _checked_ref(run: LoadedRun, on: int | None) -> str:
 def dataset_findings(
     project: Project, run: LoadedRun, *, today: date | None = None, on: int | None = None
 ) -> list[GateFinding]:
-    """`casework check` on the release the run was on (else the working tree), as gate findings.
+    """`casework dataset check` on the release the run was on (else the working tree), as gate findings.
 
     ``on`` is that release's number when the caller has looked it up already (:func:`releases_of`).
     """
@@ -78,7 +78,7 @@ def leakage_findings(project: Project, run: LoadedRun) -> list[GateFinding]:
                 "error",
                 f"{flag.left_id} ({flag.left_split}) ~ {flag.right_id} ({flag.right_split}): "
                 f"near-duplicate across splits (Jaccard {flag.jaccard:.2f}) is still {flag.status}; "
-                f"review it with `casework leakage review` ({_flag_file_of(project, run)})",
+                f"decide it with `casework review list --kind leakage-pair` ({_flag_file_of(project, run)})",
                 where,
             )
         )
@@ -102,7 +102,7 @@ def slice_kappas(
     tree.
     """
     if not project.dataset_dir(run.header.dataset).is_dir():
-        return {}  # a run standing alone (`casework import-run` without a dataset): nothing to measure
+        return {}  # a run standing alone (`casework import run` without a dataset): nothing to measure
     on = releases_of(project, run)[0] if on is None else on
     try:
         report = dataset_agreement(project, _checked_ref(run, on), bootstrap=0)
@@ -168,7 +168,7 @@ def gate_inputs(
         same_as_latest=same,
         decisions=trial_decisions(run.trials, admissible_only=True),
         certification=run.header.judge.certification if run.header.judge is not None else {},
-        # `casework import-run` writes agent specs `import:<format>:<file>` (casework.interop).
+        # `casework import run` writes agent specs `import:<format>:<file>` (casework.interop).
         imported_from=run.header.agent_spec
         if run.header.agent_spec.startswith("import:")
         else None,

@@ -1,7 +1,7 @@
 """The unsatisfiable quota: the share of cases per slice whose honest answer is not a completion.
 
 A slice marked mature (`[thresholds] mature_slices`) must keep its unsatisfiable share inside
-`[thresholds] unsatisfiable_band` (default 20–25%, inclusive); `casework check` reports every
+`[thresholds] unsatisfiable_band` (default 20–25%, inclusive); `casework dataset check` reports every
 slice's share and fails a mature slice outside the band. Slices not marked mature are reported
 and never fail: a young slice has too few cases for a share to mean much.
 """
@@ -93,7 +93,7 @@ class UnsatisfiableShare:
         )
 
     def finding(self) -> Finding:
-        """The share as an error-level finding of `casework check`."""
+        """The share as an error-level finding of `casework dataset check`."""
         return Finding(
             "unsatisfiable_quota", "error", None, self.slice, str(self).split(": ", 1)[1]
         )

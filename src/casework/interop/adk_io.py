@@ -1,7 +1,7 @@
 """ADK eval sets in and out of a project: import as a new dataset version, export a version.
 
-Entry points: :func:`import_adk` (`casework interop import-adk`) and :func:`export_adk`
-(`casework interop export-adk`). The conversion itself is :mod:`casework.interop.adk`.
+Entry points: :func:`import_adk` (`casework import adk`) and :func:`export_adk`
+(`casework export adk`). The conversion itself is :mod:`casework.interop.adk`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`casework import-run`: another tool's per-trial results become a casework run log in runs/.
+"""`casework import run`: another tool's per-trial results become a casework run log in runs/.
 
 Entry points: :func:`import_run` (project level: reads, pins, writes atomically) over
 :func:`run_records` (pure: results to header, trial records and end record) and

@@ -1,8 +1,8 @@
 """Guideline gaps: notes that a slice's guideline did not settle a case, fed to the next bump.
 
 An adjudicator ticks "guideline gap" with a note (:func:`add_gap`, or through
-:func:`casework.labelling.adjudicate`); `casework guideline gaps` lists the notes by slice
-(:func:`list_gaps`) and `casework guideline bump` shows the open notes of the slice and marks
+:func:`casework.labelling.adjudicate`); `casework label guideline gaps` lists the notes by slice
+(:func:`list_gaps`) and `casework label guideline bump` shows the open notes of the slice and marks
 them addressed by the new version (:func:`bump_with_gaps`). Notes live in the workbench.
 """
 

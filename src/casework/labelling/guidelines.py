@@ -245,7 +245,7 @@ def bump_guideline(
 ) -> Bump:
     """Raise a slice's guideline version (gN -> gN+1) and record why, in one atomic write.
 
-    Rows labelled under the old version keep it on their label: `casework cases DATASET
+    Rows labelled under the old version keep it on their label: `casework dataset cases DATASET
     --labelled-under OLD` lists them and `casework label assign DATASET --relabel-under OLD` sends
     them back to labelling.
 

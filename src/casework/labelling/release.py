@@ -161,7 +161,7 @@ def release_labels(
 
     Raises:
         UsageError: Empty message, unknown dataset, or the working tree holds unreleased edits
-            (release them first with `casework release`, so this version holds labelling only).
+            (release them first with `casework dataset release`, so this version holds labelling only).
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
     name = dataset_name(dataset, "label release")

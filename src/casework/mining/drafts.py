@@ -67,7 +67,7 @@ def retain_until(mined_at: datetime, retention_days: int) -> date:
     """The UTC date after which the row must leave the dataset: ``mined_at`` + retention days.
 
     The row may stay in every version released on or before this date; the first version
-    released after it must not hold it (`casework expire`).
+    released after it must not hold it (`casework dataset expire`).
     """
     return (mined_at.astimezone(UTC) + timedelta(days=retention_days)).date()
 

@@ -1,8 +1,8 @@
 """What runs say: metrics per slice, split and source; paired comparison; retiring dead cases.
 
 Entry points: :func:`run_results` (`casework results show`), :func:`corrected_pass` (pass@1
-corrected for the judge's measured error), :func:`compare_runs` (`casework compare`, writes
-`discriminates` into provenance via a release), :func:`retire_cases` (`casework retire`).
+corrected for the judge's measured error), :func:`compare_runs` (`casework results compare`, writes
+`discriminates` into provenance via a release), :func:`retire_cases` (`casework dataset retire`).
 """
 
 from __future__ import annotations
@@ -496,7 +496,7 @@ def compare_runs(
 
 @dataclass(frozen=True)
 class RetireResult:
-    """What `casework retire` found and did.
+    """What `casework dataset retire` found and did.
 
     Attributes:
         retirement: Cases every system passes, and cases every system fails.

@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-#: The split of retired cases (`casework retire`): they still run, cheaply, and count apart.
+#: The split of retired cases (`casework dataset retire`): they still run, cheaply, and count apart.
 RETIRED_SPLIT = "smoke"
 
 

@@ -183,7 +183,7 @@ def _catalogues(
     `tools` then pick from those.
 
     Raises:
-        UsageError: A case's catalogue cannot be built (see `casework check`).
+        UsageError: A case's catalogue cannot be built (see `casework dataset check`).
     """
     shared = _catalogue(project, dataset)
     try:
@@ -205,13 +205,15 @@ def _catalogues(
         try:
             offered = case_catalogue(case, base, files)
         except CatalogueError as exc:
-            raise UsageError(f"case {case_id}: {exc.message} (see `casework check`).") from exc
+            raise UsageError(
+                f"case {case_id}: {exc.message} (see `casework dataset check`)."
+            ) from exc
         # A fixture outside the offered set would answer a tool the agent was never offered.
         stray = sorted({f.tool for f in case.situation.fixtures} - set(offered))
         if stray:
             raise UsageError(
                 f"case {case_id}: a fixture answers {', '.join(stray)}, which the case does not "
-                "offer (see `casework check`)."
+                "offer (see `casework dataset check`)."
             )
         out[case_id] = catalogue_from(offered, offered)
     return out

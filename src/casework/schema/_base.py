@@ -1,7 +1,7 @@
 """What every file format shares: the record base class, the schema version, the value sets.
 
 Kept apart from the models (``_records``) so that commands which read only the release log
-(``_version``) import no case model: `casework versions` starts in under 0.3 s (issue 13).
+(``_version``) import no case model: `casework dataset versions` starts in under 0.3 s (issue 13).
 """
 
 from __future__ import annotations
@@ -36,6 +36,6 @@ class _Record(BaseModel):
         validate_default=False,
         populate_by_name=True,
         # Descriptions come from `document_fields` at the end of the module; validators are built
-        # on first use, after them (and `casework versions` starts in under 0.3 s: issue 13).
+        # on first use, after them (and `casework dataset versions` starts in under 0.3 s: issue 13).
         defer_build=True,
     )

@@ -320,14 +320,14 @@ class StateRef(_Record):
     """A shared base state file (JSON object, or SQLite read as ``{table: [row, ...]}``).
 
     The file's sha256 is pinned in the case line, so the dataset version hash covers the state
-    the case runs on: editing the file without updating the pin fails `casework check` and the
+    the case runs on: editing the file without updating the pin fails `casework dataset check` and the
     run, and updating the pin changes the case line and so makes a new version.
     """
 
     path: str
     """Path of the file relative to the project root (`states/shop.json`); it must stay inside."""
     sha256: str
-    """sha256 of the file's bytes (`casework check` prints the current one when it differs)."""
+    """sha256 of the file's bytes (`casework dataset check` prints the current one when it differs)."""
 
     @field_validator("path")
     @classmethod

@@ -1,7 +1,7 @@
 """Synthetic variants of seed cases: transforms with a label-preservation table, caps, releases.
 
 Entry points: :func:`synthesize` (`casework synth`), :func:`transform_table`,
-:func:`synthetic_cap_violations` (for `casework check`), :func:`family_warning`.
+:func:`synthetic_cap_violations` (for `casework dataset check`), :func:`family_warning`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The per-slice synthetic cap: how many variants a slice may still take, and which slices exceed it.
 
 Entry points: :func:`synthetic_budget` (enforced at generation) and
-:func:`synthetic_cap_violations` (read by `casework check` and the gate).
+:func:`synthetic_cap_violations` (read by `casework dataset check` and the gate).
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class CapViolation:
         )
 
     def finding(self) -> Finding:
-        """The violation as an error-level finding of `casework check`."""
+        """The violation as an error-level finding of `casework dataset check`."""
         return Finding("synthetic_cap", "error", None, self.slice, str(self).split(": ", 1)[1])
 
 

@@ -99,7 +99,7 @@ def check_roles(roles: Iterable[str]) -> tuple[str, ...]:
 def _user(session: Session, name: str) -> WebUserRow:
     row = session.scalars(select(WebUserRow).where(WebUserRow.name == name)).one_or_none()
     if row is None:
-        raise UsageError(f"no user '{name}' (see `casework users list`).", param="name")
+        raise UsageError(f"no user '{name}' (see `casework serve users list`).", param="name")
     return row
 
 
@@ -141,7 +141,7 @@ def add_user(
             return _token(session, row, hours, when)
     except IntegrityError as exc:
         raise UsageError(
-            f"user '{checked}' exists; `casework users link {checked}` gives a fresh link.",
+            f"user '{checked}' exists; `casework serve users link {checked}` gives a fresh link.",
             param="name",
         ) from exc
 

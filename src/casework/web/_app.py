@@ -83,7 +83,7 @@ async def _project_error(request: Request, exc: Exception) -> Response:
         status=503,
         status_code=503,
         detail="the project's files cannot be used right now: the server's log says why "
-        "(run `casework check` on the server)",
+        "(run `casework dataset check` on the server)",
     )
 
 

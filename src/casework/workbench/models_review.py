@@ -2,7 +2,7 @@
 
 A review item's ``kind`` names the plug-in that builds it and applies its decision
 (:mod:`casework.review`); a guideline gap is an adjudicator's note that a slice's guideline did
-not settle a case, addressed by the next `casework guideline bump` of that slice.
+not settle a case, addressed by the next `casework label guideline bump` of that slice.
 """
 
 from __future__ import annotations

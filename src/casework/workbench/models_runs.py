@@ -65,7 +65,7 @@ class TrialRow(Base):
 
 
 class JudgeCalibrationRow(Base):
-    """Agreement of a judge model with human labels on one slice (`casework judge calibrate`)."""
+    """Agreement of a judge model with human labels on one slice (`casework judge labeller-check`)."""
 
     __tablename__ = "judge_calibrations"
 

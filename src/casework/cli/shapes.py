@@ -1,4 +1,4 @@
-"""Failure-shape commands: shapes build, list, show, drift."""
+"""The `shapes` group: build, list, show and drift of failure shapes; author cases along them."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from casework.authoring import (
     shape_set_names,
 )
 from casework.cli._progress import Bar
-from casework.cli.context import FORMAT, console, emit_json, pass_project
+from casework.cli._shapes_author import OLD_AUTHOR, author_cmd, report_cmd
+from casework.cli.context import FORMAT, console, emit_json, example, pass_project
 from casework.mining import FORMATS
 from casework.project import Project
 
@@ -64,7 +65,11 @@ def _shapes_table(shapes: list[Shape]) -> Table:
 
 @click.group("shapes")
 def shapes_group() -> None:
-    """Failure shapes of production traces: build, list, show, and drift between weeks."""
+    """Failure shapes of production traces: build, list, show, drift; author cases along them.
+
+    `shapes author` generates cases for a shape along an axis into the review queue; `shapes
+    report` is the generator's gate. See docs/authoring.md.
+    """
 
 
 def _build_json(build: ShapeBuild) -> dict[str, Any]:
@@ -83,6 +88,7 @@ def _build_json(build: ShapeBuild) -> dict[str, Any]:
     }
 
 
+@example("casework shapes build traces/2026-w14/ --name refunds-w14")
 @shapes_group.command("build")
 @click.argument("traces", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--name", required=True, help="Shape set name: saved as shapes/NAME.jsonl.")
@@ -185,6 +191,7 @@ def build_cmd(
         console.print(f"{where}: unchanged, still version {v.number} ({v.hash[:12]})")
 
 
+@example("casework shapes list")
 @shapes_group.command("list")
 @FORMAT
 @pass_project
@@ -227,6 +234,7 @@ def list_cmd(project: Project, fmt: str) -> None:
     console.print(table)
 
 
+@example("casework shapes show refunds-w14 shape-03")
 @shapes_group.command("show")
 @click.argument("name")
 @click.argument("shape", required=False)
@@ -319,6 +327,7 @@ def _drift_text(report: DriftReport) -> None:
         console.print("no drift")
 
 
+@example("casework shapes drift traces/2026-w15/ --against refunds-w14")
 @shapes_group.command("drift")
 @click.argument("new_traces", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--against", required=True, help="Saved shape set to compare with.")
@@ -371,4 +380,10 @@ def drift_cmd(
         sys.exit(1)
 
 
+shapes_group.add_command(author_cmd)
+shapes_group.add_command(report_cmd)
+
 COMMANDS: list[click.Command] = [shapes_group]
+
+#: The old top-level spelling (`author`), hidden for one release.
+ALIASES: list[click.Command] = list(OLD_AUTHOR)

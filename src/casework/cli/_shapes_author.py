@@ -1,4 +1,8 @@
-"""Authoring commands: author (generate along an axis), author review, author report."""
+"""`shapes author` (generate cases along an axis) and `shapes report` (the generator's gate).
+
+Also the old `author` group, hidden for one release: `author review` keeps its implementation
+and names the review queue that replaces it.
+"""
 
 from __future__ import annotations
 
@@ -19,18 +23,19 @@ from casework.authoring import (
     review_from_file,
     shape_set_names,
 )
+from casework.cli._moved import moved, note_moved
 from casework.cli.context import (
     FORMAT,
     console,
     emit_json,
     err_console,
-    get_state,
+    example,
     pass_project,
 )
 from casework.errors import UsageError
 from casework.project import Project
 
-__all__ = ["COMMANDS"]
+__all__ = ["OLD_AUTHOR", "author_cmd", "report_cmd"]
 
 
 def _result_text(result: AuthorResult) -> None:
@@ -45,7 +50,11 @@ def _result_text(result: AuthorResult) -> None:
         console.print(f"  item {item}: {case.id} ({case.oracle.class_})", markup=False)
 
 
-@click.group("author", invoke_without_command=True)
+@example(
+    "casework shapes author --shape=shape-03 --axis mid-task-goal-change -n 5",
+    "casework shapes author --shapes refunds --shape=shape-01 --axis missing-or-malformed-input",
+)
+@click.command("author")
 @click.option("--shapes", "shapes", default=None, help="Shape set (default: the only one).")
 @click.option("--shape", default=None, help="Shape id in the set (`shape-03`).")
 @click.option("--axis", type=str, default=None, help=f"One of: {', '.join(AXES)}.")
@@ -65,9 +74,9 @@ def _result_text(result: AuthorResult) -> None:
     help="Cosine distance at or under which a candidate is a near duplicate.",
 )
 @FORMAT
-@click.pass_context
-def author_group(
-    ctx: click.Context,
+@pass_project
+def author_cmd(
+    project: Project,
     shapes: str | None,
     shape: str | None,
     axis: str | None,
@@ -79,20 +88,15 @@ def author_group(
     min_distance: float,
     fmt: str,
 ) -> None:
-    """Generate cases for a shape along an axis (--shape, --axis, -n); review them; the gate.
+    """Generate cases for a shape along an axis (--shape, --axis, -n) into the review queue.
 
     The generator ([models.generator]) gets the shape, its most central scrubbed conversation,
     the declared tools and the axis, and returns a situation, the outcome in one sentence and a
     proposed oracle. Candidates breaking a rule are rejected and counted; the rest are queued as
-    generated-case review items (`casework author review`).
+    generated-case review items (`casework review list --kind generated-case`).
     """
-    if ctx.invoked_subcommand is not None:
-        return
-    project = get_state().project()
     if shape is None or axis is None:
-        raise UsageError(
-            "name a shape and an axis (or a subcommand: review, report).", param="shape"
-        )
+        raise UsageError("name a shape and an axis.", param="shape")
     options = AuthorOptions(
         shapes=shapes or _only_set(project),
         shape=shape,
@@ -111,6 +115,13 @@ def author_group(
         _result_text(result)
 
 
+@click.pass_context
+def _old_author(ctx: click.Context, /, **params: object) -> None:
+    """The old `author` group acting by itself: generate, as `shapes author` does."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(author_cmd, **params)
+
+
 def _only_set(project: Project) -> str:
     names = shape_set_names(project)
     if len(names) != 1:
@@ -119,7 +130,7 @@ def _only_set(project: Project) -> str:
     return names[0]
 
 
-@author_group.command("review")
+@click.command("review")
 @click.option(
     "--decisions",
     type=click.Path(path_type=Path),
@@ -210,7 +221,11 @@ def _coverage_text(report: AuthorReport) -> None:
             console.print(f"empty: {shape} × {', '.join(missing)}", markup=False)
 
 
-@author_group.command("report")
+@example(
+    "casework shapes report --shapes refunds",
+    "casework shapes report --better python:agents.good:run --worse python:agents.bad:run",
+)
+@click.command("report")
 @click.option("--shapes", "shapes", default=None, help="Shape set (default: the only one).")
 @click.option("--better", default=None, help="Agent spec of the known-better system.")
 @click.option("--worse", default=None, help="Agent spec of the deliberately degraded system.")
@@ -239,4 +254,23 @@ def report_cmd(
         _report_text(report)
 
 
-COMMANDS: list[click.Command] = [author_group]
+#: The old `author` group: the same options, acting when no sub-command is named; each
+#: sub-command notes its own new spelling.
+_author_group = note_moved(
+    click.Group(
+        "author",
+        params=author_cmd.params,
+        callback=_old_author,
+        invoke_without_command=True,
+        help=author_cmd.help,
+    ),
+    "author",
+    "shapes author",
+)
+_author_group.add_command(moved(report_cmd, "author report", "shapes report"))
+_author_group.add_command(
+    note_moved(review_cmd, "author review", "review list --kind generated-case")
+)
+
+#: The old top-level spelling, hidden for one release.
+OLD_AUTHOR: list[click.Command] = [_author_group]

@@ -1,4 +1,8 @@
-"""Dataset commands: init, schema, check, release, versions, diff, show, cases, migrate."""
+"""The `dataset` group: check, release, versions, diff, show, cases, migrate, retire, forget, expire.
+
+The group is light: `casework dataset versions` loads no numpy or SQLAlchemy; the commands that
+need them (retire, forget, expire, apply) load from their modules when they run.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ from typing import TYPE_CHECKING, get_args
 import click
 from rich.table import Table
 
+from casework.cli._lazy_group import LazyGroup
+from casework.cli._moved import moved
 from casework.cli._progress import reading, stages
 from casework.cli.context import (
     FORMAT,
@@ -18,6 +24,7 @@ from casework.cli.context import (
     SPLIT_FILTER,
     console,
     emit_json,
+    example,
     pass_project,
 )
 from casework.dataset import (  # the release store and diffs load in their commands
@@ -26,7 +33,6 @@ from casework.dataset import (  # the release store and diffs load in their comm
 )
 from casework.errors import UsageError
 from casework.project import Project
-from casework.scaffold import init_project
 from casework.schema import OracleClass, Source
 
 if TYPE_CHECKING:
@@ -36,46 +42,39 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS"]
 
 
-@click.command("init")
-@click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=".")
-@click.option("--name", help="Project name (default: the folder's name).")
-def init_cmd(folder: Path, name: str | None) -> None:
-    """Create a new eval project in FOLDER with a commented casework.toml."""
-    for path in init_project(folder, name):
-        console.print(f"wrote {path}")
-
-
-@click.command("schema")
-@click.argument(
-    "what", required=False, type=click.Choice(["case", "label", "version", "run"]), default=None
+@click.group(
+    "dataset",
+    cls=LazyGroup,
+    lazy={
+        "apply": (
+            "casework.cli.review:apply_cmd",
+            "Release all of DATASET's decided work as one new version (nothing decided: no version).",
+        ),
+        "retire": (
+            "casework.cli._dataset_retire:retire_cmd",
+            "Move cases that separate none of the compared systems to split smoke, as a new version.",
+        ),
+        "forget": (
+            "casework.cli._dataset_erasure:forget_cmd",
+            "Remove every row naming a customer (a deletion request) and release new versions.",
+        ),
+        "expire": (
+            "casework.cli._dataset_erasure:expire_cmd",
+            "Remove rows past their retain_until date and release new versions.",
+        ),
+    },
 )
-@click.option(
-    "--record",
-    type=click.Choice(["case", "label", "version", "run"]),
-    default="case",
-    show_default=True,
-    help="Which file format: a line of cases.jsonl, labels.jsonl, versions.jsonl or a run log.",
-)
-def schema_cmd(what: str | None, record: str) -> None:
-    """Print the JSON Schema of a file format, for editors and validators.
+def dataset_group() -> None:
+    """Datasets as released files: check, release, list, compare, show, filter, migrate, prune.
 
-    WHAT (or `--record`) is `case`, `label`, `version` or `run` (a line of runs/<id>.jsonl).
+    A version is the content hash of a dataset's canonical files; runs record it. Decided work of
+    the review queue lands with `dataset apply`. See docs/formats.md (the files) and
+    docs/guarantees.md (what a release promises).
     """
-    from casework.schema import LabelRecord, VersionRecord, case_json_schema  # the models, here
-
-    record = what or record
-    if record == "case":
-        emit_json(case_json_schema())
-    elif record == "run":
-        from casework.interop import run_log_schema  # here: the runner stays unloaded otherwise
-
-        emit_json(run_log_schema())
-    else:
-        model = LabelRecord if record == "label" else VersionRecord
-        emit_json(model.model_json_schema(by_alias=True))
 
 
-@click.command("check")
+@example("casework dataset check refunds --pii", "casework dataset check refunds@3 --format json")
+@dataset_group.command("check")
 @click.argument("dataset")
 @click.option("--pii", is_flag=True, help="Also scan the cases for residual raw PII (for CI).")
 @click.option(
@@ -88,7 +87,7 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
 
     Exits 1 when any error-level finding remains.
     """
-    from casework.gate import check_project  # here: `casework versions` stays light
+    from casework.gate import check_project  # here: `casework dataset versions` stays light
 
     with reading(f"checking {dataset}", fmt) as on_progress:
         report = check_project(
@@ -120,7 +119,8 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
         raise click.exceptions.Exit(1)
 
 
-@click.command("release")
+@example('casework dataset release refunds -m "first labelled batch"')
+@dataset_group.command("release")
 @click.argument("dataset")
 @click.option("-m", "--message", required=True, help="Why this version exists.")
 @pass_project
@@ -130,7 +130,7 @@ def release_cmd(project: Project, dataset: str, message: str) -> None:
     Lines the latest release holds are not parsed again. On a terminal, a large tree shows a
     progress bar for each stage: reading, validating, writing.
     """
-    from casework.dataset import release_tree  # here: `casework versions` stays light
+    from casework.dataset import release_tree  # here: `casework dataset versions` stays light
 
     name, version = parse_ref(dataset)
     if version is not None:
@@ -150,7 +150,8 @@ def release_cmd(project: Project, dataset: str, message: str) -> None:
         console.print(f"  - {line}")
 
 
-@click.command("versions")
+@example("casework dataset versions refunds")
+@dataset_group.command("versions")
 @click.argument("dataset")
 @FORMAT
 @pass_project
@@ -162,7 +163,7 @@ def versions_cmd(project: Project, dataset: str, fmt: str) -> None:
         emit_json([v.model_dump(mode="json") for v in versions])
         return
     if not versions:
-        console.print(f"{name}: no releases yet (run `casework release {name} -m MSG`).")
+        console.print(f"{name}: no releases yet (run `casework dataset release {name} -m MSG`).")
         return
     table = Table("#", "hash", "released (UTC)", "cases", "slices", "message")
     for v in versions:
@@ -177,7 +178,8 @@ def versions_cmd(project: Project, dataset: str, fmt: str) -> None:
     console.print(table)
 
 
-@click.command("diff")
+@example("casework dataset diff refunds 2 latest")
+@dataset_group.command("diff")
 @click.argument("dataset")
 @click.argument("a")
 @click.argument("b", default="working")
@@ -188,7 +190,7 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
 
     Versions are release numbers, hash prefixes, `latest` or `working`.
     """
-    from casework.dataset import diff_versions  # here: `casework versions` stays light
+    from casework.dataset import diff_versions  # here: `casework dataset versions` stays light
 
     name, _ = parse_ref(dataset)
     with reading(f"comparing {name}", fmt) as on_progress:  # a fresh clone restores releases
@@ -229,13 +231,17 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
         )
 
 
-@click.command("show")
+@example("casework dataset show refunds@latest r-0001")
+@dataset_group.command("show")
 @click.argument("dataset")
 @click.argument("case_id")
 @pass_project
 def show_cmd(project: Project, dataset: str, case_id: str) -> None:
     """Print case CASE_ID of DATASET[@VERSION] as JSON."""
-    from casework.dataset import dump_record, find_case  # here: `casework versions` stays light
+    from casework.dataset import (  # here: `casework dataset versions` stays light
+        dump_record,
+        find_case,
+    )
 
     with reading(f"reading {dataset}", "json") as on_progress:
         case = find_case(project, dataset, case_id, on_progress=on_progress)
@@ -315,7 +321,7 @@ def _case_rows(
     project: Project, ref: str, filters: _CaseFilters, on_progress: ProgressCallback
 ) -> tuple[DatasetScan, list[_Row]]:
     """The rows of ``ref``'s matching cases in file order: a large working tree on every core."""
-    # Here, not at the top: `casework versions` stays light.
+    # Here, not at the top: `casework dataset versions` stays light.
     from casework.dataset import scan_in_jobs
 
     scan, jobs = scan_in_jobs(
@@ -324,7 +330,8 @@ def _case_rows(
     return scan, [row for job in jobs for row in job.rows]
 
 
-@click.command("cases")
+@example("casework dataset cases refunds --split holdout --unlabelled")
+@dataset_group.command("cases")
 @click.argument("dataset")
 @SLICES
 @SPLIT_FILTER
@@ -386,7 +393,8 @@ def cases_cmd(
     )
 
 
-@click.command("migrate")
+@example('casework dataset migrate refunds -m "lookup_order renamed to get_order" --dry-run')
+@dataset_group.command("migrate")
 @click.argument("dataset")
 @click.option(
     "--renames",
@@ -419,14 +427,10 @@ def migrate_cmd(
         console.print("dry run: nothing written.")
 
 
-COMMANDS: list[click.Command] = [
-    init_cmd,
-    schema_cmd,
-    check_cmd,
-    release_cmd,
-    versions_cmd,
-    diff_cmd,
-    show_cmd,
-    cases_cmd,
-    migrate_cmd,
+COMMANDS: list[click.Command] = [dataset_group]
+
+#: The old top-level spellings, hidden for one release.
+ALIASES: list[click.Command] = [
+    moved(dataset_group.commands[name], name, f"dataset {name}")
+    for name in ("check", "release", "versions", "diff", "show", "cases", "migrate")
 ]

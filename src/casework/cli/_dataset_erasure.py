@@ -1,4 +1,7 @@
-"""Mining and privacy commands: mine (traces -> scrubbed drafts), forget, expire."""
+"""`dataset forget` and `dataset expire`: rows leave every dataset and every other store.
+
+Loaded only when one of them runs (the erasure reaches the workbench, run logs and reports).
+"""
 
 from __future__ import annotations
 
@@ -8,132 +11,14 @@ from typing import Any
 
 import click
 
-from casework.cli._progress import Bar, stages
-from casework.cli.context import FORMAT, console, emit_json, pass_project
+from casework.cli._moved import moved
+from casework.cli._progress import stages
+from casework.cli.context import FORMAT, console, emit_json, example, pass_project
 from casework.erasure import Erasure, expire_everywhere, forget_everywhere
-from casework.mining import FORMATS, MineOptions, MineReport, mine
 from casework.privacy import history_recipe
 from casework.project import Project
-from casework.schema import SPLITS
 
-__all__ = ["COMMANDS"]
-
-
-def _mine_json(report: MineReport) -> dict[str, Any]:
-    return {
-        "dataset": report.dataset,
-        "files": report.files,
-        "formats": report.formats,
-        "conversations": report.conversations,
-        "drafted": report.drafted,
-        "already_present": report.already_present,
-        "not_failing": report.not_failing,
-        "no_user_turn": report.no_user_turn,
-        "signals": report.signals,
-        "expired": report.expired,
-        "version": report.version.model_dump(mode="json") if report.version else None,
-        "key_fingerprint": report.key_fingerprint,
-    }
-
-
-@click.command("mine")
-@click.argument("traces", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--dataset", required=True, help="Dataset the drafts are added to (created if new).")
-@click.option(
-    "--trace-format",
-    "trace_format",
-    type=click.Choice(FORMATS),
-    default=None,
-    help="Trace format: jsonl (the generic JSONL/JSON format), otel (OTLP JSON GenAI spans) or "
-    "openinference (OTLP JSON OpenInference spans). Default: detected per file.",
-)
-@click.option(
-    "--map",
-    "mapping",
-    multiple=True,
-    metavar="DST=SRC.PATH",
-    help="Read field DST from SRC.PATH in the generic format (repeatable), "
-    "e.g. --map session_id=meta.sid --map messages=conversation.",
-)
-@click.option("--failing-only", is_flag=True, help="Keep only conversations with a failure signal.")
-@click.option(
-    "--slice", "slice_", default="unsorted", show_default=True, help="Slice of the drafts."
-)
-@click.option(
-    "--split",
-    type=click.Choice(SPLITS),
-    default="dev",
-    show_default=True,
-    help="Split of the drafts.",
-)
-@click.option("-m", "--message", default=None, help="Release message.")
-@FORMAT
-@pass_project
-def mine_cmd(
-    project: Project,
-    traces: tuple[Path, ...],
-    dataset: str,
-    trace_format: Any,
-    mapping: tuple[str, ...],
-    failing_only: bool,
-    slice_: str,
-    split: Any,
-    message: str | None,
-    fmt: str,
-) -> None:
-    """Mine production TRACES (files or folders) into scrubbed draft cases of a dataset.
-
-    Every conversation is scrubbed in memory with keyed pseudonyms before anything is written;
-    the key comes from CASEWORK_PSEUDONYM_KEY or privacy.key_file (outside the repository).
-    Drafts are unlabelled and stop at the customer's last message.
-    """
-    options = MineOptions(
-        trace_format=trace_format,
-        mapping=mapping,
-        failing_only=failing_only,
-        slice=slice_,
-        split=split,
-        message=message,
-    )
-    with Bar("scrubbing conversations", fmt) as bar:
-        report = mine(
-            project,
-            list(traces),
-            dataset,
-            options,
-            on_progress=lambda done, total: bar.update(completed=done, total=total),
-        )
-    if fmt == "json":
-        emit_json(_mine_json(report))
-        return
-    formats = ", ".join(f"{n} {fmt}" for fmt, n in sorted(report.formats.items()))
-    console.print(
-        f"read {report.conversations} conversation(s) from {len(report.files)} file(s) ({formats})"
-    )
-    if report.signals:
-        console.print(
-            "failure signals: " + ", ".join(f"{k} {v}" for k, v in report.signals.items())
-        )
-    skipped = [
-        (report.not_failing, "without a failure signal (--failing-only)"),
-        (report.no_user_turn, "without a user message"),
-        (report.already_present, "already in the dataset"),
-    ]
-    for count, why in skipped:
-        if count:
-            console.print(f"skipped {count} {why}")
-    console.print(
-        f"drafted {len(report.drafted)} case(s), scrubbed with key {report.key_fingerprint}"
-    )
-    if report.expired:
-        console.print(f"removed {report.expired} row(s) past their retention date")
-    if report.version is None:
-        console.print(f"{report.dataset}: nothing new; no release.")
-    else:
-        v = report.version
-        console.print(
-            f"{report.dataset}@{v.number} released: {v.hash[:12]} ({v.counts.cases} cases)"
-        )
+__all__ = ["ALIASES", "expire_cmd", "forget_cmd"]
 
 
 def _removal_json(erasure: Erasure) -> dict[str, Any]:
@@ -238,6 +123,10 @@ def _render_removals(project: Project, erasure: Erasure, fmt: str) -> None:
         console.print(recipe, markup=False)
 
 
+@example(
+    "casework dataset forget --email jane@example.com --dry-run",
+    "casework dataset forget --account A-1042",
+)
 @click.command("forget")
 @click.option("--email", "emails", multiple=True, help="Customer email (repeatable).")
 @click.option("--account", "accounts", multiple=True, help="Customer account id (repeatable).")
@@ -279,6 +168,7 @@ def forget_cmd(
     _render_removals(project, erasure, fmt)
 
 
+@example("casework dataset expire --as-of 2026-01-31 --dry-run")
 @click.command("expire")
 @click.option(
     "--dataset", "datasets", multiple=True, help="Only this dataset (repeatable; default: all)."
@@ -303,7 +193,7 @@ def expire_cmd(
     """Remove rows past their retain_until date and release new versions.
 
     A row may stay in versions released on or before its retain_until date; the first version
-    released after it must not hold it. Its other copies go as with `casework forget`.
+    released after it must not hold it. Its other copies go as with `casework dataset forget`.
     """
     with stages("expire", fmt) as on_progress:
         erasure = expire_everywhere(
@@ -316,4 +206,8 @@ def expire_cmd(
     _render_removals(project, erasure, fmt)
 
 
-COMMANDS: list[click.Command] = [mine_cmd, forget_cmd, expire_cmd]
+#: The old top-level spellings, hidden for one release.
+ALIASES: list[click.Command] = [
+    moved(forget_cmd, "forget", "dataset forget"),
+    moved(expire_cmd, "expire", "dataset expire"),
+]

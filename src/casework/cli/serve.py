@@ -1,11 +1,12 @@
-"""`casework serve` (the web app under uvicorn) and `casework users` (accounts and sign-in links)."""
+"""The `serve` group: the web app under uvicorn, and `serve users` (accounts and sign-in links)."""
 
 from __future__ import annotations
 
 import click
 from rich.table import Table
 
-from casework.cli.context import FORMAT, console, emit_json, pass_project
+from casework.cli._moved import moved
+from casework.cli.context import FORMAT, console, emit_json, example, get_state, pass_project
 from casework.project import Project
 
 __all__ = ["COMMANDS"]
@@ -21,7 +22,11 @@ HTTPS = click.option(
 )
 
 
-@click.command("serve")
+@example(
+    "casework serve --port 8700",
+    "casework serve --host 0.0.0.0 --workers 4 --https",
+)
+@click.group("serve", invoke_without_command=True)
 @HOST
 @PORT
 @click.option(
@@ -34,31 +39,39 @@ HTTPS = click.option(
     default=None,
     help="Database connections each worker keeps open (default 20; up to 10 more at a peak).",
 )
-@pass_project
-def serve_cmd(
-    project: Project, host: str, port: int, workers: int, https: bool, db_pool: int | None
+@click.pass_context
+def serve_group(
+    ctx: click.Context, host: str, port: int, workers: int, https: bool, db_pool: int | None
 ) -> None:
     """Serve the labelling web app on the project's workbench (uvicorn; Ctrl+C stops it).
 
     The database is the CLI's (CASEWORK_DB_URL or [workbench] url). People sign in with links
-    from `casework users add` / `casework users link`. Behind a reverse proxy on this machine,
-    uvicorn trusts its X-Forwarded-Proto, so cookies are Secure when the proxy speaks HTTPS.
+    from `casework serve users add` / `casework serve users link`. Behind a reverse proxy on
+    this machine, uvicorn trusts its X-Forwarded-Proto, so cookies are Secure when the proxy
+    speaks HTTPS. See docs/web.md.
     """
+    if ctx.invoked_subcommand is not None:
+        return
+    project = get_state().project()
     from casework.web import serve  # here: `casework --help` does not load the web stack
 
     console.print(f"casework web app on http{'s' if https else ''}://{host}:{port}/ (Ctrl+C stops)")
     serve(project, host=host, port=port, workers=workers, https=https, db_pool=db_pool)
 
 
-@click.group("users")
+@serve_group.group("users")
 def users_group() -> None:
-    """People of the web app: add them with roles, list, disable, send a fresh sign-in link."""
+    """People of the web app: add them with roles, list, disable, send a fresh sign-in link.
+
+    See docs/web.md.
+    """
 
 
 def _link(host: str, port: int, https: bool, token: str) -> str:
     return f"http{'s' if https else ''}://{host}:{port}/signin/{token}"
 
 
+@example("casework serve users add ana --role labeller --port 8700")
 @users_group.command("add")
 @click.argument("name")
 @click.option(
@@ -86,6 +99,7 @@ def add_cmd(
     click.echo(_link(host, port, https, token))
 
 
+@example("casework serve users link ana")
 @users_group.command("link")
 @click.argument("name")
 @HOST
@@ -102,6 +116,7 @@ def link_cmd(project: Project, name: str, host: str, port: int, https: bool) -> 
     click.echo(_link(host, port, https, token))
 
 
+@example("casework serve users list --format json")
 @users_group.command("list")
 @FORMAT
 @pass_project
@@ -132,6 +147,7 @@ def list_cmd(project: Project, fmt: str) -> None:
     console.print(table)
 
 
+@example("casework serve users disable ana")
 @users_group.command("disable")
 @click.argument("name")
 @pass_project
@@ -145,4 +161,7 @@ def disable_cmd(project: Project, name: str) -> None:
     console.print(f"disabled {name}; ended {ended} session(s)")
 
 
-COMMANDS: list[click.Command] = [serve_cmd, users_group]
+COMMANDS: list[click.Command] = [serve_group]
+
+#: The old top-level spelling, hidden for one release.
+ALIASES: list[click.Command] = [moved(users_group, "users", "serve users")]

@@ -9,7 +9,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from casework.cli.context import FORMAT, SHEETS_OUT, console, emit_json, pass_project
+from casework.cli._moved import moved, note_moved
+from casework.cli.context import FORMAT, SHEETS_OUT, console, emit_json, example, pass_project
 from casework.errors import UsageError
 from casework.labelling import (
     MERGE_FIELDS,
@@ -49,9 +50,14 @@ def _figure(value: float | None, unit: str) -> str:
 
 @click.group("label")
 def label_group() -> None:
-    """Blind labelling: assign rows, export sheets, import answers, release labels."""
+    """Blind labelling: assign rows, export sheets, import answers, progress, guidelines.
+
+    Disagreements are decided in the review queue (`casework review`) and decided labels reach
+    the dataset with `casework dataset apply`. See docs/labelling.md.
+    """
 
 
+@example("casework label assign refunds --labellers lab-14,lab-22,lab-31 --dry-run")
 @label_group.command("assign")
 @click.argument("dataset")
 @click.option(
@@ -119,12 +125,13 @@ def _render_assign(report: AssignReport) -> None:
     if report.waiting:
         console.print(
             f"  {report.waiting} cases are decided but not released: "
-            f"casework label release {report.dataset} -m MSG"
+            f"casework dataset apply {report.dataset} -m MSG"
         )
     for skipped in report.skipped:
         click.echo(f"not assigned: {skipped.case_id}: {skipped.reason}", err=True)
 
 
+@example("casework label export refunds --labeller lab-14 --out sheets/")
 @label_group.command("export")
 @click.argument("dataset")
 @click.option(
@@ -160,6 +167,7 @@ def _render_export(report: ExportReport) -> None:
         )
 
 
+@example("casework label import sheets/lab-14.csv")
 @label_group.command("import")
 @click.argument("sheets", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @pass_project
@@ -176,12 +184,25 @@ def _render_import(report: ImportReport) -> None:
         console.print(f"  {report.unanswered} lines left unanswered (not stored)")
 
 
+@example("casework label status refunds", "casework label status refunds --dashboard --format json")
 @label_group.command("status")
 @click.argument("dataset")
+@click.option(
+    "--dashboard",
+    is_flag=True,
+    help="The dashboard view: kappa with its interval and band, open disagreements and reviews.",
+)
 @FORMAT
 @pass_project
-def status_cmd(project: Project, dataset: str, fmt: str) -> None:
-    """Show labelling progress per slice and per labeller, with each slice's calibration."""
+def status_cmd(project: Project, dataset: str, dashboard: bool, fmt: str) -> None:
+    """Show labelling progress per slice and per labeller, with each slice's calibration.
+
+    With `--dashboard`: per slice rows labelled once and twice, kappa with its 95% interval and
+    band, open disagreements and review items; per labeller done, assigned and time per label.
+    """
+    if dashboard:
+        _dashboard(project, dataset, fmt)
+        return
     status = labelling_status(project, dataset)
     if fmt == "json":
         emit_json(asdict(status))
@@ -251,6 +272,10 @@ def release_cmd(project: Project, dataset: str, message: str) -> None:
 @pass_project
 def dashboard_cmd(project: Project, dataset: str, fmt: str) -> None:
     """Show DATASET's labelling dashboard: per slice rows, kappa with its interval and band; per labeller."""
+    _dashboard(project, dataset, fmt)
+
+
+def _dashboard(project: Project, dataset: str, fmt: str) -> None:
     board = dashboard(project, dataset)
     if fmt == "json":
         emit_json(board.as_json())
@@ -515,11 +540,15 @@ def _render_disagreements(project: Project, dataset: str, fmt: str) -> None:
     console.print(f"{len(found)} open disagreements")
 
 
-@click.group("guideline")
+@label_group.group("guideline")
 def guideline_group() -> None:
-    """Versioned labelling guidelines (guidelines/<slice>.md)."""
+    """Versioned labelling guidelines (guidelines/<slice>.md).
+
+    See docs/labelling.md.
+    """
 
 
+@example('casework label guideline bump refunds -m "a partial refund is resolve, not escalate"')
 @guideline_group.command("bump")
 @click.argument("slice_name", metavar="SLICE")
 @click.option("-m", "--message", required=True, help="What rule changed, in one line.")
@@ -533,7 +562,7 @@ def bump_cmd(project: Project, slice_name: str, message: str) -> None:
     bump = done.bump
     console.print(f"{bump.slice}: {bump.old} -> {bump.new} ({project.relative(bump.path)})")
     console.print(
-        f"rows labelled under the old rule: casework cases DATASET --labelled-under {bump.old}"
+        f"rows labelled under the old rule: casework dataset cases DATASET --labelled-under {bump.old}"
     )
     console.print(
         f"send them back: casework label assign DATASET --relabel-under {bump.old} --labellers ..."
@@ -545,6 +574,7 @@ def bump_cmd(project: Project, slice_name: str, message: str) -> None:
             console.print(f"  - #{gap.id} {gap.author}{where}: {gap.note}", markup=False)
 
 
+@example("casework label guideline gaps --slice refunds --open")
 @guideline_group.command("gaps")
 @click.option("--slice", "slice_name", default=None, help="Only this slice's notes.")
 @click.option("--open", "open_only", is_flag=True, help="Only notes no bump has addressed yet.")
@@ -573,6 +603,7 @@ def gaps_cmd(project: Project, slice_name: str | None, open_only: bool, fmt: str
     console.print(table)
 
 
+@example("casework label guideline show refunds")
 @guideline_group.command("show")
 @click.argument("slice_name", metavar="SLICE")
 @pass_project
@@ -583,6 +614,7 @@ def show_cmd(project: Project, slice_name: str) -> None:
     click.echo(guideline.text, nl=False)
 
 
+@example("casework label guideline list")
 @guideline_group.command("list")
 @FORMAT
 @pass_project
@@ -610,4 +642,26 @@ def list_cmd(project: Project, fmt: str) -> None:
     console.print(table)
 
 
-COMMANDS: list[click.Command] = [label_group, adjudicate_group, guideline_group]
+note_moved(label_group.commands["dashboard"], "label dashboard", "label status --dashboard")
+note_moved(label_group.commands["release"], "label release", "dataset apply")
+
+COMMANDS: list[click.Command] = [label_group]
+
+#: The old top-level spellings, hidden for one release: the adjudication commands keep their
+#: own implementation and name the review-queue command that replaces each.
+ALIASES: list[click.Command] = [
+    note_moved(
+        adjudicate_group,
+        "adjudicate",
+        "review",
+        subs={
+            "list": "review list --kind disagreement",
+            "queue": "review list --kind disagreement",
+            "export": "review export",
+            "import": "review import",
+            "decide": "review decide",
+            "apply": "dataset apply",
+        },
+    ),
+    moved(guideline_group, "guideline", "label guideline"),
+]

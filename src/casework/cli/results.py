@@ -1,0 +1,303 @@
+"""The `results` group: list runs, show one run's metrics, compare two runs case by case."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from casework.cli._moved import moved
+from casework.cli.context import (
+    FORMAT,
+    console,
+    emit_json,
+    example,
+    pass_project,
+)
+from casework.project import Project
+from casework.runner import (
+    CompareResult,
+    CorrectedPass,
+    GroupMetrics,
+    RunResults,
+    compare_runs,
+    list_run_files,
+    list_runs,
+    load_run,
+    run_results,
+)
+
+__all__ = ["COMMANDS", "corrected_json"]
+
+
+def _f(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _group_row(g: GroupMetrics, k: int) -> list[str]:
+    ci = f"[{g.ci_pass1[0]:.2f},{g.ci_pass1[1]:.2f}]" if g.ci_pass1 else ""
+    return [
+        g.group,
+        str(g.cases),
+        str(g.trials),
+        _f(g.pass1),
+        ci,
+        *(_f(g.pass_hat.get(i)) for i in range(2, k + 1)),
+        _f(g.pass_at.get(k)) if k > 1 else "",
+        _f(g.stability),
+    ]
+
+
+def _results_table(k: int) -> Table:
+    headers = [
+        "group",
+        "cases",
+        "trials",
+        "pass@1",
+        "95% CI",
+        *(f"pass^{i}" for i in range(2, k + 1)),
+    ]
+    headers += [f"pass@{k}" if k > 1 else "", "stable"]
+    table = Table(box=None, pad_edge=False)
+    for i, name in enumerate(headers):
+        table.add_column(name, no_wrap=True, justify="left" if i == 0 else "right")
+    return table
+
+
+def _group_json(g: GroupMetrics) -> dict[str, Any]:
+    return {
+        "group": g.group,
+        "cases": g.cases,
+        "trials": g.trials,
+        "undetermined": g.undetermined,
+        "pass1": g.pass1,
+        "pass_hat": {str(k): v for k, v in g.pass_hat.items()},
+        "pass_at": {str(k): v for k, v in g.pass_at.items()},
+        "stability": g.stability,
+        "ci_pass1": list(g.ci_pass1) if g.ci_pass1 else None,
+    }
+
+
+def corrected_json(c: CorrectedPass) -> dict[str, Any]:
+    """A judge-corrected pass rate as JSON (`results show` and `gate` print the same object)."""
+    r = c.rate
+    return {
+        "raw": r.raw,
+        "corrected": r.corrected,
+        "interval": [r.low, r.high] if r.corrected is not None else None,
+        "method": r.method,
+        "trials": r.n,
+        "judged": r.judged,
+        "uncertified": list(c.uncertified),
+        "uncorrectable": list(c.uncorrectable),
+    }
+
+
+def _results_json(res: RunResults) -> dict[str, Any]:
+    h = res.run.header
+    extra: dict[str, Any] = {}
+    if res.corrected:  # only runs with judge-decided verdicts carry it
+        extra["corrected_pass1"] = {g: corrected_json(c) for g, c in res.corrected.items()}
+    return {
+        "run_id": h.run_id,
+        "dataset": h.dataset_ref,
+        "dataset_hash": h.dataset_hash,
+        "agent": h.agent_spec,
+        "agent_version": h.agent_version,
+        "k": h.k,
+        "finished": res.run.finished,
+        "groups": [_group_json(g) for g in res.groups()],
+        "flaky": res.flaky,
+        "inadmissible": res.inadmissible,
+        **extra,
+    }
+
+
+def _print_corrected(res: RunResults) -> None:
+    if not res.corrected:
+        return
+    console.print(
+        "pass@1 corrected for the judge's measured error (Rogan–Gladen; 95% interval "
+        "carries the certification sample):"
+    )
+    for group, c in res.corrected.items():
+        console.print(
+            f"  {group}: {c.describe()} · {c.rate.judged} of {c.rate.n} trial(s) judge-decided",
+            highlight=False,
+        )
+
+
+@click.group("results")
+def results_group() -> None:
+    """The results of runs: the list of runs, one run's metrics, two runs compared case by case.
+
+    See docs/gate.md (the metrics and how the gate reads them).
+    """
+
+
+@example("casework results list", "casework results list --format json")
+@results_group.command("list")
+@FORMAT
+@pass_project
+def results_list_cmd(project: Project, fmt: str) -> None:
+    """List the runs: those in the workbench, then those that exist only as log files."""
+    rows = [
+        {
+            "run_id": r.id,
+            "dataset": r.dataset,
+            "agent": r.agent_spec,
+            "agent_version": r.agent_version,
+            "k": r.k,
+            "started_at": r.started_at.isoformat(),
+            "finished": r.finished_at is not None,
+            "stored": "workbench",
+        }
+        for r in list_runs(project)
+    ]
+    rows += [
+        {
+            "run_id": f.header.run_id,
+            "dataset": f.header.dataset,
+            "agent": f.header.agent_spec,
+            "agent_version": f.header.agent_version,
+            "k": f.header.k,
+            "started_at": f.header.started_at.isoformat(),
+            "finished": f.finished,
+            "stored": f"file {f.source}",
+        }
+        for f in list_run_files(project)
+    ]
+    if fmt == "json":
+        emit_json(rows)
+        return
+    for stored in ("workbench", "file"):
+        here = [r for r in rows if str(r["stored"]).split()[0] == stored]
+        if stored == "file" and not here:
+            break
+        title = None if stored == "workbench" else "runs that exist only as log files"
+        table = Table("run", "dataset", "agent", "version", "k", "finished", title=title)
+        for r in here:
+            table.add_row(
+                str(r["run_id"]),
+                str(r["dataset"]),
+                str(r["agent"]),
+                str(r["agent_version"] or ""),
+                str(r["k"]),
+                "yes" if r["finished"] else "no",
+            )
+        console.print(table)
+
+
+@example("casework results show latest")
+@results_group.command("show")
+@click.argument("run")
+@FORMAT
+@pass_project
+def results_show_cmd(project: Project, run: str, fmt: str) -> None:
+    """Show pass@1, pass^k, pass@k and stability of RUN per slice, split and source."""
+    res = run_results(load_run(project, run))
+    if fmt == "json":
+        emit_json(_results_json(res))
+        return
+    h = res.run.header
+    console.print(
+        f"run [bold]{h.run_id}[/] · {h.dataset_ref} ({h.dataset_hash[:12]}) · {h.agent_version or h.agent_spec} · k={h.k}"
+        + ("" if res.run.finished else " · [yellow]unfinished[/]")
+    )
+    k = h.k
+    table = _results_table(k)
+    for g in res.groups():
+        table.add_row(*_group_row(g, k))
+    Console(highlight=False, width=max(console.width, 120)).print(
+        table
+    )  # a data table: never squeezed
+    _print_corrected(res)
+    if res.retired is not None:
+        console.print(
+            f"{res.retired.cases} retired case(s) (split smoke) are counted apart, in the "
+            f"'{res.retired.group}' row: every other row, like the gate, leaves them out"
+        )
+    if res.flaky:
+        console.print(
+            f"flaky cases ({len(res.flaky)}): {', '.join(res.flaky[:20])}{' …' if len(res.flaky) > 20 else ''}"
+        )
+    if res.inadmissible:
+        console.print(
+            f"[yellow]{res.inadmissible} verdict(s) rest on a judge not certified for them "
+            "(never gate; see `casework judge certify`)[/]"
+        )
+
+
+def _compare_json(res: CompareResult) -> dict[str, Any]:
+    c = res.comparison
+    return {
+        "better": res.better,
+        "worse": res.worse,
+        "cases": c.cases,
+        "discrimination_rate": c.discrimination_rate,
+        "inversion_rate": c.inversion_rate,
+        "discriminating": [d.case_id for d in c.discriminating],
+        "inverted": [d.case_id for d in c.inverted],
+        "tied": len(c.tied),
+        "mean_delta": c.mean_delta,
+        "ci_delta": list(c.ci_delta) if c.ci_delta else None,
+        "p_value": c.p_value,
+        "by_slice": {
+            s: {
+                "cases": x.cases,
+                "discrimination_rate": x.discrimination_rate,
+                "inverted": len(x.inverted),
+            }
+            for s, x in res.by_slice.items()
+        },
+        "release": res.release.number if res.release else None,
+    }
+
+
+@example("casework results compare run-b run-a --no-write")
+@results_group.command("compare")
+@click.argument("better")
+@click.argument("worse")
+@click.option(
+    "--no-write", is_flag=True, help="Only compare; do not record `discriminates` in a release."
+)
+@FORMAT
+@pass_project
+def compare_cmd(project: Project, better: str, worse: str, no_write: bool, fmt: str) -> None:
+    """Pair RUN_BETTER with RUN_WORSE case by case: discrimination, inverted cases, paired test."""
+    res = compare_runs(
+        project, load_run(project, better), load_run(project, worse), write=not no_write
+    )
+    if fmt == "json":
+        emit_json(_compare_json(res))
+        return
+    c = res.comparison
+    console.print(f"[bold]{res.pair}[/] on {c.cases} shared cases")
+    console.print(
+        f"discrimination rate {c.discrimination_rate:.3f} ({len(c.discriminating)} cases), "
+        f"inverted {len(c.inverted)}, tied {len(c.tied)}"
+    )
+    ci = f" [{c.ci_delta[0]:+.3f}, {c.ci_delta[1]:+.3f}]" if c.ci_delta else ""
+    console.print(
+        f"mean per-case pass-rate difference {c.mean_delta:+.3f}{ci}; exact sign test p = {c.p_value:.3g}"
+    )
+    table = Table("slice", "cases", "discrimination", "inverted")
+    for s, x in res.by_slice.items():
+        table.add_row(s, str(x.cases), f"{x.discrimination_rate:.3f}", str(len(x.inverted)))
+    console.print(table)
+    if c.inverted:
+        console.print("inverted: " + ", ".join(d.case_id for d in c.inverted[:30]))
+    if res.release is not None:
+        console.print(
+            f"recorded `discriminates` in release {res.release.number} ({res.release.hash[:12]})"
+        )
+
+
+COMMANDS: list[click.Command] = [results_group]
+
+#: The old top-level spelling, hidden for one release.
+ALIASES: list[click.Command] = [
+    moved(results_group.commands["compare"], "compare", "results compare")
+]

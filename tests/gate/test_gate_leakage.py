@@ -97,7 +97,7 @@ def test_a_fresh_clone_with_an_empty_workbench_still_fails_the_gate(
     [failure] = gate_run(project, "ci").failures
     assert failure.message == (
         "d-dup (dev) ~ h-dup (holdout): near-duplicate across splits (Jaccard 0.93) is still "
-        "open; decide it with `casework review list --kind leakage-pair` (datasets/refunds/leakage.jsonl)"
+        "open; decide it in the review queue (`casework review sync`, `casework review decide`) (datasets/refunds/leakage.jsonl)"
     )
 
 

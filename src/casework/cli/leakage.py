@@ -115,7 +115,7 @@ def _render_scan(report: ScanReport) -> None:
         )
     if report.unresolved:
         console.print(_flag_table(report.unresolved, "flags to review"))
-        console.print(f"next: casework review list --kind leakage-pair --dataset {report.dataset}")
+        console.print(f"next: casework review sync {report.dataset}, then casework review decide")
 
 
 def _scan_json(report: ScanReport) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def leakage_findings(project: Project, run: LoadedRun) -> list[GateFinding]:
                 "error",
                 f"{flag.left_id} ({flag.left_split}) ~ {flag.right_id} ({flag.right_split}): "
                 f"near-duplicate across splits (Jaccard {flag.jaccard:.2f}) is still {flag.status}; "
-                f"decide it with `casework review list --kind leakage-pair` ({_flag_file_of(project, run)})",
+                f"decide it in the review queue (`casework review sync`, `casework review decide`) ({_flag_file_of(project, run)})",
                 where,
             )
         )

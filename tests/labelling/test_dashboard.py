@@ -164,10 +164,12 @@ def test_label_status_reports_cost_and_minutes(board_project: Project) -> None:
     )
     assert data["minutes_per_accepted_case"] is None
     assert [s["seconds_per_label"] for s in data["slices"]] == pytest.approx([24.375, 410 / 7])
-    board = CliRunner().invoke(cli, ["label", "dashboard", "refunds"])
+    board = CliRunner().invoke(cli, ["label", "status", "refunds", "--dashboard"])
     assert board.exit_code == 0, board.output
     assert "lab-3" in board.stdout and "human minutes per accepted case: n/a" in board.stdout
-    shown = CliRunner().invoke(cli, ["label", "dashboard", "refunds", "--format", "json"])
+    shown = CliRunner().invoke(
+        cli, ["label", "status", "refunds", "--dashboard", "--format", "json"]
+    )
     assert json.loads(shown.stdout) == json.loads(
         json.dumps(dashboard(board_project, "refunds").as_json())
     )

@@ -17,9 +17,9 @@ _REAL_UPGRADE = workbench_db.upgrade
 class MigratedTemplate:
     """One SQLite workbench per test session, made by running every migration once.
 
-    Opening a workbench on a blank SQLite file migrates it from nothing (about 0.3-1 s, most
-    of a small test's time); a copy of a file the same migrations produced is the same database
-    in a millisecond. Only the automatic creation in ``open_workbench`` is served from the copy:
+    Opening a workbench on a blank SQLite file runs every migration, which costs more than most
+    small tests do; a copy of a file those same migrations produced is the same database, made
+    in a file copy. Only the automatic creation in ``open_workbench`` is served from the copy:
     ``casework db upgrade`` and explicit revisions still run the migrations.
     """
 

@@ -230,13 +230,14 @@ FILES: tuple[FileKind, ...] = (
     ),
     FileKind(
         "exported copies",
-        "labelling sheets (`label export`), judge verdict sheets (`judge sample`), ADK eval sets "
+        "labelling sheets (`label export`), judge verdict sheets (`judge sample`, `review export`), ADK eval sets "
         "(`interop export-adk`), recorded in .casework/copies.jsonl",
         "the rows' text, sent to people or tools outside casework",
         "listed",
         (
             "casework.labelling.exchange",
             "casework.review._sample",
+            "casework.review._judge_verdict",
             "casework.interop.adk_io",
             "casework.dataset.copies",
         ),
@@ -245,11 +246,11 @@ FILES: tuple[FileKind, ...] = (
     ),
     FileKind(
         "judge verdict sheets",
-        "verdicts-<reviewer>.jsonl or .csv in the folder `judge sample --out` named",
+        "verdicts-<reviewer>.jsonl or .csv in the folder `judge sample --out` or `review export --out` named",
         "agent replies to sampled trials; listed by path (as exported copies) and by reviewer from "
         "the workbench's sampled items",
         "listed",
-        ("casework.review._sample",),
+        ("casework.review._sample", "casework.review._judge_verdict"),
         (),
     ),
     FileKind(

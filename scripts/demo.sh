@@ -89,6 +89,7 @@ commit "runs"
 
 echo
 echo "demo finished in ${SECONDS} s; report: $work/report.html"
-echo "make tour runs every other station: expiry and PII checks, synthetic variants, mining, relabelling"
-echo "under a new guideline, prompt leakage, tool migrations, judge certification (after which this gate"
-echo "passes), retirement, other projects, the web app, failure shapes, authoring and interop."
+echo "make tour runs every other station: the residual-PII check, synthetic variants, mining, relabelling"
+echo "under a new guideline, prompt leakage, a tool rename as a migration, judge certification (after which"
+echo "this gate passes), retirement, two more example projects, the web app, failure shapes, authoring and"
+echo "interop."

@@ -130,7 +130,7 @@ step "Certify: TPR and TNR lower bounds must reach 0.80 at 95% (account, order_s
   casework judge certify
 commit "judge certified"
 
-# --- 8. Runs, pass^k, discrimination, retirement, the gate and the report ---------------------
+# --- 8. Runs, pass^k, discrimination, the gate and the report (retirement: end of step 13) -----
 # The judge's verdicts on account and order_status count now: its certification is current.
 step "Run the good agent, k=3 trials per case" bash -c 'casework run refunds --agent python:agents.refunds_agent:good -k 3 --seed 7 | tee run-good.txt'
 step "Run the deliberately degraded agent" bash -c 'casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 7 | tee run-bad.txt'
@@ -139,10 +139,7 @@ step "pass@1 and pass^k per slice, real vs synthetic, stability" casework result
 step "Does the dataset separate a known-better agent from a known-worse one?" casework compare "$good" "$bad"
 step "The release gate (fails closed: latest release only, a floor, every gating slice run)" casework gate --run "$good" --baseline "$bad"
 step "The report" casework report "$good" --vs "$bad" --out report.html
-step "Retire cases that separate nothing (to the smoke split, as a new version)" casework retire refunds --runs "$good" --runs "$bad"
-fails "The runs are now on an older release: the gate refuses them" casework gate --run "$good"
 commit "runs"
-step "Release log" casework versions refunds
 
 # --- 9. When2Call-style cases: the offered tools are the situation; a simulated user -------------
 # A second, small project (examples/when2call): each case offers its own tools (situation.tools or
@@ -255,6 +252,19 @@ step "The generator's gate: acceptance, rejections, minutes per case, discrimina
   casework author report --better python:agents.refunds_agent:good --worse python:agents.refunds_agent:degraded
 commit "authored cases"
 # <<< author
+# Retirement waits until here: retired (smoke) cases leave the population that the unsatisfiable
+# band and the synthetic cap are measured on, so retiring before step 13 would leave the mature
+# refunds slice too small to reach its band. Retirement compares runs of the current cases, so both
+# agents run once more on the release that now holds the authored cases.
+step "Release the reviewed, authored cases" casework release refunds -m "authored cases, reviewed"
+step "Run both agents on the current release, k=3, to see which cases separate them" bash -c \
+  'casework run refunds --agent python:agents.refunds_agent:good -k 3 --seed 7 | tee run-good-2.txt &&
+   casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 7 | tee run-bad-2.txt'
+good=$(run_id < run-good-2.txt); bad=$(run_id < run-bad-2.txt)
+step "Retire cases that separate nothing (to the smoke split, as a new version)" casework retire refunds --runs "$good" --runs "$bad"
+fails "The runs are now on an older release: the gate refuses them" casework gate --run "$good"
+commit "retired"
+step "Release log" casework versions refunds
 
 # --- 14. Interop: a τ²-style domain in, a Java agent end to end (issue 17) ----------------------
 # >>> interop2

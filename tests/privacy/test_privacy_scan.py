@@ -10,6 +10,7 @@ import pytest
 
 from casework.privacy import PseudonymKey, Scrubber
 from casework.privacy import detectors as detectors_module
+from casework.privacy.detectors import PatternDetector, PhoneDetector
 from casework.privacy.pseudonyms import read_phone
 
 KEY = PseudonymKey(b"scan-test-key-0123456789abcdefghijklmn", "test")
@@ -66,3 +67,27 @@ def test_a_number_not_grouped_as_north_american_is_never_parsed_as_one(
     # Grouped as one, it is read as one.
     assert Scrubber(KEY).text("call 415 555 0123").startswith("call phone_")
     assert any("US" in args for args in parsed)
+
+
+def test_digits_inside_an_iban_are_not_read_as_a_phone_number(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    read_phone.cache_clear()
+    parsed = _counting(monkeypatch, phonenumbers, "parse")
+    ctx = Scrubber(KEY).conversation()
+    assert [d.kind for d in ctx.detections("my IBAN is CH30 0015 3791 0172 7172 2")] == ["iban"]
+    assert parsed == []
+
+
+def test_a_run_skipped_for_a_span_that_then_loses_is_read_after_all() -> None:
+    # `ref` covers the phone number, but a longer known value overlaps `ref` and wins: the
+    # number is no longer inside a kept span, so it must still be found.
+    text = "please see the ref AB12 X 0121 234 4390"
+    scrubber = Scrubber(
+        KEY, [PatternDetector("ref", r"AB12 X 0121 234 4390"), PhoneDetector(("GB",))]
+    )
+    ctx = scrubber.conversation()
+    ctx.add_known("account", "please see the ref AB12")
+    found = [(text[d.start : d.end], d.kind) for d in ctx.detections(text)]
+    assert found == [("please see the ref AB12", "account"), ("0121 234 4390", "phone")]
+    assert "0121" not in ctx.text(text)

@@ -132,10 +132,12 @@ class TextScan(NamedTuple):
         longest: The most digits in one run of digit groups (separators and brackets between
             them): a card needs 13, a phone number 7, a cued national id 8, so most messages
             skip most detectors on this one figure.
+        digits: How many digits the text holds (an IBAN needs 8).
     """
 
     lower: str
     longest: int
+    digits: int
 
 
 @lru_cache(maxsize=16)
@@ -144,12 +146,13 @@ def text_scan(text: str) -> TextScan:
 
     Cached for the last few texts: every detector asks for the text it is given, in turn.
     """
-    longest = 0
+    longest = digits = 0
     for m in _RUN.finditer(text):
         run = m.group()
-        if len(run) > longest:
-            longest = max(longest, len(_NON_DIGIT.sub("", run)))
-    return TextScan(text.lower(), longest)
+        n = len(run) if len(run) == 1 else len(_NON_DIGIT.sub("", run))
+        digits += n
+        longest = max(longest, n)
+    return TextScan(text.lower(), longest, digits)
 
 
 # Patterns that open with a lookbehind start with `(?=\d)` (or the class of their first
@@ -179,6 +182,14 @@ _AMOUNT_OR_VERSION = re.compile(
     r"(?=\d)(?:(?<![\d.,])\d{1,3}(?:,\d{3})*\.\d{2}(?!\d)(?!\.\d)"
     r"|(?<![\d.+])(?=[\d.]*(?<![\d])\d(?![\d]))\d{1,2}(?:\.\d{1,5}){1,3}(?!\d)(?!\.\d))"
 )
+
+
+def _covering(covered: Sequence[tuple[int, int]], start: int, end: int) -> int | None:
+    """Index of the first of ``covered`` that holds ``start``..``end`` whole, if any."""
+    for i, (s, e) in enumerate(covered):
+        if s <= start and end <= e:
+            return i
+    return None
 
 
 @lru_cache(maxsize=16)
@@ -342,12 +353,35 @@ class PhoneDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every phone number in ``text``."""
+        yield from self._find(text, (), set())
+
+    def find_outside(
+        self, text: str, covered: Sequence[tuple[int, int]]
+    ) -> tuple[list[Detection], set[int]]:
+        """Phone numbers in ``text`` outside runs of digits lying wholly in a ``covered`` span.
+
+        The scrubber passes the spans found before this detector: a run of digit groups inside
+        an IBAN or a card is not read as a phone number (libphonenumber is the dearest step of
+        scrubbing), since the longer span there wins. Returns the numbers and the indices of the
+        covered spans it relied on: should one of those lose to another span, the scrubber
+        calls :meth:`find` instead.
+        """
+        used: set[int] = set()
+        return list(self._find(text, covered, used)), used
+
+    def _find(
+        self, text: str, covered: Sequence[tuple[int, int]], used: set[int]
+    ) -> Iterator[Detection]:
         if text_scan(text).longest < 7:
             return
         for m in self._re.finditer(_without_figures(text)):
             raw = text[m.start() : m.end()]
             lead = len(raw) - len(raw.lstrip())
             start = m.start() + lead
+            inside = _covering(covered, start, m.end()) if covered else None
+            if inside is not None:
+                used.add(inside)
+                continue
             raw = raw.strip()
             groups = [(g.start(), g.end(), len(g.group(1))) for g in self._group.finditer(raw)]
             e164 = self._valid(raw, sum(g[2] for g in groups))
@@ -410,9 +444,25 @@ class CardDetector:
         scrubber's overlap resolution then keeps the best non-overlapping ones (so a card
         right after an IBAN or another card is still found).
         """
+        yield from self._find(text, (), set())
+
+    def find_outside(
+        self, text: str, covered: Sequence[tuple[int, int]]
+    ) -> tuple[list[Detection], set[int]]:
+        """Card numbers outside runs lying wholly in a ``covered`` span (see `PhoneDetector`)."""
+        used: set[int] = set()
+        return list(self._find(text, covered, used)), used
+
+    def _find(
+        self, text: str, covered: Sequence[tuple[int, int]], used: set[int]
+    ) -> Iterator[Detection]:
         if text_scan(text).longest < 13:
             return
         for m in self._re.finditer(_without_figures(text)):
+            inside = _covering(covered, m.start(), m.end()) if covered else None
+            if inside is not None:
+                used.add(inside)
+                continue
             raw = m.group()
             groups = [(g.start(), g.end()) for g in self._group.finditer(raw)]
             for i in range(len(groups)):
@@ -462,7 +512,7 @@ class IbanDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every valid IBAN in ``text``."""
-        if text_scan(text).longest < 2:
+        if text_scan(text).digits < 8:
             return
         pos = 0
         while True:

@@ -148,7 +148,9 @@ _ID_RULES = (
 #: Every national id form holds six digits in a row, single separators aside (or a codice
 #: fiscale's six letters and two digits): a text without that holds none, and the rules are
 #: not run on it.
-_ID_HINT = re.compile(r"\d(?:[ .\-]?\d){5}|[A-Za-z]{6}\d\d")
+_SIX_DIGITS = re.compile(r"\d(?:[ .\-]?\d){5}")
+# Found from its digits, looking back at the letters: the engine skips to digits.
+_CODICE_HINT = re.compile(r"\d\d(?<=[A-Za-z]{6}\d\d)")
 
 
 #: The forms found without a cue.
@@ -164,7 +166,9 @@ _ID_CUE_HINT = re.compile(
 
 def _id_spans(text: str) -> Iterator[tuple[int, int, str]]:
     scan = text_scan(text)
-    if scan.longest < 2 or _ID_HINT.search(text) is None:
+    if scan.longest < 2 or (
+        (scan.longest < 6 or _SIX_DIGITS.search(text) is None) and _CODICE_HINT.search(text) is None
+    ):
         return
     for rule in _FORMS:
         if scan.longest < rule.digits:

@@ -181,8 +181,16 @@ class ScrubContext:
 
     # -- text --------------------------------------------------------------------------------
 
-    def _spans(self, text: str) -> list[_Span]:
+    def _spans(self, text: str, *, outside: bool = False) -> tuple[list[_Span], list[_Span]]:
+        """Every span found in ``text``, and those that detectors relied on to skip a run.
+
+        With ``outside``, a detector that offers ``find_outside`` (phones, cards) is handed the
+        spans found before it and skips runs lying wholly inside one of them: the longer or
+        earlier span wins there anyway. That holds only while the span relied on is kept, which
+        :meth:`_resolved` checks.
+        """
         spans: list[_Span] = []
+        relied: list[_Span] = []
         if "_" in text:
             for m in PSEUDONYM_RE.finditer(text):
                 if m.group(1) in self.scrubber.kinds:
@@ -193,9 +201,23 @@ class ScrubContext:
                 kind, norm = self._known[" ".join(m.group().split()).casefold()]
                 spans.append(_Span(m.start(), m.end(), _TIER_KNOWN, kind, norm))
         for detector in self.scrubber.detectors:
-            for d in detector.find(text):
+            find_outside = getattr(detector, "find_outside", None) if outside and spans else None
+            if find_outside is not None:
+                found, used = find_outside(text, [(s.start, s.end) for s in spans])
+                relied.extend(spans[i] for i in used)
+            else:
+                found = detector.find(text)
+            for d in found:
                 spans.append(_Span(d.start, d.end, _TIER_DETECTOR, d.kind, d.value))
-        return spans
+        return spans, relied
+
+    def _resolved(self, text: str) -> list[_Span]:
+        """The spans :meth:`text` replaces: as if every detector had read the whole text."""
+        spans, relied = self._spans(text, outside=True)
+        chosen = self._resolve(spans)
+        if relied and not set(map(id, relied)) <= set(map(id, chosen)):
+            chosen = self._resolve(self._spans(text)[0])
+        return chosen
 
     @staticmethod
     def _resolve(spans: list[_Span]) -> list[_Span]:
@@ -220,7 +242,7 @@ class ScrubContext:
         """What :meth:`text` would replace, without replacing it (existing pseudonyms excluded)."""
         return [
             Detection(s.start, s.end, s.kind, s.value)
-            for s in self._resolve(self._spans(text))
+            for s in self._resolved(text)
             if s.tier != _TIER_KEEP
         ]
 
@@ -228,7 +250,7 @@ class ScrubContext:
         """Scrub a text: every detected or known value becomes its pseudonym."""
         if not text:
             return text
-        spans = self._resolve(self._spans(text))
+        spans = self._resolved(text)
         if not spans:
             return text
         out: list[str] = []

@@ -9,17 +9,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from casework.dataset._migrate_model import MigrationResult, RenameMap
 from casework.dataset.catalogue import CatalogueFiles
 from casework.dataset.check import DatasetChecks, Finding
 from casework.dataset.tools import ToolDecl, declared_tools, environment_tools
 from casework.errors import Problem
 from casework.project import Project
 from casework.schema import Case
-
-if TYPE_CHECKING:  # migrate imports this module
-    from casework.dataset.migrate import MigrationResult, RenameMap
 
 __all__ = ["inconsistencies", "line_of"]
 

@@ -6,15 +6,14 @@ so a tool refactor never shows up as an agent regression or as a rule that can n
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from casework.dataset._migrate_consistency import inconsistencies, line_of
+from casework.dataset._migrate_model import ArgumentCollision, MigrationResult, RenameMap
 from casework.dataset.check import contradictory_tools
 from casework.dataset.jsonl import problems_from_validation
 from casework.dataset.lock import dataset_lock
@@ -44,25 +43,6 @@ __all__ = [
     "migrate_cases",
     "migrate_dataset",
 ]
-
-
-class RenameMap(BaseModel):
-    """`renames.toml`: ``[tools] old = "new"`` and ``[arguments.<tool>] old = "new"``."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
-
-    tools: dict[str, str] = Field(default_factory=dict)
-    """Old tool name -> new tool name."""
-    arguments: dict[str, dict[str, str]] = Field(default_factory=dict)
-    """Per tool (its new name), old argument name -> new argument name."""
-
-    def tool(self, name: str) -> str:
-        """The new name of a tool (unchanged if not renamed)."""
-        return self.tools.get(name, name)
-
-    def args(self, tool: str) -> Mapping[str, str]:
-        """Argument renames of a tool, looked up by its new name."""
-        return self.arguments.get(self.tool(tool), {})
 
 
 def load_renames(path: Path, shown: str, tools: Mapping[str, ToolDecl]) -> RenameMap:
@@ -124,59 +104,6 @@ def load_renames(path: Path, shown: str, tools: Mapping[str, ToolDecl]) -> Renam
                 )
     InputErrors.raise_if_any(problems)
     return renames
-
-
-@dataclass(frozen=True)
-class ArgumentCollision:
-    """Two arguments of one call that the renames give one name: one value would be lost."""
-
-    case_id: str
-    """The case (or raw label's case) holding the call."""
-    tool: str
-    """The tool called, by its new name."""
-    argument: str
-    """The name both arguments would take."""
-    sources: tuple[str, ...]
-    """The arguments' names before the renames, in the call's order."""
-
-
-@dataclass
-class MigrationResult:
-    """Migrated cases and what changed."""
-
-    cases: list[Case]
-    tool_places: Counter[str] = field(default_factory=Counter)
-    """Per ``old->new`` tool rename, how many places were rewritten."""
-    argument_places: Counter[str] = field(default_factory=Counter)
-    """Per ``tool.old->new`` argument rename, how many places were rewritten."""
-    cases_changed: int = 0
-    labels: list[LabelRecord] | None = None
-    """Migrated raw labels (``labels.jsonl``), when they were migrated too."""
-    labels_changed: int = 0
-    contradictions: list[tuple[str, str]] = field(default_factory=list)
-    """``(case id, tool)`` the renames would make a case require and forbid (left unmigrated)."""
-    collisions: list[ArgumentCollision] = field(default_factory=list)
-    """Calls the renames would give one argument name twice (a many-to-one argument rename)."""
-
-    def changelog(self) -> list[str]:
-        """Changelog lines counting the rewrites."""
-        lines = [
-            f"{k}: {v} place{'s' if v != 1 else ''}" for k, v in sorted(self.tool_places.items())
-        ]
-        lines += [
-            f"{k}: {v} place{'s' if v != 1 else ''}"
-            for k, v in sorted(self.argument_places.items())
-        ]
-        raw = (
-            [f"renamed in {self.labels_changed} raw label{'s' if self.labels_changed != 1 else ''}"]
-            if self.labels_changed
-            else []
-        )
-        return [
-            f"renamed in {self.cases_changed} case{'s' if self.cases_changed != 1 else ''}",
-            *raw,
-            *lines,
-        ]
 
 
 def _plain_clash(label: Label) -> set[str]:

@@ -8,13 +8,8 @@ and :func:`resolve` (the review flow, kept in `datasets/<name>/leakage.jsonl`: :
 """
 
 from casework.leakage.batches import sets_of
-from casework.leakage.corpus import (
-    CorpusHit,
-    CorpusReport,
-    build_index,
-    scan_corpus,
-    score_documents,
-)
+from casework.leakage.corpus import CorpusReport, scan_corpus
+from casework.leakage.corpus_index import CorpusHit, build_index, score_documents
 from casework.leakage.dataset_scan import ScanReport, scan_dataset
 from casework.leakage.embed import CosinePair, cosine_pairs, embedding_duplicates
 from casework.leakage.flagfile import LEAKAGE_FILE, flag_file, read_flags, write_flags

@@ -27,7 +27,7 @@ from casework.leakage.batches import (
     sets_to_lists,
     sketch_batch,
 )
-from casework.leakage.corpus import CorpusHit, CorpusIndex, scan_file
+from casework.leakage.corpus_index import CorpusHit, CorpusIndex, scan_file
 
 __all__ = ["ensure_ray", "ray_scan_files", "ray_sketch"]
 

@@ -15,16 +15,16 @@ from casework.cli._moved import note_moved
 from casework.cli.context import FORMAT, SLICES, console, emit_json, example, pass_project
 from casework.dataset import load_dataset
 from casework.errors import UsageError
-from casework.grading import PROMPT_VERSION, calibrate_judge, load_judge, rubric_digests
-from casework.project import Project
-from casework.review import (
-    TUNING_FILE,
+from casework.grading import (
+    PROMPT_VERSION,
     CertificationResult,
-    add_tuning,
+    calibrate_judge,
     certify_judge,
-    import_verdicts,
-    sample_verdicts,
+    load_judge,
+    rubric_digests,
 )
+from casework.project import Project
+from casework.review import TUNING_FILE, add_tuning, import_verdicts, sample_verdicts
 from casework.schema import SPLITS
 
 
@@ -272,9 +272,7 @@ def certify_cmd(project: Project, slices: tuple[str, ...], dataset: str | None, 
         f"TPR {st.tpr:g} and TNR {st.tnr:g}"
     )
     if not report.results:
-        console.print(
-            "no reviewed verdicts yet: `casework judge sample`, then `judge verdicts import`"
-        )
+        console.print("no reviewed verdicts yet: `casework judge sample`, then `review import`")
     for r in report.results:
         console.print(_cert_line(r))
     if report.contested:

@@ -1,7 +1,8 @@
 """Grading: checks over a trajectory, the LLM judge, its labeller check and its certifications.
 
 Checks: tools, state, outcome, answer facts, unsatisfiable handling. Entry points: :func:`grade`,
-:class:`Judge`, :data:`GRADERS`, :func:`casework.grading.calibration.calibrate_judge`.
+:class:`Judge`, :data:`GRADERS`, :func:`casework.grading.calibration.calibrate_judge`,
+:func:`certify_judge` (the judge's verdicts against people's, stored as certifications).
 """
 
 from casework.grading.calibration import (
@@ -11,6 +12,17 @@ from casework.grading.calibration import (
     labeller_view,
     load_judge,
     stored_certifications,
+)
+from casework.grading.certify import (
+    CertificationResult,
+    CertifyReport,
+    Compared,
+    Pin,
+    Settings,
+    certify_counts,
+    certify_judge,
+    compare,
+    settings_of,
 )
 from casework.grading.golden import golden_state, state_differences
 from casework.grading.grade import grade, needed_oracle_class
@@ -59,17 +71,25 @@ __all__ = [
     "OUTCOME_DEFINITIONS",
     "PROMPT_VERSION",
     "Certification",
+    "CertificationResult",
+    "CertifyReport",
     "CheckKind",
     "CheckResult",
+    "Compared",
     "GradeContext",
     "Grader",
     "Judge",
     "JudgeCalibration",
     "MatcherError",
+    "Pin",
+    "Settings",
     "Verdict",
     "argument_matches",
     "calibrate_judge",
+    "certify_counts",
+    "certify_judge",
     "combine",
+    "compare",
     "deep_subset",
     "did_nothing",
     "escape_block",
@@ -91,6 +111,7 @@ __all__ = [
     "register_grader",
     "rubric_digest",
     "rubric_digests",
+    "settings_of",
     "state_differences",
     "stored_certifications",
 ]

@@ -1,11 +1,10 @@
-"""Verdict review: people grade the judge's verdicts on replies blind, and the judge is certified.
+"""The review queue: every human decision is a kind of one generic item, and people decide them.
 
 `casework judge sample` draws judge-decided findings from runs onto blind sheets (stratified by
-slice, check kind and the judge's verdict; never tuning records or items drawn before);
-`judge verdicts import` stores people's answers and their agreement; `judge certify` measures the
-judge's TPR and TNR against people with intervals and stores certifications, which make its
-verdicts admissible (:meth:`casework.grading.Judge.admissible`). Entry points:
-:func:`sample_verdicts`, :func:`import_verdicts`, :func:`certify_judge`, :func:`add_tuning`.
+slice, check kind and the judge's verdict; never tuning records or items drawn before) and
+`judge verdicts import` stores people's answers and their agreement: those are the queue's
+``judge-verdict`` items, which :func:`casework.grading.certify_judge` then measures the judge
+against. Entry points: :func:`sample_verdicts`, :func:`import_verdicts`, :func:`add_tuning`.
 
 The review queue (one generic item model, kinds plug in): every human decision is a kind.
 :func:`sync_review` builds a dataset's ``leakage-pair`` (open leakage flags), ``disagreement``
@@ -18,17 +17,6 @@ adds a kind.
 """
 
 from casework.review._apply import ApplyReport, apply_decisions
-from casework.review._certify import (
-    CertificationResult,
-    CertifyReport,
-    Compared,
-    Pin,
-    Settings,
-    certify_counts,
-    certify_judge,
-    compare,
-    settings_of,
-)
 from casework.review._disagreement import DISAGREEMENT
 from casework.review._exchange import (
     ReviewImport,
@@ -100,18 +88,13 @@ __all__ = [
     "TUNING_FILE",
     "AddReport",
     "ApplyReport",
-    "CertificationResult",
-    "CertifyReport",
-    "Compared",
     "HumanAgreement",
     "NewItem",
-    "Pin",
     "ReviewImport",
     "ReviewItem",
     "ReviewKind",
     "ReviewTask",
     "SampleReport",
-    "Settings",
     "SharedSpans",
     "SheetFormat",
     "SheetVerdict",
@@ -122,10 +105,7 @@ __all__ = [
     "add_tuning",
     "apply_decisions",
     "assign_reviewers",
-    "certify_counts",
-    "certify_judge",
     "check_key",
-    "compare",
     "decide_task",
     "draw",
     "excluded_by",
@@ -147,7 +127,6 @@ __all__ = [
     "review_kinds",
     "run_items",
     "sample_verdicts",
-    "settings_of",
     "shared_spans",
     "sheet_id",
     "sheet_kind",

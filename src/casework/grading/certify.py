@@ -25,6 +25,19 @@ from casework.workbench import (
     open_workbench,
 )
 
+__all__ = [
+    "CertificationResult",
+    "CertifyReport",
+    "Compared",
+    "IntervalMethod",
+    "Pin",
+    "Settings",
+    "certify_counts",
+    "certify_judge",
+    "compare",
+    "settings_of",
+]
+
 IntervalMethod = Literal["wilson", "clopper-pearson"]
 
 

@@ -15,19 +15,16 @@ from casework.grading import (
     PROMPT_VERSION,
     Certification,
     Judge,
-    rubric_digests,
-    stored_certifications,
-)
-from casework.project import load_project
-from casework.review import (
     Pin,
     Settings,
     certify_counts,
     certify_judge,
     compare,
-    import_verdicts,
-    sample_verdicts,
+    rubric_digests,
+    stored_certifications,
 )
+from casework.project import load_project
+from casework.review import import_verdicts, sample_verdicts
 from casework.runner import load_run
 from casework.workbench import ReviewItemRow, ReviewVerdictRow
 from tests.grading.fakes import FakeLLM

@@ -14,7 +14,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from casework.cli.context import FORMAT, console, emit_json, pass_project
+from casework.cli.context import FORMAT, console, emit_json, example, pass_project
 from casework.dataset import read_cases
 from casework.decoding import decode_utf8
 from casework.errors import InputError, UsageError
@@ -49,12 +49,11 @@ def review_group() -> None:
     """Review queue: every human decision, decided one item at a time or on sheets.
 
     Kinds: leakage pairs, generated cases, disagreements, judge verdicts; `dataset apply`
-    releases the decided work as one version.
-
-    Example: casework review list --kind disagreement --dataset refunds
+    releases the decided work as one version. See docs/review.md.
     """
 
 
+@example("casework review sync refunds")
 @review_group.command("sync")
 @click.argument("dataset")
 @FORMAT
@@ -62,10 +61,8 @@ def review_group() -> None:
 def sync_cmd(project: Project, dataset: str, fmt: str) -> None:
     """Build DATASET's review items: open leakage flags, disagreements, unanswered judge verdicts.
 
-    Safe to run again. Items settled outside the queue (`leakage decide`, an adjudication sheet,
-    a relabel) are withdrawn.
-
-    Example: casework review sync refunds
+    Safe to run again. Items settled outside the queue (a flag decided in the leakage review
+    file, a disagreement adjudicated on a sheet, a relabel) are withdrawn.
     """
     reports = sync_review(project, dataset)
     if fmt == "json":
@@ -87,17 +84,15 @@ def sync_cmd(project: Project, dataset: str, fmt: str) -> None:
         )
 
 
+@example("casework review add-cases refunds drafts.jsonl --source gen-v2")
 @review_group.command("add-cases")
 @click.argument("dataset")
-@click.argument("cases_file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.argument("cases_file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--source", required=True, help="What generated the cases (shown to reviewers).")
 @FORMAT
 @pass_project
 def add_cases_cmd(project: Project, dataset: str, cases_file: Path, source: str, fmt: str) -> None:
-    """Queue the generated cases in CASES_FILE (JSONL) for review before they join DATASET.
-
-    Example: casework review add-cases refunds drafts.jsonl --source gen-v2
-    """
+    """Queue the generated cases in CASES_FILE (JSONL) for review before they join DATASET."""
     cases = read_cases(cases_file, shown=project.relative(cases_file))
     report = add_items(project, [generated_case_item(dataset, c, source=source) for c in cases])
     if fmt == "json":
@@ -109,6 +104,7 @@ def add_cases_cmd(project: Project, dataset: str, cases_file: Path, source: str,
     )
 
 
+@example("casework review list --kind judge-verdict --status open")
 @review_group.command("list")
 @click.option("--kind", default=None, metavar="KIND", help=f"Only this kind ({_KINDS_HELP}).")
 @click.option(
@@ -120,10 +116,7 @@ def add_cases_cmd(project: Project, dataset: str, cases_file: Path, source: str,
 def list_cmd(
     project: Project, kind: str | None, status: str | None, dataset: str | None, fmt: str
 ) -> None:
-    """List review items, oldest first (disagreements alone: lowest-agreement slice first).
-
-    Example: casework review list --kind judge-verdict --status open
-    """
+    """List review items, oldest first (disagreements alone: lowest-agreement slice first)."""
     tasks = list_tasks(project, kind=kind, status=status, dataset=dataset)
     if fmt == "json":
         emit_json([t.as_json() for t in tasks])
@@ -214,6 +207,7 @@ def _render_task(task: ReviewTask) -> None:
     console.print(f"\ndecide: casework review decide {task.id} {how} --reviewer NAME")
 
 
+@example("casework review show 12")
 @review_group.command("show")
 @click.argument("task_id", metavar="ID", type=int)
 @FORMAT
@@ -223,8 +217,6 @@ def show_cmd(project: Project, task_id: int, fmt: str) -> None:
 
     A disagreement shows the two blind labels as A and B (never who gave them, never an agent's
     output); a judge verdict shows its blind sheet line (never the judge's verdict).
-
-    Example: casework review show 12
     """
     task = get_task(project, task_id)
     if fmt == "json":
@@ -282,6 +274,7 @@ def _adjudication(
     return decision, data or None
 
 
+@example("casework review decide 7 --pick B --by adj-1")
 @review_group.command("decide")
 @click.argument("task_id", metavar="ID", type=int)
 @click.argument("decision", required=False)
@@ -293,7 +286,7 @@ def _adjudication(
 @click.option(
     "--edited",
     "data",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="For an edit: a file holding the edited case as JSON.",
 )
@@ -341,12 +334,10 @@ def decide_cmd(
     leakage-pair:   move-left | move-right | keep | template (applied by `dataset apply`)
     generated-case: accept | edit --edited FILE | reject --reason WHY (joins the working tree)
     disagreement:   --pick A|B | --merge FIELD=A|B ... | --outcome O [--required T ...]
-                    [--gap NOTE]; stored as `adjudicate decide` stores it, by an adjudicator
+                    [--gap NOTE]; stored as an adjudication sheet line is, by an adjudicator
                     who labelled neither side
     judge-verdict:  resolve|clarify|refuse|escalate (outcome) or yes|no (fact), by the
                     reviewer the verdict was given to
-
-    Example: casework review decide 7 --pick B --by adj-1
     """
     if (required or forbidden or facts) and outcome is None:
         raise UsageError("--required, --forbidden and --fact write a label: give --outcome too.")
@@ -381,6 +372,7 @@ def decide_cmd(
         console.print(f"apply decided work: casework dataset apply {task.dataset} -m MSG")
 
 
+@example("casework review export --kind judge-verdict --out sheets/")
 @review_group.command("export")
 @click.option(
     "--kind",
@@ -422,8 +414,6 @@ def export_cmd(
     disagreement: each adjudicator's adjudication sheet (JSONL and CSV), labels as A and B.
     judge-verdict: each reviewer's open sampled verdicts, re-issued and signed (`judge sample`
     draws new ones). Return sheets with `review import`.
-
-    Example: casework review export --kind judge-verdict --out sheets/
     """
     written = export_review_sheets(
         project,
@@ -442,6 +432,9 @@ def export_cmd(
         console.print(f"wrote {', '.join(project.relative(p) for p in paths)} ({name})")
 
 
+@example(
+    "casework review import sheets/verdicts-rev-1.jsonl sheets/refunds.adj-1.adjudication.jsonl"
+)
 @review_group.command("import")
 @click.argument("sheets", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 @FORMAT
@@ -450,8 +443,6 @@ def import_cmd(project: Project, sheets: tuple[Path, ...], fmt: str) -> None:
     """Store returned adjudication and judge-verdict SHEET...; each sheet's kind is read from it.
 
     Each kind is stored all or nothing, signatures checked; label sheets stay `label import`.
-
-    Example: casework review import sheets/verdicts-rev-1.jsonl sheets/refunds.adj-1.adjudication.jsonl
     """
     report = import_review_sheets(project, list(sheets))
     if fmt == "json":
@@ -469,6 +460,13 @@ def import_cmd(project: Project, sheets: tuple[Path, ...], fmt: str) -> None:
             f"judge-verdict: {v.stored} verdict(s) stored ({v.replaced} replacing earlier "
             f"answers), {v.unanswered} left blank"
         )
+        agree = v.agreement
+        if agree.items:
+            kappa = "–" if agree.kappa is None else f"{agree.kappa:.3f}"
+            console.print(
+                f"human–human agreement on {agree.items} item(s) graded by two people: "
+                f"{agree.agreeing}/{agree.items} agree, kappa {kappa}"
+            )
 
 
 def _render_apply(report: ApplyReport) -> None:
@@ -498,6 +496,7 @@ def _render_apply(report: ApplyReport) -> None:
         console.print(f"held: {escape(held.case_id)}: {escape(held.reason)}")
 
 
+@example('casework dataset apply refunds -m "week 48 review"')
 @click.command("apply")
 @click.argument("dataset")
 @click.option("-m", "--message", required=True, help="Why this version exists.")
@@ -508,8 +507,6 @@ def apply_cmd(project: Project, dataset: str, message: str, fmt: str) -> None:
 
     Decided labels and adjudications, decided leakage flags (rows move to dev) and generated cases
     accepted in review go into one release; prints what it applied per kind.
-
-    Example: casework dataset apply refunds -m "week 48 review"
     """
     report = apply_decisions(project, dataset, message=message)
     if fmt == "json":

@@ -234,7 +234,7 @@ def test_usage_errors_exit_2(project: Path, run: Run) -> None:
     assert (adjudicate_version.exit_code, adjudicate_version.stderr) == (
         2,
         note_text("adjudicate list", "review list --kind disagreement")
-        + "\nadjudicate list refunds@1: labelling works on the working tree; name the dataset without @VERSION.\n",
+        + "\nreview list refunds@1: labelling works on the working tree; name the dataset without @VERSION.\n",
     )
     missing = run("label", "guideline", "show", "returns")
     assert missing.exit_code == 1

@@ -306,7 +306,7 @@ def test_queue_decisions_equal_adjudication_sheet_imports(
         ],
     )
     assert decided.exit_code == 0, decided.output
-    assert decided.stdout.endswith("apply: casework label release refunds -m MSG\n")
+    assert decided.stdout.endswith("apply: casework dataset apply refunds -m MSG\n")
     assert _released(new) == _released(old)
 
 

@@ -469,7 +469,7 @@ def adjudicate_decide_cmd(
     """Decide the disagreement on CASE: --pick A|B, --merge FIELD=A|B ..., or --outcome ... (write).
 
     Stored like an imported adjudication sheet line (a case nobody holds is assigned to the
-    adjudicator first, if they labelled neither side); `label release` applies it.
+    adjudicator first, if they labelled neither side); `dataset apply` applies it.
     """
     chosen = [n for n, on in (("pick", pick), ("merge", fields), ("outcome", outcome)) if on]
     if len(chosen) != 1:
@@ -502,7 +502,7 @@ def adjudicate_decide_cmd(
     )
     if result.gap is not None:
         console.print(f"guideline gap noted on {result.slice} ({result.guideline_version})")
-    console.print(f"apply: casework label release {result.dataset} -m MSG")
+    console.print(f"apply: casework dataset apply {result.dataset} -m MSG")
 
 
 def _render_disagreements(project: Project, dataset: str, fmt: str) -> None:

@@ -262,7 +262,7 @@ def decide_cmd(
     else:
         what = f"move {flag.move_id} to dev" if flag.decision == "move" else flag.decision
         console.print(f"flag {flag.id} ({flag.left_id} ~ {flag.right_id}): {what}")
-        console.print(f"apply decisions: casework leakage resolve {dataset}")
+        console.print(f"apply decisions: casework dataset apply {dataset} -m MSG")
 
 
 @leakage_group.command("resolve")

@@ -164,7 +164,7 @@ def release_labels(
             (release them first with `casework dataset release`, so this version holds labelling only).
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
-    name = dataset_name(dataset, "label release")
+    name = dataset_name(dataset, "dataset apply")
     if not message.strip():
         raise UsageError("a message is required: say why this version exists.", param="message")
     with dataset_lock(project, name):

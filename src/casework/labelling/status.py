@@ -169,7 +169,7 @@ def list_disagreements(project: Project, dataset: str) -> list[Disagreement]:
         UsageError: Unknown dataset.
         InputErrors: Bad dataset files or guidelines, or hand-edited raw labels.
     """
-    _, state, _ = _load(project, dataset, "adjudicate list")
+    _, state, _ = _load(project, dataset, "review list")
     out = []
     for progress in state.snapshot.by_status("contested", "adjudicating"):
         found = progress.round

@@ -85,7 +85,8 @@ def decide(
         index = next((i for i, r in enumerate(records) if r.id == flag_id), None)
         if index is None:
             raise UsageError(
-                f"flag {flag_id}: no such flag in dataset '{name}' (see `casework leakage review {name}`)."
+                f"flag {flag_id}: no such flag in dataset '{name}' "
+                f"(see `casework review list --kind leakage-pair --dataset {name}`)."
             )
         row = records[index]
         if row.status not in UNRESOLVED:
@@ -244,7 +245,8 @@ def resolve(
         records = read_flags(project, name)
         if not any(r.status == "decided" for r in records):
             raise UsageError(
-                f"{name}: no decided flags to resolve (see `casework leakage review {name}`)."
+                f"{name}: no decided flags to resolve "
+                f"(see `casework review list --kind leakage-pair --dataset {name}`)."
             )
         plan = plan_moves(records, ds.cases)
         by_id = dict(plan.cases)

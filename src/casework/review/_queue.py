@@ -34,7 +34,7 @@ from casework.workbench import ReviewTaskRow, Workbench, open_workbench, workben
 STATUSES = ("open", "decided", "withdrawn")
 """Statuses of a review item."""
 #: Why an open leakage-pair item was withdrawn.
-FLAG_SETTLED = "the flag is no longer open (decided with `leakage decide`, resolved, or gone)"
+FLAG_SETTLED = "the flag is no longer open (decided outside the queue, resolved, or gone)"
 #: Longest reason.
 REASON_MAX = 4000
 

@@ -24,15 +24,15 @@ _SHA256 = r"^[0-9a-f]{64}$"
 class LeakageFlagRecord(_Record):
     """One line of `leakage.jsonl`: two rows in different splits whose user text nearly repeats.
 
-    `casework leakage scan` adds and updates lines, `casework leakage review` records decisions,
-    `casework leakage resolve` applies them; `casework gate` fails while any line is `open` or
-    `decided`. Lines are sorted by `id`.
+    `casework leakage scan` adds and updates lines, `casework review decide` records decisions
+    (each open line is a `leakage-pair` review item), `casework dataset apply` applies them;
+    `casework gate` fails while any line is `open` or `decided`. Lines are sorted by `id`.
     """
 
     schema_version: Literal[1] = SCHEMA_VERSION
     """Version of this record format."""
     id: int = Field(ge=1)
-    """Flag number within the dataset (`casework leakage review --flag N`); never reused."""
+    """Flag number within the dataset; never reused."""
     left_id: str
     """Id of the first row of the pair (the smaller id)."""
     right_id: str
@@ -53,7 +53,7 @@ class LeakageFlagRecord(_Record):
     shared: list[str] = Field(default_factory=list)
     """Shared shingles (up to 50), in the order they occur in the first row."""
     status: LeakageStatus
-    """`open` (waiting for review), `decided` (waits for `casework leakage resolve`), `resolved`
+    """`open` (waiting for review), `decided` (waits for `casework dataset apply`), `resolved`
     (applied; `keep` and `template` stay suppressed while both rows are unchanged) or `gone` (a
     scan at the configured threshold, or a change to the rows, no longer finds the pair)."""
     decision: LeakageDecision | None = None

@@ -266,8 +266,8 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 def test_a_submodule_imported_first_does_not_hide_the_function_of_its_name() -> None:
     code = (
-        "import casework.labelling.snapshot, casework.labelling as L, inspect;"
-        "print(inspect.isfunction(L.agreement_report))"
+        "import casework.labelling.dataset_agreement, casework.labelling as L, inspect;"
+        "print(inspect.isfunction(L.dataset_agreement))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],

@@ -19,8 +19,8 @@ from typing import Any
 class _LazyPackage(ModuleType):
     """A package whose exported names win over its submodules of the same name.
 
-    Importing ``casework.labelling.agreement_report`` (the module) sets the package attribute
-    of that name, which would hide the function the package exports as ``agreement_report``;
+    Importing ``casework.labelling.dataset_agreement`` (the module) sets the package attribute
+    of that name, which would hide the function the package exports as ``dataset_agreement``;
     eager imports rebound the name to the function right after, and so does this.
     """
 

@@ -6,16 +6,16 @@ import importlib
 
 import pytest
 
-from casework.labelling import case_features
+from casework.agreement import case_features
 from tests.agreement.builders import make_case, seed_dataset
 
-report_module = importlib.import_module("casework.labelling.agreement_report")
+report_module = importlib.import_module("casework.agreement.report")
 
 
 @pytest.mark.parametrize("decoded", [False, True])
 def test_facts_hold_each_cases_features_and_share_equal_ones(decoded: bool) -> None:
     cases, _ = seed_dataset()
-    facts = report_module._CaseFacts(decoded=decoded)
+    facts = report_module.CaseFacts(decoded=decoded)
     for case in cases:
         facts.add(case)
     assert facts.slices == {c.slice for c in cases}
@@ -30,7 +30,7 @@ def test_facts_hold_each_cases_features_and_share_equal_ones(decoded: bool) -> N
 def test_one_one_point_zero_and_true_are_not_shared(decoded: bool) -> None:
     values = [1, 1.0, True, "1", None, -0.0, 0.0]
     cases = [make_case(f"c-{i}", "s", {"x": v}, "resolve") for i, v in enumerate(values)]
-    facts = report_module._CaseFacts(decoded=decoded)
+    facts = report_module.CaseFacts(decoded=decoded)
     for case in cases:
         facts.add(case)
     for case in cases:
@@ -42,12 +42,12 @@ def test_one_one_point_zero_and_true_are_not_shared(decoded: bool) -> None:
 
 def test_merged_parts_equal_one_pass() -> None:
     cases, _ = seed_dataset()
-    whole = report_module._CaseFacts(decoded=True)
-    parts = [report_module._CaseFacts(decoded=True) for _ in range(3)]
+    whole = report_module.CaseFacts(decoded=True)
+    parts = [report_module.CaseFacts(decoded=True) for _ in range(3)]
     for i, case in enumerate(cases):
         whole.add(case)
         parts[i * 3 // len(cases)].add(case)
-    merged = report_module._CaseFacts(decoded=True)
+    merged = report_module.CaseFacts(decoded=True)
     for part in parts:
         merged.merge(part)
     assert merged.slice_of == whole.slice_of

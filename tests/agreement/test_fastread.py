@@ -9,14 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from casework.agreement.report import compact_label
 from casework.dataset import canonical_line, parse_records
-from casework.labelling._fastread import file_stamp, label_of, read_checked_labels
+from casework.labelling._fastread import file_stamp, read_checked_labels
 from casework.project import load_project
 from casework.schema import LabelRecord
 from tests.agreement.builders import seed_dataset
 from tests.factories import TOOLS
 
-report_module = importlib.import_module("casework.labelling.agreement_report")
+reading_module = importlib.import_module("casework.labelling.dataset_agreement")
+report_module = importlib.import_module("casework.agreement.report")
 
 
 def write_labels(path: Path, lines: list[str]) -> None:
@@ -45,7 +47,7 @@ def test_checked_labels_equal_the_validated_records(tmp_path: Path) -> None:
     write_labels(path, lines)
     records = parse_records(path.read_bytes(), LabelRecord, shown="labels.jsonl").records
     got = read_checked_labels(path, file_stamp(path))
-    assert got == [label_of(r) for r in records]
+    assert got == [compact_label(r) for r in records]
     assert got is not None and got[-1].labelled_at == "2025-03-01T11:00:00.250000+02:00"
     assert got[-2].required == frozenset({"get_order", "issue_refund"})
 
@@ -87,20 +89,20 @@ def test_the_parallel_scan_gives_the_sequential_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = load_project(_project(tmp_path / "p"))
-    sequential = report_module.dataset_agreement(project, "refunds", bootstrap=200, seed=4)
+    sequential = reading_module.dataset_agreement(project, "refunds", bootstrap=200, seed=4)
     used: list[bool] = []
-    real = report_module.read_checked_labels
+    real = reading_module.read_checked_labels
 
     def spy(path: Path, stamp: tuple[int, int, int, int] | None) -> object:
         got = real(path, stamp)
         used.append(got is not None)
         return got
 
-    if report_module.parallel_workers() < 2:
+    if reading_module.parallel_workers() < 2:
         pytest.skip("one core, or threads alive: the scan would not fork")
-    monkeypatch.setattr(report_module, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(report_module, "read_checked_labels", spy)
-    parallel = report_module.dataset_agreement(project, "refunds", bootstrap=200, seed=4)
+    monkeypatch.setattr(reading_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(reading_module, "read_checked_labels", spy)
+    parallel = reading_module.dataset_agreement(project, "refunds", bootstrap=200, seed=4)
     assert used == [True]
     assert parallel == sequential
     assert json.dumps(parallel.as_json()) == json.dumps(sequential.as_json())
@@ -110,26 +112,26 @@ def test_labels_changing_under_the_scan_are_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = load_project(_project(tmp_path / "p"))
-    sequential = report_module.dataset_agreement(project, "refunds", bootstrap=0)
-    if report_module.parallel_workers() < 2:
+    sequential = reading_module.dataset_agreement(project, "refunds", bootstrap=0)
+    if reading_module.parallel_workers() < 2:
         pytest.skip("one core, or threads alive: the scan would not fork")
-    monkeypatch.setattr(report_module, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(report_module, "read_checked_labels", lambda path, stamp: None)
-    assert report_module.dataset_agreement(project, "refunds", bootstrap=0) == sequential
+    monkeypatch.setattr(reading_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(reading_module, "read_checked_labels", lambda path, stamp: None)
+    assert reading_module.dataset_agreement(project, "refunds", bootstrap=0) == sequential
 
 
 def test_label_of_keeps_the_timestamp_text_labels_sort_by() -> None:
     _, labels = seed_dataset()
     record = labels[0].model_copy(update={"labelled_at": datetime(2025, 1, 2, 3, 4, tzinfo=UTC)})
-    assert label_of(record).labelled_at == "2025-01-02T03:04:00+00:00"
+    assert compact_label(record).labelled_at == "2025-01-02T03:04:00+00:00"
 
 
 def test_groups_measured_on_every_core_give_the_one_process_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = load_project(_project(tmp_path / "p"))
-    one = report_module.dataset_agreement(project, "refunds", bootstrap=300, seed=7)
-    if report_module.parallel_workers() < 2:
+    one = reading_module.dataset_agreement(project, "refunds", bootstrap=300, seed=7)
+    if reading_module.parallel_workers() < 2:
         pytest.skip("one core, or threads alive: the report would not fork")
     pools: list[object] = []
     real = report_module.ProcessPoolExecutor
@@ -140,7 +142,7 @@ def test_groups_measured_on_every_core_give_the_one_process_report(
 
     monkeypatch.setattr(report_module, "PARALLEL_MIN_ROWS", 0)
     monkeypatch.setattr(report_module, "ProcessPoolExecutor", counted)
-    many = report_module.dataset_agreement(project, "refunds", bootstrap=300, seed=7)
+    many = reading_module.dataset_agreement(project, "refunds", bootstrap=300, seed=7)
     assert len(pools) == 1  # the groups (slices, guideline versions) went to workers
     assert len(many.slices) >= 2
     assert many == one

@@ -1,4 +1,4 @@
-"""The agreement report over a dataset's cases and raw labels (casework.labelling.agreement_report)."""
+"""The agreement report over a dataset's cases and raw labels (casework.agreement.report)."""
 
 from __future__ import annotations
 
@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from casework.agreement import BandEdges
-from casework.errors import InputError, UsageError
-from casework.labelling import (
+from casework.agreement import (
     AgreementReport,
     AgreementSettings,
+    BandEdges,
     SliceAgreement,
     agreement_report,
     case_features,
 )
+from casework.errors import InputError, UsageError
 from tests.agreement.builders import OLD_ROWS, make_label, refunds_id, seed_dataset
 
 TOOLS = ["escalate_to_human", "get_order", "issue_refund"]

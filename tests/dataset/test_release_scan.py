@@ -30,7 +30,7 @@ from tests.dataset.test_restore import _two_releases as _releases
 from tests.factories import git_commit
 
 ondisk_module = importlib.import_module("casework.dataset.ondisk")
-report_module = importlib.import_module("casework.labelling.agreement_report")
+report_module = importlib.import_module("casework.labelling.dataset_agreement")
 checks_module = importlib.import_module("casework.gate._dataset_checks")
 parallel_module = importlib.import_module("casework.dataset.parallel")
 stream_module = importlib.import_module("casework.dataset.stream")

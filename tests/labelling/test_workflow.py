@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from casework.agreement import agreement_report
 from casework.dataset import load_dataset, release, select_cases
 from casework.errors import InputErrors, UsageError, WorkbenchError
 from casework.labelling import (
     Work,
-    agreement_report,
     assign_labels,
     bump_guideline,
     export_sheets,

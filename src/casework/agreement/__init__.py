@@ -4,7 +4,8 @@ Entry points: :func:`proportion_interval`, :func:`kappa_interval`, :func:`more_n
 :func:`rogan_gladen`, :func:`corrected_rate`, :func:`combined_corrected_rate` (a judge's rates
 against people and pass rates corrected for its error), :func:`cohen_kappa`, :func:`bootstrap_kappa`, :func:`gwet_ac1`, :func:`fleiss_kappa`,
 :func:`krippendorff_alpha_nominal`, :func:`binary_agreement`, :func:`classify`,
-:func:`over_represented`. ``casework.labelling.agreement_report`` applies them to a dataset.
+:func:`over_represented`; :func:`agreement_report` (the report of a dataset's cases and raw labels,
+per slice and guideline version). ``casework.labelling.dataset_agreement`` reads a dataset for it.
 """
 
 from casework.agreement._rates import (
@@ -43,6 +44,13 @@ from casework.agreement.kappa import (
     one_vs_rest_kappa,
 )
 from casework.agreement.krippendorff import KrippendorffAlpha, krippendorff_alpha_nominal
+from casework.agreement.report import (
+    AgreementReport,
+    AgreementSettings,
+    SliceAgreement,
+    agreement_report,
+    case_features,
+)
 from casework.agreement.table import (
     ConfusionMatrix,
     category_order,
@@ -51,6 +59,8 @@ from casework.agreement.table import (
 )
 
 __all__ = [
+    "AgreementReport",
+    "AgreementSettings",
     "Band",
     "BandEdges",
     "BandVerdict",
@@ -70,10 +80,13 @@ __all__ = [
     "Proportion",
     "RatePart",
     "Scalar",
+    "SliceAgreement",
     "Status",
+    "agreement_report",
     "band_of",
     "binary_agreement",
     "bootstrap_kappa",
+    "case_features",
     "category_order",
     "classify",
     "cohen_kappa",

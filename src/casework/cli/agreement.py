@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
+from casework.agreement import AgreementReport, SliceAgreement
 from casework.cli._progress import reading
 from casework.cli.context import FORMAT, console, emit_json, example, pass_project
-from casework.labelling import AgreementReport, SliceAgreement, dataset_agreement
+from casework.labelling import dataset_agreement
 from casework.project import Project
 
 __all__ = ["COMMANDS"]

@@ -27,14 +27,6 @@ if TYPE_CHECKING:
         adjudicate,
         adjudication_queue,
     )
-    from casework.labelling.agreement_report import (
-        AgreementReport,
-        AgreementSettings,
-        SliceAgreement,
-        agreement_report,
-        case_features,
-        dataset_agreement,
-    )
     from casework.labelling.assign import AssignReport, assign_labels
     from casework.labelling.dashboard import (
         Dashboard,
@@ -42,6 +34,7 @@ if TYPE_CHECKING:
         SliceDashboard,
         dashboard,
     )
+    from casework.labelling.dataset_agreement import dataset_agreement
     from casework.labelling.exchange import (
         ExportReport,
         ImportReport,
@@ -135,8 +128,6 @@ __all__ = [
     "Adjudicated",
     "AdjudicationChoice",
     "AdjudicationQueue",
-    "AgreementReport",
-    "AgreementSettings",
     "AssignReport",
     "Assignment",
     "AssignmentPlan",
@@ -172,7 +163,6 @@ __all__ = [
     "SheetKind",
     "ShownLabel",
     "Skipped",
-    "SliceAgreement",
     "SliceCalibration",
     "SliceDashboard",
     "SliceStatus",
@@ -184,14 +174,12 @@ __all__ = [
     "add_gap",
     "adjudicate",
     "adjudication_queue",
-    "agreement_report",
     "assign_labels",
     "audit_draw",
     "blind_case",
     "bump_guideline",
     "bump_with_gaps",
     "cache_info",
-    "case_features",
     "check_person",
     "clear_caches",
     "csv_rows",
@@ -249,14 +237,6 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "adjudicate",
                 "adjudication_queue",
             ),
-            "casework.labelling.agreement_report": (
-                "AgreementReport",
-                "AgreementSettings",
-                "SliceAgreement",
-                "agreement_report",
-                "case_features",
-                "dataset_agreement",
-            ),
             "casework.labelling.assign": (
                 "AssignReport",
                 "assign_labels",
@@ -267,6 +247,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "SliceDashboard",
                 "dashboard",
             ),
+            "casework.labelling.dataset_agreement": ("dataset_agreement",),
             "casework.labelling.exchange": (
                 "ExportReport",
                 "ImportReport",

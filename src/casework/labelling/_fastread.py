@@ -1,7 +1,8 @@
 """Raw labels as the agreement report reads them: compact tuples, from records or from a file.
 
-Entry points: :func:`label_of` (one :class:`~casework.schema.LabelRecord`) and
-:func:`read_checked_labels` (a labels file that a scan has just validated line by line).
+Entry point: :func:`read_checked_labels` (a labels file that a scan has just validated line by
+line), giving the :class:`~casework.agreement.report.CompactLabel` that
+:func:`~casework.agreement.report.compact_label` makes of one :class:`~casework.schema.LabelRecord`.
 
 Why a second reader: after :func:`casework.dataset.scan_dataset_chunks` has validated every label
 on all cores (``keep_labels=False``), building 100,000 pydantic records again in one process
@@ -16,47 +17,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 from pydantic import AwareDatetime, TypeAdapter, ValidationError
 
+from casework.agreement.report import CompactLabel
 from casework.dataset.jsonl import byte_lines
-from casework.schema import LabelRecord
 
-__all__ = ["Label", "file_stamp", "label_of", "read_checked_labels"]
+__all__ = ["file_stamp", "read_checked_labels"]
 
 _TIMESTAMP: TypeAdapter[AwareDatetime] = TypeAdapter(AwareDatetime)
-
-
-class Label(NamedTuple):
-    """What agreement reads of a raw label: tool requirements reduced to their tool names."""
-
-    case_id: str
-    labeller: str
-    role: str
-    overlap_reason: str | None
-    outcome: str
-    required: frozenset[str]
-    forbidden: frozenset[str]
-    guideline_version: str
-    labelled_at: str
-    """``labelled_at.isoformat()``, the text labels are ordered by."""
-
-
-def label_of(record: LabelRecord) -> Label:
-    """The compact form of one validated record."""
-    return Label(
-        record.case_id,
-        record.labeller,
-        record.role,
-        record.overlap_reason,
-        record.outcome,
-        frozenset(t.name for t in record.required_tools),
-        frozenset(t.name for t in record.forbidden_tools),
-        record.guideline_version,
-        record.labelled_at.isoformat(),
-    )
 
 
 def file_stamp(path: Path) -> tuple[int, int, int, int] | None:
@@ -73,7 +44,9 @@ def _names(tools: list[Any]) -> frozenset[str]:
     return frozenset(t if isinstance(t, str) else t["name"] for t in tools)
 
 
-def read_checked_labels(path: Path, stamp: tuple[int, int, int, int] | None) -> list[Label] | None:
+def read_checked_labels(
+    path: Path, stamp: tuple[int, int, int, int] | None
+) -> list[CompactLabel] | None:
     """The labels of a file validated while it had ``stamp``; ``None`` if that cannot be trusted.
 
     ``None`` when the file's stamp differs from ``stamp`` (before or after reading), or when a
@@ -86,7 +59,7 @@ def read_checked_labels(path: Path, stamp: tuple[int, int, int, int] | None) -> 
     data = path.read_bytes()
     if file_stamp(path) != stamp:
         return None
-    out: list[Label] = []
+    out: list[CompactLabel] = []
     times: dict[str, str] = {}
     try:
         for raw in byte_lines(data):
@@ -98,7 +71,7 @@ def read_checked_labels(path: Path, stamp: tuple[int, int, int, int] | None) -> 
                 if type(stamp_text) is str:
                     times[stamp_text] = iso
             out.append(
-                Label(
+                CompactLabel(
                     obj["case_id"],
                     obj["labeller"],
                     obj["role"],

@@ -15,8 +15,13 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from casework.agreement import BandEdges, kappa_interval
-from casework.labelling.agreement_report import AgreementSettings, SliceAgreement, agreement_report
+from casework.agreement import (
+    AgreementSettings,
+    BandEdges,
+    SliceAgreement,
+    agreement_report,
+    kappa_interval,
+)
 from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.timings import Timings, read_timings
 from casework.project import Project

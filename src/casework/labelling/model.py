@@ -7,12 +7,12 @@ the workbench converts its rows to and from it. Entry points: :class:`Assignment
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from casework.agreement.report import version_sort_key
 from casework.errors import UsageError
 from casework.names import name_problem
 from casework.schema import LabelRecord
@@ -40,7 +40,6 @@ ROLE_ORDER: dict[str, int] = {"first": 0, "second": 1, "adjudicator": 2}
 
 #: Longest labeller id.
 LABELLER_MAX = 64
-_GUIDELINE_RE = re.compile(r"-g(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -82,19 +81,8 @@ def label_key(record: LabelRecord) -> LabelKey:
 
 def guideline_number(version: str) -> int | None:
     """The ``N`` of a ``<slice>-gN`` guideline version, or ``None`` for another shape."""
-    match = _GUIDELINE_RE.search(version)
-    return int(match.group(1)) if match else None
-
-
-def version_sort_key(version: str) -> tuple[str, int, str]:
-    """Order guideline versions by slice, then number (``refunds-g10`` after ``refunds-g9``).
-
-    The one ordering of guideline versions; a version of another shape sorts by its name.
-    """
-    match = _GUIDELINE_RE.search(version)
-    if match is None:
-        return (version, -1, version)
-    return (version[: match.start()], int(match.group(1)), version)
+    number = version_sort_key(version)[1]
+    return number if number >= 0 else None
 
 
 def parse_labellers(values: Iterable[str], param: str = "labellers") -> tuple[str, ...]:

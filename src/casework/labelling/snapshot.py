@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from casework.agreement import AgreementSettings, agreement_report
 from casework.errors import InputErrors, Problem
-from casework.labelling.agreement_report import AgreementSettings, agreement_report
 from casework.labelling.model import Assignment, label_key
 from casework.labelling.policy import is_calibrated
 from casework.labelling.rounds import Round, final_label, latest_round

@@ -1,7 +1,8 @@
 """Agreement report of a dataset's raw labels, per slice and guideline version (never pooled).
 
 Entry points: :func:`agreement_report` (cases and label records in, report out; no I/O) and
-:func:`dataset_agreement` (loads ``DATASET[@VERSION]`` and applies the project's thresholds).
+:func:`report_from_facts` (the same from cases reduced to :class:`CaseFacts` and labels reduced to
+:class:`CompactLabel`, as :func:`casework.labelling.dataset_agreement` reads them from a dataset).
 
 Which labels count. Adjudicator labels never do (the adjudicator saw the disagreement), nor do
 labels whose ``overlap_reason`` is ``disagreement`` (a row doubled because it was contested would
@@ -14,79 +15,93 @@ Fleiss' kappa and Krippendorff's alpha as well.
 from __future__ import annotations
 
 import multiprocessing
+import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import orjson
 
-from casework.agreement import (
-    BandEdges,
-    BandVerdict,
-    BinaryAgreement,
-    BootstrapCI,
-    ClassKappa,
-    CohenKappa,
-    ConfusionMatrix,
-    FeatureCluster,
-    FleissKappa,
-    GwetAC,
-    KrippendorffAlpha,
-    Scalar,
-    binary_agreement,
-    bootstrap_kappa,
-    classify,
-    cohen_kappa,
-    confusion_matrix,
-    disagreement_clusters,
-    flatten,
-    fleiss_kappa_from_ratings,
-    gwet_ac1,
-    krippendorff_alpha_nominal,
-    one_vs_rest_kappa,
-)
-
-# Not yet re-exported by casework.agreement (its __init__ is being changed elsewhere).
-from casework.dataset import (
-    PARALLEL_MIN_BYTES,
-    DatasetScan,
-    ProgressCallback,
-    collector_paused,
-    declared_tools,
-    parallel_workers,
-    scan_bytes,
-    scan_dataset,
-    scan_dataset_chunks,
-)
-from casework.dataset.versions import LABELS_FILE
-from casework.errors import ConfigError, InputErrors, Problem, UsageError
-from casework.labelling._fastread import Label as _Label
-from casework.labelling._fastread import file_stamp, read_checked_labels
-from casework.labelling._fastread import label_of as _label_of
-from casework.labelling.model import version_sort_key
-from casework.project import Project
+from casework.agreement.bands import BandEdges, BandVerdict, classify
+from casework.agreement.binary import BinaryAgreement, binary_agreement
+from casework.agreement.bootstrap import BootstrapCI, bootstrap_kappa
+from casework.agreement.clusters import FeatureCluster, Scalar, disagreement_clusters, flatten
+from casework.agreement.fleiss import FleissKappa, fleiss_kappa_from_ratings
+from casework.agreement.gwet import GwetAC, gwet_ac1
+from casework.agreement.kappa import ClassKappa, CohenKappa, cohen_kappa, one_vs_rest_kappa
+from casework.agreement.krippendorff import KrippendorffAlpha, krippendorff_alpha_nominal
+from casework.agreement.table import ConfusionMatrix, confusion_matrix
+from casework.dataset import parallel_workers
+from casework.errors import InputErrors, Problem, UsageError
 from casework.schema import OUTCOMES, Case, LabelRecord
 
 __all__ = [
     "AgreementReport",
     "AgreementSettings",
+    "CaseFacts",
+    "CompactLabel",
     "Exclusions",
     "MultiRater",
     "SliceAgreement",
     "ToolAgreement",
     "agreement_report",
     "case_features",
-    "dataset_agreement",
+    "check_duplicates",
+    "compact_label",
+    "report_from_facts",
+    "version_sort_key",
 ]
 
 KAPPA_REASONS = frozenset({"calibration", "audit"})
 """Overlap reasons whose double labels feed agreement."""
 
 _ROLE_ORDER = {"first": 0, "second": 1, "adjudicator": 2}
+
+_GUIDELINE_RE = re.compile(r"-g(\d+)$")
+
+
+def version_sort_key(version: str) -> tuple[str, int, str]:
+    """Order guideline versions by slice, then number (``refunds-g10`` after ``refunds-g9``).
+
+    The one ordering of guideline versions; a version of another shape sorts by its name.
+    """
+    match = _GUIDELINE_RE.search(version)
+    if match is None:
+        return (version, -1, version)
+    return (version[: match.start()], int(match.group(1)), version)
+
+
+class CompactLabel(NamedTuple):
+    """What agreement reads of a raw label: tool requirements reduced to their tool names."""
+
+    case_id: str
+    labeller: str
+    role: str
+    overlap_reason: str | None
+    outcome: str
+    required: frozenset[str]
+    forbidden: frozenset[str]
+    guideline_version: str
+    labelled_at: str
+    """``labelled_at.isoformat()``, the text labels are ordered by."""
+
+
+def compact_label(record: LabelRecord) -> CompactLabel:
+    """The compact form of one validated record."""
+    return CompactLabel(
+        record.case_id,
+        record.labeller,
+        record.role,
+        record.overlap_reason,
+        record.outcome,
+        frozenset(t.name for t in record.required_tools),
+        frozenset(t.name for t in record.forbidden_tools),
+        record.guideline_version,
+        record.labelled_at.isoformat(),
+    )
 
 
 @dataclass(frozen=True)
@@ -246,7 +261,7 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _label_order(label: _Label) -> tuple[int, str, str]:
+def _label_order(label: CompactLabel) -> tuple[int, str, str]:
     return (_ROLE_ORDER[label.role], label.labelled_at, label.labeller)
 
 
@@ -310,7 +325,7 @@ def _state_key(case: Case) -> tuple[object, ...] | None:
     )
 
 
-class _CaseFacts:
+class CaseFacts:
     """What agreement keeps of each case: its slice and its clustering features.
 
     Cases with equal features share one features object (copies and variants of a case usually
@@ -349,7 +364,7 @@ class _CaseFacts:
         # The state cache only saves work while cases arrive: it does not travel from workers.
         return {**self.__dict__, "_by_state": {}}
 
-    def merge(self, other: _CaseFacts) -> None:
+    def merge(self, other: CaseFacts) -> None:
         """Take the cases ``other`` saw, after those seen so far."""
         same: dict[int, dict[str, list[Scalar]]] = {}
         for key, features in other._shared.items():
@@ -362,12 +377,17 @@ class _CaseFacts:
 
 @dataclass
 class _Group:
-    rows: list[tuple[str, list[_Label]]] = field(default_factory=list)
+    rows: list[tuple[str, list[CompactLabel]]] = field(default_factory=list)
     single: int = 0
     no_reason: int = 0
 
 
-def _check_duplicates(labels: Sequence[LabelRecord | _Label], labels_path: str) -> None:
+def check_duplicates(labels: Sequence[LabelRecord | CompactLabel], labels_path: str) -> None:
+    """Refuse a labeller's second label of one case under one guideline version.
+
+    Raises:
+        InputErrors: Every such label, located at its line of ``labels_path``.
+    """
     seen: Counter[tuple[str, str, str]] = Counter()
     problems = []
     for i, rec in enumerate(labels):
@@ -390,7 +410,7 @@ def _check_duplicates(labels: Sequence[LabelRecord | _Label], labels_path: str) 
 
 def _tool_rows(
     ids: Sequence[str],
-    labels: Sequence[Sequence[_Label]],
+    labels: Sequence[Sequence[CompactLabel]],
     tools: Sequence[str],
     settings: AgreementSettings,
 ) -> tuple[list[ToolAgreement], list[bool]]:
@@ -526,13 +546,13 @@ def agreement_report(
         InputErrors: A labeller labelled the same case twice under one guideline version.
         UsageError: ``slice`` names no slice of the dataset, or ``guideline`` no label's version.
     """
-    _check_duplicates(labels, labels_path)
-    facts = _CaseFacts()
+    check_duplicates(labels, labels_path)
+    facts = CaseFacts()
     for case in cases:
         facts.add(case)
-    return _report(
+    return report_from_facts(
         facts,
-        [_label_of(rec) for rec in labels],
+        [compact_label(rec) for rec in labels],
         dataset=dataset,
         hash=hash,
         tools=tools,
@@ -542,9 +562,9 @@ def agreement_report(
     )
 
 
-def _report(
-    facts: _CaseFacts,
-    labels: Sequence[_Label],
+def report_from_facts(
+    facts: CaseFacts,
+    labels: Sequence[CompactLabel],
     *,
     dataset: str,
     hash: str,
@@ -553,7 +573,11 @@ def _report(
     guideline: str | None,
     settings: AgreementSettings,
 ) -> AgreementReport:
-    """:func:`agreement_report` once the labels are checked and the cases reduced to facts."""
+    """:func:`agreement_report` once the labels are checked and the cases reduced to facts.
+
+    Raises:
+        UsageError: ``slice`` names no slice of the cases, or ``guideline`` no label's version.
+    """
     slice_of = facts.slice_of
     slices = sorted(facts.slices)
     if slice is not None and slice not in slices:
@@ -669,13 +693,13 @@ class _Partition:
 
 
 def _partition(
-    known: Sequence[_Label],
+    known: Sequence[CompactLabel],
     slice_of: Mapping[str, str],
     slice: str | None,
     guideline: str | None,
 ) -> _Partition:
     part = _Partition()
-    usable: dict[tuple[str, str], dict[str, list[_Label]]] = defaultdict(dict)
+    usable: dict[tuple[str, str], dict[str, list[CompactLabel]]] = defaultdict(dict)
     for rec in known:
         case_slice = slice_of[rec.case_id]
         if slice is not None and case_slice != slice:
@@ -729,111 +753,3 @@ def _exclusion_notes(part: _Partition) -> list[str]:
             "they were contested would bias kappa."
         )
     return notes
-
-
-def dataset_agreement(
-    project: Project,
-    ref: str,
-    *,
-    slice: str | None = None,
-    guideline: str | None = None,
-    bootstrap: int = 2000,
-    seed: int = 0,
-    on_progress: ProgressCallback | None = None,
-) -> AgreementReport:
-    """Agreement report of ``DATASET[@VERSION]`` with the project's thresholds and declared tools.
-
-    ``on_progress`` is told the bytes of the cases file read so far, and in all.
-
-    Raises:
-        UsageError: Unknown dataset, slice or guideline version.
-        InputErrors: Bad dataset files, or a labeller labelled a case twice under one version.
-        ConfigError: The declared tools file is missing or malformed.
-    """
-    if bootstrap < 0:
-        raise UsageError(f"must be 0 (none) or more resamples. Got {bootstrap}.", param="bootstrap")
-    # Cases, labels and the report's rows hold no reference cycles: with the collector running,
-    # its passes over the heap of loaded cases took a fifth of `agreement` at 20k labels.
-    with collector_paused():
-        return _dataset_agreement(project, ref, slice, guideline, bootstrap, seed, on_progress)
-
-
-def _dataset_agreement(
-    project: Project,
-    ref: str,
-    slice: str | None,
-    guideline: str | None,
-    bootstrap: int,
-    seed: int,
-    on_progress: ProgressCallback | None = None,
-) -> AgreementReport:
-    thresholds = project.config.thresholds
-    scan, facts, labels = _scan(project, ref, on_progress)
-    try:
-        tools = sorted(declared_tools(project))
-        tool_note = None
-    except ConfigError as exc:
-        tools = []
-        tool_note = (
-            f"declared tools unavailable ({exc}); per-tool rows cover tools named in labels."
-        )
-    settings = AgreementSettings(
-        edges=BandEdges(thresholds.kappa_gate, thresholds.kappa_dependable),
-        min_rows=thresholds.kappa_min_rows,
-        min_positives=thresholds.kappa_min_positives,
-        bootstrap=bootstrap,
-        seed=seed,
-    )
-    _check_duplicates(labels, project.relative(scan.path / "labels.jsonl"))
-    report = _report(
-        facts,
-        labels,
-        dataset=scan.ref,
-        hash=scan.hash,
-        tools=tools,
-        slice=slice,
-        guideline=guideline,
-        settings=settings,
-    )
-    if tool_note:
-        report = replace(report, notes=(*report.notes, tool_note))
-    return report
-
-
-def _scan(
-    project: Project, ref: str, on_progress: ProgressCallback | None = None
-) -> tuple[DatasetScan, _CaseFacts, list[_Label]]:
-    """Validate ``ref`` as :func:`casework.dataset.load_dataset` does, keeping only compact facts.
-
-    A large working tree or release is read on every core: each worker reduces its cases to facts
-    and validates a share of the labels, which are then read without a second validation
-    (:func:`casework.labelling._fastread.read_checked_labels`). No case model outlives its line.
-    """
-    facts = _CaseFacts(decoded=True)
-    size = scan_bytes(project, ref)
-    workers = parallel_workers()
-    if size is not None and size >= PARALLEL_MIN_BYTES and workers >= 2:
-        got: list[list[_Label] | None] = []
-
-        def with_files(place: Path) -> Callable[[], None]:
-            # Stamped before the workers validate the labels, read after: a file that changed
-            # in between (or a copy gone) gives None, and everything is read again below.
-            stamp = file_stamp(place / LABELS_FILE)
-            return lambda: got.append(read_checked_labels(place / LABELS_FILE, stamp))
-
-        scan, parts = scan_dataset_chunks(
-            project,
-            ref,
-            lambda: _CaseFacts(decoded=True),
-            workers=workers,
-            keep_labels=False,
-            on_progress=on_progress,
-            with_files=with_files,
-        )
-        if got and got[0] is not None:
-            for part in parts:
-                facts.merge(part)
-            return scan, facts, got[0]
-        facts = _CaseFacts(decoded=True)  # the labels were not read as validated: read it all again
-    scan = scan_dataset(project, ref, facts.add, on_progress=on_progress)
-    return scan, facts, [_label_of(rec) for rec in scan.labels]

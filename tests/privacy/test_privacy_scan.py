@@ -91,3 +91,19 @@ def test_a_run_skipped_for_a_span_that_then_loses_is_read_after_all() -> None:
     found = [(text[d.start : d.end], d.kind) for d in ctx.detections(text)]
     assert found == [("please see the ref AB12", "account"), ("0121 234 4390", "phone")]
     assert "0121" not in ctx.text(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("I  am Ada Lovelace", "Ada Lovelace", "name"),  # two spaces: the cue allows any run
+        ("this\tis Ada Lovelace", "Ada Lovelace", "name"),
+        ("İD number 12345678", "12345678", "nationalid"),  # the engine folds İ to i
+        ("ZİP 94105", "94105", "postcode"),
+    ],
+)
+def test_a_cue_the_lower_cased_hint_would_miss_is_still_read(
+    text: str, value: str, kind: str
+) -> None:
+    found = Scrubber(KEY).conversation().detections(text)
+    assert [(text[d.start : d.end], d.kind) for d in found] == [(value, kind)]

@@ -133,11 +133,22 @@ class TextScan(NamedTuple):
             them): a card needs 13, a phone number 7, a cued national id 8, so most messages
             skip most detectors on this one figure.
         digits: How many digits the text holds (an IBAN needs 8).
+        ascii: Whether the text is all ASCII.
     """
 
     lower: str
     longest: int
     digits: int
+    ascii: bool
+
+    def may_hold(self, hint: re.Pattern[str]) -> bool:
+        """Whether a case-insensitive cue pattern could match, judged by its ``hint``.
+
+        ``hint`` holds lower-case words every cue contains; it is searched in :attr:`lower`.
+        A text with other than ASCII characters always may: the regex engine ignores case by
+        its own mapping, which lower-casing does not mirror for all of Unicode (`İ`, `ſ`, `K`).
+        """
+        return not self.ascii or hint.search(self.lower) is not None
 
 
 @lru_cache(maxsize=16)
@@ -152,7 +163,7 @@ def text_scan(text: str) -> TextScan:
         n = len(run) if len(run) == 1 else len(_NON_DIGIT.sub("", run))
         digits += n
         longest = max(longest, n)
-    return TextScan(text.lower(), longest, digits)
+    return TextScan(text.lower(), longest, digits, text.isascii())
 
 
 # Patterns that open with a lookbehind start with `(?=\d)` (or the class of their first

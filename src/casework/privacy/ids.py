@@ -159,8 +159,8 @@ _FORMS = [rule for rule in _ID_RULES if rule.cue is None]
 
 #: What every id cue contains, searched in the lower-cased text before `_ID_CUES` runs.
 _ID_CUE_HINT = re.compile(
-    r"ssn|soc|insurance|ni\s|nino|nir|curit|insee|codice|tax|fiscal|bsn|burger|citizen|sofi|"
-    r"cpf|pesel|sin|aadha|dni|nie|nif|national|id\s|personal|steuer|tfn"
+    r"ssn|soc|insurance|ni\s(?<=\bni\s)|nino|nir|curit|insee|codice|tax|fiscal|bsn|burger|citizen|"
+    r"sofi|cpf|pesel|sin|aadha|dni|nie|nif|national|id\s(?<=\bid\s)|personal|steuer|tfn"
 )
 
 
@@ -177,7 +177,7 @@ def _id_spans(text: str) -> Iterator[tuple[int, int, str]]:
             if rule.valid(_compact(m.group())):
                 yield m.start(), m.end(), rule.kind
     # A cued id holds eight digits or more in a run, and its cue one of the hint's words.
-    if scan.longest < 8 or _ID_CUE_HINT.search(scan.lower) is None:
+    if scan.longest < 8 or not scan.may_hold(_ID_CUE_HINT):
         return
     cues: dict[str, list[int]] = {"ssn": [], "nid": []}
     for m in _ID_CUES.finditer(text):
@@ -254,7 +254,7 @@ class PostcodeDetector:
             for m in _POST_SHAPES.finditer(text):
                 yield Detection(m.start(), m.end(), self.kind, normalise(self.kind, m.group()))
         # A numeric postcode holds four digits or more, after a cue holding one of the hint's words.
-        if scan.longest < 4 or _POST_HINT.search(scan.lower) is None:
+        if scan.longest < 4 or not scan.may_hold(_POST_HINT):
             return
         ends = [m.end() for m in _POST_CUES.finditer(text)]
         if not ends:
@@ -296,7 +296,7 @@ class ExpiryDetector:
             return
         scan = text_scan(text)
         # A month and year hold three digits or more, a card and its expiry seventeen.
-        if scan.longest >= 3 and _EXPIRY_HINT.search(scan.lower) is not None:
+        if scan.longest >= 3 and scan.may_hold(_EXPIRY_HINT):
             yield from self._dates(_EXPIRY, text)
         if scan.longest >= 17:
             yield from self._dates(_AFTER_CARD, text)

@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from casework.decoding import parse_json
 from casework.privacy.detectors import (
@@ -39,8 +38,9 @@ _NOT_SUBJECTS = frozenset({"session", "trace"})
 _TIER_KEEP, _TIER_KNOWN, _TIER_DETECTOR = 0, 1, 2
 
 
-@dataclass(frozen=True)
-class _Span:
+class _Span(NamedTuple):
+    """One span to replace (a tuple: made for every detection, it must be cheap to make)."""
+
     start: int
     end: int
     tier: int

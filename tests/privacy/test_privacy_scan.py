@@ -107,3 +107,16 @@ def test_a_cue_the_lower_cased_hint_would_miss_is_still_read(
 ) -> None:
     found = Scrubber(KEY).conversation().detections(text)
     assert [(text[d.start : d.end], d.kind) for d in found] == [(value, kind)]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        # Corsica's NIR: 2A splits the digits, so its longest run holds 8, not 15.
+        ("my social security number is 2 85 05 2A 123 456 80 ok", "2 85 05 2A 123 456 80"),
+        ("CPF 024.730.543-04", "024.730.543-04"),
+    ],
+)
+def test_forms_gated_on_their_digits_are_still_found(text: str, value: str) -> None:
+    found = Scrubber(KEY).conversation().detections(text)
+    assert [(text[d.start : d.end], d.kind) for d in found] == [(value, "nationalid")]

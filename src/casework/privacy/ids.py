@@ -48,7 +48,17 @@ class _Rule:
     """Group name of the cue that must precede a match, or ``None`` when the form alone is enough."""
     digits: int = 0
     """The fewest digits a match holds in one run of digit groups: the rule is not run on a text
-    without such a run (see :class:`casework.privacy.detectors.TextScan`)."""
+    without such a run (see :class:`casework.privacy.detectors.TextScan`)..."""
+    unless: tuple[str, ...] = ()
+    """...unless the text holds one of these (a form whose digits a letter splits)."""
+    needs: str = ""
+    """Characters every match holds: the rule is not run on a text missing one."""
+
+    def may_match(self, text: str, longest: int) -> bool:
+        """Whether a text whose longest run of digit groups holds ``longest`` digits may match."""
+        if longest < self.digits and not any(mark in text for mark in self.unless):
+            return False
+        return all(ch in text for ch in self.needs)
 
 
 def _any(_: str) -> bool:
@@ -90,6 +100,7 @@ _ID_RULES = (
         cpf.is_valid,
         None,
         11,
+        needs=".-",
     ),
     _Rule(
         "nationalid",
@@ -98,7 +109,8 @@ _ID_RULES = (
         ),
         nir.is_valid,
         None,
-        6,
+        15,
+        unless=("2A", "2B"),  # Corsica: 2A/2B stands in the middle of the digits
     ),
     _Rule(
         "nationalid",
@@ -171,7 +183,7 @@ def _id_spans(text: str) -> Iterator[tuple[int, int, str]]:
     ):
         return
     for rule in _FORMS:
-        if scan.longest < rule.digits:
+        if not rule.may_match(text, scan.longest):
             continue
         for m in rule.pattern.finditer(text):
             if rule.valid(_compact(m.group())):

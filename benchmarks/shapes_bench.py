@@ -4,7 +4,7 @@ Traces come from ``examples/refunds/traces-gen/generate.py`` (week 1: 15 planted
 failures, successful traffic; one file per 10,000 traces). In fresh child processes, each timed
 (wall and CPU) with its peak RSS (its own, and its largest forked worker's):
 
-- ``ours``: :func:`casework.authoring.build_shapes` with the default (offline TF-IDF + SVD)
+- ``ours``: :func:`casework.shapes.build_shapes` with the default (offline TF-IDF + SVD)
   embedder: read, scrub, embed, cluster (agglomerative, sampled above 4,000), name, save;
 - ``peer``: the obvious pipeline on the same scrubbed failing texts: scikit-learn TF-IDF and
   k-means with k = the planted number of shapes (given the answer ours has to find).
@@ -91,8 +91,8 @@ def _ari(truth: dict[str, str], case_ids: list[str], found: list[str]) -> float:
 
 def child_ours(folder: Path) -> dict[str, Any]:
     """Build shapes; time, shapes found, ARI."""
-    from casework.authoring import BuildOptions, build_shapes
     from casework.project import load_project
+    from casework.shapes import BuildOptions, build_shapes
 
     project = load_project(folder)
     start, cpu = time.perf_counter(), time.process_time()
@@ -118,8 +118,8 @@ def child_peer(folder: Path, k: int) -> dict[str, Any]:
     from sklearn.cluster import KMeans
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from casework.authoring import read_failing
     from casework.project import load_project
+    from casework.shapes import read_failing
 
     project = load_project(folder)
     start, cpu = time.perf_counter(), time.process_time()
@@ -143,9 +143,9 @@ def child_choice(folder: Path) -> dict[str, Any]:
     import numpy as np
     from sklearn.cluster import HDBSCAN
 
-    from casework.authoring import ClusterParams, cluster, read_failing
     from casework.llm import TfidfEmbedder
     from casework.project import load_project
+    from casework.shapes import ClusterParams, cluster, read_failing
 
     project = load_project(folder)
     failing = read_failing(project, [folder / "traces"], environ={"CASEWORK_PSEUDONYM_KEY": KEY})

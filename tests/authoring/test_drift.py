@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportions_ztest
 
-from casework.authoring import (
+from casework.errors import ConfigError, UsageError
+from casework.project import Project
+from casework.shapes import (
     BuildOptions,
     DriftOptions,
     DriftReport,
@@ -21,8 +23,6 @@ from casework.authoring import (
     load_shapes,
     two_proportion_z,
 )
-from casework.errors import ConfigError, UsageError
-from casework.project import Project
 from tests.authoring.conftest import ENV, new_project, truth_by_case
 
 

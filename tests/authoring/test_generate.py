@@ -19,9 +19,6 @@ from casework.authoring import (
     AuthorOptions,
     Brief,
     Candidate,
-    Shape,
-    ShapeExample,
-    ShapeVersion,
     author,
     rank_oracle,
     read_runs,
@@ -33,6 +30,7 @@ from casework.llm import Client, Message, ScriptedProvider
 from casework.project import Project, load_project
 from casework.review import decide_task, list_tasks
 from casework.runner import RunRequest, run_agent
+from casework.shapes import Shape, ShapeExample, ShapeVersion
 from tests.runner import sample_agents
 
 TOOLS = ("escalate_to_human", "get_order", "issue_refund")

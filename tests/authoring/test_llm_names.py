@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from casework.authoring import BuildOptions, build_shapes, offline_name
 from casework.project import load_project
+from casework.shapes import BuildOptions, build_shapes, offline_name
 from tests.authoring.conftest import ENV, new_project
 
 NAMER = """

@@ -13,7 +13,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import adjusted_rand_score
 
-from casework.authoring import (
+from casework.errors import InputError
+from casework.project import Project
+from casework.shapes import (
     BuildOptions,
     ShapeBuild,
     build_shapes,
@@ -24,8 +26,6 @@ from casework.authoring import (
     shape_set_names,
     shapes_file,
 )
-from casework.errors import InputError
-from casework.project import Project
 from tests.authoring.conftest import ENV, new_project, truth_by_case
 
 NOW = datetime(2026, 12, 9, 12, 0, tzinfo=UTC)

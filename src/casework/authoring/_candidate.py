@@ -15,7 +15,6 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from casework.authoring._names import one_sentence
 from casework.schema import (
     Case,
     Generator,
@@ -28,6 +27,7 @@ from casework.schema import (
     ToolRequirement,
     UnsatisfiableKind,
 )
+from casework.shapes import one_sentence
 
 #: The fixed satisfiable axes a case is generated along.
 SATISFIABLE_AXES = (

@@ -28,9 +28,6 @@ from casework.authoring._candidate import (
     Rejection,
     screen,
 )
-from casework.authoring._model import Shape
-from casework.authoring._store import load_shapes, shapes_file
-from casework.authoring._text import case_text
 from casework.dataset import declared_tools, load_dataset, read_records
 from casework.errors import UsageError
 from casework.labelling import GENERATED_CASE_KIND
@@ -39,6 +36,7 @@ from casework.names import name_problem
 from casework.project import Project
 from casework.review import add_items, generated_case_item, list_tasks
 from casework.schema import Case
+from casework.shapes import Shape, case_text, load_shapes, shapes_file
 
 #: Version of the generation prompt, recorded on every authored case.
 PROMPT_VERSION = "author-1"

@@ -16,7 +16,6 @@ from fractions import Fraction
 
 from casework.authoring._candidate import AXES
 from casework.authoring._generate import read_runs
-from casework.authoring._store import load_shapes
 from casework.dataset import load_dataset
 from casework.errors import UsageError
 from casework.gate import UnsatisfiableShare, unsatisfiable_shares
@@ -32,6 +31,7 @@ from casework.runner import (
     stability,
     tallies,
 )
+from casework.shapes import load_shapes
 
 #: Below this acceptance rate the report warns.
 ACCEPTANCE_FLOOR = Fraction(1, 5)

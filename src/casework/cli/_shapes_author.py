@@ -21,7 +21,6 @@ from casework.authoring import (
     author_report,
     open_authored,
     review_from_file,
-    shape_set_names,
 )
 from casework.cli._moved import moved, note_moved
 from casework.cli.context import (
@@ -34,6 +33,7 @@ from casework.cli.context import (
 )
 from casework.errors import UsageError
 from casework.project import Project
+from casework.shapes import shape_set_names
 
 __all__ = ["OLD_AUTHOR", "author_cmd", "report_cmd"]
 

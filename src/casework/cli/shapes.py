@@ -11,7 +11,12 @@ from typing import Any
 import click
 from rich.table import Table
 
-from casework.authoring import (
+from casework.cli._progress import Bar
+from casework.cli._shapes_author import OLD_AUTHOR, author_cmd, report_cmd
+from casework.cli.context import FORMAT, console, emit_json, example, pass_project
+from casework.mining import FORMATS
+from casework.project import Project
+from casework.shapes import (
     SAMPLE,
     BuildOptions,
     ClusterParams,
@@ -24,11 +29,6 @@ from casework.authoring import (
     load_shapes,
     shape_set_names,
 )
-from casework.cli._progress import Bar
-from casework.cli._shapes_author import OLD_AUTHOR, author_cmd, report_cmd
-from casework.cli.context import FORMAT, console, emit_json, example, pass_project
-from casework.mining import FORMATS
-from casework.project import Project
 
 __all__ = ["COMMANDS"]
 

@@ -12,8 +12,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from casework.atomic import atomic_write_bytes
-from casework.authoring import Shape, ShapeSet, load_shapes, shape_set_names, shapes_file
-from casework.authoring._store import save_shapes, shapes_content
 from casework.dataset import dataset_lock, read_copies, write_copies
 from casework.erasure._target import Context, Target, datasets_of, mined_id
 from casework.errors import CaseworkError
@@ -23,6 +21,8 @@ from casework.project import Project
 from casework.report import write_report
 from casework.review import read_tuning, tuning_path
 from casework.runner import LogRedaction, load_run, redact_run_logs
+from casework.shapes import Shape, ShapeSet, load_shapes, shape_set_names, shapes_file
+from casework.shapes._store import save_shapes, shapes_content
 
 FileEraser = Callable[[Context], int]
 

@@ -207,7 +207,7 @@ FILES: tuple[FileKind, ...] = (
         "shapes/<set>.jsonl, shapes/<set>.versions.jsonl",
         "member ids, session pseudonyms and scrubbed conversation text of failing traces",
         "erased",
-        ("casework.authoring._store",),
+        ("casework.shapes._store",),
         ("shapes/*.jsonl",),
         f.erase_shapes,
     ),

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from casework.authoring._text import case_text
 from casework.dataset import parallel_workers
 from casework.errors import InputErrors, Problem, UsageError
 from casework.mining import (
@@ -23,6 +22,7 @@ from casework.mining import (
 )
 from casework.privacy import Scrubber, check_fingerprints, load_key, scrubber_for
 from casework.project import Project
+from casework.shapes._text import case_text
 
 
 @dataclass

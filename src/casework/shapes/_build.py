@@ -14,17 +14,17 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from casework.authoring._cluster import ClusterParams, centroids, cluster
-from casework.authoring._model import Shape, ShapeExample, ShapeVersion
-from casework.authoring._names import distinctive_terms, llm_name, offline_name
-from casework.authoring._saturation import Saturation, saturation
-from casework.authoring._store import read_versions, save_shapes, shapes_content
-from casework.authoring._traffic import Failing, read_failing
 from casework.errors import UsageError
 from casework.llm import Client, client_for, embedder_for
 from casework.mining import TraceFormat
 from casework.names import check_name
 from casework.project import Project
+from casework.shapes._cluster import ClusterParams, centroids, cluster
+from casework.shapes._model import Shape, ShapeExample, ShapeVersion
+from casework.shapes._names import distinctive_terms, llm_name, offline_name
+from casework.shapes._saturation import Saturation, saturation
+from casework.shapes._store import read_versions, save_shapes, shapes_content
+from casework.shapes._traffic import Failing, read_failing
 
 Namer = Literal["offline", "llm"]
 #: Member texts per shape the c-TF-IDF terms are computed from (a seeded sample above it).

@@ -11,7 +11,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from casework.authoring._cluster import (
+from casework.errors import UsageError
+from casework.llm import embedder_for
+from casework.mining import TraceFormat
+from casework.project import Project
+from casework.shapes._cluster import (
     RADIUS_SLACK,
     ClusterParams,
     centroids,
@@ -19,15 +23,11 @@ from casework.authoring._cluster import (
     nearest,
     unit,
 )
-from casework.authoring._model import Shape
-from casework.authoring._names import distinctive_terms, offline_name
-from casework.authoring._stats import holm, two_proportion_z
-from casework.authoring._store import load_shapes
-from casework.authoring._traffic import Failing, read_failing
-from casework.errors import UsageError
-from casework.llm import embedder_for
-from casework.mining import TraceFormat
-from casework.project import Project
+from casework.shapes._model import Shape
+from casework.shapes._names import distinctive_terms, offline_name
+from casework.shapes._stats import holm, two_proportion_z
+from casework.shapes._store import load_shapes
+from casework.shapes._traffic import Failing, read_failing
 
 
 @dataclass(frozen=True)

@@ -238,7 +238,7 @@ FILES: tuple[FileKind, ...] = (
             "casework.labelling.exchange",
             "casework.review._sample",
             "casework.review._judge_verdict",
-            "casework.interop.adk_io",
+            "casework.interop.adk._project",
             "casework.dataset.copies",
         ),
         (f"{_STATE}copies.jsonl",),

@@ -1,8 +1,8 @@
 """Importers and exporters between casework datasets and other eval tools' formats.
 
-Google ADK eval sets: :func:`import_adk` / :func:`export_adk` (project level, in ``adk_io``) over
-reading ADK's file shapes (:func:`read_adk_file`, in ``adk_format``) and the pure conversion both
-ways (:func:`cases_from_adk`, :func:`eval_set_from_cases`, in ``adk``).
+Google ADK eval sets (``adk``): :func:`import_adk` / :func:`export_adk` (project level) over
+reading ADK's file shapes (:func:`read_adk_file`) and the pure conversion both ways
+(:func:`cases_from_adk`, :func:`eval_set_from_cases`).
 
 Results of other tools (τ-bench, Inspect AI, generic JSONL): :func:`import_run` writes them as a
 casework run log (``run_import``) over :func:`read_results` (``results_formats``); the run-log
@@ -19,25 +19,26 @@ from casework.interop.adk import (
     IN_ORDER_REF,
     INTERMEDIATE_AUTHOR,
     RUBRIC,
-    AdkExport,
-    ImportedCase,
-    ImportOptions,
-    case_from_adk,
-    case_id_for,
-    cases_from_adk,
-    eval_set_from_cases,
-    reference_reply,
-)
-from casework.interop.adk_format import (
     AdkEvalCase,
+    AdkExport,
     AdkFile,
     AdkFormat,
     AdkInvocation,
     AdkToolUse,
+    ExportReport,
+    ImportedCase,
+    ImportOptions,
+    ImportReport,
+    case_from_adk,
+    case_id_for,
+    cases_from_adk,
+    eval_set_from_cases,
+    export_adk,
+    import_adk,
     parse_adk,
     read_adk_file,
+    reference_reply,
 )
-from casework.interop.adk_io import ExportReport, ImportReport, export_adk, import_adk
 from casework.interop.cases_in import (
     CASE_FIELDS,
     CASE_FORMATS,

@@ -1,6 +1,6 @@
 """Google ADK eval cases ↔ casework cases: pure conversion, both ways.
 
-Entry points: :func:`cases_from_adk` (eval cases read by :mod:`casework.interop.adk_format` →
+Entry points: :func:`cases_from_adk` (eval cases read by :mod:`casework.interop.adk._format` →
 casework cases) and :func:`eval_set_from_cases` (casework cases → an ADK EvalSet, JSON-ready).
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from casework.interop.adk_format import AdkEvalCase, AdkFile, AdkToolUse
+from casework.interop.adk._format import AdkEvalCase, AdkFile, AdkToolUse
 from casework.schema import (
     ArgMatcher,
     Case,

@@ -1,7 +1,7 @@
 """ADK eval sets in and out of a project: import as a new dataset version, export a version.
 
 Entry points: :func:`import_adk` (`casework import adk`) and :func:`export_adk`
-(`casework export adk`). The conversion itself is :mod:`casework.interop.adk`.
+(`casework export adk`). The conversion itself is :mod:`casework.interop.adk._convert`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from casework.dataset import (
     select_cases,
 )
 from casework.errors import CaseworkError, InputError, InputErrors, Problem, UsageError
-from casework.interop.adk import ImportOptions, cases_from_adk, eval_set_from_cases
-from casework.interop.adk_format import AdkFile, AdkFormat, read_adk_file
+from casework.interop.adk._convert import ImportOptions, cases_from_adk, eval_set_from_cases
+from casework.interop.adk._format import AdkFile, AdkFormat, read_adk_file
 from casework.names import check_name
 from casework.project import Project
 from casework.schema import Case, Split, VersionRecord

@@ -14,8 +14,6 @@ from pathlib import Path
 from click.testing import CliRunner
 from sqlalchemy import func, select
 
-from casework.authoring import Shape, ShapeExample, ShapeVersion, load_shapes, shapes_file
-from casework.authoring._store import save_shapes, shapes_content
 from casework.cli import cli
 from casework.dataset import load_dataset, read_copies
 from casework.erasure import FILES, TABLES, forget_everywhere
@@ -23,6 +21,8 @@ from casework.interop import export_adk
 from casework.privacy import subject_pseudonyms
 from casework.project import Project
 from casework.review import tuning_path
+from casework.shapes import Shape, ShapeExample, ShapeVersion, load_shapes, shapes_file
+from casework.shapes._store import save_shapes, shapes_content
 from casework.workbench import (
     Base,
     GuidelineGapRow,

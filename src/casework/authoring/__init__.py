@@ -46,9 +46,6 @@ from casework.authoring._review import (
     review_from_file,
 )
 
-# Shape sets under the names callers used before casework.shapes existed.
-from casework.shapes import Shape, ShapeExample, ShapeVersion, load_shapes, shapes_file
-
 __all__ = [
     "ACCEPTANCE_FLOOR",
     "AXES",
@@ -70,19 +67,14 @@ __all__ = [
     "Rejection",
     "ReviewDecision",
     "ReviewOutcome",
-    "Shape",
-    "ShapeExample",
-    "ShapeVersion",
     "author",
     "author_report",
     "discrimination",
-    "load_shapes",
     "open_authored",
     "prompt_messages",
     "rank_oracle",
     "read_runs",
     "review_from_file",
     "screen",
-    "shapes_file",
     "unsatisfiable_kind",
 ]

@@ -1,17 +1,21 @@
 """Scrubbing throughput and recall: casework vs Microsoft Presidio (pattern recognisers only).
 
 Both run on the same seeded planted-PII corpus (`tests/privacy/planted_pii.py`) in the same run:
-one process each, then two worker processes each (this machine has 2 cores). Presidio uses its
-model-free `no_op` NLP engine with the recognisers for the same kinds, plus a pattern recogniser
-for the corpus's order ids so that both look for the same things. casework's time includes
-replacing every hit by its keyed pseudonym; Presidio's is detection only.
+one process each, then two worker processes each (this machine has 2 cores), in interleaved
+rounds (each engine keeps its best), so a change in the machine's load reaches both. casework
+scrubs ten times as many messages from the same generator, starting cold each time (no phone
+number read before, as in mining); it is also timed on messages it has seen, as this benchmark
+used to time it. Presidio uses its model-free `no_op` NLP engine with the recognisers for the
+same kinds, plus a pattern recogniser for the corpus's order ids so that both look for the same
+things. casework's time includes replacing every hit by its keyed pseudonym; Presidio's is
+detection only.
 
 Recall: a planted identifier counts as found when a detection of its kind covers it whole
 (the identifier itself, without a `mailto:` or `tel:` scheme, angle brackets or a port).
 False hits: detections on the corpus's clean messages.
 
-Run: `python benchmarks/scrub_bench.py [--messages N]`; it rewrites the `bench:scrub` section of
-docs/benchmarks.md.
+Run: `python benchmarks/scrub_bench.py [--messages N] [--rounds R]`; it rewrites the `bench:scrub`
+section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from casework.privacy import (  # noqa: E402
     id_pattern_detectors,
     presidio_analyzer,
 )
+from casework.privacy.pseudonyms import read_phone  # noqa: E402
 
 PRESIDIO_KINDS = {
     "EMAIL_ADDRESS": "email",
@@ -101,6 +106,7 @@ def presidio_scrub(engine: Any, text: str) -> None:
 
 def _init(name: str) -> None:
     global _engine
+    read_phone.cache_clear()  # forked from a parent that read numbers: start cold
     _engine = casework_engine() if name == "casework" else presidio_engine()
     run = casework_scrub if name == "casework" else presidio_scrub
     run(_engine, "warm up 4111 1111 1111 1111 ada@example.com +44 20 7946 0958")
@@ -140,6 +146,41 @@ def throughput(
             run(engine, text)
         rates.append(len(texts) / (time.perf_counter() - start))
     return max(rates)
+
+
+def interleaved_rates(
+    cw_texts: Sequence[str], pr_texts: Sequence[str], pr_engine: Any, rounds: int
+) -> dict[str, dict[str, float]]:
+    """Best messages/s of each engine over ``rounds`` rounds, 1 and 2 processes.
+
+    Each round measures casework, then Presidio, one process and then two, so a change in the
+    machine's load during the run reaches both alike; each side keeps its best round. casework
+    scrubs ten times as many messages (it is that much faster, so both runs last about as long),
+    all from the same generator, and starts every run cold: a new scrubber, libphonenumber's
+    readings forgotten, so no message's numbers were read before (as in mining, where messages
+    differ).
+    """
+    best: dict[str, dict[str, float]] = {
+        "casework": {"rate1": 0.0, "rate2": 0.0, "warm": 0.0, "warm2": 0.0},
+        "presidio": {"rate1": 0.0, "rate2": 0.0},
+    }
+    for _ in range(rounds):
+        read_phone.cache_clear()
+        engine = casework_engine()
+        rate1 = throughput(casework_scrub, engine, cw_texts, repeats=1)
+        best["casework"]["rate1"] = max(best["casework"]["rate1"], rate1)
+        # The earlier benchmark's figure: Presidio's messages again, every number read before.
+        warm = throughput(casework_scrub, engine, pr_texts, repeats=1)
+        best["casework"]["warm"] = max(best["casework"]["warm"], warm)
+        rate1 = throughput(presidio_scrub, pr_engine, pr_texts, repeats=1)
+        best["presidio"]["rate1"] = max(best["presidio"]["rate1"], rate1)
+        for name, texts in (("casework", cw_texts), ("presidio", pr_texts)):
+            rate2 = throughput_parallel(name, texts)
+            best[name]["rate2"] = max(best[name]["rate2"], rate2)
+        # As before too: Presidio's messages ten times over, read again from the second time.
+        warm2 = throughput_parallel("casework", list(pr_texts) * 10)
+        best["casework"]["warm2"] = max(best["casework"]["warm2"], warm2)
+    return best
 
 
 def recall(
@@ -237,23 +278,46 @@ def presidio_faker_spans(engine: Any) -> Callable[[str], Callable[[str], list[Sp
     return lambda region: spans
 
 
+def _verdict(cw: dict[str, Any], pr: dict[str, Any]) -> str:
+    cold = min(cw["rate1"] / pr["rate1"], cw["rate2"] / pr["rate2"])
+    seen = min(cw["warm"] / pr["rate1"], cw["warm2"] / pr["rate2"])
+    rate = "met" if cw["rate2"] >= 20_000 else "not met"
+    return (
+        f"Measured: {'met' if cold >= 20 else 'NOT met'} on new messages (at least {cold:.1f}×), "
+        f"{'met' if seen >= 20 else 'NOT met'} on messages seen before (at least {seen:.1f}×); "
+        f"20,000 messages/s on 2 processes {rate} ({cw['rate2']:,.0f})."
+    )
+
+
 def render(results: dict[str, Any]) -> str:
     cw, pr = results["casework"], results["presidio"]
     lines = [
         "## Scrubbing: casework vs Presidio (pattern recognisers)",
         "",
         f"`python benchmarks/scrub_bench.py` — {results['when']}, {results['machine']}, "
-        f"load average {results['load']} at start (other jobs may share the cores).",
+        f"load average {results['load']} at start and {results['load_end']} after the throughput "
+        "runs (other jobs may share the cores).",
         f"Corpus: {results['messages']} short messages (mean {results['mean_len']:.0f} characters) from the "
         f"seeded planted-PII generator, {results['clean']} of them clean; one identifier (sometimes two) "
         "planted per message in many formats. Presidio "
         f"{results['presidio_version']}: `no_op` NLP engine, recognisers for the same kinds plus an "
-        "`ORD-\\d{6}` pattern recogniser; casework's time includes writing the pseudonyms.",
+        "`ORD-\\d{6}` pattern recogniser; casework's time includes writing the pseudonyms. "
+        f"Throughput: best of {results['rounds']} interleaved rounds per engine (casework, then "
+        f"Presidio, in each round); Presidio scrubs those {results['messages']:,} messages, casework "
+        f"{results['messages'] * 10:,} from the same generator (distinct numbers), each run starting "
+        "cold (new scrubber, no phone number read before). The last two rows are how this "
+        "benchmark measured before: Presidio's messages scrubbed again by a scrubber that has read "
+        "their phone numbers (libphonenumber's readings are cached), which mining meets only when "
+        "a number recurs.",
         "",
         "| | casework | Presidio | ratio |",
         "| --- | ---: | ---: | ---: |",
-        f"| messages/s, 1 process | {cw['rate1']:,.0f} | {pr['rate1']:,.0f} | {cw['rate1'] / pr['rate1']:.0f}× |",
-        f"| messages/s, 2 processes | {cw['rate2']:,.0f} | {pr['rate2']:,.0f} | {cw['rate2'] / pr['rate2']:.0f}× |",
+        f"| messages/s, 1 process | {cw['rate1']:,.0f} | {pr['rate1']:,.0f} | {cw['rate1'] / pr['rate1']:.1f}× |",
+        f"| messages/s, 2 processes | {cw['rate2']:,.0f} | {pr['rate2']:,.0f} | {cw['rate2'] / pr['rate2']:.1f}× |",
+        f"| messages/s, 1 process, messages seen before | {cw['warm']:,.0f} | {pr['rate1']:,.0f} | "
+        f"{cw['warm'] / pr['rate1']:.1f}× |",
+        f"| messages/s, 2 processes, messages seen before | {cw['warm2']:,.0f} | "
+        f"{pr['rate2']:,.0f} | {cw['warm2'] / pr['rate2']:.1f}× |",
     ]
     for kind in STRUCTURED_KINDS:
         lines.append(f"| recall `{kind}` | {cw['recall'][kind]:.3f} | {pr['recall'][kind]:.3f} | |")
@@ -263,6 +327,7 @@ def render(results: dict[str, Any]) -> str:
         f"| detections on {results['clean']} clean messages | {cw['false_hits']} | {pr['false_hits']} | |",
         "",
         "Target: at least 20,000 short messages/s on 2 cores and at least 20× Presidio, with higher recall.",
+        _verdict(cw, pr),
         "Caveats: that corpus comes from casework's own test generator, which its detectors were "
         "developed against; Presidio was not tuned on it. Throughput with 2 processes is bounded by "
         "whatever else runs on the 2 cores (see the load average). casework's time includes its "
@@ -301,6 +366,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--messages", type=int, default=4000)
     parser.add_argument("--formats", type=int, default=2000, help="planted-format values per kind")
     parser.add_argument("--faker", type=int, default=60, help="Faker values per kind and locale")
+    parser.add_argument("--rounds", type=int, default=3, help="throughput rounds (best kept)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
     from importlib.metadata import version
@@ -323,9 +389,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     results["formats_n"] = args.formats
     cw_recall, cw_false = recall(lambda t: casework_spans(cw_engine, t), messages)
     pr_recall, pr_false = recall(lambda t: presidio_spans(pr_engine, t), messages)
+    cw_texts = [m.text for m in corpus(args.messages * 10, seed=2026)]
+    rates = interleaved_rates(cw_texts, texts, pr_engine, args.rounds)
+    results["load_end"] = f"{os.getloadavg()[0]:.2f}"
+    results["rounds"] = args.rounds
     results["casework"] = {
-        "rate1": throughput(casework_scrub, casework_engine(), texts, repeats=5),
-        "rate2": max(throughput_parallel("casework", texts * 10) for _ in range(3)),
+        **rates["casework"],
         "recall": cw_recall,
         "false_hits": cw_false,
         "formats": formats_recall(lambda t: casework_spans(cw_engine, t), args.formats),
@@ -334,8 +403,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         casework_faker_spans, args.faker
     )
     results["presidio"] = {
-        "rate1": throughput(presidio_scrub, pr_engine, texts, repeats=1),
-        "rate2": throughput_parallel("presidio", texts),
+        **rates["presidio"],
         "recall": pr_recall,
         "false_hits": pr_false,
         "formats": formats_recall(lambda t: presidio_spans(pr_engine, t), args.formats),

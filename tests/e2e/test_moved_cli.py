@@ -45,7 +45,7 @@ DECISIONS: dict[str, str] = {
     "leakage review": "review list --kind leakage-pair",
     "leakage decide": "review decide",
     "leakage resolve": "dataset apply",
-    "author review": "review list --kind generated-case",
+    "author review": "review decide --decisions FILE",
     "judge verdicts import": "review import",
 }
 

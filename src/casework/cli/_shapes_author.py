@@ -268,9 +268,7 @@ _author_group = note_moved(
     "shapes author",
 )
 _author_group.add_command(moved(report_cmd, "author report", "shapes report"))
-_author_group.add_command(
-    note_moved(review_cmd, "author review", "review list --kind generated-case")
-)
+_author_group.add_command(note_moved(review_cmd, "author review", "review decide --decisions FILE"))
 
 #: The old top-level spelling, hidden for one release.
 OLD_AUTHOR: list[click.Command] = [_author_group]

@@ -29,6 +29,7 @@ from casework.review import (
     ReviewTask,
     add_items,
     apply_decisions,
+    decide_from_file,
     decide_task,
     export_review_sheets,
     generated_case_item,
@@ -274,13 +275,21 @@ def _adjudication(
     return decision, data or None
 
 
-@example("casework review decide 7 --pick B --by adj-1")
+@example(
+    "casework review decide 7 --pick B --by adj-1",
+    "casework review decide --decisions decisions.jsonl",
+)
 @review_group.command("decide")
-@click.argument("task_id", metavar="ID", type=int)
+@click.argument("task_id", metavar="[ID]", type=int, required=False)
 @click.argument("decision", required=False)
 @click.option(
-    "--reviewer", "--by", "reviewer", required=True, help="Who decides (pseudonymous id)."
+    "--decisions",
+    "decisions_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Decide in bulk from a JSONL file, one decision a line (all lines or none).",
 )
+@click.option("--reviewer", "--by", "reviewer", default=None, help="Who decides (pseudonymous id).")
 @click.option("--reason", default=None, help="Why (required to reject a generated case).")
 @click.option("--seconds", type=float, default=None, help="Seconds the item was on screen.")
 @click.option(
@@ -313,9 +322,10 @@ def _adjudication(
 @pass_project
 def decide_cmd(
     project: Project,
-    task_id: int,
+    task_id: int | None,
     decision: str | None,
-    reviewer: str,
+    decisions_file: Path | None,
+    reviewer: str | None,
     reason: str | None,
     seconds: float | None,
     data: Path | None,
@@ -338,7 +348,20 @@ def decide_cmd(
                     who labelled neither side
     judge-verdict:  resolve|clarify|refuse|escalate (outcome) or yes|no (fact), by the
                     reviewer the verdict was given to
+
+    With --decisions FILE, each line of FILE decides one item of any kind: {"item": ID or case
+    id, "decision": ..., "reviewer": ..., "seconds": ...} plus what the kind takes ("reason";
+    "case" for an edit; "fields", "label" or "gap_note" for a disagreement). Every line is
+    checked before any is stored; a bad line is reported as FILE:LINE and nothing is decided.
     """
+    if decisions_file is not None:
+        single = (task_id, decision, reviewer, reason, seconds, data, pick, outcome, gap_note)
+        if any(v is not None for v in single) or fields or required or forbidden or facts:
+            raise UsageError("--decisions decides from the file alone: give no ID or options.")
+        _decide_file(project, decisions_file, fmt)
+        return
+    if task_id is None or reviewer is None:
+        raise UsageError("review decide: give ID and --reviewer (or --decisions FILE).")
     if (required or forbidden or facts) and outcome is None:
         raise UsageError("--required, --forbidden and --fact write a label: give --outcome too.")
     label = None
@@ -368,8 +391,26 @@ def decide_cmd(
         emit_json(task.as_json())
         return
     console.print(f"review item {task.id} ({task.kind}, {escape(task.subject)}): {task.decision}")
-    if task.kind in (LEAKAGE_PAIR, DISAGREEMENT) or task.decision in ("accept", "edit"):
+    if _to_apply(task):
         console.print(f"apply decided work: casework dataset apply {task.dataset} -m MSG")
+
+
+def _decide_file(project: Project, path: Path, fmt: str) -> None:
+    decided = decide_from_file(project, path)
+    if fmt == "json":
+        emit_json([t.as_json() for t in decided])
+        return
+    counts: dict[str, int] = {}
+    for t in decided:
+        counts[f"{t.kind} {t.decision}"] = counts.get(f"{t.kind} {t.decision}", 0) + 1
+    summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "nothing"
+    console.print(f"decided {len(decided)} item(s): {summary}", markup=False)
+    for name in sorted({t.dataset for t in decided if _to_apply(t)}):
+        console.print(f"apply decided work: casework dataset apply {name} -m MSG")
+
+
+def _to_apply(task: ReviewTask) -> bool:
+    return task.kind in (LEAKAGE_PAIR, DISAGREEMENT) or task.decision in ("accept", "edit")
 
 
 @example("casework review export --kind judge-verdict --out sheets/")

@@ -11,12 +11,19 @@ The review queue (one generic item model, kinds plug in): every human decision i
 (open disagreements between blind labels) and ``judge-verdict`` (sampled, unanswered judge
 verdicts) items; :func:`generated_case_item` + :func:`add_items` build ``generated-case`` items;
 :func:`list_tasks`, :func:`get_task` and :func:`decide_task` serve pages and `casework review`;
+:func:`decide_from_file` decides items of any kind from a decisions file, all lines or none;
 :func:`export_review_sheets` / :func:`import_review_sheets` carry decisions on sheets;
 :func:`apply_decisions` releases a dataset's decided work as one version; :func:`register_kind`
 adds a kind.
 """
 
 from casework.review._apply import ApplyReport, apply_decisions
+from casework.review._decisions import (
+    DecisionsRead,
+    ReviewDecision,
+    decide_from_file,
+    read_decisions,
+)
 from casework.review._disagreement import DISAGREEMENT
 from casework.review._exchange import (
     ReviewImport,
@@ -88,8 +95,10 @@ __all__ = [
     "TUNING_FILE",
     "AddReport",
     "ApplyReport",
+    "DecisionsRead",
     "HumanAgreement",
     "NewItem",
+    "ReviewDecision",
     "ReviewImport",
     "ReviewItem",
     "ReviewKind",
@@ -106,6 +115,7 @@ __all__ = [
     "apply_decisions",
     "assign_reviewers",
     "check_key",
+    "decide_from_file",
     "decide_task",
     "draw",
     "excluded_by",
@@ -119,6 +129,7 @@ __all__ = [
     "leakage_pair_items",
     "list_tasks",
     "pair_subject",
+    "read_decisions",
     "read_tuning",
     "read_verdict_sheet",
     "register_kind",

@@ -347,9 +347,14 @@ def get_task(project: Project, task_id: int) -> ReviewTask:
     return found
 
 
-def _check_decision(
+def check_decision(
     task: ReviewTask, decision: str, reason: str | None, seconds: float | None
 ) -> None:
+    """Check a decision's name, reason and seconds for ``task`` (nothing is read or written).
+
+    Raises:
+        UsageError: A decision the kind does not take, a reason too long, negative seconds.
+    """
     kind = review_kind(task.kind)
     if decision not in kind.decisions:
         raise UsageError(
@@ -411,43 +416,97 @@ def decide_task(
     """
     person = check_person(reviewer, "reviewer")
     task = get_task(project, task_id)
-    _check_decision(task, decision, reason, seconds)
+    check_decision(task, decision, reason, seconds)
     kind = review_kind(task.kind)
     stored = kind.check(project, task, decision, reason, data)
     when = now or datetime.now(UTC)
-    text = reason.strip() if reason and reason.strip() else None
     with open_workbench(project) as wb, _writing(wb, "review decide") as session:
-        claimed = session.execute(
-            update(ReviewTaskRow)
-            .where(ReviewTaskRow.id == task_id, ReviewTaskRow.status == "open")
-            .values(
-                status="decided",
-                open_subject=None,
-                decision=decision,
-                reason=text,
-                data=stored,
-                reviewer=person,
-                seconds_on_screen=None if seconds is None else float(seconds),
-                decided_at=when,
-            )
-            .execution_options(synchronize_session=False)
+        return _store(session, project, task, decision, person, reason, seconds, stored, when)
+
+
+def _store(
+    session: Session,
+    project: Project,
+    task: ReviewTask,
+    decision: str,
+    person: str,
+    reason: str | None,
+    seconds: float | None,
+    stored: dict[str, Any] | None,
+    when: datetime,
+) -> ReviewTask:
+    """Claim ``task`` and apply the decision through its kind, in ``session``'s transaction."""
+    kind = review_kind(task.kind)
+    text = reason.strip() if reason and reason.strip() else None
+    claimed = session.execute(
+        update(ReviewTaskRow)
+        .where(ReviewTaskRow.id == task.id, ReviewTaskRow.status == "open")
+        .values(
+            status="decided",
+            open_subject=None,
+            decision=decision,
+            reason=text,
+            data=stored,
+            reviewer=person,
+            seconds_on_screen=None if seconds is None else float(seconds),
+            decided_at=when,
         )
-        if claimed.rowcount != 1:  # type: ignore[attr-defined]
-            raise _conflict(session, task_id)
-        if isinstance(kind, AppliesInTransaction):
-            kind.apply_in(
-                session,
-                project,
-                task,
-                decision,
-                reason=text,
-                reviewer=person,
-                data=stored,
-                seconds=seconds,
-                now=when,
-            )
-        else:
-            kind.apply(project, task, decision, reason=text, reviewer=person, data=stored, now=when)
-        row = session.get(ReviewTaskRow, task_id)
-        assert row is not None
-        return task_of(row)
+        .execution_options(synchronize_session=False)
+    )
+    if claimed.rowcount != 1:  # type: ignore[attr-defined]
+        raise _conflict(session, task.id)
+    if isinstance(kind, AppliesInTransaction):
+        kind.apply_in(
+            session,
+            project,
+            task,
+            decision,
+            reason=text,
+            reviewer=person,
+            data=stored,
+            seconds=seconds,
+            now=when,
+        )
+    else:
+        kind.apply(project, task, decision, reason=text, reviewer=person, data=stored, now=when)
+    row = session.get(ReviewTaskRow, task.id)
+    assert row is not None
+    return task_of(row)
+
+
+class _Rehearsed(Exception):
+    """Raised to roll a rehearsed decision back once it went through."""
+
+
+def rehearse_decision(
+    project: Project,
+    task: ReviewTask,
+    decision: str,
+    *,
+    reviewer: str,
+    reason: str | None = None,
+    seconds: float | None = None,
+    data: Mapping[str, Any] | None = None,
+    now: datetime | None = None,
+) -> None:
+    """Try a checked decision of a kind that applies in the claiming transaction, then roll back.
+
+    Only such kinds are tried (their rules, an adjudicator who labelled the case for one, are
+    workbench rows a rollback undoes); a kind that writes files is left to its check.
+
+    Raises:
+        UsageError: The kind's rules refuse the decision.
+        DecisionConflict: The item is no longer open.
+    """
+    kind = review_kind(task.kind)
+    if not isinstance(kind, AppliesInTransaction):
+        return
+    person = check_person(reviewer, "reviewer")
+    stored = kind.check(project, task, decision, reason, data)
+    when = now or datetime.now(UTC)
+    try:
+        with open_workbench(project) as wb, wb.session() as session:
+            _store(session, project, task, decision, person, reason, seconds, stored, when)
+            raise _Rehearsed
+    except _Rehearsed:
+        return

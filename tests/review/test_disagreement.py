@@ -231,3 +231,25 @@ def test_cli_decides_with_pick_merge_and_outcome(project: Project) -> None:
     assert json.loads(wrote.stdout)["data"]["label"]["outcome"] == "clarify"
     finals = {r["case_id"]: r["outcome"] for r in adjudications(project)}
     assert finals == {"b-4": "escalate", "a-1": "clarify"}
+
+
+def test_review_list_reveals_names_as_adjudicate_queue_does(project: Project) -> None:
+    assert run(project.root, "review", "sync", "refunds").exit_code == 0
+    old = run(project.root, "adjudicate", "queue", "refunds", "--reveal-names", "--format", "json")
+    assert old.exit_code == 0, old.output
+    expected = {e["case_id"]: e["names"] for e in json.loads(old.stdout)["entries"]}
+    assert expected == {
+        "b-4": {"A": "lab-alice", "B": "lab-bob"},
+        "a-1": {"A": "lab-alice", "B": "lab-bob"},
+    }
+    args = ["review", "list", "--kind", "disagreement"]
+    listed = run(project.root, *args, "--reveal-names", "--format", "json")
+    assert listed.exit_code == 0, listed.output
+    assert {t["subject"]: t["names"] for t in json.loads(listed.stdout)} == expected
+    assert "lab-" in run(project.root, *args, "--reveal-names").stdout  # a narrow table
+    assert "lab-" not in run(project.root, *args).stdout
+    blind = run(project.root, *args, "--format", "json")
+    assert "lab-alice" not in blind.stdout and '"names"' not in blind.stdout
+    mixed = run(project.root, "review", "list", "--reveal-names")
+    assert mixed.exit_code == 2
+    assert "--reveal-names shows labellers: give --kind disagreement too." in mixed.stderr

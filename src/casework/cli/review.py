@@ -31,6 +31,7 @@ from casework.review import (
     apply_decisions,
     decide_from_file,
     decide_task,
+    disagreement_names,
     export_review_sheets,
     generated_case_item,
     get_task,
@@ -112,21 +113,41 @@ def add_cases_cmd(project: Project, dataset: str, cases_file: Path, source: str,
     "--status", type=click.Choice(STATUSES), default=None, help="Only items in this status."
 )
 @click.option("--dataset", default=None, help="Only this dataset's items.")
+@click.option(
+    "--reveal-names",
+    is_flag=True,
+    help="With --kind disagreement: show who gave labels A and B (hidden by default).",
+)
 @FORMAT
 @pass_project
 def list_cmd(
-    project: Project, kind: str | None, status: str | None, dataset: str | None, fmt: str
+    project: Project,
+    kind: str | None,
+    status: str | None,
+    dataset: str | None,
+    reveal_names: bool,
+    fmt: str,
 ) -> None:
-    """List review items, oldest first (disagreements alone: lowest-agreement slice first)."""
+    """List review items, oldest first (disagreements alone: lowest-agreement slice first).
+
+    Items are blind; --reveal-names (disagreements only) adds who labelled each open one.
+    """
+    if reveal_names and kind != DISAGREEMENT:
+        raise UsageError("--reveal-names shows labellers: give --kind disagreement too.")
     tasks = list_tasks(project, kind=kind, status=status, dataset=dataset)
+    names = disagreement_names(project, tasks) if reveal_names else {}
     if fmt == "json":
-        emit_json([t.as_json() for t in tasks])
+        emit_json(
+            [t.as_json() | ({"names": names.get(t.id)} if reveal_names else {}) for t in tasks]
+        )
         return
     if not tasks:
         console.print("no review items")
         return
-    table = Table("id", "kind", "dataset", "subject", "slice", "status", "decision", "reviewer")
+    columns = ["id", "kind", "dataset", "subject", "slice", "status", "decision", "reviewer"]
+    table = Table(*columns, *(["names"] if reveal_names else []))
     for t in tasks:
+        who = ", ".join(f"{k}: {v}" for k, v in names.get(t.id, {}).items())
         table.add_row(
             str(t.id),
             t.kind,
@@ -136,6 +157,7 @@ def list_cmd(
             t.status,
             t.decision or "",
             t.reviewer or "",
+            *([escape(who)] if reveal_names else []),
         )
     console.print(table)
 

@@ -24,7 +24,7 @@ from casework.review._decisions import (
     decide_from_file,
     read_decisions,
 )
-from casework.review._disagreement import DISAGREEMENT
+from casework.review._disagreement import DISAGREEMENT, disagreement_names
 from casework.review._exchange import (
     ReviewImport,
     export_review_sheets,
@@ -117,6 +117,7 @@ __all__ = [
     "check_key",
     "decide_from_file",
     "decide_task",
+    "disagreement_names",
     "draw",
     "excluded_by",
     "export_review_sheets",

@@ -12,7 +12,7 @@ adjudicator holds) are the same.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -57,6 +57,23 @@ def disagreement_items(project: Project, dataset: str) -> list[NewItem]:
         payload["tools"] = tools
         items.append(NewItem(DISAGREEMENT, queue.dataset, entry.case_id, entry.slice, payload))
     return items
+
+
+def disagreement_names(project: Project, tasks: Sequence[ReviewTask]) -> dict[int, dict[str, str]]:
+    """Who gave labels A and B (and who holds the case) for each open ``disagreement`` item.
+
+    The items themselves stay blind; this is read from the labels when asked, as
+    :func:`casework.labelling.adjudication_queue` reveals them. Other items get no entry.
+    """
+    out: dict[int, dict[str, str]] = {}
+    wanted = [t for t in tasks if t.kind == DISAGREEMENT and t.status == "open"]
+    for dataset in sorted({t.dataset for t in wanted}):
+        queue = adjudication_queue(project, dataset, reveal_names=True)
+        names = {e.case_id: dict(e.names or {}) for e in queue.entries}
+        out |= {
+            t.id: names[t.subject] for t in wanted if t.dataset == dataset and t.subject in names
+        }
+    return out
 
 
 def _has_labels(project: Project, dataset: str) -> bool:

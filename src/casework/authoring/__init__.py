@@ -3,7 +3,7 @@
 Cases along named axes: :func:`author` (`casework shapes author`) generates
 candidates for one shape and axis, rejects them by rule (:data:`REASONS`), ranks each to its
 oracle (:func:`rank_oracle`) and queues the rest for review; :func:`review_from_file`
-(`casework author review`) decides them; :func:`author_report` (`casework shapes report`) is the
+(`casework review decide`) decides them; :func:`author_report` (`casework shapes report`) is the
 generator's gate.
 """
 

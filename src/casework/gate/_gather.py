@@ -63,7 +63,7 @@ def dataset_findings(
 
 
 def leakage_findings(project: Project, run: LoadedRun) -> list[GateFinding]:
-    """Unresolved leakage review flags of the run's dataset (`casework leakage review`).
+    """Unresolved leakage review flags of the run's dataset (`casework review list --kind leakage-pair`).
 
     They are read from the dataset's `leakage.jsonl` (in git), never only from this machine's
     workbench, so a fresh clone gates on the same flags.

@@ -4,7 +4,7 @@
 labels side by side as A and B, like the adjudication sheets, ordered by the slice's kappa under
 its current guideline (lowest first; a slice whose kappa is undefined comes first: nothing shows
 it agrees). Labeller names are left out unless asked for. :func:`adjudicate` stores the final
-label through the same path as `casework adjudicate import` (the adjudicator's assignment, then
+label through the same path as `casework review import` (the adjudicator's assignment, then
 :func:`casework.labelling.store.add_label`), optionally with a guideline gap note.
 """
 
@@ -411,7 +411,7 @@ def adjudicate(
     """Decide one disagreement: pick A or B, merge them field-wise, or write the final label.
 
     The decision is stored as the adjudicator's raw label on their assignment, exactly as an
-    imported adjudication sheet line is (so `casework label release` applies it). A contested case
+    imported adjudication sheet line is (so `casework dataset apply` applies it). A contested case
     nobody holds is assigned to ``adjudicator`` first, when they labelled neither side. With
     ``gap_note`` a guideline gap note of the slice is stored in the same transaction.
 

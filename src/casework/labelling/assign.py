@@ -43,7 +43,7 @@ class AssignReport:
         cancelled: Open assignments dropped because their guideline was superseded.
         calibration: Per slice: kappa, rows and whether it left full double labelling.
         relabel: Cases sent back for relabelling (with ``relabel_under``).
-        waiting: Cases already decided but not released (`casework label release` lands them).
+        waiting: Cases already decided but not released (`casework dataset apply` lands them).
         dry_run: Nothing was written.
         by_labeller: New assignments per labeller and role.
     """

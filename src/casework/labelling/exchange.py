@@ -1,4 +1,4 @@
-"""Sheets out and answers in: `label export`, `label import`, `adjudicate export|import`.
+"""Sheets out and answers in: `label export`, `label import`, `review export|import` (adjudication sheets).
 
 Export writes one JSONL and one CSV sheet per person with open assignments under the current
 guideline. Import validates every line of every sheet and stores all of them in one transaction,

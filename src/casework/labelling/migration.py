@@ -1,6 +1,6 @@
 """Tool renames reach labelling too: raw labels still in the workbench are renamed with the dataset.
 
-Without it a `label release` after `casework dataset migrate` would bring back the old tool names from
+Without it a `dataset apply` after `casework dataset migrate` would bring back the old tool names from
 labels given before the rename. Entry point: :func:`migrate_labelling`.
 """
 

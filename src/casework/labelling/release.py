@@ -1,4 +1,4 @@
-"""`casework label release` (also `adjudicate apply`): decided labels land on cases as a new version.
+"""`casework dataset apply` (labels): decided labels land on cases as a new version.
 
 A case's label is written when its newest round is final; its raw labels (every round) go to
 `labels.jsonl` at the same time, never earlier, so a second labeller with access to the repository

@@ -1,4 +1,4 @@
-"""`casework label status` and `casework adjudicate list`: where labelling stands, and what is contested.
+"""`casework label status` and `casework review list --kind disagreement`: where labelling stands, and what is contested.
 
 Entry points: :func:`labelling_status` (per slice and per labeller) and :func:`list_disagreements`.
 """

@@ -1,4 +1,4 @@
-"""Deletion requests and retention: `casework forget` and `casework expire`.
+"""Deletion requests and retention: `casework dataset forget` and `casework dataset expire`.
 
 Entry points: :func:`forget` (rows naming a customer's email, account or session) and
 :func:`expire` (rows past ``retain_until``). Each releases a new dataset version whose changelog

@@ -2,7 +2,7 @@
 
 `casework judge sample` draws judge-decided findings from runs onto blind sheets (stratified by
 slice, check kind and the judge's verdict; never tuning records or items drawn before) and
-`judge verdicts import` stores people's answers and their agreement: those are the queue's
+`review import` stores people's answers and their agreement: those are the queue's
 ``judge-verdict`` items, which :func:`casework.grading.certify_judge` then measures the judge
 against. Entry points: :func:`sample_verdicts`, :func:`import_verdicts`, :func:`add_tuning`.
 

@@ -2,8 +2,8 @@
 
 :func:`apply_decisions` folds every decision waiting for a release into one tree and releases it
 once through :func:`casework.dataset.release`: decided labels and adjudications
-(:func:`casework.labelling.release.plan_labels`, what `label release` writes), decided leakage
-flags (:func:`casework.leakage.review.plan_moves`, what `leakage resolve` moves; the flags are
+(:func:`casework.labelling.release.plan_labels`, what `dataset apply` writes for labels), decided leakage
+flags (:func:`casework.leakage.review.plan_moves`, the rows it moves; the flags are
 settled and their queue items withdrawn), and generated cases accepted in review (they joined the
 working tree when accepted; this releases them). Nothing decided: nothing is written.
 """

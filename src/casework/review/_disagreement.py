@@ -3,7 +3,7 @@
 Items are the open disagreements of a dataset (:func:`disagreement_items`, from
 :func:`casework.labelling.adjudication_queue`): the payload holds the case's situation and the two
 labels side by side as A and B, anonymised as the adjudication sheets are (no labeller ids, no
-times, never an agent's output). Decisions are those of `casework adjudicate decide`: ``A`` or
+times, never an agent's output). Decisions are those an adjudication sheet line takes: ``A`` or
 ``B`` (take that label), ``merge`` (per field, from A or B) or ``write`` (the final label), each
 stored through :func:`casework.labelling.adjudication_queue.adjudicate_in` in the transaction that
 claims the item, so the adjudicator rules (never one who labelled the case, never a case another
@@ -199,7 +199,7 @@ class DisagreementKind:
         seconds: float | None,
         now: datetime,
     ) -> None:
-        """Store the adjudication as `adjudicate decide` does, in the claiming transaction."""
+        """Store the adjudication as an adjudication sheet line is, in the claiming transaction."""
         given = data or {}
         label = given.get("label")
         adjudicate_in(

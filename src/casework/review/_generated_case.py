@@ -3,7 +3,7 @@
 Items are built with :func:`generated_case_item`; the payload holds the case as JSON. Decisions:
 ``accept`` (the case joins the dataset's working tree as it is), ``edit`` (the edited case JSON,
 validated by the case schema, joins instead) and ``reject`` (a reason is required; nothing joins).
-Accepted cases are written to `cases.jsonl` under the dataset's lock; `casework release` then
+Accepted cases are written to `cases.jsonl` under the dataset's lock; `casework dataset release` then
 releases them like any other change of the working tree.
 """
 

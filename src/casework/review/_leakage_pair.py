@@ -4,7 +4,7 @@ Items are built from the open flags of `datasets/<name>/leakage.jsonl`
 (:func:`leakage_pair_items`); the payload holds both rows' user text and the shingles they share
 with character spans, so a page can highlight them. Decisions are those of `casework leakage
 decide`: move the left or the right row to dev, keep both, or mark the pair template-like,
-applied through :func:`casework.leakage.decide` (and applied to the dataset by `leakage resolve`).
+applied through :func:`casework.leakage.decide` (and applied to the dataset by `dataset apply`).
 """
 
 from __future__ import annotations

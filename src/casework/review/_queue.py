@@ -231,7 +231,7 @@ def _sync(
 def sync_leakage(project: Project, dataset: str, *, now: datetime | None = None) -> SyncReport:
     """Build ``leakage-pair`` items from the open flags of ``dataset`` and withdraw stale ones.
 
-    An open item whose flag is no longer open (decided with `casework leakage decide`, resolved,
+    An open item whose flag is no longer open (decided in the leakage review file, resolved,
     or gone) is withdrawn, so the queue never offers a decision the review file has settled; an
     open item whose rows changed since (a later scan refreshed the flag) shows the new texts.
 
@@ -303,7 +303,7 @@ def list_tasks(
 ) -> list[ReviewTask]:
     """Review items, oldest first, filtered by kind, status and dataset.
 
-    ``disagreement`` items alone come lowest-agreement slice first, as `adjudicate queue` lists.
+    ``disagreement`` items alone come lowest-agreement slice first (the adjudication order).
 
     A project without a workbench has none (nothing is created to find that out).
 

@@ -1,4 +1,4 @@
-"""`casework judge verdicts import` / `review import`: store people's verdicts (all sheets or none).
+"""`casework review import` (judge-verdict sheets): store people's verdicts (all sheets or none).
 
 It also measures how often two people grading the same reply agree.
 """

@@ -39,7 +39,7 @@ class ReviewItemRow(Base):
 
 
 class ReviewVerdictRow(Base):
-    """One person's verdict on a sampled item (`casework judge verdicts import`)."""
+    """One person's verdict on a sampled item (`casework review import`)."""
 
     __tablename__ = "judge_review_verdicts"
     __table_args__ = (UniqueConstraint("item_key", "reviewer"),)

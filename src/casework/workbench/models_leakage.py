@@ -15,7 +15,7 @@ __all__ = ["LeakageFlag"]
 class LeakageFlag(Base):
     """One pair of rows in different splits whose Jaccard reached the threshold.
 
-    Status: ``open`` (waiting for review), ``decided`` (a decision waits for `leakage resolve`),
+    Status: ``open`` (waiting for review), ``decided`` (a decision waits for `dataset apply`),
     ``resolved`` (applied; ``keep`` and ``template`` stay suppressed while both rows' content
     hashes are unchanged) or ``gone`` (a later scan no longer finds the pair across splits).
     """

@@ -22,7 +22,7 @@ class ReviewTaskRow(Base):
     """One thing for a person to decide (a near-duplicate pair, a generated case, ...).
 
     Status: ``open`` (waiting), ``decided`` (a reviewer's decision was applied) or ``withdrawn``
-    (its subject was settled elsewhere, e.g. a flag decided with `casework leakage decide`).
+    (its subject was settled elsewhere, e.g. a flag decided in the leakage review file).
     ``open_subject`` equals ``subject`` while the item is open and is NULL afterwards: the unique
     constraint on (kind, dataset, open_subject) lets at most one open item exist per subject, so
     building items twice never duplicates them, while a subject may come back after a decision.

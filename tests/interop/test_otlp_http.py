@@ -14,7 +14,7 @@ import pytest
 from click.testing import Result
 
 from casework.errors import UsageError
-from casework.interop.otlp_http import otlp_target
+from casework.interop.otel import otlp_target
 from tests.interop.test_verdicts_out import _write_run
 
 Run = Callable[..., Result]

@@ -162,7 +162,6 @@ FILES: tuple[FileKind, ...] = (
             "casework.dataset.jsonl",
             "casework.dataset.versions",
             "casework.dataset.journal",
-            "casework.interop.cases_in",
         ),
         (f"{_DATASET}cases.jsonl", f"{_DATASET}labels.jsonl", f"{_DATASET}versions.jsonl"),
     ),
@@ -255,12 +254,13 @@ FILES: tuple[FileKind, ...] = (
     ),
     FileKind(
         "other exports",
-        "τ² and BFCL exports, verdict exports (JUnit…), reports written with `report -o`",
+        "τ², BFCL and Inspect exports, verdict exports (JUnit…), reports written with `report -o`",
         "the rows' text or ids; listed when they lie in the project folder",
         "listed",
         (
-            "casework.interop.tau2",
+            "casework.interop.tau2._domains",
             "casework.interop.fncall",
+            "casework.interop.inspect._samples",
             "casework.interop.verdicts_out",
             "casework.report.html",
         ),

@@ -1,17 +1,19 @@
-"""Importers and exporters between casework datasets and other eval tools' formats.
+"""Importers and exporters between casework datasets and other eval tools' formats, by format.
 
-Google ADK eval sets (``adk``): :func:`import_adk` / :func:`export_adk` (project level) over
-reading ADK's file shapes (:func:`read_adk_file`) and the pure conversion both ways
-(:func:`cases_from_adk`, :func:`eval_set_from_cases`).
+- ``adk``: Google ADK eval sets both ways: :func:`import_adk` / :func:`export_adk` over
+  :func:`read_adk_file` and the pure conversion (:func:`cases_from_adk`, :func:`eval_set_from_cases`).
+- ``inspect``: Inspect AI samples out (:func:`export_inspect_samples`) and logs read as results.
+- ``tau2``: τ²-bench domains in (:func:`import_tau2`) and τ-bench results read as results.
+- ``generic``: rows with ``--map`` (JSONL, a JSON list, CSV) as labelled cases
+  (:func:`import_cases`; Inspect samples too, with Inspect's defaults) and JSONL results.
+- ``fncall``: function-calling rows (When2Call, BFCL, similar JSONL): :func:`import_fncall`.
+- ``junit``, ``otel``, ``openinference``: a run's verdicts rendered for CI and observability
+  tools, over the format-neutral ``evaluations``.
 
-Results of other tools (τ-bench, Inspect AI, generic JSONL): :func:`import_run` writes them as a
-casework run log (``run_import``) over :func:`read_results` (``results_formats``); the run-log
-line's JSON Schema is :func:`run_log_schema`. A run's verdicts out: :func:`export_verdicts` (JUnit
-XML, OTLP `gen_ai.evaluation.result` events, OpenInference span annotations; ``verdicts_out``).
-Labelled cases from rows (generic JSONL with ``--map``, Inspect samples): :func:`import_cases`,
-and back out as Inspect samples: :func:`export_inspect_samples` (``cases_in``). τ²-bench domains:
-:func:`import_tau2` (``tau2``); function-calling rows (When2Call, BFCL, similar JSONL):
-:func:`import_fncall` (``fncall``).
+Two commands dispatch to the formats: :func:`import_run` (``run_import``: another tool's results,
+read by :func:`read_results`, become a casework run log; :func:`run_log_schema` is a line's JSON
+Schema) and :func:`export_verdicts` (``verdicts_out``). :func:`suggest_tools` (``tools_suggest``)
+reads tool declarations from ADK files or traces.
 """
 
 from casework.interop.adk import (
@@ -39,20 +41,7 @@ from casework.interop.adk import (
     read_adk_file,
     reference_reply,
 )
-from casework.interop.cases_in import (
-    CASE_FIELDS,
-    CASE_FORMATS,
-    CaseDefaults,
-    CaseFormat,
-    CasesImportReport,
-    Row,
-    cases_from_rows,
-    export_inspect_samples,
-    import_cases,
-    inspect_samples,
-    parse_case_map,
-    read_rows,
-)
+from casework.interop.evaluations import VERDICT_NAME, Evaluation, evaluations, trace_ids
 from casework.interop.fncall import (
     FNCALL_FIELDS,
     FNCALL_STYLES,
@@ -65,13 +54,28 @@ from casework.interop.fncall import (
     join_answers,
     parse_fncall_map,
 )
-from casework.interop.results_formats import (
+from casework.interop.generic import (
+    CASE_FIELDS,
+    CASE_FORMATS,
     RESULT_FIELDS,
+    CaseDefaults,
+    CaseFormat,
+    CasesImportReport,
+    Row,
+    cases_from_rows,
+    import_cases,
+    parse_case_map,
+    read_rows,
+)
+from casework.interop.inspect import export_inspect_samples, inspect_samples
+from casework.interop.junit import junit_xml
+from casework.interop.openinference import openinference_annotations
+from casework.interop.otel import EVALUATION_EVENT, otlp_logs
+from casework.interop.results import (
     RESULT_FORMATS,
     ExternalResults,
     ExternalTrial,
     ResultFormat,
-    read_results,
 )
 from casework.interop.run_import import (
     IMPORTED_CHECK,
@@ -81,6 +85,7 @@ from casework.interop.run_import import (
     RunImportReport,
     RunPin,
     import_run,
+    read_results,
     run_log_schema,
     run_records,
     standalone_pin,
@@ -106,18 +111,10 @@ from casework.interop.tools_suggest import (
     tools_from_spans,
 )
 from casework.interop.verdicts_out import (
-    EVALUATION_EVENT,
     VERDICT_FORMATS,
-    VERDICT_NAME,
-    Evaluation,
     VerdictExport,
     VerdictFormat,
-    evaluations,
     export_verdicts,
-    junit_xml,
-    openinference_annotations,
-    otlp_logs,
-    trace_ids,
 )
 
 __all__ = [

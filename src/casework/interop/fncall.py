@@ -25,8 +25,7 @@ from casework.dataset import (
     release,
 )
 from casework.errors import InputError, InputErrors, Problem, UsageError
-from casework.interop.cases_in import CaseCollector, Row, RowProblem, read_rows
-from casework.interop.results_formats import resolve
+from casework.interop.generic import MISSING, CaseCollector, Row, RowProblem, read_rows, resolve
 from casework.names import check_name, name_problem
 from casework.project import Project
 from casework.schema import Case, Split, VersionRecord
@@ -80,7 +79,6 @@ OUTCOME_CLASSES: Mapping[str, str] = {
     "escalate": "escalate",
 }
 FNCALL_GUIDELINE = "fncall-import"
-_MISSING: Any = resolve({}, "x")
 _BFCL_TYPES = {"dict": "object", "float": "number", "tuple": "array", "int": "integer"}
 
 
@@ -110,9 +108,9 @@ def parse_fncall_map(style: FncallStyle, specs: Sequence[str]) -> dict[str, tupl
 def _get(row: Any, paths: Mapping[str, tuple[str, ...]], dst: str) -> tuple[str, Any]:
     for path in paths[dst]:
         value = resolve(row, path)
-        if value is not _MISSING:
+        if value is not MISSING:
             return path, value
-    return paths[dst][0], _MISSING
+    return paths[dst][0], MISSING
 
 
 def _json_or(value: Any) -> Any:
@@ -139,7 +137,7 @@ def _schema(value: Any) -> Any:
 
 
 def _tools(value: Any, at: str) -> list[dict[str, Any]]:
-    if value is _MISSING or value is None:
+    if value is MISSING or value is None:
         raise _Bad(at, "every row needs its offered tools (a list; map one with tools=PATH)")
     value = _json_or(value)
     if not isinstance(value, list):
@@ -215,7 +213,7 @@ def _call(item: Any, where: str, bfcl: bool) -> dict[str, Any]:
 def _calls(value: Any, at: str, bfcl: bool) -> list[dict[str, Any]]:
     """Expected calls: ``{name, arguments}`` objects, or BFCL's ``{name: {arg: [values]}}``."""
     value = _json_or(value)
-    if value is _MISSING or value is None or value == [] or value == "":
+    if value is MISSING or value is None or value == [] or value == "":
         return []
     if isinstance(value, list):
         return [_call(item, f"{at}.{i}", bfcl) for i, item in enumerate(value)]
@@ -223,7 +221,7 @@ def _calls(value: Any, at: str, bfcl: bool) -> list[dict[str, Any]]:
 
 
 def _outcome(raw: Any, at: str, calls: list[dict[str, Any]]) -> str:
-    if raw is _MISSING or raw is None:
+    if raw is MISSING or raw is None:
         return "resolve" if calls else "refuse"
     if not isinstance(raw, str) or raw.strip().lower() not in OUTCOME_CLASSES:
         raise _Bad(at, f"outcome class must be one of: {', '.join(OUTCOME_CLASSES)}", raw)
@@ -253,7 +251,7 @@ def _case_dict(
     if not isinstance(row, Mapping):
         raise _Bad("", "a row must be an object", row)
     at, raw_id = _get(row, paths, "id")
-    if raw_id is _MISSING or isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+    if raw_id is MISSING or isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
         raise _Bad(
             at, "every row needs an id (a string or an integer; map one with id=PATH)", raw_id
         )
@@ -261,18 +259,14 @@ def _case_dict(
     if (why := name_problem(case_id)) is not None:
         raise _Bad(at, f"case id '{case_id}' {why}", raw_id)
     at, raw_input = _get(row, paths, "input")
-    if raw_input is _MISSING:
+    if raw_input is MISSING:
         raise _Bad(at, "every row needs an input (map one with input=PATH)")
     turns = _input(raw_input, at)
     tools = _tools(*reversed(_get(row, paths, "tools")))
     at_calls, raw_calls = _get(row, paths, "expected")
     calls = _calls(raw_calls, at_calls, options.style == "bfcl")
     at, raw_outcome = _get(row, paths, "outcome")
-    if (
-        raw_outcome is _MISSING
-        and options.style == "bfcl"
-        and str(raw_id).startswith("irrelevance")
-    ):
+    if raw_outcome is MISSING and options.style == "bfcl" and str(raw_id).startswith("irrelevance"):
         raw_outcome = "refuse"
     outcome = _outcome(raw_outcome, at, calls)
     offered = {t["name"] for t in tools}
@@ -298,8 +292,8 @@ def _case_dict(
     split = _get(row, paths, "split")[1]
     data = {
         "id": case_id,
-        "slice": options.slice if slice_ is _MISSING or slice_ is None else slice_,
-        "split": options.split if split is _MISSING or split is None else split,
+        "slice": options.slice if slice_ is MISSING or slice_ is None else slice_,
+        "split": options.split if split is MISSING or split is None else split,
         "source": "hand",
         "situation": {"goal": _goal(turns), "turns": turns},
         "label": label,

@@ -1,7 +1,8 @@
 """`casework import run`: another tool's per-trial results become a casework run log in runs/.
 
 Entry points: :func:`import_run` (project level: reads, pins, writes atomically) over
-:func:`run_records` (pure: results to header, trial records and end record) and
+:func:`read_results` (picks the reader of the file's format: ``generic``, ``inspect``,
+``tau``), :func:`run_records` (pure: results to header, trial records and end record) and
 :func:`run_log_schema` (the JSON Schema of one run-log line, `casework schema run`).
 
 An imported trial's verdict carries one check, ``imported``, whose evidence is what the tool
@@ -11,7 +12,7 @@ reported (pass, or reward against the threshold): casework has no per-check deta
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,14 +23,13 @@ from pydantic import Field, TypeAdapter
 from casework import __version__
 from casework.atomic import atomic_write_bytes
 from casework.dataset import dataset_versions, load_dataset
-from casework.errors import InputErrors, Problem, UsageError
+from casework.decompress import DecompressionLimits
+from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.grading import CheckResult, Verdict
-from casework.interop.results_formats import (
-    ExternalResults,
-    ExternalTrial,
-    ResultFormat,
-    read_results,
-)
+from casework.interop.generic import parse_field_map, read_generic_results
+from casework.interop.inspect import read_inspect_results
+from casework.interop.results import ExternalResults, ExternalTrial, ResultFormat
+from casework.interop.tau2 import read_tau_results
 from casework.names import check_name, name_problem
 from casework.project import Project
 from casework.runner import RunEnd, RunHeader, TrialRecord, log_path
@@ -126,6 +126,46 @@ def run_log_schema() -> dict[str, Any]:
         "trial record per trial (kind 'trial'), then the end record (kind 'end') once finished."
     )
     return schema
+
+
+def read_results(
+    path: Path,
+    fmt: ResultFormat,
+    mapping: Sequence[str] = (),
+    shown: str | None = None,
+    limits: DecompressionLimits | None = None,
+) -> ExternalResults:
+    """Read a results file of format ``fmt``.
+
+    Args:
+        path: The file.
+        fmt: ``generic``, ``tau`` or ``inspect``.
+        mapping: ``DST=SRC.PATH`` specs (generic fields; ``scorer=NAME`` for Inspect).
+        shown: How to name the file in errors.
+        limits: How much a compressed file (an Inspect ``.eval`` zip) may inflate; default
+            from ``CASEWORK_MAX_DECOMPRESSED`` and ``CASEWORK_MAX_COMPRESSION_RATIO``.
+
+    Raises:
+        InputError: The file is missing or bad (every problem, located).
+        UsageError: A bad mapping, or a mapping given for a format that takes none.
+    """
+    name = shown or str(path)
+    paths = parse_field_map(mapping)
+    if fmt == "tau" and mapping:
+        raise UsageError(
+            "τ-bench results have a fixed shape; `map` is for generic files.", param="map"
+        )
+    if not path.is_file():
+        raise InputError(name, None, None, "results file not found")
+    data = path.read_bytes()
+    readers: dict[str, Callable[[], ExternalResults]] = {
+        "generic": lambda: read_generic_results(data, name, paths),
+        "tau": lambda: read_tau_results(data, name),
+        "inspect": lambda: read_inspect_results(
+            data, name, paths["scorer"][0] if paths["scorer"] else None, limits
+        ),
+    }
+    return readers[fmt]()
 
 
 def _verdict(t: ExternalTrial, fmt: str, threshold: float) -> Verdict:

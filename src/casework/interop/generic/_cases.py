@@ -1,16 +1,15 @@
-"""Labelled cases from other tools' rows: generic JSONL with ``--map``, and Inspect AI samples.
+"""Labelled cases from rows: generic JSONL, a JSON list or CSV, fields found by ``--map``.
 
 Entry points: :func:`import_cases` (project level: every row read and checked, then one release)
 over :func:`read_rows` (JSONL, a JSON list, or CSV with a header) and :func:`cases_from_rows`
-(pure: rows to cases, every problem located by line); :func:`inspect_samples` and
-:func:`export_inspect_samples` write cases back as Inspect samples (JSONL).
+(pure: rows to cases, every problem located by line). Inspect samples are such rows with
+Inspect's defaults (``CaseDefaults(format="inspect")``).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,18 +17,16 @@ from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
 
-from casework.atomic import atomic_write_bytes
 from casework.dataset import (
     CASES_FILE,
     dataset_lock,
     load_dataset,
     problems_from_validation,
     release,
-    select_cases,
 )
 from casework.decoding import BadJSON, decode_utf8, parse_json
 from casework.errors import InputError, InputErrors, Problem, UsageError
-from casework.interop.results_formats import resolve
+from casework.interop._paths import MISSING, resolve
 from casework.names import check_name, name_problem
 from casework.project import Project
 from casework.schema import Case, Split, VersionRecord
@@ -59,7 +56,6 @@ CASE_FIELDS: Mapping[str, tuple[str, ...]] = {
         "metadata.guideline_version",
     ),
 }
-_MISSING: Any = resolve({}, "x")
 _ROLES = {"user", "assistant", "system", "tool"}
 
 
@@ -172,7 +168,7 @@ def _cell(value: str | None) -> Any:
 class RowProblem(Exception):
     """What is wrong with one row: the field (a dotted path in the row), the message, the value."""
 
-    def __init__(self, field: str, message: str, got: Any = _MISSING) -> None:
+    def __init__(self, field: str, message: str, got: Any = MISSING) -> None:
         super().__init__(message)
         self.field = field
         self.message = message
@@ -198,7 +194,7 @@ class CaseCollector:
     def bad(self, row: Row, exc: RowProblem) -> None:
         """Record that ``row`` could not be mapped to a case."""
         field = ".".join(p for p in (self._prefix(row), exc.field) if p) or None
-        has = exc.got is not _MISSING
+        has = exc.got is not MISSING
         self.problems.append(
             Problem(self.shown, row.line, field, exc.message, exc.got if has else None, has)
         )
@@ -238,9 +234,9 @@ class CaseCollector:
 def _get(row: Any, paths: Mapping[str, tuple[str, ...]], dst: str) -> tuple[str, Any]:
     for path in paths[dst]:
         value = resolve(row, path)
-        if value is not _MISSING:
+        if value is not MISSING:
             return path, value
-    return (paths[dst][0] if paths[dst] else dst), _MISSING
+    return (paths[dst][0] if paths[dst] else dst), MISSING
 
 
 def _turns(value: Any, at: str) -> list[dict[str, Any]]:
@@ -279,7 +275,7 @@ def _goal(turns: list[dict[str, Any]], limit: int = 200) -> str:
 
 def _tools(value: Any, at: str) -> list[Any]:
     """Tool requirements: names, or ``{name, arguments}`` (plain argument values match exactly)."""
-    if value is _MISSING or value is None:
+    if value is MISSING or value is None:
         return []
     if isinstance(value, str):
         value = [value]
@@ -300,7 +296,7 @@ def _tools(value: Any, at: str) -> list[Any]:
 
 
 def _facts(value: Any, at: str) -> list[str]:
-    if value is _MISSING or value is None or value == "":
+    if value is MISSING or value is None or value == "":
         return []
     if isinstance(value, str):
         return [value]
@@ -313,7 +309,7 @@ def _case_dict(row: Any, paths: Mapping[str, tuple[str, ...]], d: CaseDefaults) 
     if not isinstance(row, Mapping):
         raise _Bad("", "a row must be an object", row)
     at, raw_id = _get(row, paths, "id")
-    if raw_id is _MISSING or isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
+    if raw_id is MISSING or isinstance(raw_id, bool) or not isinstance(raw_id, (str, int)):
         raise _Bad(
             at, "every row needs an id (a string or an integer; map one with id=PATH)", raw_id
         )
@@ -321,11 +317,11 @@ def _case_dict(row: Any, paths: Mapping[str, tuple[str, ...]], d: CaseDefaults) 
     if (why := name_problem(case_id)) is not None:
         raise _Bad(at, why, case_id)
     at, raw_input = _get(row, paths, "input")
-    if raw_input is _MISSING:
+    if raw_input is MISSING:
         raise _Bad(at, "every row needs an input (map one with input=PATH)")
     turns = _turns(raw_input, at)
     at, outcome = _get(row, paths, "outcome")
-    if outcome is _MISSING:
+    if outcome is MISSING:
         if d.format != "inspect":
             raise _Bad(at, "every labelled row needs an outcome (map one with outcome=PATH)")
         outcome = "resolve"
@@ -355,7 +351,7 @@ def _case_dict(row: Any, paths: Mapping[str, tuple[str, ...]], d: CaseDefaults) 
 
 
 def _or(value: Any, default: Any) -> Any:
-    return default if value is _MISSING or value is None else value
+    return default if value is MISSING or value is None else value
 
 
 def cases_from_rows(
@@ -438,62 +434,3 @@ def import_cases(
             message or f"import {defaults.format}: {len(cases)} case(s) from {shown}",
         )
     return CasesImportReport(dataset, shown, [c.id for c in cases], version)
-
-
-def inspect_samples(cases: Sequence[Case]) -> list[dict[str, Any]]:
-    """Cases as Inspect AI samples: ``{id, input, target, metadata}`` (frozen cases left out).
-
-    ``input`` is the user's text when the conversation is one user turn, else the messages;
-    ``target`` is the answer facts (a string for one); ``metadata`` holds slice, split, outcome,
-    required and forbidden tools, state and satisfiable, so importing the file gives them back.
-    """
-    out = []
-    for c in cases:
-        if c.frozen:
-            continue
-        turns = c.situation.turns
-        single = len(turns) == 1 and turns[0].role == "user"
-        facts = c.label.answer_facts if c.label else []
-        meta: dict[str, Any] = {"slice": c.slice, "split": c.split, "goal": c.situation.goal}
-        if c.label is not None:
-            meta["outcome"] = c.label.outcome
-            meta["required_tools"] = [t.model_dump(mode="json") for t in c.label.required_tools]
-            meta["forbidden_tools"] = [t.model_dump(mode="json") for t in c.label.forbidden_tools]
-            meta["guideline_version"] = c.label.guideline_version
-        if c.situation.state:
-            meta["state"] = c.situation.state
-        if not c.satisfiable:
-            meta["satisfiable"] = False
-        out.append(
-            {
-                "id": c.id,
-                "input": turns[0].content
-                if single
-                else [{"role": t.role, "content": t.content} for t in turns],
-                "target": facts[0] if len(facts) == 1 else facts,
-                "metadata": meta,
-            }
-        )
-    return out
-
-
-def export_inspect_samples(
-    project: Project,
-    ref: str,
-    out: Path,
-    *,
-    slices: Sequence[str] = (),
-    splits: Sequence[str] = (),
-) -> int:
-    """Write ``ref``'s cases as an Inspect samples JSONL file (atomically); returns the count.
-
-    Raises:
-        UsageError: Nothing to export.
-    """
-    cases = select_cases(load_dataset(project, ref).cases, slices=slices, splits=splits)
-    samples = inspect_samples(cases)
-    if not samples:
-        raise UsageError(f"{ref}: no case to export (frozen cases are never exported).")
-    body = "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples)
-    atomic_write_bytes(out, body.encode("utf-8"))
-    return len(samples)

@@ -29,7 +29,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> list[tu
 
 
 def test_the_scan_counts_the_digits_of_the_longest_run() -> None:
-    from casework.privacy.detectors import text_scan
+    from casework.privacy.detection import text_scan
 
     scan = text_scan("Call +1 (415) 555-0123 about ORDER 12")
     assert scan.longest == 11

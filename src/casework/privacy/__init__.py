@@ -16,7 +16,6 @@ from casework.privacy.detectors import (
     PhoneDetector,
     StreetAddressDetector,
     UrlDetector,
-    builtin_detectors,
     id_pattern_detectors,
 )
 from casework.privacy.keys import (
@@ -30,6 +29,7 @@ from casework.privacy.keys import (
 )
 from casework.privacy.known import FieldKinds, KnownValue, collect_known
 from casework.privacy.pseudonyms import PSEUDONYM_RE, is_pseudonym, normalise, pseudonym
+from casework.privacy.registry import builtin_detectors
 from casework.privacy.residual import (
     RESIDUAL_CHECK,
     case_texts,

@@ -1,7 +1,8 @@
 """PII detectors: email, phone (E.164), card, IBAN, IP, personal URLs, addresses, id patterns.
 
 Each detector implements the :class:`Detector` protocol: ``find(text)`` yields :class:`Detection`
-spans carrying the normalised value. Entry point: :func:`builtin_detectors`.
+spans carrying the normalised value; :func:`casework.privacy.registry.builtin_detectors` lists
+the built-in ones in the order the scrubber runs them.
 """
 
 from __future__ import annotations
@@ -9,15 +10,15 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar, NamedTuple, Protocol, runtime_checkable
+from typing import ClassVar
 from urllib.parse import parse_qsl, urlsplit
 
 import phonenumbers
 
 from casework.errors import ConfigError
 from casework.privacy.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
+from casework.privacy.detection import SEP, Detection, Detector, text_scan
 from casework.privacy.pseudonyms import (
     KIND_RE,
     PhoneReading,
@@ -38,7 +39,6 @@ __all__ = [
     "PhoneDetector",
     "StreetAddressDetector",
     "UrlDetector",
-    "builtin_detectors",
     "id_pattern_detectors",
 ]
 
@@ -59,34 +59,6 @@ BUILTIN_KINDS = (
     "expiry",
     "name",
 )
-
-
-@dataclass(frozen=True)
-class Detection:
-    """One piece of PII found in a text.
-
-    Attributes:
-        start: Offset of the first character.
-        end: Offset after the last character.
-        kind: Kind of identifier (`email`, `phone`...).
-        value: The normalised value the pseudonym is computed from.
-    """
-
-    start: int
-    end: int
-    kind: str
-    value: str
-
-
-@runtime_checkable
-class Detector(Protocol):
-    """A PII detector: finds spans of one kind in a text."""
-
-    kind: str
-
-    def find(self, text: str) -> Iterator[Detection]:
-        """Yield every span of this detector's kind in ``text`` (overlaps are resolved later)."""
-        ...
 
 
 # ---------------------------------------------------------------------------------------------
@@ -113,57 +85,6 @@ class EmailDetector:
             if stripped.startswith(("@", "%40")):
                 continue
             yield Detection(start, m.end(), self.kind, normalise(self.kind, stripped))
-
-
-#: Characters written between the digit groups of a card, IBAN or phone number: spaces of every
-#: width (no-break, thin, figure...), dashes of every length, dots, slashes, underscores.
-_SEP = r"[\s.\-/_\u2010-\u2015\u2212\u30fc\uff0d]"
-
-#: A run of digit groups joined by separators or brackets, the loosest way any number the
-#: detectors look for is written: a card, phone, id, postcode or expiry date lies within one.
-_RUN = re.compile(rf"\d(?:(?:{_SEP}|[()])*\d)*")
-
-
-class TextScan(NamedTuple):
-    """What the detectors ask of every text, worked out once per text (see :func:`text_scan`).
-
-    Attributes:
-        lower: The text lower-cased, where cue words are looked for before a cue pattern runs.
-        longest: The most digits in one run of digit groups (separators and brackets between
-            them): a card needs 13, a phone number 7, a cued national id 8, so most messages
-            skip most detectors on this one figure.
-        digits: How many digits the text holds (an IBAN needs 8).
-        ascii: Whether the text is all ASCII.
-    """
-
-    lower: str
-    longest: int
-    digits: int
-    ascii: bool
-
-    def may_hold(self, hint: re.Pattern[str]) -> bool:
-        """Whether a case-insensitive cue pattern could match, judged by its ``hint``.
-
-        ``hint`` holds lower-case words every cue contains; it is searched in :attr:`lower`.
-        A text with other than ASCII characters always may: the regex engine ignores case by
-        its own mapping, which lower-casing does not mirror for all of Unicode (`İ`, `ſ`, `K`).
-        """
-        return not self.ascii or hint.search(self.lower) is not None
-
-
-@lru_cache(maxsize=16)
-def text_scan(text: str) -> TextScan:
-    """The :class:`TextScan` of ``text``.
-
-    Cached for the last few texts: every detector asks for the text it is given, in turn.
-    """
-    longest = digits = 0
-    for m in _RUN.finditer(text):
-        run = m.group()
-        n = len(run) if len(run) == 1 else len(_NON_DIGIT.sub("", run))
-        digits += n
-        longest = max(longest, n)
-    return TextScan(text.lower(), longest, digits, text.isascii())
 
 
 # Patterns that open with a lookbehind start with `(?=\d)` (or the class of their first
@@ -233,7 +154,7 @@ class PhoneDetector:
 
     kind = "phone"
     _re = re.compile(
-        rf"(?=[\d+(\s])(?<![\w+])(?<!\d[.,:])(?:\+|00)?\s?\(?\d(?:\d|{_SEP}|[()]){{5,40}}\d(?![\w])"
+        rf"(?=[\d+(\s])(?<![\w+])(?<!\d[.,:])(?:\+|00)?\s?\(?\d(?:\d|{SEP}|[()]){{5,40}}\d(?![\w])"
     )
     _group = re.compile(r"\+?\(?(\d+)\)?")
     _digits = re.compile(r"\d+")
@@ -444,7 +365,7 @@ class CardDetector:
     # A dot straight after a digit and before a space ends a sentence (`1747341706. 100`), so it
     # never joins groups; a spaced dot (`4111 . 1111`) and a bare one (`4111.1111`) still do.
     _re = re.compile(
-        rf"(?=[0-9])(?<![\d+])(?<!\d[.,:])[0-9](?:(?!\.\s){_SEP}{{0,3}}[0-9]){{12,}}(?![0-9])"
+        rf"(?=[0-9])(?<![\d+])(?<!\d[.,:])[0-9](?:(?!\.\s){SEP}{{0,3}}[0-9]){{12,}}(?![0-9])"
     )
     _group = re.compile(r"[0-9]+")
 
@@ -510,14 +431,14 @@ class IbanDetector:
 
     kind = "iban"
     _start = re.compile(
-        rf"[A-Za-z](?<![A-Za-z0-9][A-Za-z]){_SEP}{{0,3}}(?P<b>[A-Za-z])(?!\.\s)"
-        rf"{_SEP}{{0,3}}[0-9]{_SEP}{{0,3}}[0-9]"
+        rf"[A-Za-z](?<![A-Za-z0-9][A-Za-z]){SEP}{{0,3}}(?P<b>[A-Za-z])(?!\.\s)"
+        rf"{SEP}{{0,3}}[0-9]{SEP}{{0,3}}[0-9]"
     )
-    _sep = re.compile(_SEP)
+    _sep = re.compile(SEP)
     #: An IBAN of each registry length as written: that many letters and digits, up to three
     #: separator characters between two of them.
     _shapes: ClassVar[dict[int, re.Pattern[str]]] = {
-        n: re.compile(rf"(?:[A-Za-z0-9]{_SEP}{{0,3}}){{{n - 1}}}[A-Za-z0-9]")
+        n: re.compile(rf"(?:[A-Za-z0-9]{SEP}{{0,3}}){{{n - 1}}}[A-Za-z0-9]")
         for n in sorted(set(IBAN_LENGTHS.values()))
     }
 
@@ -706,28 +627,3 @@ def id_pattern_detectors(
                 where, None, field, f"invalid regular expression: {exc}", pattern
             ) from exc
     return out
-
-
-def builtin_detectors(phone_regions: Sequence[str] = ("US", "GB")) -> list[Detector]:
-    """The built-in detectors, in priority order for equal-length overlaps.
-
-    A national id comes before a card or a phone number of the same length: `742-38-1981` is an
-    SSN, whatever else its digits could be read as.
-    """
-    # Imported here: those modules build on this one's Detection.
-    from casework.privacy.ids import ExpiryDetector, NationalIdDetector, PostcodeDetector
-    from casework.privacy.names import NameDetector
-
-    return [
-        EmailDetector(),
-        UrlDetector(),
-        IbanDetector(),
-        NationalIdDetector(),
-        CardDetector(),
-        IpDetector(),
-        PostcodeDetector(),
-        PhoneDetector(phone_regions),
-        StreetAddressDetector(),
-        ExpiryDetector(),
-        NameDetector(),
-    ]

@@ -22,7 +22,7 @@ from stdnum.fr import nir
 from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
-from casework.privacy.detectors import Detection, text_scan
+from casework.privacy.detection import Detection, text_scan
 from casework.privacy.pseudonyms import normalise
 
 __all__ = ["ExpiryDetector", "NationalIdDetector", "PostcodeDetector"]
@@ -48,7 +48,7 @@ class _Rule:
     """Group name of the cue that must precede a match, or ``None`` when the form alone is enough."""
     digits: int = 0
     """The fewest digits a match holds in one run of digit groups: the rule is not run on a text
-    without such a run (see :class:`casework.privacy.detectors.TextScan`)..."""
+    without such a run (see :class:`casework.privacy.detection.TextScan`)..."""
     unless: tuple[str, ...] = ()
     """...unless the text holds one of these (a form whose digits a letter splits)."""
     needs: str = ""

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 
-from casework.privacy.detectors import Detection, text_scan
+from casework.privacy.detection import Detection, text_scan
 from casework.privacy.pseudonyms import normalise
 
 __all__ = ["NameDetector", "first_names"]

@@ -17,12 +17,12 @@ from casework.privacy.detectors import (
     BUILTIN_KINDS,
     Detection,
     Detector,
-    builtin_detectors,
     id_pattern_detectors,
 )
 from casework.privacy.keys import PseudonymKey
 from casework.privacy.known import FieldKinds, KnownValue, collect_known
 from casework.privacy.pseudonyms import PSEUDONYM_RE, normalise, pseudonym
+from casework.privacy.registry import builtin_detectors
 from casework.project import Project
 
 __all__ = ["SCRUB_VERSION", "ScrubContext", "Scrubber", "scrubber_for"]

@@ -1,0 +1,100 @@
+"""What every PII detector shares: its output, its protocol and the once-per-text scan.
+
+:class:`Detection` is what a detector yields, :class:`Detector` its protocol, and
+:class:`TextScan` what is worked out once per text so that detectors can skip texts.
+
+Entry points: :class:`Detection`, :class:`Detector`, :func:`text_scan`. The detectors
+themselves live in :mod:`casework.privacy.detectors`, :mod:`casework.privacy.ids` and
+:mod:`casework.privacy.names`; :mod:`casework.privacy.registry` lists the built-in ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple, Protocol, runtime_checkable
+
+__all__ = ["SEP", "Detection", "Detector", "TextScan", "text_scan"]
+
+_NON_DIGIT = re.compile(r"\D")
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One piece of PII found in a text.
+
+    Attributes:
+        start: Offset of the first character.
+        end: Offset after the last character.
+        kind: Kind of identifier (`email`, `phone`...).
+        value: The normalised value the pseudonym is computed from.
+    """
+
+    start: int
+    end: int
+    kind: str
+    value: str
+
+
+@runtime_checkable
+class Detector(Protocol):
+    """A PII detector: finds spans of one kind in a text."""
+
+    kind: str
+
+    def find(self, text: str) -> Iterator[Detection]:
+        """Yield every span of this detector's kind in ``text`` (overlaps are resolved later)."""
+        ...
+
+
+#: Characters written between the digit groups of a card, IBAN or phone number: spaces of every
+#: width (no-break, thin, figure...), dashes of every length, dots, slashes, underscores.
+SEP = r"[\s.\-/_\u2010-\u2015\u2212\u30fc\uff0d]"
+
+#: A run of digit groups joined by separators or brackets, the loosest way any number the
+#: detectors look for is written: a card, phone, id, postcode or expiry date lies within one.
+_RUN = re.compile(rf"\d(?:(?:{SEP}|[()])*\d)*")
+
+
+class TextScan(NamedTuple):
+    """What the detectors ask of every text, worked out once per text (see :func:`text_scan`).
+
+    Attributes:
+        lower: The text lower-cased, where cue words are looked for before a cue pattern runs.
+        longest: The most digits in one run of digit groups (separators and brackets between
+            them): a card needs 13, a phone number 7, a cued national id 8, so most messages
+            skip most detectors on this one figure.
+        digits: How many digits the text holds (an IBAN needs 8).
+        ascii: Whether the text is all ASCII.
+    """
+
+    lower: str
+    longest: int
+    digits: int
+    ascii: bool
+
+    def may_hold(self, hint: re.Pattern[str]) -> bool:
+        """Whether a case-insensitive cue pattern could match, judged by its ``hint``.
+
+        ``hint`` holds lower-case words every cue contains; it is searched in :attr:`lower`.
+        A text with other than ASCII characters always may: the regex engine ignores case by
+        its own mapping, which lower-casing does not mirror for all of Unicode (`İ`, `ſ`, `K`).
+        """
+        return not self.ascii or hint.search(self.lower) is not None
+
+
+@lru_cache(maxsize=16)
+def text_scan(text: str) -> TextScan:
+    """The :class:`TextScan` of ``text``.
+
+    Cached for the last few texts: every detector asks for the text it is given, in turn.
+    """
+    longest = digits = 0
+    for m in _RUN.finditer(text):
+        run = m.group()
+        n = len(run) if len(run) == 1 else len(_NON_DIGIT.sub("", run))
+        digits += n
+        longest = max(longest, n)
+    return TextScan(text.lower(), longest, digits, text.isascii())

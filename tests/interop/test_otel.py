@@ -1,9 +1,11 @@
-"""Posting to an OTLP/HTTP endpoint with credentials: sent as headers, never printed."""
+"""OpenTelemetry: OTLP/JSON events checked against the protobuf JSON mapping and the semantic
+convention; posting to an OTLP/HTTP endpoint with credentials sent as headers, never printed."""
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -14,14 +16,104 @@ import pytest
 from click.testing import Result
 
 from casework.errors import UsageError
+from casework.interop import EVALUATION_EVENT, otlp_logs, trace_ids
 from casework.interop.otel import otlp_target
-from tests.interop.test_verdicts_out import _write_run
+from tests.interop.sample_run import sample_run, write_sample_run
 
 Run = Callable[..., Result]
 PASSWORD = "p@ss:w0rd/ü"
 #: As written in a URL: percent-encoded.
 QUOTED = "p%40ss%3Aw0rd%2F%C3%BC"
 BASIC = "Basic " + base64.b64encode(f"ingest:{PASSWORD}".encode()).decode()
+
+
+_CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
+#: Fields of the OTLP logs messages (opentelemetry-proto logs.proto, common.proto, resource.proto),
+#: in their JSON (lowerCamelCase) names.
+_FIELDS = {
+    "request": {"resourceLogs"},
+    "resourceLogs": {"resource", "scopeLogs", "schemaUrl"},
+    "resource": {"attributes", "droppedAttributesCount"},
+    "scopeLogs": {"scope", "logRecords", "schemaUrl"},
+    "scope": {"name", "version", "attributes", "droppedAttributesCount"},
+    "logRecord": {
+        "timeUnixNano", "observedTimeUnixNano", "severityNumber", "severityText", "body",
+        "attributes", "droppedAttributesCount", "flags", "traceId", "spanId", "eventName",
+    },
+}  # fmt: skip
+_ANY = {"stringValue", "boolValue", "intValue", "doubleValue", "arrayValue", "kvlistValue"}
+
+
+def _check_attributes(attrs: Any) -> dict[str, Any]:
+    assert isinstance(attrs, list)
+    out: dict[str, Any] = {}
+    for kv in attrs:
+        assert set(kv) == {"key", "value"} and isinstance(kv["key"], str)
+        [(kind, value)] = kv["value"].items()
+        assert kind in _ANY
+        if kind == "intValue":  # int64: a decimal string in the JSON mapping
+            assert isinstance(value, str) and re.fullmatch(r"-?\d+", value)
+        out[kv["key"]] = value
+    return out
+
+
+def _walk_keys(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            if k != "value" or not isinstance(v, dict):
+                yield from _walk_keys(v)
+            else:
+                yield from _walk_keys(list(v.values()))
+    elif isinstance(value, list):
+        for v in value:
+            yield from _walk_keys(v)
+
+
+def validate_otlp_logs(request: Any) -> list[dict[str, Any]]:
+    """Check an ExportLogsServiceRequest in OTLP/JSON; return each record's attributes."""
+    assert set(request) <= _FIELDS["request"]
+    assert all(_CAMEL.match(k) for k in _walk_keys(request) if not k.startswith("gen_ai"))
+    records = []
+    for rl in request["resourceLogs"]:
+        assert set(rl) <= _FIELDS["resourceLogs"] and set(rl["resource"]) <= _FIELDS["resource"]
+        _check_attributes(rl["resource"]["attributes"])
+        for sl in rl["scopeLogs"]:
+            assert set(sl) <= _FIELDS["scopeLogs"] and set(sl["scope"]) <= _FIELDS["scope"]
+            for rec in sl["logRecords"]:
+                assert set(rec) <= _FIELDS["logRecord"]
+                assert re.fullmatch(r"[0-9a-f]{32}", rec["traceId"]) and rec["traceId"] != "0" * 32
+                assert re.fullmatch(r"[0-9a-f]{16}", rec["spanId"]) and rec["spanId"] != "0" * 16
+                for key in ("timeUnixNano", "observedTimeUnixNano"):  # fixed64: a string
+                    assert isinstance(rec[key], str) and rec[key].isdigit()
+                assert isinstance(rec["severityNumber"], int) and 1 <= rec["severityNumber"] <= 24
+                records.append({"_rec": rec, **_check_attributes(rec["attributes"])})
+    return records
+
+
+def test_otlp_events_follow_the_json_mapping_and_the_semantic_convention() -> None:
+    records = validate_otlp_logs(json.loads(json.dumps(otlp_logs(sample_run()))))
+    assert len(records) == 6 + 9  # a verdict per trial, an evaluation per check
+    assert {r["_rec"]["eventName"] for r in records} == {EVALUATION_EVENT}
+    assert records[0]["_rec"]["timeUnixNano"] == "1796040000250000000"  # 2026-11-30T12:00:00.25Z
+    b1 = [r for r in records if r["casework.case_id"] == "b" and r["casework.trial"] == "1"]
+    assert [r["gen_ai.evaluation.name"] for r in b1] == [
+        "casework.verdict", "casework.required_tools", "casework.outcome",
+    ]  # fmt: skip
+    assert [r["gen_ai.evaluation.score.label"] for r in b1] == ["fail", "fail", "fail"]
+    assert b1[0]["gen_ai.evaluation.score.value"] == 0.0
+    assert b1[2]["gen_ai.evaluation.explanation"] == "asked instead"
+    assert b1[2]["casework.judged"] is True
+    # The trial's own trace ids (from the agent) are kept, lower-cased.
+    assert b1[0]["_rec"]["traceId"] == "5b8efff798038103d269b633813fc60c"
+    assert b1[0]["_rec"]["spanId"] == "eee19b7ec3c1b174"
+    c0 = next(r for r in records if r["casework.case_id"] == "c")
+    assert "gen_ai.evaluation.score.value" not in c0  # undetermined: no score, a label
+    assert c0["gen_ai.evaluation.score.label"] == "undetermined"
+    d0 = next(r for r in records if r["casework.case_id"] == "d")
+    assert d0["gen_ai.evaluation.explanation"] == "frozen case: evidence withheld"
+    a = sample_run().trials[0]
+    assert trace_ids("r-7", a) == trace_ids("r-7", a) != trace_ids("r-8", a)
 
 
 class _Guarded(BaseHTTPRequestHandler):
@@ -67,7 +159,7 @@ def test_userinfo_is_sent_as_basic_auth_and_never_printed(
 ) -> None:
     for name in ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_LOGS_HEADERS"):
         monkeypatch.delenv(name, raising=False)
-    run = _write_run(project_dir)
+    run = write_sample_run(project_dir)
     endpoint = f"http://ingest:{QUOTED}@{collector}/"
     out = run_cli("export", "otel", run, "-o", "otel.json", "--endpoint", endpoint)
     assert out.exit_code == 0, out.stderr
@@ -86,7 +178,7 @@ def test_userinfo_is_sent_as_basic_auth_and_never_printed(
 def test_a_refused_password_is_reported_without_it(
     project_dir: Path, run_cli: Run, collector: str
 ) -> None:
-    run = _write_run(project_dir)
+    run = write_sample_run(project_dir)
     endpoint = f"http://ingest:{QUOTED}x@{collector}"
     out = run_cli("export", "otel", run, "-o", "otel.json", "--endpoint", endpoint)
     assert out.exit_code == 1
@@ -107,7 +199,7 @@ def test_headers_come_from_the_otel_exporter_variables(
     monkeypatch.setenv(
         "OTEL_EXPORTER_OTLP_LOGS_HEADERS", "Authorization=Bearer%20s3cr3t-t0ken, x-tenant=acme%20co"
     )
-    run = _write_run(project_dir)
+    run = write_sample_run(project_dir)
     out = run_cli("export", "otel", run, "-o", "otel.json", "--endpoint", f"http://{collector}")
     assert out.exit_code == 0, out.stderr
     assert "s3cr3t" not in out.stdout + out.stderr

@@ -41,7 +41,6 @@ from casework.dataset import (
     parse_records,
     read_versions,
     release,
-    release_tree,
     scan_dataset,
 )
 from casework.dataset.objects import read_stored
@@ -964,17 +963,19 @@ def test_release_of_hostile_files_reports_or_releases(
             shutil.rmtree(copy / ".casework" / "versions", ignore_errors=True)
         before = _snapshot(copy)
         try:
-            done = release_tree(
-                load_project(copy), "refunds", "fuzz", on_progress=lambda *a: told.append(a)
+            record = release(
+                load_project(copy), "refunds", None, "fuzz", on_progress=lambda *a: told.append(a)
             )
         except CaseworkError as exc:
             str(exc)  # the message itself must render
             assert _snapshot(copy) == before, "a refused release wrote into the project"
         else:
             folder = copy / "datasets" / "refunds"
-            assert done.hash == files_hash(folder)  # the hash names what was written
-            stored = read_stored(copy / ".casework", done.hash)  # the store rebuilds it
-            assert stored is not None and content_hash(*stored) == done.hash
+            # nothing released: the tree equals the latest release
+            digest = record.hash if record else read_versions(folder, "v")[-1].hash
+            assert digest == files_hash(folder)  # the hash names what was written
+            stored = read_stored(copy / ".casework", digest)  # the store rebuilds it
+            assert stored is not None and content_hash(*stored) == digest
 
     check()
     assert all(0 <= d <= t for _, d, t in told)

@@ -25,7 +25,7 @@ from casework.dataset import (
     load_dataset,
     parallel,
     parse_records,
-    release_tree,
+    release,
     scan_dataset,
     scan_dataset_chunks,
 )
@@ -525,7 +525,7 @@ def test_check_on_every_core_hashes_the_tree_only_when_a_release_could_be_it(
     scan, _ = scan_dataset_chunks(project, "refunds", _Ids, workers=2)  # asked for: hashed
     assert scan == want and hashed
 
-    release_tree(project, "refunds", "first")
+    release(project, "refunds", None, "first")
     hashed.clear()
     assert check_project(project, "refunds", today=TODAY).dataset == "refunds@1"
     assert hashed  # a release exists: the tree is hashed to tell whether it is that release

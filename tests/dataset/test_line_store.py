@@ -30,10 +30,9 @@ from casework.dataset import (
     read_records,
     read_versions,
     release,
-    release_tree,
 )
 from casework.dataset.diff import changed_fields
-from casework.dataset.versions import CASES_FILE, LABELS_FILE, materialise
+from casework.dataset.versions import CASES_FILE, LABELS_FILE, files_hash, materialise
 from casework.errors import InputErrors
 from casework.project import Project, load_project
 from casework.schema import Case, LabelRecord, VersionCounts
@@ -198,7 +197,7 @@ def _run_script(root: Path, ops: list[tuple[str, int]], hand: bool) -> None:
     cases = [_case(i) for i in range(12)]
     labels = [_label(c["id"], "l0") for c in cases[:6]]
     _write(project, cases, labels, hand=False)
-    first = release_tree(project, NAME, "first").record
+    first = release(project, NAME, None, "first")
     assert first is not None
     released = {first.hash: materialise(project.dataset_dir(NAME), project.state_dir, first, NAME)}
     old = _full(project)
@@ -231,7 +230,7 @@ def _run_script(root: Path, ops: list[tuple[str, int]], hand: bool) -> None:
         expected = exc
     if expected is not None:
         with pytest.raises(InputErrors) as got_exc:
-            release_tree(project, NAME, "second")
+            release(project, NAME, None, "second")
         if new is not None:
             # The oracle dataset names other paths, and it locates problems by line in canonical
             # order where the tree's file is reported in file order: compare what they say.
@@ -242,11 +241,11 @@ def _run_script(root: Path, ops: list[tuple[str, int]], hand: bool) -> None:
             assert str(got_exc.value) == str(expected)
         return
     assert new is not None
-    done = release_tree(project, NAME, "second")
-    if done.record is None:
-        assert done.hash == first.hash
+    record = release(project, NAME, None, "second")
+    if record is None:
+        assert files_hash(project.dataset_dir(NAME)) == first.hash
+        assert read_versions(project.dataset_dir(NAME), "versions.jsonl") == [first]
         return
-    record = done.record
     assert record.changes == _old_changes(old, new[0], sorted(new[1], key=_sort))
     assert record.counts == _old_counts(new[0], new[1])
     assert record.guideline_versions == sorted(
@@ -294,7 +293,7 @@ def _releases(project: Project, rounds: int) -> dict[str, bytes]:
             c["situation"] = dict(c["situation"], goal=f"round {r}")
         labels.append(_label(cases[r]["id"], f"l{r + 1}"))
         _write(project, cases, labels, hand=r % 2 == 1)
-        record = release_tree(project, NAME, f"round {r}").record
+        record = release(project, NAME, None, f"round {r}")
         assert record is not None
         folder = project.dataset_dir(NAME)
         out[record.hash] = (
@@ -323,7 +322,7 @@ def test_a_cache_written_in_the_old_layout_is_still_read(tmp_path: Path) -> None
     project = _project(tmp_path / "proj")
     cases = [_case(i) for i in range(5)]
     _write(project, cases, [], hand=False)
-    first = release_tree(project, NAME, "first").record
+    first = release(project, NAME, None, "first")
     assert first is not None
     folder = project.dataset_dir(NAME)
     old_bytes = (folder / CASES_FILE).read_bytes()
@@ -337,7 +336,7 @@ def test_a_cache_written_in_the_old_layout_is_still_read(tmp_path: Path) -> None
         pack.unlink()
     cases[0]["split"] = "holdout"
     _write(project, cases, [], hand=False)
-    second = release_tree(project, NAME, "second").record  # its parent only in the old layout
+    second = release(project, NAME, None, "second")  # its parent only in the old layout
     assert second is not None and second.changes == ["moved split of 1 case"]
     assert diff_versions(project, NAME, "1", "2").diff.moved[0].id == "c-000"
     (folder / CASES_FILE).write_bytes(b"")
@@ -351,7 +350,7 @@ def test_a_noop_release_parses_no_case_and_writes_nothing(
 ) -> None:
     project = _project(tmp_path / "proj")
     _write(project, [_case(i) for i in range(8)], [_label("c-001", "l0")], hand=False)
-    first = release_tree(project, NAME, "first").record
+    first = release(project, NAME, None, "first")
     assert first is not None
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.rglob("*") if p.is_file()}
     validations = 0
@@ -363,8 +362,9 @@ def test_a_noop_release_parses_no_case_and_writes_nothing(
         return real(cls, obj, **kwargs)  # type: ignore[no-any-return]
 
     monkeypatch.setattr(Case, "model_validate", classmethod(counting))
-    done = release_tree(project, NAME, "again")
-    assert done.record is None and done.unchanged == first and done.hash == first.hash
+    assert release(project, NAME, None, "again") is None
+    assert read_versions(project.dataset_dir(NAME), "versions.jsonl") == [first]
+    assert files_hash(project.dataset_dir(NAME)) == first.hash
     assert validations == 0
     after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.rglob("*") if p.is_file()}
     assert after == before
@@ -373,7 +373,7 @@ def test_a_noop_release_parses_no_case_and_writes_nothing(
     cases[3]["split"] = "holdout" if cases[3]["split"] == "dev" else "dev"
     _write(project, cases, [_label("c-001", "l0")], hand=False)
     validations = 0
-    assert release_tree(project, NAME, "moved").record is not None
+    assert release(project, NAME, None, "moved") is not None
     assert validations == 2
 
 
@@ -382,10 +382,9 @@ def test_a_hand_edited_equal_file_is_canonicalised_without_a_release(tmp_path: P
     cases = [_case(i) for i in range(6)]
     _write(project, cases, [], hand=False)
     canonical = (project.dataset_dir(NAME) / CASES_FILE).read_bytes()
-    assert release_tree(project, NAME, "first").record is not None
+    assert release(project, NAME, None, "first") is not None
     _write(project, cases, [], hand=True)
-    done = release_tree(project, NAME, "again")
-    assert done.record is None
+    assert release(project, NAME, None, "again") is None
     assert (project.dataset_dir(NAME) / CASES_FILE).read_bytes() == canonical
 
 
@@ -394,11 +393,11 @@ def test_purging_a_row_leaves_no_stored_copy_of_it(tmp_path: Path) -> None:
     cases = [_case(i) for i in range(6)]
     cases[2]["situation"] = dict(cases[2]["situation"], goal="SECRET-ROW")
     _write(project, cases, [], hand=False)
-    assert release_tree(project, NAME, "first").record is not None
+    assert release(project, NAME, None, "first") is not None
     kept = [c for c in cases if c["id"] != "c-002"]
     kept[0]["split"] = "holdout"
     _write(project, kept, [], hand=False)
-    assert release_tree(project, NAME, "second").record is not None
+    assert release(project, NAME, None, "second") is not None
     versions = read_versions(project.dataset_dir(NAME), "v")
     assert purge_cached(project.state_dir, versions, {"c-002"}) == 1
     store = project.state_dir / "versions"

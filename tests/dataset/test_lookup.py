@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import find_case, release_tree, scan_dataset
+from casework.dataset import find_case, release, scan_dataset
 from casework.dataset.jsonl import dump_record
 from casework.errors import CaseworkError, InputErrors
 from casework.project import Project, load_project
@@ -33,7 +33,7 @@ def _project(root: Path) -> tuple[Project, list[dict[str, Any]], list[dict[str, 
     labels = [_label(c["id"]) for c in cases[:5]]
     write_lines(project.dataset_dir(NAME) / "cases.jsonl", cases)
     write_lines(project.dataset_dir(NAME) / "labels.jsonl", labels)
-    assert release_tree(project, NAME, "first").record is not None
+    assert release(project, NAME, None, "first") is not None
     return project, cases, labels
 
 
@@ -97,7 +97,7 @@ def _edit(
         cases.reverse()
     elif how == "reverted":  # the tree is release 1 again after release 2
         write_lines(folder / "cases.jsonl", [*cases, case_dict("c-200")])
-        assert release_tree(project, NAME, "second").record is not None
+        assert release(project, NAME, None, "second") is not None
     write_lines(folder / "cases.jsonl", cases)
     if how.startswith(("label", "dangling")):  # else the released (canonical) labels stay
         write_lines(folder / "labels.jsonl", labels)

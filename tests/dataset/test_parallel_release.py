@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.dataset import journal, read_versions, release_tree
+from casework.dataset import journal, read_versions, release
 from casework.dataset.versions import (
     CASES_FILE,
     LABELS_FILE,
@@ -51,11 +51,11 @@ def _two_releases(root: Path, hand: bool) -> tuple[bytes, bytes, list[Any], list
     cases = [_case(i) for i in range(30)]
     labels = [_label(c["id"], "l0") for c in cases[:8]]
     _write(project, cases, labels, hand=hand)
-    assert release_tree(project, NAME, "first").record is not None
+    assert release(project, NAME, None, "first") is not None
     for c in cases[::4]:
         c["situation"] = dict(c["situation"], goal="edited")
     _write(project, cases, labels, hand=not hand)
-    assert release_tree(project, NAME, "second").record is not None
+    assert release(project, NAME, None, "second") is not None
     return _released(project)
 
 
@@ -90,7 +90,7 @@ def test_a_store_failing_beside_staging_commits_nothing(
     project = _project(root)
     cases = [_case(i) for i in range(10)]
     _write(project, cases, [], hand=False)
-    assert release_tree(project, NAME, "first").record is not None
+    assert release(project, NAME, None, "first") is not None
     before = _released(project)
     cases[0]["situation"] = dict(cases[0]["situation"], goal="edited")
     _write(project, cases, [], hand=True)
@@ -102,12 +102,12 @@ def test_a_store_failing_beside_staging_commits_nothing(
 
     monkeypatch.setattr("casework.dataset.store.write_version", broken)
     with pytest.raises(OSError, match="disk full"):
-        release_tree(project, NAME, "second")
+        release(project, NAME, None, "second")
     folder = project.dataset_dir(NAME)
     assert (folder / CASES_FILE).read_bytes() == edited  # the tree as the user left it
     assert len(read_versions(folder, "v")) == 1  # no second release logged
     monkeypatch.undo()
-    assert release_tree(project, NAME, "second").record is not None  # staging left: dropped
+    assert release(project, NAME, None, "second") is not None  # staging left: dropped
     assert _released(project)[2][:1] == before[2]
 
 
@@ -130,7 +130,7 @@ def test_forked_releases_refuse_what_one_process_refuses(
         lines.insert(11, bad)
         (folder / CASES_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
         with pytest.raises(InputErrors) as caught:
-            release_tree(project, NAME, "first")
+            release(project, NAME, None, "first")
         assert not (folder / VERSIONS_FILE).exists()
         return str(caught.value).replace(str(root), "<root>")
 
@@ -187,7 +187,7 @@ def test_a_first_release_hashed_as_staged_is_stored_under_its_hash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hand: bool
 ) -> None:
     want = _first_release(tmp_path / "one-after-the-other", hand)
-    assert (want_record := release_tree(want, NAME, "first").record) is not None
+    assert (want_record := release(want, NAME, None, "first")) is not None
     monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
     project = _first_release(tmp_path / "side-by-side", hand)
     assert _release_within(project, 30) is None
@@ -208,7 +208,7 @@ def _release_within(project: Project, seconds: float) -> BaseException | None:
 
     def run() -> None:
         try:
-            release_tree(project, NAME, "first")
+            release(project, NAME, None, "first")
         except BaseException as exc:  # handed to the test
             raised[0] = exc
 
@@ -251,7 +251,7 @@ def test_a_first_release_the_store_holds_already_leaves_no_spare_pack(
 ) -> None:
     monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
     project = _first_release(tmp_path / "p", hand=True)
-    assert (first := release_tree(project, NAME, "first").record) is not None
+    assert (first := release(project, NAME, None, "first")) is not None
     packs = _packs(project)
     folder = project.dataset_dir(NAME)
     (folder / VERSIONS_FILE).unlink()  # released again from scratch, hand-written again
@@ -261,7 +261,7 @@ def test_a_first_release_the_store_holds_already_leaves_no_spare_pack(
         [_label(_case(i)["id"], "l0") for i in range(5)],
         hand=True,
     )
-    assert (again := release_tree(project, NAME, "first").record) is not None
+    assert (again := release(project, NAME, None, "first")) is not None
     assert again.hash == first.hash
     assert _packs(project) == packs
     assert (

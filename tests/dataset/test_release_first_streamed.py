@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import read_versions, release, release_tree
+from casework.dataset import read_versions, release
 from casework.dataset.jsonl import canonical_bytes
 from casework.dataset.objects import write_version
 from casework.dataset.versions import CASES_FILE, LABELS_FILE, VERSIONS_FILE, materialise
@@ -89,9 +89,9 @@ def test_first_release_writes_what_the_models_path_writes(
     folder.mkdir(parents=True)
     (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
     (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
-    done = release_tree(project, NAME, "first")
-    assert done.record is not None
-    assert done.record.counts.labels == len(labels)
+    record = release(project, NAME, None, "first")
+    assert record is not None
+    assert record.counts.labels == len(labels)
     got = _released(project)
     assert got == want
     assert got[0] != case_text.encode()  # the tree was rewritten: the streamed path ran
@@ -122,7 +122,7 @@ def test_cases_file_edited_while_its_lines_are_read_back_refuses_the_release(
 
     monkeypatch.setattr("casework.dataset.store.write_version", edit_then_write)
     with pytest.raises(ReleaseConflict, match="changed while this command was releasing it"):
-        release_tree(project, NAME, "first")
+        release(project, NAME, None, "first")
     assert (folder / CASES_FILE).read_text(encoding="utf-8") == edited
     assert not (folder / VERSIONS_FILE).exists()
     assert not list(project.state_dir.glob("versions/*/manifest"))

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import read_versions, release_tree
+from casework.dataset import read_versions, release
 from casework.dataset.objects import read_index
 from casework.dataset.versions import LABELS_FILE
 from casework.errors import InputErrors
@@ -29,7 +29,7 @@ def _start(root: Path) -> tuple[Project, list[dict[str, Any]], list[dict[str, An
     cases = [_case(i) for i in range(20)]
     labels = [_label(c["id"], "l0") for c in cases[:9]] + [_label("c-001", "l1", "refuse")]
     _write(project, cases, labels, hand=True)
-    assert release_tree(project, NAME, "first").record is not None
+    assert release(project, NAME, None, "first") is not None
     return project, cases, labels
 
 
@@ -58,7 +58,7 @@ def _second(root: Path, edit: Any, fast: bool, monkeypatch: pytest.MonkeyPatch) 
 
 def _release(project: Project, root: Path) -> Any:
     try:
-        record = release_tree(project, NAME, "second").record
+        record = release(project, NAME, None, "second")
     except InputErrors as exc:
         return "refused", str(exc).replace(str(root), "<root>")
     assert record is not None

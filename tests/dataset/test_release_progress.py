@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from casework.cli import cli
-from casework.dataset import release_tree
+from casework.dataset import release
 from casework.errors import InputErrors
 from casework.project import Project
 from tests.dataset.test_line_store import _case, _label, _project, _write
@@ -61,11 +61,11 @@ def _two_releases(project: Project, on_progress: Any) -> int:
     _write(project, cases, labels, hand=True)
     folder = project.dataset_dir(NAME)
     size = (folder / "cases.jsonl").stat().st_size + (folder / "labels.jsonl").stat().st_size
-    assert release_tree(project, NAME, "first", on_progress=on_progress).record is not None
+    assert release(project, NAME, None, "first", on_progress=on_progress) is not None
     for c in cases[::5]:
         c["situation"] = dict(c["situation"], goal="edited")
     _write(project, cases, labels, hand=False)
-    assert release_tree(project, NAME, "second", on_progress=on_progress).record is not None
+    assert release(project, NAME, None, "second", on_progress=on_progress) is not None
     return size
 
 
@@ -114,7 +114,7 @@ def test_a_bad_line_on_a_forked_release_is_reported_and_nothing_written(
     path.write_bytes(b"".join(lines))
     seen, on_progress = _calls()
     with pytest.raises(InputErrors) as raised:
-        release_tree(project, NAME, "first", on_progress=on_progress)
+        release(project, NAME, None, "first", on_progress=on_progress)
     assert any(p.line == 18 for p in raised.value.problems)
     assert not (project.dataset_dir(NAME) / "versions.jsonl").exists()
     assert not any((tmp_path / "p" / ".casework").rglob("*.pack"))

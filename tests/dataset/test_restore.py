@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import diff_versions, find_case, release_tree, release_without
+from casework.dataset import diff_versions, find_case, release
 from casework.dataset import store as store_module
 from casework.dataset.jsonl import dump_record
 from casework.dataset.lock import dataset_lock
@@ -46,7 +46,7 @@ def _origin(root: Path) -> tuple[Project, list[dict[str, Any]], list[dict[str, A
     labels = [_label(c["id"]) for c in cases[:8]] + [_label("c-001", "lab-b")]
     write_lines(project.dataset_dir(NAME) / "cases.jsonl", cases)
     write_lines(project.dataset_dir(NAME) / "labels.jsonl", labels)
-    assert release_tree(project, NAME, "first").record is not None
+    assert release(project, NAME, None, "first") is not None
     git_commit(root, "release 1")
     return project, cases, labels
 
@@ -55,7 +55,7 @@ def _two_releases(root: Path) -> Project:
     """:func:`_origin` with the edited tree released and committed as release 2."""
     origin, cases, labels = _origin(root)
     _edit(origin, cases, labels)
-    assert release_tree(origin, NAME, "second").record is not None
+    assert release(origin, NAME, None, "second") is not None
     git_commit(origin.root, "release 2")
     return origin
 
@@ -101,12 +101,12 @@ def test_a_fresh_clone_releases_against_its_restored_parent(
     clone = _clone(origin.root, tmp_path / "clone")
     for project in (origin, clone):
         _edit(project, cases, labels)
-    want = release_tree(origin, NAME, "second").record
+    want = release(origin, NAME, None, "second")
     seen: list[tuple[str, int, int]] = []
     _no_full_path(monkeypatch)
-    got = release_tree(
-        clone, NAME, "second", on_progress=lambda *a: seen.append((a[0], a[1], a[2]))
-    ).record
+    got = release(
+        clone, NAME, None, "second", on_progress=lambda *a: seen.append((a[0], a[1], a[2]))
+    )
     assert want is not None and got is not None
     _same(want, got)
     assert want.changes[0] != "first release: 20 cases"  # a real changelog, not "unknown"
@@ -133,7 +133,7 @@ def test_a_fresh_clone_diffs_shows_and_forgets_through_its_restored_latest_relea
         write_lines(path, now)
     want_diff = diff_versions(origin, NAME, "2")
     want_case = dump_record(find_case(origin, f"{NAME}@2", "c-003"))
-    want_without = release_without(twin, NAME, {"c-005"}, "forget", changes=["forgot c-005"])
+    want_without = release(twin, NAME, None, "forget", without={"c-005"}, changes=["forgot c-005"])
     _no_full_path(monkeypatch)
     told: list[tuple[int, int]] = []
     got_diff = diff_versions(
@@ -144,7 +144,9 @@ def test_a_fresh_clone_diffs_shows_and_forgets_through_its_restored_latest_relea
     assert got_diff.diff.summary_lines() == want_diff.diff.summary_lines()
     assert not want_diff.diff.empty
     assert dump_record(find_case(clones[1], f"{NAME}@2", "c-003")) == want_case
-    got_without = release_without(clones[2], NAME, {"c-005"}, "forget", changes=["forgot c-005"])
+    got_without = release(
+        clones[2], NAME, None, "forget", without={"c-005"}, changes=["forgot c-005"]
+    )
     assert want_without is not None and got_without is not None
     _same(want_without, got_without)
     assert _files(clones[2]) == _files(twin)
@@ -173,7 +175,7 @@ def test_a_release_before_a_forget_is_read_from_git_but_never_stored(tmp_path: P
     """Older releases may hold forgotten rows: read when asked for, never put in the store."""
     origin, _, _ = _origin(tmp_path / "origin")
     secret = "c-015"  # an unlabelled row, forgotten in release 2
-    assert release_without(origin, NAME, {secret}, "forget", changes=["forget"]) is not None
+    assert release(origin, NAME, None, "forget", without={secret}, changes=["forget"]) is not None
     git_commit(origin.root, "forget")
     clone = _clone(origin.root, tmp_path / "clone")
     first, second = read_versions(clone.dataset_dir(NAME), "v")
@@ -200,7 +202,7 @@ def test_a_parent_that_is_not_what_a_release_writes_takes_the_full_path(tmp_path
     git_commit(origin.root, "spaced")
     clone = _clone(origin.root, tmp_path / "clone")
     _edit(clone, cases, labels)
-    record = release_tree(clone, NAME, "second").record
+    record = release(clone, NAME, None, "second")
     assert record is not None and record.number == 2
     assert read_index(clone.state_dir, digest) is None  # not stored: the full path read it
 
@@ -213,9 +215,9 @@ def test_the_release_is_found_in_an_older_commit_and_checked_by_its_hash(
     _edit(origin, cases, labels)
     git_commit(origin.root, "unreleased edits")
     clone = _clone(origin.root, tmp_path / "clone")
-    want = release_tree(origin, NAME, "second").record
+    want = release(origin, NAME, None, "second")
     _no_full_path(monkeypatch)
-    got = release_tree(clone, NAME, "second").record
+    got = release(clone, NAME, None, "second")
     assert want is not None and got is not None
     _same(want, got)
     assert not list((clone.state_dir / "restore").iterdir())  # the streamed copy is gone
@@ -237,7 +239,7 @@ def test_a_locked_command_meanwhile_does_not_pull_the_restore_s_files_away(
 
     monkeypatch.setattr(restore_module, "index_lines", other_command_first)
     _no_full_path(monkeypatch)
-    record = release_tree(clone, NAME, "second").record
+    record = release(clone, NAME, None, "second")
     assert record is not None and record.number == 2
     assert read_index(clone.state_dir, read_versions(clone.dataset_dir(NAME), "v")[0].hash)
 
@@ -258,7 +260,7 @@ def test_a_scratch_folder_left_by_a_dead_restore_is_removed_a_day_later(tmp_path
     (clone.state_dir / "restore" / "d-link").symlink_to(elsewhere, target_is_directory=True)
     os.utime(clone.state_dir / "restore" / "d-link", (day_ago, day_ago), follow_symlinks=False)
     _edit(clone, cases, labels)
-    assert release_tree(clone, NAME, "second").record is not None
+    assert release(clone, NAME, None, "second") is not None
     assert not left.exists() and fresh.exists()
     assert (elsewhere / "old").is_dir()
 
@@ -274,6 +276,6 @@ def test_a_linked_restore_folder_is_not_used(tmp_path: Path) -> None:
     clone.state_dir.mkdir()
     (clone.state_dir / "restore").symlink_to(elsewhere, target_is_directory=True)
     _edit(clone, cases, labels)
-    record = release_tree(clone, NAME, "second").record
+    record = release(clone, NAME, None, "second")
     assert record is not None and record.number == 2  # released by the full path
     assert [p.name for p in elsewhere.iterdir()] == ["old"]

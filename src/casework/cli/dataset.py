@@ -130,17 +130,18 @@ def release_cmd(project: Project, dataset: str, message: str) -> None:
     Lines the latest release holds are not parsed again. On a terminal, a large tree shows a
     progress bar for each stage: reading, validating, writing.
     """
-    from casework.dataset import release_tree  # here: `casework dataset versions` stays light
+    from casework.dataset import release  # here: `casework dataset versions` stays light
 
     name, version = parse_ref(dataset)
     if version is not None:
         raise UsageError(f"release {dataset}: release takes a dataset name, not a version.")
     with stages(f"releasing {name}", "text") as on_progress:
-        done = release_tree(project, name, message, on_progress=on_progress)
-    record = done.record
+        record = release(project, name, None, message, on_progress=on_progress)
     if record is None:
+        # Nothing is released only when the tree equals the latest release.
+        latest = dataset_versions(project, name)[-1]
         console.print(
-            f"{name}: unchanged since release {done.unchanged.number if done.unchanged else '?'} ({done.hash[:12]}); nothing released."
+            f"{name}: unchanged since release {latest.number} ({latest.hash[:12]}); nothing released."
         )
         return
     console.print(

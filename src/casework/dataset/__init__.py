@@ -1,7 +1,8 @@
 """Datasets as files: canonical JSONL, releases and versions, diffs, declared tools, migrations.
 
-Entry points: :func:`load_dataset`, :func:`scan_dataset` (streaming), :func:`release`, :func:`diff_cases`, :func:`declared_tools`,
-:func:`check_dataset`, :func:`migrate_cases`.
+Entry points: :func:`load_dataset`, :func:`scan_dataset` (streaming), :func:`release` (the one way
+to release a version; the storage engine behind it is private), :func:`diff_cases`,
+:func:`declared_tools`, :func:`check_dataset`, :func:`migrate_cases`.
 """
 
 from typing import TYPE_CHECKING
@@ -73,15 +74,11 @@ if TYPE_CHECKING:
     )
     from casework.dataset.store import (
         Dataset,
-        TreeRelease,
-        count_cases,
-        hash_of,
         label_sort_key,
         load_dataset,
         release,
         release_tree,
         release_without,
-        release_working_tree,
         select_cases,
     )
     from casework.dataset.stream import (
@@ -91,7 +88,6 @@ if TYPE_CHECKING:
         StageProgress,
         one_stage,
         scan_dataset,
-        working_tree_bytes,
     )
     from casework.dataset.tools import (
         ToolDecl,
@@ -102,7 +98,6 @@ if TYPE_CHECKING:
     from casework.dataset.versions import (
         CASES_FILE,
         VERSIONS_FILE,
-        content_hash,
         files_hash,
         parse_ref,
         purge_cached,
@@ -132,7 +127,6 @@ __all__ = [
     "StageProgress",
     "StateRefError",
     "ToolDecl",
-    "TreeRelease",
     "VersionDiff",
     "apply_diff",
     "apply_shared",
@@ -143,9 +137,7 @@ __all__ = [
     "check_dataset",
     "check_tools",
     "collector_paused",
-    "content_hash",
     "contradictory_tools",
-    "count_cases",
     "dataset_lock",
     "dataset_versions",
     "declared_tools",
@@ -159,7 +151,6 @@ __all__ = [
     "files_hash",
     "find_case",
     "golden_tool_findings",
-    "hash_of",
     "initial_state",
     "json_objects",
     "label_sort_key",
@@ -183,7 +174,6 @@ __all__ = [
     "release",
     "release_tree",
     "release_without",
-    "release_working_tree",
     "scan_bytes",
     "scan_dataset",
     "scan_dataset_chunks",
@@ -192,7 +182,6 @@ __all__ = [
     "state_diff",
     "state_ref_findings",
     "tmp_dir",
-    "working_tree_bytes",
     "write_cases",
     "write_copies",
     "write_records",
@@ -282,15 +271,11 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             ),
             "casework.dataset.store": (
                 "Dataset",
-                "TreeRelease",
-                "count_cases",
-                "hash_of",
                 "label_sort_key",
                 "load_dataset",
                 "release",
                 "release_tree",
                 "release_without",
-                "release_working_tree",
                 "select_cases",
             ),
             "casework.dataset.stream": (
@@ -300,7 +285,6 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "StageProgress",
                 "one_stage",
                 "scan_dataset",
-                "working_tree_bytes",
             ),
             "casework.dataset.tools": (
                 "ToolDecl",
@@ -311,7 +295,6 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             "casework.dataset.versions": (
                 "CASES_FILE",
                 "VERSIONS_FILE",
-                "content_hash",
                 "files_hash",
                 "parse_ref",
                 "purge_cached",

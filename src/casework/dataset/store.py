@@ -65,7 +65,6 @@ from casework.dataset.versions import (
     LABELS_FILE,
     VERSIONS_FILE,
     Content,
-    content_hash,
     files_hash,
     files_hashes,
     materialise,
@@ -81,21 +80,17 @@ from casework.errors import (
     UsageError,
 )
 from casework.project import Project
-from casework.schema import Case, LabelRecord, VersionCounts, VersionRecord
+from casework.schema import Case, LabelRecord, VersionRecord
 
 __all__ = [
     "Dataset",
-    "TreeRelease",
-    "count_cases",
     "dataset_versions",
-    "hash_of",
     "label_sort_key",
     "load_dataset",
     "parse_ref",
     "release",
     "release_tree",
     "release_without",
-    "release_working_tree",
     "select_cases",
 ]
 
@@ -239,63 +234,79 @@ def _read_optional(path: Path) -> bytes:
     return path.read_bytes() if path.exists() else b""
 
 
-def count_cases(cases: Sequence[Case], labels: Sequence[LabelRecord] = ()) -> VersionCounts:
-    """Counts per slice, split, source and outcome, for the release log."""
-    return VersionCounts(
-        cases=len(cases),
-        by_slice=dict(sorted(Counter(c.slice for c in cases).items())),
-        by_split=dict(sorted(Counter(c.split for c in cases).items())),
-        by_source=dict(sorted(Counter(c.source for c in cases).items())),
-        by_outcome=dict(
-            sorted(Counter(c.label.outcome if c.label else "unlabelled" for c in cases).items())
-        ),
-        by_oracle=dict(sorted(Counter(c.oracle.class_ for c in cases).items())),
-        unsatisfiable=sum(not c.satisfiable for c in cases),
-        frozen=sum(c.frozen for c in cases),
-        labels=len(labels),
-    )
-
-
 def release(
     project: Project,
     name: str,
-    cases: Iterable[Case],
+    cases: Iterable[Case] | None,
     message: str,
     *,
     changes: Sequence[str] | None = None,
     labels: Iterable[LabelRecord] | None = None,
     now: datetime | None = None,
     base: str | None = None,
+    without: AbstractSet[str] = frozenset(),
+    on_progress: StageProgress | None = None,
 ) -> VersionRecord | None:
-    """Write ``cases`` (and ``labels``) canonically and append a release to `versions.jsonl`.
+    """Release a new version of dataset ``name``: the one way anything is released.
 
-    The release holds the dataset's lock (:func:`casework.dataset.lock.dataset_lock`); callers
-    that read the dataset to compute ``cases`` hold it from that read on, and the release refuses
+    ``cases`` is the full content of the new version, or ``None`` for the working tree as it
+    stands (`casework dataset release`), less the cases ``without`` names (`casework dataset
+    forget` and `expire`). The engine picks how by cost: a working tree's lines are hashed
+    once and those the latest release holds are taken from its line store unparsed, so only
+    the lines it lacks are validated (and diffed); when that cannot decide (no release yet,
+    the store lacks a line, a bad line), every case is loaded and released in full, which
+    reports whatever is wrong by the full path.
+
+    The release holds the dataset's lock (:func:`casework.dataset.dataset_lock`); callers that
+    read the dataset to compute ``cases`` hold it from that read on, and the release refuses
     when the files changed since the lock was taken. All files are written through one journal,
     so a crash leaves the previous release or (completed by the next command) this one.
 
     Args:
         project: The project.
         name: Dataset name (its folder is created if new).
-        cases: The full content of the new version.
+        cases: The full content of the new version; ``None`` releases the working tree.
         message: Why this version exists.
         changes: Changelog lines; computed from the diff against the previous release when omitted.
-        labels: Raw labels; ``None`` keeps `labels.jsonl` as it is.
+        labels: Raw labels; ``None`` keeps `labels.jsonl` as it is. Only with ``cases``.
         now: Release time (injected by tests).
         base: Hash of the working tree the caller computed ``cases`` from, when it read the
             dataset without holding the lock (a long computation): the release refuses when
-            the working tree no longer has it.
+            the working tree no longer has it. Only with ``cases``.
+        without: Ids of cases the working tree's release leaves out, with their raw labels
+            (ids the tree lacks are ignored). Only when ``cases`` is ``None``.
+        on_progress: Told each stage of a working tree's release as it goes: ``reading`` (the
+            cases file's bytes hashed), ``validating`` (bytes of the lines the latest release
+            lacks, and of a first release's labels), ``writing`` (bytes of cases written to
+            the version store).
 
     Returns:
         The new release record, or ``None`` when the content equals the latest release
         (nothing is written then).
 
     Raises:
-        UsageError: Empty message.
-        InputErrors: Duplicate case ids or raw labels, labels naming unknown cases, a case that
-            requires and forbids one tool, raw labels of kept cases dropped, or a broken release log.
+        UsageError: Empty message, unknown dataset (working tree), or parameters that do not
+            go together (``without`` with ``cases``; ``labels`` or ``base`` without them).
+        InputErrors: Bad lines, duplicate case ids or raw labels, labels naming unknown cases,
+            a case that requires and forbids one tool, raw labels of kept cases dropped, or a
+            broken release log.
         ReleaseConflict: Another process holds the lock, or the files changed underneath.
     """
+    if cases is None:
+        for param, given in (("labels", labels), ("base", base)):
+            if given is not None:
+                raise UsageError(
+                    f"{param} goes with cases: a working tree's release takes its own.",
+                    param=param,
+                )
+        if without:
+            return _release_without(project, name, without, message, changes=changes, now=now)
+        return _release_tree(project, name, message, changes, now, on_progress).record
+    if without:
+        raise UsageError(
+            "without goes with the working tree (cases=None): leave the cases out of cases.",
+            param="without",
+        )
     _require_message(message)
     with dataset_lock(project, name):
         if base is not None:
@@ -308,96 +319,21 @@ def _require_message(message: str) -> None:
         raise UsageError("a message is required: say why this version exists.", param="message")
 
 
-@dataclass(frozen=True)
-class TreeRelease:
-    """What `casework dataset release` did to a dataset's working tree."""
-
-    name: str
-    hash: str
-    """Version hash of the content released (or found unchanged)."""
-    record: VersionRecord | None
-    """The new release, ``None`` when the tree equals the latest release."""
-    unchanged: VersionRecord | None
-    """When nothing was released: the release the tree equals (``None`` if unknown)."""
-
-
-def release_working_tree(
-    project: Project, name: str, message: str
-) -> tuple[Dataset, VersionRecord | None]:
-    """Release the working tree of ``name`` as it is, returning the dataset as released.
-
-    See :func:`release_tree` (which `casework dataset release` uses, and which does not load the
-    cases); this loads them afterwards.
-
-    Returns:
-        The dataset as released, and the new release (``None`` when unchanged).
-
-    Raises:
-        InputErrors: Bad lines, or contradictions a release refuses (see :func:`release`).
-        UsageError: Unknown dataset or empty message.
-        ReleaseConflict: Another process holds the lock beyond the timeout.
-    """
-    done = release_tree(project, name, message)
-    return load_dataset(project, name), done.record
-
-
 def release_tree(
     project: Project, name: str, message: str, *, on_progress: StageProgress | None = None
-) -> TreeRelease:
-    """Release the working tree of ``name`` as it is (`casework dataset release`).
+) -> _TreeRelease:
+    """Release the working tree of ``name`` as it is: ``release(project, name, None, message)``.
 
-    Each case line is hashed once and compared with the latest release's stored lines: a tree
-    equal to that release is left alone without parsing a case, and otherwise only the lines
-    the release lacks are validated (and diffed). Whatever a release refuses is reported by
-    the full path, exactly as before. The tree is read and validated before the lock is taken
-    (bad input leaves no trace), and read again under the lock only if it changed meanwhile.
-
-    ``on_progress`` is told each stage as it goes: ``reading`` (the cases file's bytes hashed),
-    ``validating`` (bytes of the lines the latest release lacks, and of a first release's
-    labels), ``writing`` (bytes of cases written to the version store).
+    Returns:
+        The version hash released (or found unchanged) and the new release (``record``,
+        ``None`` when unchanged).
 
     Raises:
         InputErrors: Bad lines, or contradictions a release refuses (see :func:`release`).
         UsageError: Unknown dataset or empty message.
         ReleaseConflict: Another process holds the lock beyond the timeout.
     """
-    # Cases, labels and their rows hold no reference cycles: with the collector running, its
-    # full passes over the growing heap took 28 of 205 s of a first release of 100k cases.
-    with collector_paused():
-        return _release_tree(project, name, message, on_progress)
-
-
-def _release_tree(
-    project: Project, name: str, message: str, on_progress: StageProgress | None
-) -> TreeRelease:
-    folder = project.dataset_dir(name)
-    settle(project, name)
-    if not (folder / CASES_FILE).exists():
-        return _release_tree_fully(project, name, message, on_progress)
-    prepared = _prepare_tree(project, name, on_progress)
-    if isinstance(prepared, VersionRecord):
-        _require_message(message)
-        return TreeRelease(name, prepared.hash, None, prepared)
-    if prepared is None:
-        return _release_tree_fully(project, name, message, on_progress)
-    _require_message(message)
-    with dataset_lock(project, name):
-        if held_fingerprint(project, name) != prepared.fingerprint:
-            # Changed meanwhile: read it again, locked.
-            again = _prepare_tree(project, name, on_progress)
-            if not isinstance(again, _Prepared):
-                return _release_tree_fully(project, name, message, on_progress)
-            prepared = again
-        try:
-            record = _release_prepared(
-                project, name, prepared, message, None, None, on_progress=on_progress
-            )
-        except _FullPath:
-            return _release_tree_fully(project, name, message, on_progress)
-        except Changed:
-            raise _changed_underneath(project, name) from None
-    digest = record.hash if record else prepared.hash
-    return TreeRelease(name, digest, record, None if record else prepared.parent)
+    return _release_tree(project, name, message, None, None, on_progress)
 
 
 def release_without(
@@ -409,29 +345,95 @@ def release_without(
     changes: Sequence[str],
     now: datetime | None = None,
 ) -> VersionRecord | None:
-    """Release the working tree of ``name`` less the cases ``drop`` names and their raw labels.
-
-    What `casework dataset forget` and `casework dataset expire` release. The tree's lines are hashed and those
-    the latest release holds are taken from its index unparsed; only lines it lacks are validated.
-    When that cannot decide (no release yet, the store lacks it, the labels differ from the
-    release's, a bad line), every case is loaded and released as :func:`release` does, which
-    reports whatever is wrong.
-
-    Args:
-        project: The project.
-        name: Dataset name.
-        drop: Ids of the cases to leave out (ids the tree lacks are ignored).
-        message: Why this version exists.
-        changes: Its changelog lines.
-        now: Release time (injected by tests).
-
-    Returns:
-        The new release record (``None`` when the content equals the latest release).
+    """Release the working tree of ``name`` less ``drop``: ``release(…, None, …, without=drop)``.
 
     Raises:
         InputErrors: Bad lines, or what else :func:`release` refuses.
         UsageError: Empty message.
         ReleaseConflict: Another process holds the lock, or the files changed underneath.
+    """
+    return release(project, name, None, message, without=drop, changes=changes, now=now)
+
+
+@dataclass(frozen=True)
+class _TreeRelease:
+    """What a release of a dataset's working tree did."""
+
+    hash: str
+    """Version hash of the content released (or found unchanged)."""
+    record: VersionRecord | None
+    """The new release, ``None`` when the tree equals the latest release."""
+
+
+def _release_tree(
+    project: Project,
+    name: str,
+    message: str,
+    changes: Sequence[str] | None,
+    now: datetime | None,
+    on_progress: StageProgress | None,
+) -> _TreeRelease:
+    """The working tree as it is, validated only where the latest release lacks its lines.
+
+    The tree is read and validated before the lock is taken (bad input leaves no trace), and
+    read again under the lock only if it changed meanwhile.
+    """
+    # Cases, labels and their rows hold no reference cycles: with the collector running, its
+    # full passes over the growing heap took 28 of 205 s of a first release of 100k cases.
+    with collector_paused():
+        return _release_tree_paused(project, name, message, changes, now, on_progress)
+
+
+def _release_tree_paused(
+    project: Project,
+    name: str,
+    message: str,
+    changes: Sequence[str] | None,
+    now: datetime | None,
+    on_progress: StageProgress | None,
+) -> _TreeRelease:
+    folder = project.dataset_dir(name)
+    settle(project, name)
+    if not (folder / CASES_FILE).exists():
+        return _release_tree_fully(project, name, message, changes, now, on_progress)
+    prepared = _prepare_tree(project, name, on_progress)
+    if isinstance(prepared, VersionRecord):
+        _require_message(message)
+        return _TreeRelease(prepared.hash, None)
+    if prepared is None:
+        return _release_tree_fully(project, name, message, changes, now, on_progress)
+    _require_message(message)
+    with dataset_lock(project, name):
+        if held_fingerprint(project, name) != prepared.fingerprint:
+            # Changed meanwhile: read it again, locked.
+            again = _prepare_tree(project, name, on_progress)
+            if not isinstance(again, _Prepared):
+                return _release_tree_fully(project, name, message, changes, now, on_progress)
+            prepared = again
+        try:
+            record = _release_prepared(
+                project, name, prepared, message, changes, now, on_progress=on_progress
+            )
+        except _FullPath:
+            return _release_tree_fully(project, name, message, changes, now, on_progress)
+        except Changed:
+            raise _changed_underneath(project, name) from None
+    return _TreeRelease(record.hash if record else prepared.hash, record)
+
+
+def _release_without(
+    project: Project,
+    name: str,
+    drop: AbstractSet[str],
+    message: str,
+    *,
+    changes: Sequence[str] | None,
+    now: datetime | None,
+) -> VersionRecord | None:
+    """The working tree less ``drop``: the lines the latest release holds are taken unparsed.
+
+    When that cannot decide (no release yet, the store lacks it, the labels differ from the
+    release's, a bad line), every case is loaded and released in full.
     """
     _require_message(message)
     with collector_paused(), dataset_lock(project, name):
@@ -472,16 +474,21 @@ def _prepare_without(project: Project, name: str, drop: AbstractSet[str]) -> _Pr
 
 
 def _release_tree_fully(
-    project: Project, name: str, message: str, on_progress: StageProgress | None = None
-) -> TreeRelease:
+    project: Project,
+    name: str,
+    message: str,
+    changes: Sequence[str] | None,
+    now: datetime | None,
+    on_progress: StageProgress | None,
+) -> _TreeRelease:
     """The full path: parse and validate every case (reports problems as it always has)."""
     reading = one_stage(on_progress, "validating")
     current = load_dataset(project, name, on_progress=reading)
     with dataset_lock(project, name):
         if _working_hash(project, name) != current.hash:
             current = load_dataset(project, name, on_progress=reading)
-        record = release(project, name, current.cases, message)
-    return TreeRelease(name, record.hash if record else current.hash, record, current.version)
+        record = release(project, name, current.cases, message, changes=changes, now=now)
+    return _TreeRelease(record.hash if record else current.hash, record)
 
 
 def _changed_underneath(project: Project, name: str) -> ReleaseConflict:
@@ -1160,13 +1167,6 @@ def _label_change_lines(old: Sequence[LabelRecord], labels: Sequence[LabelRecord
     if removed - len(changed) > 0:
         lines.append(f"labels.jsonl: {removed - len(changed)} raw label(s) removed")
     return lines
-
-
-def hash_of(cases: Sequence[Case], labels: Sequence[LabelRecord]) -> str:
-    """Version hash of in-memory content."""
-    case_list: list[Case] = sorted(cases, key=lambda c: c.id)
-    label_list: list[LabelRecord] = sorted(labels, key=label_sort_key)
-    return content_hash(canonical_bytes(case_list), canonical_bytes(label_list))
 
 
 def select_cases(

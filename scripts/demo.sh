@@ -30,22 +30,25 @@ fails() { # a step whose point is that casework says no (exit 1)
 }
 
 # --- 1. A release: the content hash every run and score pins ----------------------------------
-step "Release the example dataset as version 1" casework release refunds -m "example as shipped"
+step "Release the example dataset as version 1" casework dataset release refunds -m "example as shipped"
 # Retention is judged against today, as the gate judges it: expiring first keeps the gate's answer
 # below the same on any date (whatever has passed its retain_until by then leaves here).
-step "Expire rows past their retention date (a release may not keep them)" casework expire
+step "Expire rows past their retention date (a release may not keep them)" casework dataset expire
 
 # --- 2. Blind double labelling and adjudication ------------------------------------------------
 step "Assign the unlabelled rows and the open disagreements" \
   casework label assign refunds --labellers lab-03,lab-07,lab-02
 rm -rf sheets adjudication
 step "Blind sheets: the situation and the declared tools, nothing else" casework label export refunds --out sheets
-step "Adjudication sheets: the disagreeing labels, anonymised" casework adjudicate export refunds --out adjudication
+step "Disagreements join the review queue" casework review sync refunds
+step "Adjudication sheets: the disagreeing labels, anonymised" \
+  casework review export --kind disagreement --dataset refunds --out adjudication
 step "(stand-in for the people who fill the sheets in)" python3 demo/simulated_labellers.py sheets
 python3 demo/simulated_labellers.py adjudication >/dev/null
 step "Import the labels (validated; all or nothing)" casework label import sheets/*.labels.jsonl
-step "Import the adjudications" casework adjudicate import adjudication/*.adjudication.jsonl
-step "Release the decided labels as a new version" casework label release refunds -m "labels and adjudications"
+step "Import the adjudications (decisions of the review queue)" casework review import adjudication/*.adjudication.jsonl
+step "Apply the decided work (labels, adjudications) as a new version" \
+  casework dataset apply refunds -m "labels and adjudications"
 commit "labels"
 
 # --- 3. Agreement per slice: a slice whose guideline is ambiguous may not gate ------------------
@@ -53,22 +56,22 @@ step "Agreement per slice: refunds is ambiguous (kappa below 0.6) and may not ga
 
 # --- 4. Leakage: near-duplicates across splits are flagged, reviewed, never deleted ------------
 fails "Scan holdout against dev: planted near-duplicates are flagged" casework leakage scan refunds
+step "Flagged pairs join the review queue" casework review sync refunds
 step "Review: short template-like pairs stay, incident copies move to dev" python3 - <<'PY'
 import json, subprocess
-flags = json.loads(subprocess.run(["casework", "leakage", "review", "refunds", "--format", "json"],
-                                  check=True, capture_output=True, text=True).stdout)
-for flag in flags:
-    if flag["decision"]:
-        continue
-    if flag["jaccard"] >= 0.99:  # short, common intents are supposed to look alike
-        args = ["--template"]
+items = json.loads(subprocess.run(
+    ["casework", "review", "list", "--kind", "leakage-pair", "--dataset", "refunds",
+     "--status", "open", "--format", "json"], check=True, capture_output=True, text=True).stdout)
+for item in items:
+    pair = item["payload"]
+    if pair["jaccard"] >= 0.99:  # short, common intents are supposed to look alike
+        decision = "template"
     else:  # two rows mined from one incident: the holdout copy moves to dev
-        holdout = flag["left_id"] if flag["left_split"] == "holdout" else flag["right_id"]
-        args = ["--move", holdout]
-    subprocess.run(["casework", "leakage", "decide", "refunds", str(flag["id"]), *args,
-                    "--by", "rev-01"], check=True)
+        decision = "move-left" if pair["left"]["split"] == "holdout" else "move-right"
+    subprocess.run(["casework", "review", "decide", str(item["id"]), decision,
+                    "--reviewer", "rev-01"], check=True)
 PY
-step "Apply the decisions as a new version" casework leakage resolve refunds
+step "Apply the decisions as a new version" casework dataset apply refunds -m "leakage decisions"
 step "Scan again: nothing left to review" casework leakage scan refunds
 commit "leakage"
 

@@ -43,7 +43,7 @@ from casework.dataset import (
     release,
     scan_dataset,
 )
-from casework.dataset.objects import read_stored
+from casework.dataset._objects import read_stored
 from casework.dataset.versions import content_hash, files_hash
 from casework.errors import CaseworkError
 from casework.interop import (
@@ -937,9 +937,9 @@ def test_release_of_hostile_files_reports_or_releases(
     cancels the rest; the full path then reports), as a large tree is.
     """
     if workers > 1:
-        monkeypatch.setattr("casework.dataset.incremental.PARALLEL_MIN_ROW_BYTES", 0)
-        monkeypatch.setattr("casework.dataset.incremental.parallel_workers", lambda: workers)
-        monkeypatch.setattr("casework.dataset.incremental._SHARE_BYTES", 512)
+        monkeypatch.setattr("casework.dataset._incremental.PARALLEL_MIN_ROW_BYTES", 0)
+        monkeypatch.setattr("casework.dataset._incremental.parallel_workers", lambda: workers)
+        monkeypatch.setattr("casework.dataset._incremental._SHARE_BYTES", 512)
         # ... and written as a large tree is: store and staging side by side, the version hash
         # computed as the cases are staged.
         monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casework.dataset.hashing import HashingThread
+from casework.dataset._hashing import HashingThread
 
 
 @given(prefix=st.binary(max_size=20), pieces=st.lists(st.binary(max_size=3000), max_size=40))

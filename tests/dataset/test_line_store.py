@@ -429,7 +429,7 @@ _MANIFEST_JSON = st.recursive(
     )
 )
 def test_a_damaged_manifest_reads_as_absent(body: bytes) -> None:
-    from casework.dataset.objects import _manifest_path, read_index
+    from casework.dataset._objects import _manifest_path, read_index
 
     with tempfile.TemporaryDirectory() as tmp:
         path = _manifest_path(Path(tmp), "d" * 64)

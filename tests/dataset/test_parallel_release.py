@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.dataset import journal, read_versions, release
+from casework.dataset import _journal as journal
+from casework.dataset import read_versions, release
 from casework.dataset.versions import (
     CASES_FILE,
     LABELS_FILE,
@@ -34,8 +35,8 @@ NAME = "d"
 
 def _forked(monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
     """Every release below parses its new lines on ``workers`` forked processes."""
-    monkeypatch.setattr("casework.dataset.incremental.PARALLEL_MIN_ROW_BYTES", 0)
-    monkeypatch.setattr("casework.dataset.incremental.parallel_workers", lambda: workers)
+    monkeypatch.setattr("casework.dataset._incremental.PARALLEL_MIN_ROW_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._incremental.parallel_workers", lambda: workers)
 
 
 def _released(project: Project) -> tuple[bytes, bytes, list[Any], list[bytes]]:
@@ -161,9 +162,9 @@ def test_packs_written_in_batches_hold_what_line_by_line_writing_holds(
 ) -> None:
     """Pack lines are joined a batch per write; a batch boundary falls anywhere in the lines."""
     want = _two_releases(tmp_path / "one", hand=True)
-    monkeypatch.setattr("casework.dataset.objects._WRITE_BATCH", 3)
+    monkeypatch.setattr("casework.dataset._objects._WRITE_BATCH", 3)
     assert _two_releases(tmp_path / "three", hand=True) == want
-    monkeypatch.setattr("casework.dataset.objects._WRITE_BATCH", 1)
+    monkeypatch.setattr("casework.dataset._objects._WRITE_BATCH", 1)
     assert _two_releases(tmp_path / "each", hand=True) == want
 
 

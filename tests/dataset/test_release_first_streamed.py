@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from casework.dataset import read_versions, release
+from casework.dataset._objects import write_version
 from casework.dataset.jsonl import canonical_bytes
-from casework.dataset.objects import write_version
 from casework.dataset.versions import CASES_FILE, LABELS_FILE, VERSIONS_FILE, materialise
 from casework.errors import ReleaseConflict
 from casework.project import Project
@@ -80,8 +80,8 @@ def test_first_release_writes_what_the_models_path_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
 ) -> None:
     want = _by_models(tmp_path / "models")
-    monkeypatch.setattr("casework.dataset.incremental.PARALLEL_MIN_ROW_BYTES", 0)
-    monkeypatch.setattr("casework.dataset.incremental.parallel_workers", lambda: workers)
+    monkeypatch.setattr("casework.dataset._incremental.PARALLEL_MIN_ROW_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._incremental.parallel_workers", lambda: workers)
     project = _project(tmp_path / "tree")
     cases, labels = _content()
     case_text, label_text = _files(cases, labels)

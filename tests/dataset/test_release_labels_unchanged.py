@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from casework.dataset import read_versions, release
-from casework.dataset.objects import read_index
+from casework.dataset._objects import read_index
 from casework.dataset.versions import LABELS_FILE
 from casework.errors import InputErrors
 from casework.project import Project

@@ -75,7 +75,7 @@ def test_release_reports_reading_validating_writing(
 ) -> None:
     if workers > 1:
         _forked(monkeypatch, workers)
-    monkeypatch.setattr("casework.dataset.incremental._SHARE_BYTES", 2048)  # many shares
+    monkeypatch.setattr("casework.dataset._incremental._SHARE_BYTES", 2048)  # many shares
     seen, on_progress = _calls()
     project = _project(tmp_path / "p")
     size = _two_releases(project, on_progress)
@@ -104,7 +104,7 @@ def test_a_bad_line_on_a_forked_release_is_reported_and_nothing_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _forked(monkeypatch, 2)
-    monkeypatch.setattr("casework.dataset.incremental._SHARE_BYTES", 1024)
+    monkeypatch.setattr("casework.dataset._incremental._SHARE_BYTES", 1024)
     project = _project(tmp_path / "p")
     cases = [_case(i) for i in range(30)]
     _write(project, cases, [], hand=False)

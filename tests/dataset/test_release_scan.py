@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from casework.dataset import scan_in_jobs
-from casework.dataset.objects import read_stored, write_stored
+from casework.dataset._objects import read_stored, write_stored
 from casework.dataset.versions import content_hash, read_versions
 from casework.errors import ReleaseConflict, VersionNotFound
 from casework.gate import check_project
@@ -29,7 +29,7 @@ from tests.dataset.test_restore import NAME, _clone
 from tests.dataset.test_restore import _two_releases as _releases
 from tests.factories import git_commit
 
-ondisk_module = importlib.import_module("casework.dataset.ondisk")
+ondisk_module = importlib.import_module("casework.dataset._ondisk")
 report_module = importlib.import_module("casework.labelling.dataset_agreement")
 checks_module = importlib.import_module("casework.gate._dataset_checks")
 parallel_module = importlib.import_module("casework.dataset.parallel")

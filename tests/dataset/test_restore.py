@@ -21,9 +21,9 @@ import pytest
 
 from casework.dataset import diff_versions, find_case, release
 from casework.dataset import store as store_module
+from casework.dataset._objects import read_index
 from casework.dataset.jsonl import dump_record
 from casework.dataset.lock import dataset_lock
-from casework.dataset.objects import read_index
 from casework.dataset.versions import content_hash, read_versions
 from casework.errors import CaseworkError
 from casework.project import Project, load_project
@@ -32,7 +32,7 @@ from tests.dataset.test_fast_read import _label
 from tests.factories import case_dict, git_commit, write_lines
 
 NAME = "d"
-restore_module = importlib.import_module("casework.dataset.restore")
+restore_module = importlib.import_module("casework.dataset._restore")
 
 
 def _origin(root: Path) -> tuple[Project, list[dict[str, Any]], list[dict[str, Any]]]:

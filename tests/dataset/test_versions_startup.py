@@ -27,7 +27,7 @@ NOT_NEEDED = (
     "casework.dataset.check",
     "casework.dataset.compare",
     "casework.dataset.diff",
-    "casework.dataset.incremental",
+    "casework.dataset._incremental",
     "casework.dataset.migrate",
     "casework.dataset.parallel",
     "casework.dataset.tools",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from casework._lazy import attach
 
 if TYPE_CHECKING:
+    from casework.dataset._journal import tmp_dir
     from casework.dataset.catalogue import (
         CatalogueError,
         CatalogueFiles,
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from casework.dataset.compare import VersionDiff, diff_versions
     from casework.dataset.copies import CopyRecord, read_copies, record_copies, write_copies
     from casework.dataset.diff import CaseChange, DatasetDiff, diff_cases
-    from casework.dataset.journal import tmp_dir
     from casework.dataset.jsonl import (
         canonical_bytes,
         canonical_line,
@@ -224,7 +224,7 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "DatasetDiff",
                 "diff_cases",
             ),
-            "casework.dataset.journal": ("tmp_dir",),
+            "casework.dataset._journal": ("tmp_dir",),
             "casework.dataset.jsonl": (
                 "canonical_bytes",
                 "canonical_line",

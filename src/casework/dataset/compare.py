@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from casework.dataset._incremental import index_file, labels_of, parse_lines
+from casework.dataset._lines import Changed
+from casework.dataset._objects import VersionIndex, fetch_lines, read_index
+from casework.dataset._restore import recovered_release, restored_index
 from casework.dataset.diff import DatasetDiff, changed_ids, diff_cases, diff_indexed
-from casework.dataset.incremental import index_file, labels_of, parse_lines
 from casework.dataset.jsonl import collector_paused
-from casework.dataset.lines import Changed
 from casework.dataset.lock import settle
-from casework.dataset.objects import VersionIndex, fetch_lines, read_index
-from casework.dataset.restore import recovered_release, restored_index
 from casework.dataset.store import _duplicate_labels, load_dataset, parse_ref
 from casework.dataset.stream import ProgressCallback
 from casework.dataset.versions import (

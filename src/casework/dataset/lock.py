@@ -2,7 +2,7 @@
 
 Every command that releases a dataset reads and releases it inside :func:`dataset_lock`, so two
 processes never release from the same parent. Taking the lock first completes an interrupted
-release (:mod:`casework.dataset.journal`) and fingerprints the dataset's files;
+release (:mod:`casework.dataset._journal`) and fingerprints the dataset's files;
 :func:`check_unchanged` refuses a release when they changed meanwhile (a writer that ignores the
 lock: a hand edit, a `git checkout`). The lock is reentrant within one thread.
 """
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import xxhash
 
-from casework.dataset.journal import pending, recover
+from casework.dataset._journal import pending, recover
 from casework.dataset.versions import (
     CASES_FILE,
     LABELS_FILE,

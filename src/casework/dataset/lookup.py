@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import orjson
 
-from casework.dataset.incremental import NewCases, index_lines, parent_label_lines, parse_lines
-from casework.dataset.lines import Changed, scan_file
-from casework.dataset.objects import VersionIndex, fetch_lines, line_hash
-from casework.dataset.restore import recovered_release, restored_index
+from casework.dataset._incremental import NewCases, index_lines, parent_label_lines, parse_lines
+from casework.dataset._lines import Changed, scan_file
+from casework.dataset._objects import VersionIndex, fetch_lines, line_hash
+from casework.dataset._restore import recovered_release, restored_index
 from casework.dataset.stream import ProgressCallback, open_dataset, parse_ref, scan_dataset
 from casework.dataset.versions import CASES_FILE, LABELS_FILE, files_hash, resolve_version
 from casework.errors import CaseworkError

@@ -29,8 +29,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
+from casework.dataset._ondisk import release_files
 from casework.dataset.jsonl import iter_records
-from casework.dataset.ondisk import release_files
 from casework.dataset.stream import (
     DatasetScan,
     LabelKey,
@@ -271,7 +271,7 @@ def scan_dataset_chunks(
     its chunk, and together the jobs saw every case once (only meaningful when nothing is
     raised).
 
-    A release is read from its files on disk (:func:`~casework.dataset.ondisk.release_files`:
+    A release is read from its files on disk (:func:`~casework.dataset._ondisk.release_files`:
     the working tree when equal, else a scratch copy from the store or git), never held whole;
     when the working tree changed while read it is read again from a copy, and when no copy
     can be made the release is scanned in this process, as :func:`scan_dataset` does.

@@ -18,10 +18,8 @@ from pathlib import Path
 
 import xxhash
 
-from casework.dataset.check import contradictory_tools
-from casework.dataset.diff import changed_ids, diff_cases, diff_indexed
-from casework.dataset.hashing import HashingThread
-from casework.dataset.incremental import (
+from casework.dataset._hashing import HashingThread
+from casework.dataset._incremental import (
     NewCases,
     counts_of,
     guideline_versions_of,
@@ -33,9 +31,13 @@ from casework.dataset.incremental import (
     parse_lines,
     split_lines,
 )
-from casework.dataset.journal import FileContent, Staged, finish, stage, tmp_dir
+from casework.dataset._journal import FileContent, Staged, finish, stage, tmp_dir
+from casework.dataset._lines import Changed, OnDisk, scan_file
+from casework.dataset._objects import VersionIndex, fetch_lines, line_hash, write_version
+from casework.dataset._restore import restored_index
+from casework.dataset.check import contradictory_tools
+from casework.dataset.diff import changed_ids, diff_cases, diff_indexed
 from casework.dataset.jsonl import byte_lines, canonical_bytes, collector_paused, read_records
-from casework.dataset.lines import Changed, OnDisk, scan_file
 from casework.dataset.lock import (
     check_unchanged,
     dataset_lock,
@@ -47,8 +49,6 @@ from casework.dataset.lock import (
     settle,
 )
 from casework.dataset.lookup import index_tree
-from casework.dataset.objects import VersionIndex, fetch_lines, line_hash, write_version
-from casework.dataset.restore import restored_index
 from casework.dataset.stream import (
     PROGRESS_EVERY,
     ProgressCallback,

@@ -407,7 +407,7 @@ def _scan_release_files(
 ) -> tuple[int, list[LabelRecord]] | None:
     """Stream release ``record`` from its files on disk, hashed as read (``None``: no files).
 
-    Read where :func:`~casework.dataset.ondisk.release_files` finds them (the working tree when
+    Read where :func:`~casework.dataset._ondisk.release_files` finds them (the working tree when
     it hashes to the release, else a checked scratch copy), a line at a time, so a large release
     is never held whole (on one core, or with `--presidio`, it used to be). ``visit`` has seen
     the cases once this returns a count.
@@ -419,7 +419,7 @@ def _scan_release_files(
             this read may be reported.
     """
     # Here: `casework dataset versions` imports this module and needs none of it.
-    from casework.dataset.ondisk import release_files
+    from casework.dataset._ondisk import release_files
 
     changed = ReleaseConflict(
         f"{shown_dir}: changed while this command read it as {name}@{record.number}; nothing "

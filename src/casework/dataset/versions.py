@@ -3,7 +3,7 @@
 A version is the sha256 of the canonical content: ``cases.jsonl`` then ``labels.jsonl``, each
 preceded by its file name and a NUL byte. Old content is recovered from, in order, the working
 tree, the local cache ``.casework/versions/`` (written at release: each distinct line once, see
-:mod:`casework.dataset.objects`; full copies per version from older caches) and git history.
+:mod:`casework.dataset._objects`; full copies per version from older caches) and git history.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import xxhash
 
+from casework.dataset._objects import read_stored, remove_versions, stored_case_ids
 from casework.dataset.jsonl import read_records
-from casework.dataset.objects import read_stored, remove_versions, stored_case_ids
 from casework.errors import InputErrors, Problem, UsageError, VersionNotFound
 from casework.schema import VersionRecord
 
@@ -222,7 +222,7 @@ def _cache_dir(state_dir: Path, digest: str) -> Path:
 def cached_files(state_dir: Path, content: Content) -> dict[str, Path]:
     """Old-layout cache copies of a version's files, by file name (full copies per version).
 
-    The cache now stores lines by hash (:mod:`casework.dataset.objects`); this layout is still
+    The cache now stores lines by hash (:mod:`casework.dataset._objects`); this layout is still
     read by :func:`materialise` (caches written before) but no longer written.
     """
     folder = _cache_dir(state_dir, content.hash)

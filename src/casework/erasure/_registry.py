@@ -161,7 +161,7 @@ FILES: tuple[FileKind, ...] = (
         (
             "casework.dataset.jsonl",
             "casework.dataset.versions",
-            "casework.dataset.journal",
+            "casework.dataset._journal",
         ),
         (f"{_DATASET}cases.jsonl", f"{_DATASET}labels.jsonl", f"{_DATASET}versions.jsonl"),
     ),
@@ -171,7 +171,7 @@ FILES: tuple[FileKind, ...] = (
         "every earlier release's lines: versions holding a removed row are deleted, and lines "
         "no remaining version uses",
         "released",
-        ("casework.dataset.objects", "casework.dataset.versions"),
+        ("casework.dataset._objects", "casework.dataset.versions"),
         (f"{_STATE}versions/**",),
     ),
     FileKind(
@@ -287,7 +287,7 @@ FILES: tuple[FileKind, ...] = (
         ".casework/journal/, tmp/, restore/, locks/",
         "staging of a release in progress and temp copies, removed when the command ends",
         "no customer data",
-        ("casework.dataset.journal", "casework.dataset.ondisk", "casework.dataset.lock"),
+        ("casework.dataset._journal", "casework.dataset._ondisk", "casework.dataset.lock"),
         (f"{_STATE}journal/**", f"{_STATE}tmp/**", f"{_STATE}restore/**", f"{_STATE}locks/*"),
     ),
     FileKind(

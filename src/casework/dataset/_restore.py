@@ -23,10 +23,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from casework.dataset.incremental import NewCases, index_lines, split_lines
-from casework.dataset.lines import Changed, OnDisk, scan_file
-from casework.dataset.objects import VersionIndex, line_hash, read_index, write_version
-from casework.dataset.ondisk import scratch_dir
+from casework.dataset._incremental import NewCases, index_lines, split_lines
+from casework.dataset._lines import Changed, OnDisk, scan_file
+from casework.dataset._objects import VersionIndex, line_hash, read_index, write_version
+from casework.dataset._ondisk import scratch_dir
 from casework.dataset.stream import ProgressCallback
 from casework.dataset.versions import (
     CASES_FILE,

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from stat import S_ISDIR
 
-from casework.dataset.objects import write_stored
+from casework.dataset._objects import write_stored
 from casework.dataset.versions import (
     CASES_FILE,
     LABELS_FILE,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import xxhash
 
-from casework.dataset.objects import line_hash
+from casework.dataset._objects import line_hash
 
 __all__ = ["Changed", "InMemory", "OnDisk", "Source", "scan_file"]
 

@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from casework.atomic import atomic_write_bytes, atomic_writer
-from casework.dataset.hashing import HashingThread
+from casework.dataset._hashing import HashingThread
 from casework.errors import ReleaseConflict
 from casework.project import Project
 

@@ -23,14 +23,14 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from casework.dataset._lines import Changed, InMemory, OnDisk, Source
+from casework.dataset._objects import Summary, VersionIndex, line_hash
 from casework.dataset.check import contradictory_tools
 from casework.dataset.jsonl import (
     canonical_fix,
     collector_paused,
     parse_records,
 )
-from casework.dataset.lines import Changed, InMemory, OnDisk, Source
-from casework.dataset.objects import Summary, VersionIndex, line_hash
 from casework.dataset.parallel import parallel_workers
 from casework.dataset.stream import ProgressCallback
 from casework.errors import InputErrors

@@ -942,7 +942,7 @@ def test_release_of_hostile_files_reports_or_releases(
         monkeypatch.setattr("casework.dataset._incremental._SHARE_BYTES", 512)
         # ... and written as a large tree is: store and staging side by side, the version hash
         # computed as the cases are staged.
-        monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+        monkeypatch.setattr("casework.dataset._write.OVERLAP_MIN_BYTES", 0)
     sample = (root / "datasets" / "refunds" / target).read_bytes()
     told: list[tuple[str, int, int]] = []
 

@@ -78,7 +78,7 @@ def test_store_and_staging_side_by_side_write_what_one_after_the_other_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hand: bool
 ) -> None:
     want = _two_releases(tmp_path / "sequential", hand)
-    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._write.OVERLAP_MIN_BYTES", 0)
     got = _two_releases(tmp_path / "overlapped", hand)
     assert got == want
     assert not any((tmp_path / "overlapped" / ".casework").rglob("*.tmp"))
@@ -96,12 +96,12 @@ def test_a_store_failing_beside_staging_commits_nothing(
     cases[0]["situation"] = dict(cases[0]["situation"], goal="edited")
     _write(project, cases, [], hand=True)
     edited = (project.dataset_dir(NAME) / CASES_FILE).read_bytes()
-    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._write.OVERLAP_MIN_BYTES", 0)
 
     def broken(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("casework.dataset.store.write_version", broken)
+    monkeypatch.setattr("casework.dataset._write.write_version", broken)
     with pytest.raises(OSError, match="disk full"):
         release(project, NAME, None, "second")
     folder = project.dataset_dir(NAME)
@@ -189,7 +189,7 @@ def test_a_first_release_hashed_as_staged_is_stored_under_its_hash(
 ) -> None:
     want = _first_release(tmp_path / "one-after-the-other", hand)
     assert (want_record := release(want, NAME, None, "first")) is not None
-    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._write.OVERLAP_MIN_BYTES", 0)
     project = _first_release(tmp_path / "side-by-side", hand)
     assert _release_within(project, 30) is None
     folder = project.dataset_dir(NAME)
@@ -227,7 +227,7 @@ def test_a_staging_failure_reaches_the_waiting_store_and_commits_nothing(
     project = _first_release(tmp_path / "p", hand)
     folder = project.dataset_dir(NAME)
     before = {n: (folder / n).read_bytes() for n in (CASES_FILE, LABELS_FILE)}
-    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._write.OVERLAP_MIN_BYTES", 0)
     real_stage = journal._stage
 
     def failing(source: Path, data: Any, tmp: Path) -> str:
@@ -250,7 +250,7 @@ def test_a_staging_failure_reaches_the_waiting_store_and_commits_nothing(
 def test_a_first_release_the_store_holds_already_leaves_no_spare_pack(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._write.OVERLAP_MIN_BYTES", 0)
     project = _first_release(tmp_path / "p", hand=True)
     assert (first := release(project, NAME, None, "first")) is not None
     packs = _packs(project)

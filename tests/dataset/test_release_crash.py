@@ -90,7 +90,7 @@ def _label_release_overlapped_project(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[str, list[str]]:
     """`label release` with the store and the staged files written side by side (as at scale)."""
-    monkeypatch.setattr("casework.dataset.store.OVERLAP_MIN_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._write.OVERLAP_MIN_BYTES", 0)
     return _label_release_project(root, monkeypatch)
 
 

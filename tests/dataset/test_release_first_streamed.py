@@ -120,7 +120,7 @@ def test_cases_file_edited_while_its_lines_are_read_back_refuses_the_release(
             handle.write(edited)
         write_version(*args, **kwargs)
 
-    monkeypatch.setattr("casework.dataset.store.write_version", edit_then_write)
+    monkeypatch.setattr("casework.dataset._write.write_version", edit_then_write)
     with pytest.raises(ReleaseConflict, match="changed while this command was releasing it"):
         release(project, NAME, None, "first")
     assert (folder / CASES_FILE).read_text(encoding="utf-8") == edited

@@ -37,7 +37,7 @@ def _no_label_parse(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(data: bytes, shown: str) -> None:
         raise AssertionError("labels parsed")
 
-    monkeypatch.setattr("casework.dataset.store.labels_of", refuse)
+    monkeypatch.setattr("casework.dataset._prepare.labels_of", refuse)
 
 
 def _second(root: Path, edit: Any, fast: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -52,7 +52,7 @@ def _second(root: Path, edit: Any, fast: bool, monkeypatch: pytest.MonkeyPatch) 
         if fast:
             _no_label_parse(patch)
         else:
-            patch.setattr("casework.dataset.store.parent_label_lines", lambda *a: None)
+            patch.setattr("casework.dataset._prepare.parent_label_lines", lambda *a: None)
         return _release(project, root)
 
 

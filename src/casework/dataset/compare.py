@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from casework.dataset._incremental import index_file, labels_of, parse_lines
 from casework.dataset._lines import Changed
 from casework.dataset._objects import VersionIndex, fetch_lines, read_index
+from casework.dataset._refusals import duplicate_labels
 from casework.dataset._restore import recovered_release, restored_index
 from casework.dataset.diff import DatasetDiff, changed_ids, diff_cases, diff_indexed
 from casework.dataset.jsonl import collector_paused
 from casework.dataset.lock import settle
-from casework.dataset.store import _duplicate_labels, load_dataset, parse_ref
+from casework.dataset.store import load_dataset, parse_ref
 from casework.dataset.stream import ProgressCallback
 from casework.dataset.versions import (
     CASES_FILE,
@@ -178,7 +179,7 @@ def _tree(
         return _Side(f"{name}@{record.number}", ids, None, index)
     new = index_file(data, base, f"{shown_dir}/{CASES_FILE}")
     labels = labels_of(label_data, f"{shown_dir}/{LABELS_FILE}")
-    if new is None or labels is None or _duplicate_labels(labels, shown_dir):
+    if new is None or labels is None or duplicate_labels(labels, shown_dir):
         return None
     known = set(new.ids)
     if any(r.case_id not in known for r in labels):

@@ -1,0 +1,465 @@
+"""Writing a release under the lock: the line store first, then the files through the journal.
+
+Entry points: :func:`release_locked` (models in memory) and :func:`release_prepared` (a tree
+prepared by :mod:`casework.dataset._prepare`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+
+import xxhash
+
+from casework.dataset._changelog import changes_by_line, changes_since
+from casework.dataset._hashing import HashingThread
+from casework.dataset._incremental import (
+    NewCases,
+    counts_of,
+    guideline_versions_of,
+    index_models,
+    label_sort_key,
+    labels_of,
+    parse_lines,
+    split_lines,
+)
+from casework.dataset._journal import FileContent, Staged, finish, stage, tmp_dir
+from casework.dataset._lines import OnDisk
+from casework.dataset._objects import VersionIndex, fetch_lines, line_hash, write_version
+from casework.dataset._prepare import FullPath, Prepared
+from casework.dataset._refusals import (
+    contradictions,
+    dangling_labels,
+    dropped_label_count,
+    dropped_labels,
+    duplicate_ids,
+    duplicate_labels,
+)
+from casework.dataset._restore import restored_index
+from casework.dataset.diff import changed_ids
+from casework.dataset.jsonl import byte_lines, canonical_bytes, read_records
+from casework.dataset.lock import check_unchanged, note_written
+from casework.dataset.stream import (
+    PROGRESS_EVERY,
+    ProgressCallback,
+    StageProgress,
+    one_stage,
+    parse_content,
+)
+from casework.dataset.versions import (
+    CASES_FILE,
+    LABELS_FILE,
+    VERSIONS_FILE,
+    Content,
+    materialise,
+    pieces_hash,
+    read_chunks,
+    read_versions,
+)
+from casework.errors import CaseworkError, InputErrors
+from casework.project import Project
+from casework.schema import Case, LabelRecord, VersionRecord
+
+
+def _parse(content: Content, shown_dir: str) -> tuple[list[Case], list[LabelRecord]]:
+    """Parse both files of a version, reporting every bad line of either, and dangling labels."""
+    cases: list[Case] = []
+    _, labels = parse_content(byte_lines(content.cases), content.labels, shown_dir, cases.append)
+    return cases, labels
+
+
+def release_locked(
+    project: Project,
+    name: str,
+    cases: Iterable[Case],
+    message: str,
+    changes: Sequence[str] | None,
+    labels: Iterable[LabelRecord] | None,
+    now: datetime | None,
+) -> VersionRecord | None:
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    case_list = sorted(cases, key=lambda c: c.id)
+    if labels is None:
+        label_list = _existing_labels(folder, shown_dir)
+    else:
+        label_list = sorted(labels, key=label_sort_key)
+    # The records are validated models already: refuse what only a whole file can get wrong
+    # (duplicate ids, labels naming no case, contradictions) before writing anything.
+    InputErrors.raise_if_any(
+        [
+            *duplicate_ids(case_list, shown_dir),
+            *duplicate_labels(label_list, shown_dir),
+            *dangling_labels(case_list, label_list, shown_dir),
+            *contradictions(case_list, shown_dir),
+        ]
+    )
+    content = Content(canonical_bytes(case_list), canonical_bytes(label_list))
+    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+    parent = versions[-1] if versions else None
+    prepared = Prepared(
+        "",  # the lock is held throughout
+        parent,
+        restored_index(project, name, parent) if parent else None,
+        index_models(case_list, content.cases),
+        label_list,
+        content.labels,
+        content.hash,
+    )
+    return release_prepared(project, name, prepared, message, changes, now, case_list)
+
+
+def release_prepared(
+    project: Project,
+    name: str,
+    prepared: Prepared,
+    message: str,
+    changes: Sequence[str] | None,
+    now: datetime | None,
+    case_list: list[Case] | None = None,
+    *,
+    on_progress: StageProgress | None = None,
+) -> VersionRecord | None:
+    """Refuse dropped labels, write the store, then the files through the journal (under the lock).
+
+    ``case_list`` (every case, as models) lets the full diff stand in when the parent release
+    is not in the line store; without it such a release raises :class:`FullPath`.
+    ``on_progress`` is told the ``writing`` stage (case bytes written to the store).
+    """
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    parent, new = prepared.parent, prepared.new
+    versions = read_versions(folder, f"{shown_dir}/{VERSIONS_FILE}")
+    if (versions[-1] if versions else None) != parent:
+        raise FullPath
+    check_unchanged(project, name)
+    if parent is not None and parent.hash == prepared.hash:
+        # Re-canonicalise a hand-edited but equal file.
+        _commit(project, name, folder, prepared, None)
+        return None
+    old = _parent_lines(project, name, prepared)
+    if old is None and case_list is None:
+        raise FullPath
+    if old is not None:
+        gone = 0  # the parent's labels, each naming a case still present: none dropped
+        if not prepared.labels_as_parent:
+            gone = dropped_label_count(old[1], set(new.ids), prepared.labels)
+        if gone and case_list is None:
+            raise FullPath
+        if gone and case_list is not None:
+            InputErrors.raise_if_any(dropped_labels(old[1], case_list, prepared.labels, shown_dir))
+        if changes is None:
+            changes = changes_by_line(prepared, old)
+    else:
+        assert case_list is not None
+        full = _parent_content(project, folder, parent, name)
+        if full is not None:
+            InputErrors.raise_if_any(dropped_labels(full[1], case_list, prepared.labels, shown_dir))
+        if changes is None:
+            changes = changes_since(parent, full, case_list, prepared.labels)
+    created_at = now or datetime.now(UTC)
+    counts = counts_of(new.summaries, prepared.label_count)
+    guideline_versions = guideline_versions_of(new.summaries)
+
+    def made(digest: str) -> VersionRecord:
+        return VersionRecord(
+            number=(parent.number + 1) if parent else 1,
+            hash=digest,
+            parent=parent.hash if parent else None,
+            created_at=created_at,
+            message=message.strip(),
+            changes=list(changes),
+            counts=counts,
+            guideline_versions=guideline_versions,
+        )
+
+    writing = one_stage(on_progress, "writing")
+    if new.byte_count() < OVERLAP_MIN_BYTES:
+        _store(project, name, prepared, writing)
+        record = made(prepared.hash)
+        staged = _stage(project, name, folder, prepared, canonical_bytes([*versions, record]))
+    else:
+        # The store and the staged files are each a full copy of a large tree, written, hashed
+        # and synced mostly outside the GIL: written side by side (at 100k cases about 8 s one
+        # after the other, 6 s side by side). A first release's version hash is computed as its
+        # cases are staged: the log, staged after them, and the store, once its pack is written,
+        # wait for it. The commit point (the journal) comes after both; if the store fails,
+        # leaving the block waits for the staging, which without a journal the next command
+        # drops.
+        hashed: Future[str] | None = Future() if prepared.digest is None else None
+
+        def version_hash() -> str:
+            return hashed.result() if hashed is not None else prepared.hash
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            staging = pool.submit(
+                _stage,
+                project,
+                name,
+                folder,
+                prepared,
+                lambda: [canonical_bytes([*versions, made(version_hash())])],
+                hashed,
+            )
+            _store(project, name, prepared, writing, hashed.result if hashed else None)
+            staged = staging.result()
+        prepared.digest = version_hash()
+        record = made(prepared.digest)
+    _finish(project, name, staged)
+    return record
+
+
+#: Cases of at least this many bytes in all are stored and staged side by side (a thread costs
+#: more than it saves below that).
+OVERLAP_MIN_BYTES = 16 * 1024 * 1024
+
+
+def _store(
+    project: Project,
+    name: str,
+    prepared: Prepared,
+    on_progress: ProgressCallback | None = None,
+    digest_later: Callable[[], str] | None = None,
+) -> None:
+    """Keep the release in the line store, so old versions materialise without git.
+
+    ``on_progress`` is told the bytes of the case lines read for the store so far, of all the
+    release's case bytes (lines the store holds already are not read: the bar then ends short
+    of full, and the stage ends). ``digest_later``: the version hash, when another thread is
+    computing it (asked for once the pack is written).
+    """
+    new = prepared.new
+    label_lines_ = _label_views(prepared.label_bytes)
+    digest = "" if digest_later is not None else prepared.hash
+    index = VersionIndex(
+        digest, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
+    )
+    with _lines_counted(new, on_progress) as line:
+        write_version(
+            project.state_dir,
+            index,
+            line,
+            label_lines_,
+            prepared.parent_index,
+            tmp_dir(project, name),
+            digest_later,
+        )
+    if on_progress is not None:
+        total = new.byte_count()
+        on_progress(total, total)
+
+
+@contextlib.contextmanager
+def _lines_counted(
+    new: NewCases, on_progress: ProgressCallback | None
+) -> Iterator[Callable[[int], bytes | memoryview]]:
+    """:meth:`NewCases.lines`, telling ``on_progress`` the bytes given every few megabytes."""
+    with new.lines() as line:
+        if on_progress is None:
+            yield line
+            return
+        total = new.byte_count()
+        given = told = 0
+
+        def counted(i: int) -> bytes | memoryview:
+            nonlocal given, told
+            out = line(i)
+            given += len(out) + 1
+            if given - told >= PROGRESS_EVERY:
+                told = given
+                on_progress(min(given, total), total)
+            return out
+
+        yield counted
+
+
+def _label_views(data: bytes) -> list[memoryview]:
+    """The lines of a canonical labels file as views (not copies: 88 MB at 200k labels)."""
+    view = memoryview(data)
+    return [view[o : o + n] for o, n in split_lines(data)]
+
+
+def _parent_lines(
+    project: Project, name: str, prepared: Prepared
+) -> tuple[dict[str, Case], list[LabelRecord]] | None:
+    """The parent's cases whose lines changed, and its raw labels, from the line store.
+
+    ``({}, [])`` for a first release; ``None`` when the store cannot give them.
+    """
+    parent, index = prepared.parent, prepared.parent_index
+    if parent is None:
+        return {}, []
+    if index is None:
+        return None
+    shown_dir = project.relative(project.dataset_dir(name))
+    before = dict(zip(index.ids, index.hashes, strict=True))
+    after = dict(zip(prepared.new.ids, prepared.new.hashes, strict=True))
+    wanted = [before[i] for i in changed_ids(before, after)]
+    label_hashes = [] if prepared.labels_as_parent else index.label_hashes  # known: unchanged
+    lines = fetch_lines(project.state_dir, index, [*wanted, *label_hashes])
+    if lines is None:
+        return None
+    cases = parse_lines([lines[h] for h in wanted], f"{shown_dir}/{CASES_FILE}")
+    labels: list[LabelRecord] | None = []
+    if not prepared.labels_as_parent:
+        label_bytes = b"".join(lines[h] + b"\n" for h in label_hashes)
+        labels = labels_of(label_bytes, f"{shown_dir}/{LABELS_FILE}")
+    if cases is None or labels is None:
+        return None
+    return {c.id: c for c in cases}, labels
+
+
+def _existing_labels(folder: Path, shown_dir: str) -> list[LabelRecord]:
+    return sorted(
+        read_records(
+            folder / LABELS_FILE, LabelRecord, shown=f"{shown_dir}/{LABELS_FILE}", missing_ok=True
+        ).records,
+        key=label_sort_key,
+    )
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    """Whether the file holds exactly ``data`` (compared chunk by chunk)."""
+    try:
+        if path.stat().st_size != len(data):
+            return False
+    except FileNotFoundError:
+        return False
+    return _same_pieces(path, (data,))
+
+
+def _holds_cases(path: Path, new: NewCases) -> bool:
+    """Whether the file holds exactly the cases as the release writes them.
+
+    When they are that very file as it was indexed, one hashing read of it decides (comparing
+    it with itself read back took two reads).
+    """
+    source = new.source
+    if new.canonical and isinstance(source, OnDisk) and source.path == path and source.size >= 0:
+        try:
+            if path.stat().st_size != source.size:
+                return False
+        except FileNotFoundError:
+            return False
+        seen = xxhash.xxh3_128()
+        for chunk in read_chunks(path):
+            seen.update(chunk)
+        return seen.digest() == source.digest
+    return _same_pieces(path, new.chunks())
+
+
+def _same_pieces(path: Path, pieces: Iterable[bytes | memoryview]) -> bool:
+    """Whether the file holds exactly the bytes ``pieces`` join to (neither is held whole)."""
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return False
+    with handle:
+        for piece in pieces:
+            view = memoryview(piece)
+            for at in range(0, len(view), _COMPARED):
+                part = view[at : at + _COMPARED]
+                if handle.read(len(part)) != part:
+                    return False
+        return handle.read(1) == b""
+
+
+_COMPARED = 1 << 24  # bytes compared at a time
+
+
+def _commit(
+    project: Project, name: str, folder: Path, prepared: Prepared, versions: bytes | None
+) -> None:
+    """Write the release's files all-or-nothing through the journal (files already equal: kept)."""
+    _finish(project, name, _stage(project, name, folder, prepared, versions))
+
+
+def _finish(project: Project, name: str, staged: Staged | None) -> None:
+    """Commit what :func:`_stage` staged (nothing when it staged nothing)."""
+    if staged is not None:
+        finish(project, staged)
+        note_written(project, name)
+
+
+def _stage(
+    project: Project,
+    name: str,
+    folder: Path,
+    prepared: Prepared,
+    versions: bytes | Callable[[], Iterable[bytes]] | None,
+    hashed: Future[str] | None = None,
+) -> Staged | None:
+    """Stage the release's files that differ from the tree (``None``: none does).
+
+    Cases that are not the file as it stands are streamed to the journal's staging folder piece
+    by piece, never joined in memory. ``versions``: the release log, or a function giving it
+    when it is staged (a new release's log, which differs from the file's by its new record).
+    ``hashed``, when given, gets the version hash (computed as the cases are staged) or the
+    error that stopped it.
+    """
+    try:
+        return _stage_files(project, name, folder, prepared, versions, hashed)
+    except BaseException as exc:
+        if hashed is not None and not hashed.done():  # the store thread waits for it
+            hashed.set_exception(exc)
+        raise
+
+
+def _stage_files(
+    project: Project,
+    name: str,
+    folder: Path,
+    prepared: Prepared,
+    versions: bytes | Callable[[], Iterable[bytes]] | None,
+    hashed: Future[str] | None,
+) -> Staged | None:
+    new = prepared.new
+    files: dict[Path, FileContent] = {}
+    if not _holds_cases(folder / CASES_FILE, new):
+        files[folder / CASES_FILE] = new.chunks if hashed is None else _hashing(prepared, hashed)
+    elif hashed is not None:  # the file stays: hashed here, before the log that needs it
+        hashed.set_result(pieces_hash(new.chunks(), prepared.label_bytes))
+    labels = prepared.label_bytes
+    if (labels or (folder / LABELS_FILE).exists()) and not _same_bytes(
+        folder / LABELS_FILE, labels
+    ):
+        files[folder / LABELS_FILE] = labels
+    if callable(versions) or (
+        versions is not None and not _same_bytes(folder / VERSIONS_FILE, versions)
+    ):
+        files[folder / VERSIONS_FILE] = versions
+    if not files:
+        return None
+    return stage(project, name, files, {})
+
+
+def _hashing(prepared: Prepared, hashed: Future[str]) -> Callable[[], Iterator[bytes | memoryview]]:
+    """The cases' pieces, hashed into the version hash as given; ``hashed`` gets it at the end."""
+
+    def pieces() -> Iterator[bytes | memoryview]:
+        with HashingThread(CASES_FILE.encode() + b"\0") as digest:
+            for piece in prepared.new.chunks():
+                digest.update(piece)
+                yield piece
+            digest.update(LABELS_FILE.encode() + b"\0")
+            digest.update(prepared.label_bytes)
+            hashed.set_result(digest.hexdigest())
+
+    return pieces
+
+
+def _parent_content(
+    project: Project, folder: Path, parent: VersionRecord | None, name: str
+) -> tuple[list[Case], list[LabelRecord]] | None:
+    """The parent release's cases and raw labels (``None``: first release, or not recoverable)."""
+    if parent is None:
+        return None
+    try:
+        return _parse(
+            materialise(folder, project.state_dir, parent, name), project.relative(folder)
+        )
+    except CaseworkError:  # the parent may be unrecoverable; the changelog then says so
+        return None

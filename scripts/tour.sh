@@ -29,10 +29,10 @@ fails() { # a step whose point is that casework says no (exit 1)
 }
 
 # --- 1. Versioned datasets ------------------------------------------------------------------
-step "Release the example dataset as version 1" casework release refunds -m "example as shipped"
-fails "Check it: two mined rows are past their retention date" casework check refunds
-step "Expire them: the first change after retain_until removes them" casework expire
-step "Check again, with the residual-PII scan CI runs" casework check refunds --pii
+step "Release the example dataset as version 1" casework dataset release refunds -m "example as shipped"
+fails "Check it: two mined rows are past their retention date" casework dataset check refunds
+step "Expire them: the first change after retain_until removes them" casework dataset expire
+step "Check again, with the residual-PII scan CI runs" casework dataset check refunds --pii
 commit "release, expire"
 
 # --- 2. Synthetic variants that know whether they keep their label ----------------------------
@@ -43,7 +43,7 @@ commit "synth"
 # --- 3. Mining production traces, scrubbed before anything touches disk -------------------------
 step "Mine failing conversations into scrubbed, unlabelled drafts" \
   casework mine traces --dataset refunds --slice refunds --failing-only -m "mined failing conversations"
-step "The drafts wait for labels" casework cases refunds --unlabelled
+step "The drafts wait for labels" casework dataset cases refunds --unlabelled
 commit "mined"
 
 # --- 4. Agreement per slice, then blind double labelling and adjudication ---------------------
@@ -52,43 +52,46 @@ step "Assign the queue (drafts) and the open disagreements" \
   casework label assign refunds --labellers lab-03,lab-07,lab-02
 rm -rf sheets adjudication
 step "Blind sheets: the situation and the declared tools, nothing else" casework label export refunds --out sheets
-step "Adjudication sheets: the disagreeing labels, anonymised" casework adjudicate export refunds --out adjudication
+step "Disagreements join the review queue" casework review sync refunds
+step "Adjudication sheets: the disagreeing labels, anonymised" \
+  casework review export --kind disagreement --dataset refunds --out adjudication
 step "(stand-in for the people who fill the sheets in)" python3 demo/simulated_labellers.py sheets
 python3 demo/simulated_labellers.py adjudication >/dev/null
 step "Import the labels (validated; all or nothing)" casework label import sheets/*.labels.jsonl
-step "Import the adjudications" casework adjudicate import adjudication/*.adjudication.jsonl
-step "Release the decided labels as a new version" casework label release refunds -m "November labels and adjudications"
+step "Import the adjudications (decisions of the review queue)" casework review import adjudication/*.adjudication.jsonl
+step "Apply the decided work (labels, adjudications) as a new version" \
+  casework dataset apply refunds -m "November labels and adjudications"
 commit "labels"
 step "The guideline gap gets a rule: bump the guideline" \
-  casework guideline bump refunds -m "partial refunds on orders older than 30 days: escalate"
-step "Rows labelled under an older rule" casework cases refunds --labelled-under refunds-g6
+  casework label guideline bump refunds -m "partial refunds on orders older than 30 days: escalate"
+step "Rows labelled under an older rule" casework dataset cases refunds --labelled-under refunds-g6
 step "Send them back for relabelling" \
   casework label assign refunds --relabel-under refunds-g6 --labellers lab-03,lab-07,lab-02
 rm -rf relabel
 casework label export refunds --out relabel >/dev/null
 python3 demo/simulated_labellers.py relabel >/dev/null
 casework label import relabel/*.labels.jsonl >/dev/null
-step "Relabelled rows become the next version" casework label release refunds -m "relabel refunds-g6 rows under refunds-g8"
+step "Relabelled rows become the next version" casework dataset apply refunds -m "relabel refunds-g6 rows under refunds-g8"
 commit "relabel"
 
 # --- 5. Leakage: near-duplicates across splits, rows copied into the prompt -------------------
 fails "Scan holdout against dev: planted near-duplicates are flagged, not deleted" casework leakage scan refunds
+step "Flagged pairs join the review queue" casework review sync refunds
 step "Review: short template-like pairs stay, incident copies move to dev" python3 - <<'PY'
 import json, subprocess
-flags = json.loads(subprocess.run(["casework", "leakage", "review", "refunds", "--format", "json"],
-                                  check=True, capture_output=True, text=True).stdout)
-for flag in flags:
-    if flag["decision"]:
-        continue
-    if flag["jaccard"] >= 0.99:  # short, common intents are supposed to look alike
-        args = ["--template"]
+items = json.loads(subprocess.run(
+    ["casework", "review", "list", "--kind", "leakage-pair", "--dataset", "refunds",
+     "--status", "open", "--format", "json"], check=True, capture_output=True, text=True).stdout)
+for item in items:
+    pair = item["payload"]
+    if pair["jaccard"] >= 0.99:  # short, common intents are supposed to look alike
+        decision = "template"
     else:  # two rows mined from one incident: the holdout copy moves to dev
-        holdout = flag["left_id"] if flag["left_split"] == "holdout" else flag["right_id"]
-        args = ["--move", holdout]
-    subprocess.run(["casework", "leakage", "decide", "refunds", str(flag["id"]), *args,
-                    "--by", "rev-01"], check=True)
+        decision = "move-left" if pair["left"]["split"] == "holdout" else "move-right"
+    subprocess.run(["casework", "review", "decide", str(item["id"]), decision,
+                    "--reviewer", "rev-01"], check=True)
 PY
-step "Apply the decisions as a new version" casework leakage resolve refunds
+step "Apply the decisions as a new version" casework dataset apply refunds -m "leakage decisions"
 step "Scan again: nothing left to review" casework leakage scan refunds
 fails "A case copied into the few-shot examples has become a test of memory" casework leakage prompt refunds
 commit "leakage"
@@ -104,9 +107,9 @@ for t in tools:
 p.write_text(json.dumps(tools, indent=2) + "\n")
 PY
 printf '[tools]\nlookup_customer = "find_customer"\n' > renames.toml
-fails "The agent renamed lookup_customer: every row naming it is now wrong" bash -c 'casework check refunds 2>&1 | tail -n 3; exit ${PIPESTATUS[0]}'
-step "Migrate the dataset with the rename map" casework migrate refunds -m "lookup_customer is find_customer now"
-step "Check passes again" casework check refunds
+fails "The agent renamed lookup_customer: every row naming it is now wrong" bash -c 'casework dataset check refunds 2>&1 | tail -n 3; exit ${PIPESTATUS[0]}'
+step "Migrate the dataset with the rename map" casework dataset migrate refunds -m "lookup_customer is find_customer now"
+step "Check passes again" casework dataset check refunds
 commit "migrate"
 
 # --- 7. The judge: its verdicts count once people have checked its verdicts ------------------
@@ -125,7 +128,7 @@ step "Blind verdict sheets: 240 judge verdicts, stratified by slice and the judg
   casework judge sample "$cal_good" "$cal_bad" -n 240 --reviewers rev-01,rev-02 --out verdict-sheets
 step "(stand-in for the people who grade the replies)" python3 demo/simulated_reviewers.py verdict-sheets
 step "Import their verdicts (all or nothing) and their agreement on the shared items" \
-  casework judge verdicts import verdict-sheets/verdicts-rev-01.jsonl verdict-sheets/verdicts-rev-02.jsonl
+  casework review import verdict-sheets/verdicts-rev-01.jsonl verdict-sheets/verdicts-rev-02.jsonl
 step "Certify: TPR and TNR lower bounds must reach 0.80 at 95% (account, order_status yes; refunds no)" \
   casework judge certify
 commit "judge certified"
@@ -136,7 +139,7 @@ step "Run the good agent, k=3 trials per case" bash -c 'casework run refunds --a
 step "Run the deliberately degraded agent" bash -c 'casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 7 | tee run-bad.txt'
 good=$(run_id < run-good.txt); bad=$(run_id < run-bad.txt)
 step "pass@1 and pass^k per slice, real vs synthetic, stability" casework results show "$good"
-step "Does the dataset separate a known-better agent from a known-worse one?" casework compare "$good" "$bad"
+step "Does the dataset separate a known-better agent from a known-worse one?" casework results compare "$good" "$bad"
 step "The release gate (fails closed: latest release only, a floor, every gating slice run)" casework gate --run "$good" --baseline "$bad"
 step "The report" casework report "$good" --vs "$bad" --out report.html
 commit "runs"
@@ -153,15 +156,15 @@ rm -rf "$w2c/.casework" "$w2c/runs"
 cd "$w2c"
 git init -q .
 commit "when2call example"
-step "Check: every label and fixture names a tool its own case offers" casework check when2call
-step "Release it" casework release when2call -m "When2Call-style slice"
+step "Check: every label and fixture names a tool its own case offers" casework dataset check when2call
+step "Release it" casework dataset release when2call -m "When2Call-style slice"
 step "Run the agent that asks and refuses when it should, k=3" \
   bash -c 'casework run when2call --agent python:agents.when2call_agent:agent -k 3 --seed 7 | tee run-w2c.txt'
 step "Run the eager agent that never asks and claims what it has no tool for" \
   bash -c 'casework run when2call --agent python:agents.when2call_agent:eager -k 3 --seed 7 | tee run-w2c-eager.txt'
 w2c_good=$(run_id < run-w2c.txt); w2c_bad=$(run_id < run-w2c-eager.txt)
 step "pass^k as for any case (the simulated conversation included)" casework results show "$w2c_good"
-step "The slice separates the two agents" casework compare "$w2c_good" "$w2c_bad"
+step "The slice separates the two agents" casework results compare "$w2c_good" "$w2c_bad"
 cd "$work"
 # --- end 9 ---------------------------------------------------------------------------------------
 # --- 10. Tool environments: a τ²-style airline task set on one shared state (issue 16) ----------
@@ -174,10 +177,10 @@ rm -rf "$bookings/.casework" "$bookings/runs"
   cd "$bookings"
   git init -q .
   commit "bookings example"
-  step "Check it: state refs pinned by sha256, patches apply, golden actions call declared tools" casework check bookings
+  step "Check it: state refs pinned by sha256, patches apply, golden actions call declared tools" casework dataset check bookings
   step "Run the careful agent in the environment, k=4 (a fresh state copy per trial)" bash -c 'casework run bookings -k 4 --seed 7 | tee run-good.txt'
   step "Run the sloppy one: a wrong booking fails the golden-state oracle" bash -c 'casework run bookings --agent python:agents.bookings_agent:sloppy -k 4 --seed 7 | tee run-bad.txt'
-  step "pass^k of both, side by side" casework compare "$(run_id < run-good.txt)" "$(run_id < run-bad.txt)"
+  step "pass^k of both, side by side" casework results compare "$(run_id < run-good.txt)" "$(run_id < run-bad.txt)"
 )
 # --- end of step 10 --------------------------------------------------------------------------
 # --- 11. Label in the browser (web app) -------------------------------------------------------
@@ -190,7 +193,7 @@ mkdir -p "$(dirname "$web")" && rm -rf "$web" && cp -r "$root/examples/refunds" 
   git init -q . && commit "example project"
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   step "Assign the queue" casework label assign refunds --labellers lab-03,lab-07
-  link=$(casework users add lab-03 --role labeller --port "$port" | tail -n 1)
+  link=$(casework serve users add lab-03 --role labeller --port "$port" | tail -n 1)
   echo "one-time sign-in link: $link"
   casework serve --port "$port" & server=$!
   trap 'kill "$server" 2>/dev/null || true' EXIT
@@ -199,7 +202,7 @@ mkdir -p "$(dirname "$web")" && rm -rf "$web" && cp -r "$root/examples/refunds" 
   step "Wait for the server, sign in with the link and store one label over HTTP" \
     python3 "$root/scripts/web_demo.py" "$link" "$server"
   step "The web label is a label like any other" casework label status refunds
-  fresh=$(casework users link lab-03 --port "$port" | tail -n 1)
+  fresh=$(casework serve users link lab-03 --port "$port" | tail -n 1)
   kill "$server" && wait "$server" 2>/dev/null || true
   trap - EXIT
   echo
@@ -227,44 +230,44 @@ author_axes() {
     shape-03:mid-task-goal-change shape-04:stale-tool-state shape-03:adversarial-retrieved-content \
     shape-01:permission-absent shape-01:referent-absent shape-12:contradictory \
     shape-03:outside-policy shape-03:underdetermined; do
-    echo "\$ casework author --shape ${pair%%:*} --axis ${pair#*:} -n 2"
-    casework author --shape "${pair%%:*}" --axis "${pair#*:}" -n 2
+    echo "\$ casework shapes author --shape ${pair%%:*} --axis ${pair#*:} -n 2"
+    casework shapes author --shape "${pair%%:*}" --axis "${pair#*:}" -n 2
   done
 }
 step "Author two candidates per axis: the rules reject (and count) what breaks them, the rest wait for review" author_axes
-step "The candidates waiting for review" casework author review
+step "The candidates waiting for review" casework review list --kind generated-case --status open
 step "Review them from a decision file: accept, edit, reject with a reason (seconds on screen kept)" \
-  casework author review --decisions demo/author_decisions.jsonl
+  casework review decide --decisions demo/author_decisions.jsonl
 step "Mark the refunds slice mature: its unsatisfiable share must stay in 20–25%" \
   sed -i 's/^synthetic_cap = 0.25$/synthetic_cap = 0.25\nmature_slices = ["refunds"]/' casework.toml
 fails "Check: the unsatisfiable share per slice; refunds (with the variants and drafts) is below the band" \
-  casework check refunds
+  casework dataset check refunds
 author_second_round() {
   for pair in shape-06:permission-absent shape-06:outside-policy shape-05:underdetermined; do
-    echo "\$ casework author --shape ${pair%%:*} --axis ${pair#*:} -n 1"
-    casework author --shape "${pair%%:*}" --axis "${pair#*:}" -n 1
+    echo "\$ casework shapes author --shape ${pair%%:*} --axis ${pair#*:} -n 1"
+    casework shapes author --shape "${pair%%:*}" --axis "${pair#*:}" -n 1
   done
 }
 step "Author a second round on unsatisfiable axes" author_second_round
-step "Review it from a second decision file" casework author review --decisions demo/author_decisions_2.jsonl
-step "Check again: refunds is inside the band" casework check refunds
+step "Review it from a second decision file" casework review decide --decisions demo/author_decisions_2.jsonl
+step "Check again: refunds is inside the band" casework dataset check refunds
 step "The generator's gate: acceptance, rejections, minutes per case, discrimination, coverage" \
-  casework author report --better python:agents.refunds_agent:good --worse python:agents.refunds_agent:degraded
+  casework shapes report --better python:agents.refunds_agent:good --worse python:agents.refunds_agent:degraded
 commit "authored cases"
 # <<< author
 # Retirement waits until here: retired (smoke) cases leave the population that the unsatisfiable
 # band and the synthetic cap are measured on, so retiring before step 13 would leave the mature
 # refunds slice too small to reach its band. Retirement compares runs of the current cases, so both
 # agents run once more on the release that now holds the authored cases.
-step "Release the reviewed, authored cases" casework release refunds -m "authored cases, reviewed"
+step "Release the reviewed, authored cases" casework dataset apply refunds -m "authored cases, reviewed"
 step "Run both agents on the current release, k=3, to see which cases separate them" bash -c \
   'casework run refunds --agent python:agents.refunds_agent:good -k 3 --seed 7 | tee run-good-2.txt &&
    casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 7 | tee run-bad-2.txt'
 good=$(run_id < run-good-2.txt); bad=$(run_id < run-bad-2.txt)
-step "Retire cases that separate nothing (to the smoke split, as a new version)" casework retire refunds --runs "$good" --runs "$bad"
+step "Retire cases that separate nothing (to the smoke split, as a new version)" casework dataset retire refunds --runs "$good" --runs "$bad"
 fails "The runs are now on an older release: the gate refuses them" casework gate --run "$good"
 commit "retired"
-step "Release log" casework versions refunds
+step "Release log" casework dataset versions refunds
 
 # --- 14. Interop: a τ²-style domain in, a Java agent end to end (issue 17) ----------------------
 # >>> interop2
@@ -280,7 +283,7 @@ cp -r "$root/tests/interop/data/tau2/airline" "$interop/airline"
     casework import tau2 airline --dataset airline
   if command -v javac >/dev/null; then
     step "Compile the Java agent (standard library only)" javac -d build src/CaseworkAgent.java
-    step "Its tools come from the agent itself: tools_from = \"cmd:java … --tools\"" casework check orders
+    step "Its tools come from the agent itself: tools_from = \"cmd:java … --tools\"" casework dataset check orders
     # Ready when it says so: the agent prints its URL once it listens (or its pipe closes if it
     # dies), so the tour reads that line instead of guessing how long a JVM takes to start.
     coproc java_agent { exec java -cp build CaseworkAgent --port 0; }

@@ -6,7 +6,10 @@ import re
 import shlex
 from pathlib import Path
 
+import click
 import pytest
+
+from casework.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "scripts" / "demo.sh"
@@ -70,7 +73,7 @@ def test_the_demo_expects_the_gate_to_fail_closed_and_says_why() -> None:
 
 def test_the_demo_leaves_the_long_stations_to_the_tour() -> None:
     demo = DEMO.read_text()
-    for station in ("judge certify", "casework serve", "shapes build", "casework author", "synth "):
+    for station in ("judge certify", "casework serve", "shapes build", "shapes author", "synth "):
         assert station not in demo
         assert station in TOUR.read_text()
 
@@ -80,18 +83,18 @@ def test_the_tour_keeps_every_station_in_order() -> None:
     headers = [int(n) for n in re.findall(r"^# --- (\d+)\. ", tour, re.M)]
     assert headers == list(range(1, 15))
     for station in (
-        "casework check refunds --pii",
+        "casework dataset check refunds --pii",
         "casework mine traces",
-        "casework guideline bump",
+        "casework label guideline bump",
         "casework leakage prompt refunds",
-        "casework migrate refunds",
+        "casework dataset migrate refunds",
         "casework judge certify",
-        "casework compare",
-        "casework retire refunds",
-        "casework check when2call",
-        "casework check bookings",
+        "casework results compare",
+        "casework dataset retire refunds",
+        "casework dataset check when2call",
+        "casework dataset check bookings",
         "casework shapes drift",
-        "casework author report",
+        "casework shapes report",
         "casework import tau2 airline",
         "casework export junit",
     ):
@@ -109,3 +112,30 @@ def test_make_runs_each_script(target: str, script: str) -> None:
     rule = re.search(rf"^{target}: .*\n\t(.*)$", makefile, re.M)
     assert rule is not None and rule.group(1).endswith(f"bash scripts/{script}")
     assert re.search(rf"^\.PHONY:.*\b{target}\b", makefile, re.M)
+
+
+def _casework_commands(script: str) -> list[list[str]]:
+    """The words after each `casework` the script runs (shell and the Python it embeds)."""
+    found = [m.group(1).split() for m in re.finditer(r"\bcasework ([a-z][^\n|;)'`]*)", script)]
+    for listed in re.findall(r'\["casework", ((?:"[^"]*",? ?)+)', script):
+        found.append(re.findall(r'"([^"]*)"', listed))
+    return found
+
+
+@pytest.mark.parametrize("script", [DEMO, TOUR], ids=["demo", "tour"])
+def test_scripts_use_no_moved_spelling(script: Path) -> None:
+    """Every command the scripts run is a visible one: an old spelling would print its note."""
+    ctx = click.Context(cli)
+    checked = 0
+    for words in _casework_commands(script.read_text()):
+        group: click.Command = cli
+        for word in words:
+            if not isinstance(group, click.Group) or word.startswith(("-", "$")):
+                break
+            command = group.get_command(ctx, word)
+            if command is None:
+                break  # prose such as "casework says no", not a command
+            assert not command.hidden, f"{script.name}: `casework {' '.join(words)}` is moved"
+            group = command
+            checked += 1
+    assert checked > 20

@@ -198,6 +198,8 @@ def agreement_cmd(
     may gate a release; per-tool agreement on required and forbidden tools; the case features
     most over-represented among disagreements. Only calibration and audit overlap counts, and
     guideline versions are never pooled. Always exits 0: the gate reads the verdicts.
+
+    See docs/labelling.md.
     """
     with reading(f"reading {dataset}", fmt) as on_progress:
         report = dataset_agreement(

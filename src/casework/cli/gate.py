@@ -77,6 +77,8 @@ def gate_cmd(
     The gate fails closed: the run must be on the dataset's latest release, every gating slice
     must be in it, and `[gate] min_pass_rate` must be set. A run imported with `import run`
     never gates (its verdicts carry no per-check evidence).
+
+    See docs/gate.md.
     """
     report = gate_run(project, run, baseline, allow_old_version=allow_old_version)
     if github:

@@ -17,7 +17,10 @@ __all__ = ["COMMANDS"]
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=".")
 @click.option("--name", help="Project name (default: the folder's name).")
 def init_cmd(folder: Path, name: str | None) -> None:
-    """Create a new eval project in FOLDER with a commented casework.toml."""
+    """Create a new eval project in FOLDER with a commented casework.toml.
+
+    See docs/formats.md.
+    """
     for path in init_project(folder, name):
         console.print(f"wrote {path}")
 

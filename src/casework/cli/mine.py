@@ -87,6 +87,8 @@ def mine_cmd(
     Every conversation is scrubbed in memory with keyed pseudonyms before anything is written;
     the key comes from CASEWORK_PSEUDONYM_KEY or privacy.key_file (outside the repository).
     Drafts are unlabelled and stop at the customer's last message.
+
+    See docs/privacy.md.
     """
     options = MineOptions(
         trace_format=trace_format,

@@ -47,6 +47,8 @@ def report_cmd(
     """Write one self-contained HTML report of RUN (charts, failing cases with evidence).
 
     Frozen cases are counted, never shown.
+
+    See docs/gate.md.
     """
     target = out or log_path(project, load_run(project, run).header.run_id).with_suffix(".html")
     path = write_report(project, run, target, vs_ref=vs, show_frozen=show_frozen)

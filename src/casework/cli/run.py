@@ -120,7 +120,10 @@ def run_cmd(
     no_judge: bool,
     fmt: str,
 ) -> None:
-    """Run an agent on DATASET[@VERSION]: k independent trials per case, graded, logged, stored."""
+    """Run an agent on DATASET[@VERSION]: k independent trials per case, graded, logged, stored.
+
+    See docs/agents.md.
+    """
     request = RunRequest(
         dataset=dataset,
         agent=agent,

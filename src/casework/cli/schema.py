@@ -25,6 +25,8 @@ def schema_cmd(what: str | None, record: str) -> None:
     """Print the JSON Schema of a file format, for editors and validators.
 
     WHAT (or `--record`) is `case`, `label`, `version` or `run` (a line of runs/<id>.jsonl).
+
+    See docs/formats.md.
     """
     from casework.schema import LabelRecord, VersionRecord, case_json_schema  # the models, here
 

@@ -127,6 +127,8 @@ def synth_cmd(
     Label-preserving variants inherit their seed's label; information-changing ones are created
     without a label and wait in the labelling queue. Variants that change nothing are rejected,
     and generation stops at the per-slice synthetic cap (thresholds.synthetic_cap).
+
+    See docs/llm.md.
     """
     result = synthesize(
         project,

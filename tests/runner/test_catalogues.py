@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from casework.errors import UsageError
+from casework.errors import InputErrors, UsageError
 from casework.gate import check_project
 from casework.project import Project, load_project
 from casework.runner import RunRequest, Tools, load_run, run_agent
@@ -136,15 +136,21 @@ def test_a_tools_file_is_pinned_by_its_hash_and_must_stay_inside_the_project(
         [
             clarify_case("w-1", tools_file="catalogues/weather.json", tools_sha256="0" * 64),
             clarify_case("w-2", tools_file="catalogues/none.json", tools_sha256=digest),
-            clarify_case("w-3", tools_file="../outside.json", tools_sha256=digest),
         ],
     )
     found = {(f[0], f[1]): f[3] for f in findings(project)}
     assert found[("tools_file_changed", "w-1")].endswith(f"update tools_sha256 to {digest}")
     assert found[("tools_file", "w-2")] == "tools_file catalogues/none.json not found"
-    assert found[("tools_file", "w-3")] == "tools_file must be a relative path inside the project"
     with pytest.raises(UsageError, match="tools_file changed"):
         run_agent(project, RunRequest(dataset="refunds", agent=SPY, k=1, store=False))
+    # A path out of the project is refused when the case is read: located, before any check.
+    outside = setup(
+        tmp_path / "again",
+        [clarify_case("w-3", tools_file="../outside.json", tools_sha256=digest)],
+    )
+    with pytest.raises(InputErrors) as refused:
+        findings(outside)
+    assert "cases.jsonl:1: situation.tools_file: must not contain '..'" in str(refused.value)
 
 
 def test_tools_file_and_its_hash_go_together() -> None:

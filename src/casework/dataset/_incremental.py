@@ -73,7 +73,7 @@ def summary_of(case: Case) -> Summary:
 
 
 def counts_of(summaries: Sequence[Summary], labels: int) -> VersionCounts:
-    """The release log's counts from per-case summaries (equal to ``count_cases`` on the cases)."""
+    """The release log's counts (per slice, split, source, outcome, oracle) from per-case summaries."""
 
     def by(values: Iterable[str]) -> dict[str, int]:
         return dict(sorted(Counter(values).items()))

@@ -54,7 +54,7 @@ def signature_matches(
     key: bytes | None, signature: str | None, kind: str, dataset: str, labeller: str, case_id: str
 ) -> bool:
     """Whether ``signature`` is the one casework gave this line when exporting it."""
-    if key is None or not signature:
-        return False
+    if key is None or not signature or not signature.isascii():
+        return False  # a signature is hex digits: anything else is no signature we gave
     expected = line_signature(key, kind, dataset, labeller, case_id)
     return hmac.compare_digest(expected, signature.strip().lower())

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import load_dataset, read_versions, release, release_tree
+from casework.dataset import load_dataset, read_versions, release
 from casework.dataset.versions import materialise
 from casework.privacy import expire
 from casework.project import Project, load_project
@@ -59,7 +59,7 @@ def _project(root: Path, state: str) -> Project:
     write_lines(folder / "labels.jsonl", labels)
     if state == "never-released":
         return project
-    assert release_tree(project, NAME, "first").record is not None
+    assert release(project, NAME, None, "first") is not None
     if state == "case-edited":  # unreleased: a kept case edited, an expired one and a new one
         cases[1]["situation"] = dict(cases[1]["situation"], goal="edited")
         cases.append(_case(30))

@@ -77,8 +77,6 @@ if TYPE_CHECKING:
         label_sort_key,
         load_dataset,
         release,
-        release_tree,
-        release_without,
         select_cases,
     )
     from casework.dataset.stream import (
@@ -172,8 +170,6 @@ __all__ = [
     "read_versions",
     "record_copies",
     "release",
-    "release_tree",
-    "release_without",
     "scan_bytes",
     "scan_dataset",
     "scan_dataset_chunks",
@@ -274,8 +270,6 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "label_sort_key",
                 "load_dataset",
                 "release",
-                "release_tree",
-                "release_without",
                 "select_cases",
             ),
             "casework.dataset.stream": (

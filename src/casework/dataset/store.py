@@ -39,8 +39,6 @@ __all__ = [
     "load_dataset",
     "parse_ref",
     "release",
-    "release_tree",
-    "release_without",
     "select_cases",
 ]
 
@@ -177,46 +175,6 @@ def release(
 def _require_message(message: str) -> None:
     if not message.strip():
         raise UsageError("a message is required: say why this version exists.", param="message")
-
-
-def release_tree(
-    project: Project, name: str, message: str, *, on_progress: StageProgress | None = None
-) -> _TreeRelease:
-    """Release the working tree of ``name`` as it is: ``release(project, name, None, message)``.
-
-    Kept for callers written before :func:`release` took ``cases=None``.
-
-    Returns:
-        The version hash released (or found unchanged) and the new release (``record``,
-        ``None`` when unchanged).
-
-    Raises:
-        InputErrors: Bad lines, or contradictions a release refuses (see :func:`release`).
-        UsageError: Unknown dataset or empty message.
-        ReleaseConflict: Another process holds the lock beyond the timeout.
-    """
-    return _release_tree(project, name, message, None, None, on_progress)
-
-
-def release_without(
-    project: Project,
-    name: str,
-    drop: AbstractSet[str],
-    message: str,
-    *,
-    changes: Sequence[str],
-    now: datetime | None = None,
-) -> VersionRecord | None:
-    """Release the working tree of ``name`` less ``drop``: ``release(…, None, …, without=drop)``.
-
-    Kept for callers written before :func:`release` took ``without``.
-
-    Raises:
-        InputErrors: Bad lines, or what else :func:`release` refuses.
-        UsageError: Empty message.
-        ReleaseConflict: Another process holds the lock, or the files changed underneath.
-    """
-    return release(project, name, None, message, without=drop, changes=changes, now=now)
 
 
 @dataclass(frozen=True)

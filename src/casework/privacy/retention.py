@@ -30,7 +30,7 @@ from casework.dataset import (
     one_stage,
     purge_cached,
     read_versions,
-    release_without,
+    release,
     scan_in_jobs,
 )
 from casework.errors import UsageError
@@ -287,7 +287,8 @@ def _remove(
 
     Each dataset is read as a stream (its rows are never all held); a dataset whose rows leave is
     read again under its lock only if it changed meanwhile, and released through
-    :func:`casework.dataset.release_without` (rows the latest release holds are not parsed again).
+    :func:`casework.dataset.release` with ``without`` (rows the latest release holds are not parsed
+    again).
     """
     today = today or now.date()
     out = []
@@ -318,8 +319,8 @@ def _remove(
                         changes.append(
                             f"expire: removed {selection.expired} row(s) past their retention date"
                         )
-                    version = release_without(
-                        project, name, chosen, message, changes=changes, now=now
+                    version = release(
+                        project, name, None, message, without=chosen, changes=changes, now=now
                     )
                     purged = _purge_cache(project, name, chosen)
                     all_removed.extend(chosen)

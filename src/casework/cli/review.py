@@ -360,7 +360,7 @@ def decide_cmd(
     gap_note: str | None,
     fmt: str,
 ) -> None:
-    r"""Decide review item ID; the first of two reviewers deciding one item wins.
+    """Decide review item ID; the first of two reviewers deciding one item wins.
 
     \b
     leakage-pair:   move-left | move-right | keep | template (applied by `dataset apply`)
@@ -375,7 +375,7 @@ def decide_cmd(
     id, "decision": ..., "reviewer": ..., "seconds": ...} plus what the kind takes ("reason";
     "case" for an edit; "fields", "label" or "gap_note" for a disagreement). Every line is
     checked before any is stored; a bad line is reported as FILE:LINE and nothing is decided.
-    """
+    """  # noqa: D301 (\b keeps click from rewrapping the kinds' table)
     if decisions_file is not None:
         single = (task_id, decision, reviewer, reason, seconds, data, pick, outcome, gap_note)
         if any(v is not None for v in single) or fields or required or forbidden or facts:

@@ -29,7 +29,7 @@ from casework.labelling.adjudication_queue import (
     adjudication_queue,
 )
 from casework.project import Project
-from casework.review._task import NewItem, ReviewTask
+from casework.review._task import NewItem, ReviewTask, WorkbenchKind
 from casework.workbench import RawLabelRow, open_workbench, workbench_exists
 
 DISAGREEMENT = "disagreement"
@@ -143,7 +143,7 @@ def _checked_data(decision: str, data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class DisagreementKind:
+class DisagreementKind(WorkbenchKind):
     """The ``disagreement`` kind (see the module docstring)."""
 
     name: str = DISAGREEMENT
@@ -160,31 +160,6 @@ class DisagreementKind:
         """A merge carries ``fields``, a write its ``label``; any may carry a ``gap_note``."""
         checked = _checked_data(decision, data or {})
         return checked or None
-
-    def apply(
-        self,
-        project: Project,
-        task: ReviewTask,
-        decision: str,
-        *,
-        reason: str | None,
-        reviewer: str,
-        data: dict[str, Any] | None,
-        now: datetime,
-    ) -> None:
-        """Store the adjudication in a transaction of its own (the queue uses :meth:`apply_in`)."""
-        with open_workbench(project) as wb, wb.session() as session:
-            self.apply_in(
-                session,
-                project,
-                task,
-                decision,
-                reason=reason,
-                reviewer=reviewer,
-                data=data,
-                seconds=None,
-                now=now,
-            )
 
     def apply_in(
         self,

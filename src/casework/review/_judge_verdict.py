@@ -29,7 +29,7 @@ from casework.project import Project
 from casework.review._items import ReviewItem, run_items
 from casework.review._names import JUDGE_VERDICT, verdict_subject
 from casework.review._sheets import SheetFormat, render_sheet, sheet_line, verdict_signature
-from casework.review._task import NewItem, ReviewTask
+from casework.review._task import NewItem, ReviewTask, WorkbenchKind
 from casework.review._verdicts import store_answer
 from casework.runner import load_run
 from casework.schema import OUTCOMES
@@ -155,7 +155,7 @@ def export_verdict_sheets(
 
 
 @dataclass(frozen=True)
-class JudgeVerdictKind:
+class JudgeVerdictKind(WorkbenchKind):
     """The ``judge-verdict`` kind (see the module docstring)."""
 
     name: str = JUDGE_VERDICT
@@ -179,31 +179,6 @@ class JudgeVerdictKind:
                 param="decision",
             )
         return None
-
-    def apply(
-        self,
-        project: Project,
-        task: ReviewTask,
-        decision: str,
-        *,
-        reason: str | None,
-        reviewer: str,
-        data: dict[str, Any] | None,
-        now: datetime,
-    ) -> None:
-        """Store the answer in a transaction of its own (the queue uses :meth:`apply_in`)."""
-        with open_workbench(project) as wb, wb.session() as session:
-            self.apply_in(
-                session,
-                project,
-                task,
-                decision,
-                reason=reason,
-                reviewer=reviewer,
-                data=data,
-                seconds=None,
-                now=now,
-            )
 
     def apply_in(
         self,

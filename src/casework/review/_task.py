@@ -7,6 +7,7 @@ Entry points: :class:`ReviewTask` (one stored item), :class:`NewItem` (what a ki
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime
@@ -15,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from sqlalchemy.orm import Session
 
 from casework.project import Project
+from casework.workbench import open_workbench
 
 TaskStatus = str
 """``open``, ``decided`` or ``withdrawn`` (settled outside the queue)."""
@@ -150,3 +152,52 @@ class AppliesInTransaction(Protocol):
     ) -> None:
         """Carry the decision out with ``session`` (raise to leave the item open)."""
         ...
+
+
+class WorkbenchKind(ABC):
+    """Base of the kinds whose decision is workbench rows (:class:`AppliesInTransaction`).
+
+    ``apply`` is ``apply_in`` in a transaction of its own; the queue calls ``apply_in`` in the
+    transaction that claims the item.
+    """
+
+    def apply(
+        self,
+        project: Project,
+        task: ReviewTask,
+        decision: str,
+        *,
+        reason: str | None,
+        reviewer: str,
+        data: dict[str, Any] | None,
+        now: datetime,
+    ) -> None:
+        """Carry the decision out in a transaction of its own."""
+        with open_workbench(project) as wb, wb.session() as session:
+            self.apply_in(
+                session,
+                project,
+                task,
+                decision,
+                reason=reason,
+                reviewer=reviewer,
+                data=data,
+                seconds=None,
+                now=now,
+            )
+
+    @abstractmethod
+    def apply_in(
+        self,
+        session: Session,
+        project: Project,
+        task: ReviewTask,
+        decision: str,
+        *,
+        reason: str | None,
+        reviewer: str,
+        data: dict[str, Any] | None,
+        seconds: float | None,
+        now: datetime,
+    ) -> None:
+        """Carry the decision out with ``session`` (each kind stores its own rows)."""

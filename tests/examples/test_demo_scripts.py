@@ -14,6 +14,7 @@ from casework.cli import cli
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "scripts" / "demo.sh"
 TOUR = ROOT / "scripts" / "tour.sh"
+SCRATCH = ROOT / "scripts" / "_scratch.sh"
 
 #: The main job, in the order a newcomer sees it: each entry is the start of one shown command.
 MAIN_JOB = [
@@ -101,7 +102,7 @@ def test_the_tour_keeps_every_station_in_order() -> None:
         assert station in tour
 
 
-@pytest.mark.parametrize("script", [DEMO, TOUR], ids=["demo", "tour"])
+@pytest.mark.parametrize("script", [DEMO, TOUR, SCRATCH], ids=["demo", "tour", "scratch"])
 def test_no_step_waits_on_a_fixed_sleep(script: Path) -> None:
     assert re.search(r"\bsleep\b", script.read_text()) is None
 

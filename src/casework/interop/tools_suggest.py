@@ -1,4 +1,4 @@
-"""`casework import tools`: stub tool declarations from what a team already has.
+"""`casework import tools`: draft tool declarations from what a team already has.
 
 From an ADK eval file's tool uses (parameters inferred from the argument values), or from trace
 tool definitions (OpenTelemetry ``gen_ai.tool.definitions``, OpenInference

@@ -150,6 +150,17 @@ def _trial_items(
                 accepted=_accepted(check, case),
                 **common,
             )
+        elif check.name == "rubric" and case.oracle.rubric:
+            # The rubric applied as one finding (a label with no facts to read it by): reviewed
+            # as a fact, so the certification that admits it has sampled it.
+            yield ReviewItem(
+                key=item_key(run.header.run_id, case.id, trial.trial, "answer_fact", 0),
+                kind="answer_fact",
+                fact_index=0,
+                judge_pass=check.status == "pass",
+                fact=case.oracle.rubric,
+                **common,
+            )
         elif check.name in ("answer_facts", "nl_assertions") and case.label is not None:
             # NL assertions are answer_fact findings numbered after the judged facts.
             facts = case.label.answer_facts

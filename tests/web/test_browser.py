@@ -61,6 +61,10 @@ def test_a_labeller_labels_two_cases_with_the_keyboard(
         expect(page).to_have_url(f"{base}/label")
         expect(page.locator("h1")).to_contain_text("d-1")
         expect(page.locator("#progress")).to_contain_text("0 done / 5 assigned")
+        # The page puts the focus on the outcome once its DOM is loaded: keys pressed before that
+        # would be taken back by it (a busy machine), so wait for it as a person sees the focus.
+        page.wait_for_load_state("domcontentloaded")
+        expect(page.locator("#label-form input[name=outcome]").first).to_be_focused()
         # Case 1: outcome with a key, two required tools and a fact, all from the keyboard.
         page.keyboard.press("1")
         page.keyboard.press("Tab")

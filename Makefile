@@ -9,7 +9,10 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,ray]'
+	$(BIN)/pip install -q -e '.[test,ray,conformance]'
+	# BFCL v4 as published (data + checker); its exact pins (numpy 1.26.4, torch) would
+	# downgrade the test environment, so only the wheel itself is installed.
+	$(BIN)/pip install -q --no-deps 'bfcl-eval==2026.3.23'
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -45,7 +45,7 @@ layers: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 
 pytest: $(STAMP)
-	COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider --cov --cov-report=term:skip-covered
+	COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadgroup --cov --cov-report=term:skip-covered
 
 ## Regenerate docs/cli.md from the commands' help.
 docs: $(STAMP)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,25 @@ from casework.cli import cli
 from casework.workbench import db as workbench_db
 from tests.factories import TOOLS, case_dict, write_lines
 from tests.workbench_template import MigratedTemplate
+from tests.xdist_workers import isolate_postgres, xdist_group_of
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, give this worker its own PostgreSQL test database.
+
+    It runs before any test module is imported, so the modules that read ``CASEWORK_TEST_PG_URL``
+    at import see the worker's database.
+    """
+    isolate_postgres(os.environ.get("PYTEST_XDIST_WORKER"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that must share a worker (read by ``--dist loadgroup``, before xdist reads it)."""
+    for item in items:
+        group = xdist_group_of(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

@@ -1,0 +1,113 @@
+"""Tests run on every core (pytest-xdist): each worker has its own PostgreSQL database."""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
+from sqlalchemy import create_engine, make_url, text
+
+from tests.xdist_workers import PG_ENV, ensure_database, worker_database_url, xdist_group_of
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = "postgresql+psycopg://casework:secret@127.0.0.1:5432/casework_test"
+
+
+def test_each_worker_gets_a_database_named_after_it() -> None:
+    urls = {worker_database_url(BASE, worker) for worker in ("gw0", "gw1", "gw12")}
+    assert {make_url(url).database for url in urls} == {
+        "casework_test_gw0",
+        "casework_test_gw1",
+        "casework_test_gw12",
+    }
+    for url in urls:
+        parsed = make_url(url)
+        assert (parsed.username, parsed.password, parsed.host, parsed.port) == (
+            "casework",
+            "secret",
+            "127.0.0.1",
+            5432,
+        )
+
+
+def test_a_process_started_by_a_worker_keeps_the_workers_database() -> None:
+    inherited = worker_database_url(BASE, "gw1")
+    assert worker_database_url(inherited, "gw1") == inherited
+
+
+def test_only_a_worker_id_names_a_database() -> None:
+    with pytest.raises(ValueError, match="not a pytest-xdist worker id: 'master'"):
+        worker_database_url(BASE, "master")
+
+
+def test_make_pytest_runs_the_suite_on_every_core_with_coverage() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\npytest:", 1)[1].split("\n\n", 1)[0]
+    assert re.search(r"pytest .*-n auto --dist loadgroup", recipe)
+    assert "-p no:cacheprovider" in recipe and "--cov " in recipe
+
+
+@pytest.mark.postgres
+def test_this_worker_uses_its_own_postgresql_database() -> None:
+    url = os.environ.get(PG_ENV)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not url or not worker:
+        pytest.skip("runs under pytest-xdist with CASEWORK_TEST_PG_URL set (as `make pytest` does)")
+    assert make_url(url).database.endswith(f"_{worker}")  # type: ignore[union-attr]
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            assert (
+                conn.execute(text("SELECT current_database()")).scalar() == make_url(url).database
+            )
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_workers_database_is_created_once() -> None:
+    base = os.environ.get(PG_ENV)
+    if not base:
+        pytest.skip("CASEWORK_TEST_PG_URL is not set (CI sets it to a live PostgreSQL server)")
+    url = worker_database_url(base, f"gw{uuid.uuid4().int % 10**9}")
+    name = make_url(url).database
+    admin = create_engine(
+        make_url(base).set(database=re.sub(r"_gw[0-9]+$", "", make_url(base).database or "")),
+        isolation_level="AUTOCOMMIT",
+    )
+    try:
+        ensure_database(url)
+        ensure_database(url)
+        with admin.connect() as conn:
+            count = conn.execute(
+                text("SELECT count(*) FROM pg_database WHERE datname = :n"), {"n": name}
+            ).scalar()
+            assert count == 1
+            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
+
+
+@pytest.fixture(scope="module")
+def shared() -> list[str]:
+    return []
+
+
+def test_a_module_sharing_a_module_fixture_runs_on_one_worker(
+    request: pytest.FixtureRequest, shared: list[str]
+) -> None:
+    assert xdist_group_of(request.node) == "tests/test_xdist_workers.py"
+    marker = request.node.get_closest_marker("xdist_group")
+    assert marker is not None and marker.args == ("tests/test_xdist_workers.py",)
+
+
+def test_the_browser_tests_share_one_worker() -> None:
+    browser = SimpleNamespace(path=ROOT / "tests" / "web" / "test_browser_flow.py")
+    other = SimpleNamespace(path=ROOT / "tests" / "web" / "test_pages.py", _fixtureinfo=None)
+    assert xdist_group_of(cast(pytest.Item, browser)) == "browser"
+    assert xdist_group_of(cast(pytest.Item, other)) is None

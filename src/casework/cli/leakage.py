@@ -95,6 +95,13 @@ def _render_scan(report: ScanReport) -> None:
         f"{report.dataset}: {r.rows} rows ({splits}) · {how} · engine {r.engine} · "
         f"threshold {r.threshold:.2f} · {r.seconds:.2f} s"
     )
+    if r.no_text:
+        n = len(r.no_text)
+        shown = ", ".join(r.no_text[:5]) + (" …" if n > 5 else "")
+        console.print(
+            f"{n} row{'s' if n != 1 else ''} with no text to compare (no user turn, scenario, "
+            f"tool set or data), not scanned: {shown}"
+        )
     if r.params is not None:
         p = r.params
         curve = "  ".join(f"J={s:.2f}: {v:.3f}" for s, v in r.curve)
@@ -133,6 +140,7 @@ def _scan_json(report: ScanReport) -> dict[str, Any]:
         else {"bands": r.params.bands, "rows": r.params.rows, "num_perm": r.params.num_perm},
         "recall_curve": [{"jaccard": s, "recall": round(v, 6)} for s, v in r.curve],
         "pairs": len(r.pairs),
+        "no_text": r.no_text,
         "new": report.new,
         "reopened": report.reopened,
         "gone": report.gone,

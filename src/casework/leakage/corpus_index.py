@@ -25,15 +25,10 @@ from casework.leakage.pairs import (
     intersection_weights,
 )
 from casework.leakage.reading import Reading, file_kind, iter_documents
+from casework.leakage.text import compared_text
 from casework.schema import Case
-from casework.shingling import (
-    I64,
-    ShingleSets,
-    gather_segments,
-    segment_ids,
-    shingle_sets,
-    tokenize_batch,
-)
+from casework.shingling._sets import I64, ShingleSets, gather_segments, segment_ids
+from casework.shingling._shingles import shingle_sets, tokenize_batch
 
 __all__ = ["CorpusHit", "CorpusIndex", "build_index", "scan_file", "score_documents"]
 
@@ -95,7 +90,7 @@ def build_index(
         raise UsageError(f"must be in (0, 1]. Got {containment}.", param="containment")
     kept = [(name, c) for name, c in rows if c.split != "dev" or c.frozen]
     chosen = [c for _, c in kept]
-    texts = [c.situation.user_text() for c in chosen]
+    texts = [compared_text(c.situation) for c in chosen]
     sets = shingle_sets(texts, k)
     long_sets = shingle_sets(texts, long_n)
     long_ok = np.repeat(np.diff(_word_offsets(texts)) >= long_n, long_sets.sizes())

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from casework.dataset import dataset_lock, load_dataset
+from casework.dataset import load_dataset
+from casework.dataset.lock import dataset_lock
 from casework.leakage.flagfile import flag_file, read_flags, write_flags
 from casework.leakage.flags import (
     SUPPRESSING,
@@ -20,6 +21,7 @@ from casework.leakage.flags import (
     updated,
 )
 from casework.leakage.scan import Engine, Method, ScanResult, SplitPair, find_split_pairs
+from casework.leakage.text import compared_text
 from casework.project import Project
 from casework.schema import Case, LeakageFlagRecord
 from casework.shingling import jaccard, shingles
@@ -95,7 +97,7 @@ def _still_close(
         return True
     k = project.config.leakage.shingle_k
     similar = jaccard(
-        shingles(left.situation.user_text(), k), shingles(right.situation.user_text(), k)
+        shingles(compared_text(left.situation), k), shingles(compared_text(right.situation), k)
     )
     return similar >= project.config.thresholds.leakage_jaccard
 

@@ -18,9 +18,11 @@ import numpy.typing as npt
 from casework.dataset import load_dataset, read_cases
 from casework.decoding import decode_utf8
 from casework.errors import InputErrors, Problem, UsageError
+from casework.leakage.text import compared_text
 from casework.project import Project
 from casework.schema import Case
-from casework.shingling import ShingleSets, segment_ids, shingle_sets, tokenize_batch
+from casework.shingling._sets import ShingleSets, segment_ids
+from casework.shingling._shingles import shingle_sets, tokenize_batch
 
 __all__ = ["LONG_N", "PromptHit", "PromptReport", "PromptScores", "check_prompts", "prompt_scores"]
 
@@ -189,7 +191,7 @@ def check_prompts(project: Project, datasets: Sequence[str] = ()) -> PromptRepor
     for name, case in rows:
         by_dataset.setdefault(name, []).append(case)
     for name, cases in by_dataset.items():
-        texts = [c.situation.user_text() for c in cases]
+        texts = [compared_text(c.situation) for c in cases]
         scores = [(file, prompt_scores(texts, text, k=k)) for file, text in prompts]
         for i, case in enumerate(cases):
             file, best = max(scores, key=lambda fs: max(fs[1].weighted[i], fs[1].long[i]))

@@ -19,6 +19,7 @@ from casework.leakage.batches import Sketch, sets_of
 from casework.leakage.join import exact_join
 from casework.leakage.lsh import LshParams, choose_params, lsh_join
 from casework.leakage.pairs import Pairs
+from casework.leakage.text import compared_text
 from casework.schema import SPLITS, Case
 from casework.shingling import shingles, tokenize
 
@@ -71,6 +72,9 @@ class ScanResult:
     """Verified pairs, highest Jaccard first."""
     seconds: float = 0.0
     """Wall-clock time of the scan."""
+    no_text: list[str] = field(default_factory=list)
+    """Ids of rows with no words to compare (no user turn, scenario, tool set or data): they
+    cannot be found as near-duplicates, so they are reported rather than skipped silently."""
 
     @property
     def curve(self) -> list[tuple[float, float]]:
@@ -113,7 +117,10 @@ def find_split_pairs(
     num_perm: int = 256,
     engine: Engine = "local",
 ) -> ScanResult:
-    """Every pair of rows in different splits with Jaccard >= ``threshold`` on their user text.
+    """Every pair of rows in different splits with Jaccard >= ``threshold`` on their situation text.
+
+    The text compared is :func:`~casework.leakage.text.compared_text`: user turns, the
+    simulated user's scenario, the offered tool set and the data the row sets.
 
     Args:
         cases: Rows of one dataset.
@@ -133,7 +140,7 @@ def find_split_pairs(
     chosen: Literal["exact", "lsh"] = (
         method if method != "auto" else ("exact" if len(cases) < exact_below else "lsh")
     )
-    texts = [c.situation.user_text() for c in cases]
+    texts = [compared_text(c.situation) for c in cases]
     groups = np.array([SPLITS.index(c.split) for c in cases], dtype=np.int64)
     params: LshParams | None = None
     if chosen == "exact":
@@ -172,4 +179,5 @@ def find_split_pairs(
         params=params,
         pairs=pairs,
         seconds=time.perf_counter() - started,
+        no_text=[c.id for c, text in zip(cases, texts, strict=True) if not tokenize(text)],
     )

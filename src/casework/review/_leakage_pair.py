@@ -16,7 +16,9 @@ from typing import Any
 
 from casework.dataset import load_dataset
 from casework.errors import UsageError
-from casework.leakage import decide, list_flags, read_flags
+from casework.leakage import decide, list_flags
+from casework.leakage.flagfile import read_flags
+from casework.leakage.text import compared_text
 from casework.project import Project
 from casework.review._spans import shared_spans
 from casework.review._task import NewItem, ReviewTask
@@ -38,7 +40,7 @@ def _side(case: Case, split: str, highlight: list[list[int]]) -> dict[str, Any]:
         "case_id": case.id,
         "split": split,
         "slice": case.slice,
-        "text": case.situation.user_text(),
+        "text": compared_text(case.situation),
         "highlight": highlight,
     }
 
@@ -61,7 +63,7 @@ def leakage_pair_items(project: Project, dataset: str) -> list[NewItem]:
         left, right = by_id.get(flag.left_id), by_id.get(flag.right_id)
         if left is None or right is None:
             continue  # a row left the dataset; the next scan marks the flag gone
-        spans = shared_spans(left.situation.user_text(), right.situation.user_text(), k)
+        spans = shared_spans(compared_text(left.situation), compared_text(right.situation), k)
         payload = {
             "flag_id": flag.id,
             "jaccard": flag.jaccard,

@@ -32,18 +32,11 @@ import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.dataset import (
-    canonical_bytes,
-    declared_tools,
-    find_case,
-    load_dataset,
-    load_renames,
-    parse_records,
-    read_versions,
-    release,
-    scan_dataset,
-)
+from casework.dataset import declared_tools, find_case, load_dataset, read_versions, release
 from casework.dataset._objects import read_stored
+from casework.dataset.jsonl import canonical_bytes, parse_records
+from casework.dataset.migrate import load_renames
+from casework.dataset.stream import scan_dataset
 from casework.dataset.versions import content_hash, files_hash
 from casework.errors import CaseworkError
 from casework.interop import (
@@ -67,37 +60,33 @@ from casework.interop import (
     standalone_pin,
 )
 from casework.labelling import (
-    SheetKind,
     assign_labels,
     export_sheets,
     import_sheets,
     list_guidelines,
     read_guideline,
-    read_sheet,
     sheet_key,
 )
-from casework.leakage import check_prompts, iter_documents, unresolved_flags
-from casework.llm import load_script
-from casework.mining import (
-    DraftOptions,
-    TraceFormat,
-    draft_case,
-    failure_signals,
-    read_conversations,
-)
-from casework.privacy import expire, forget, load_key, scrubber_for
+from casework.labelling.sheets import SheetKind, read_sheet
+from casework.leakage import check_prompts
+from casework.leakage.reading import iter_documents
+from casework.leakage.review import unresolved_flags
+from casework.llm.scripted import load_script
+from casework.mining import draft_case, failure_signals, read_conversations
+from casework.mining.drafts import DraftOptions
+from casework.mining.mine import TraceFormat
+from casework.privacy import load_key, scrubber_for
+from casework.privacy.retention import expire, forget
 from casework.project import load_project
-from casework.review import (
-    ReviewItem,
-    import_verdicts,
-    read_verdict_sheet,
-    render_sheet,
-    verdict_signature,
-)
-from casework.review import sheet_line as review_sheet_line
-from casework.runner import read_log
+from casework.review import import_verdicts
+from casework.review._decisions import read_decisions
+from casework.review._items import ReviewItem
+from casework.review._sheets import read_verdict_sheet, render_sheet, verdict_signature
+from casework.review._sheets import sheet_line as review_sheet_line
+from casework.runner.records import read_log
 from casework.schema import Case, LabelRecord
-from casework.workbench import ReviewItemRow, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.models_judge import ReviewItemRow
 from tests.factories import TOOLS, case_dict, write_lines
 from tests.mining.otlp_examples import envelope, simple_chat, span
 
@@ -268,6 +257,13 @@ def _build(root: Path) -> None:
         d["situation"]["state"] = {"orders": {f"ORD-00000{i}": {"age_days": 12, "total": 9.5}}}
         drafts.append(d)
     write_lines(root / "datasets" / "refunds" / "cases.jsonl", [case_dict("r-1"), *drafts])
+    write_lines(
+        root / "review" / "decisions.jsonl",
+        [
+            {"item": 3, "decision": "accept", "reviewer": "rev-1", "seconds": 12.5},
+            {"item": "r-1", "decision": "merge", "reviewer": "rev-2", "fields": {"outcome": "A"}},
+        ],
+    )
     project = load_project(root)
     cases = load_dataset(project, "refunds").cases
     label = LabelRecord.model_validate(
@@ -672,6 +668,12 @@ READERS = [
     Reader("tau2-tasks", "tau2/airline/tasks.json", "json", _tau2),
     Reader("tau2-split", "tau2/airline/split_tasks.json", "json", _tau2),
     Reader("tau2-tools-py", "tau2/airline/tools.py", "text", _tau2),
+    Reader(
+        "review-decisions",
+        "review/decisions.jsonl",
+        "jsonl",
+        lambda r: read_decisions(r / "review" / "decisions.jsonl", "decisions.jsonl"),
+    ),
     Reader("fncall-when2call", "fncall/w2c.jsonl", "jsonl", _fncall("w2c.jsonl", "when2call")),
     Reader("fncall-bfcl", "fncall/bfcl.jsonl", "jsonl", _fncall("bfcl.jsonl", "bfcl")),
 ]
@@ -1121,7 +1123,7 @@ def test_known_hostile_input_gets_a_located_error(root: Path, name: str) -> None
 
 def test_own_csv_export_of_a_large_state_reads_back(root: Path) -> None:
     # A case whose state is larger than the csv module's 131,072-character cell limit.
-    from casework.labelling import render_csv, sheet_line
+    from casework.labelling.sheets import render_csv, sheet_line
 
     data = case_dict("big")
     data["situation"]["state"] = {"history": ["x" * 1000] * 200}
@@ -1216,7 +1218,7 @@ def self_copying_patches(draw: st.DrawFn) -> list[dict[str, Any]]:
 
 
 def test_case_reader_refuses_a_self_copying_state_patch(root: Path) -> None:
-    from casework.dataset import initial_state
+    from casework.dataset.state import initial_state
 
     target = root / "datasets" / "refunds" / "cases.jsonl"
     sample = target.read_bytes()

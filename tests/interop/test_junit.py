@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import xmlschema
+
 from casework.interop import junit_xml
 from tests.interop.sample_run import sample_run
+from tests.public_data import JUNIT_XSD
 
 
 def test_junit_one_testcase_per_case_parsed_back() -> None:
@@ -21,7 +24,8 @@ def test_junit_one_testcase_per_case_parsed_back() -> None:
     assert list(cases) == ["a", "b", "c", "d"]
     assert cases["a"].get("classname") == "refunds.refunds" and cases["a"].get("time") == "3.000"
     assert cases["a"].find("failure") is None and cases["a"].find("skipped") is None
-    b_props = {p.get("name"): p.get("value") for p in cases["b"].findall("properties/property")}
+    out = cases["b"].findtext("system-out") or ""
+    b_props = dict(line.split(": ", 1) for line in out.splitlines())
     assert b_props == {
         "slice": "refunds", "split": "dev", "source": "hand",
         "trial.0": "pass", "trial.1": "fail", "pass_rate": "0.500",
@@ -38,3 +42,9 @@ def test_junit_one_testcase_per_case_parsed_back() -> None:
     frozen = cases["d"].find("failure")
     assert frozen is not None and "ORD-1" not in ET.tostring(cases["d"], encoding="unicode")
     assert (frozen.text or "") == "trial 0: state: frozen case: evidence withheld"
+
+
+def test_junit_validates_against_the_published_junit_10_xsd() -> None:
+    schema = xmlschema.XMLSchema(str(JUNIT_XSD))
+    errors = [f"{e.path}: {e.reason}" for e in schema.iter_errors(junit_xml(sample_run()).decode())]
+    assert errors == []

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from casework.dataset import canonical_line, dump_record
+from casework.dataset import dump_record
+from casework.dataset.jsonl import canonical_line
 from casework.schema import Case, ToolRequirement, case_json_schema
 from tests.factories import case_dict
 

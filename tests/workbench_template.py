@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sqlalchemy import make_url
 
-from casework.workbench import WorkbenchStatus
 from casework.workbench import db as workbench_db
+from casework.workbench.db import WorkbenchStatus
 
 #: The real migration runner, kept before any test replaces ``workbench.db.upgrade``.
 _REAL_UPGRADE = workbench_db.upgrade

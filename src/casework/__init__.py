@@ -11,20 +11,9 @@ from typing import TYPE_CHECKING
 from casework._lazy import attach
 
 if TYPE_CHECKING:
-    from casework.errors import CaseworkError, ConfigError, InputError, InputErrors
-    from casework.schema import Case, Label, LabelRecord, Oracle, Provenance, Situation
+    pass
 
 __all__ = [
-    "Case",
-    "CaseworkError",
-    "ConfigError",
-    "InputError",
-    "InputErrors",
-    "Label",
-    "LabelRecord",
-    "Oracle",
-    "Provenance",
-    "Situation",
     "__version__",
 ]
 
@@ -33,20 +22,5 @@ __version__ = "0.1.0"
 if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
     __getattr__, __dir__ = attach(
         __name__,
-        {
-            "casework.errors": (
-                "CaseworkError",
-                "ConfigError",
-                "InputError",
-                "InputErrors",
-            ),
-            "casework.schema": (
-                "Case",
-                "Label",
-                "LabelRecord",
-                "Oracle",
-                "Provenance",
-                "Situation",
-            ),
-        },
+        {},
     )

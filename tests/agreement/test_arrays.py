@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from casework.agreement import cohen_kappa, confusion_matrix
+from casework.agreement import cohen_kappa
+from casework.agreement.table import confusion_matrix
 
 PAIRS = st.integers(1, 60).flatmap(
     lambda n: st.tuples(

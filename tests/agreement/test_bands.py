@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from casework.agreement import BandEdges, band_of, classify
+from casework.agreement.bands import BandEdges, band_of, classify
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
-from casework.agreement import binary_agreement
+from casework.agreement.binary import binary_agreement
 
 
 def test_counts_and_kappa() -> None:

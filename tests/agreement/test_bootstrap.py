@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from casework.agreement import bootstrap_kappa, cohen_kappa
+from casework.agreement import cohen_kappa
+from casework.agreement.bootstrap import bootstrap_kappa
 from tests.agreement.test_kappa import SEED_TABLE, ratings_of
 
 NAMES = ["resolve", "clarify", "escalate"]

@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from casework.agreement import bootstrap_kappa
+from casework.agreement.bootstrap import bootstrap_kappa
 from casework.agreement.table import category_order, encode
 
 

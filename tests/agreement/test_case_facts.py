@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-from casework.agreement import case_features
+from casework.agreement.report import case_features
 from tests.agreement.builders import make_case, seed_dataset
 
 report_module = importlib.import_module("casework.agreement.report")

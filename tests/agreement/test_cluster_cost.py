@@ -13,15 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.agreement import (
-    AgreementSettings,
-    Scalar,
-    agreement_report,
-    featurize,
-    over_represented,
-)
+from casework.agreement import agreement_report
 from casework.agreement import clusters as clusters_module
-from casework.agreement.clusters import disagreement_clusters
+from casework.agreement.clusters import Scalar, disagreement_clusters, featurize, over_represented
+from casework.agreement.report import AgreementSettings
 from tests.agreement.builders import seed_dataset
 
 KEYS = ["age", "tier", "a=b", "a", "x>1", "x", "note"]

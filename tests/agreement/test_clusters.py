@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from scipy.stats import fisher_exact
 
-from casework.agreement import Scalar, featurize, flatten, over_represented
+from casework.agreement.clusters import Scalar, featurize, flatten, over_represented
 
 
 def test_flatten_collapses_list_positions_and_record_ids() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from casework.agreement.report import compact_label
-from casework.dataset import canonical_line, parse_records
+from casework.dataset.jsonl import canonical_line, parse_records
 from casework.labelling._fastread import file_stamp, read_checked_labels
 from casework.project import load_project
 from casework.schema import LabelRecord

@@ -8,7 +8,8 @@ from irrCAC.raw import CAC
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from casework.agreement import cohen_kappa, fleiss_kappa, fleiss_kappa_from_ratings, gwet_ac1
+from casework.agreement import cohen_kappa, fleiss_kappa, gwet_ac1
+from casework.agreement.fleiss import fleiss_kappa_from_ratings
 from tests.agreement.data import FLEISS_1971
 from tests.agreement.strategies import frame, raw_ratings
 

@@ -8,7 +8,8 @@ from hypothesis import assume, given, settings
 from irrCAC.raw import CAC
 from irrCAC.weights import Weights
 
-from casework.agreement import cohen_kappa, gwet_ac1, gwet_ac2
+from casework.agreement import cohen_kappa, gwet_ac1
+from casework.agreement.gwet import gwet_ac2
 from tests.agreement.data import KRIPPENDORFF_2011
 from tests.agreement.strategies import frame, raw_ratings
 

@@ -9,12 +9,9 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from casework.agreement import (
-    cohen_kappa,
-    cohen_kappa_from_table,
-    confusion_matrix,
-    one_vs_rest_kappa,
-)
+from casework.agreement import cohen_kappa
+from casework.agreement.kappa import cohen_kappa_from_table, one_vs_rest_kappa
+from casework.agreement.table import confusion_matrix
 
 # The casework design notes' worked example: 60 rows relabelled blind, p_o 0.75, p_e 0.48,
 # "kappa is (0.75 - 0.48) / 0.52 = 0.52"; 15 disagreements, escalate against clarify.

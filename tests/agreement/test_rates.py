@@ -15,16 +15,16 @@ from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
-from casework.agreement import (
+from casework.agreement import kappa_interval
+from casework.agreement._rates import (
     RatePart,
     combined_corrected_rate,
     corrected_rate,
-    kappa_interval,
     more_needed,
-    normal_quantile,
     proportion_interval,
     rogan_gladen,
 )
+from casework.agreement.kappa import normal_quantile
 
 Method = Literal["wilson", "clopper-pearson"]
 ORACLE = {"wilson": "wilson", "clopper-pearson": "beta"}

@@ -6,14 +6,9 @@ import json
 
 import pytest
 
-from casework.agreement import (
-    AgreementReport,
-    AgreementSettings,
-    BandEdges,
-    SliceAgreement,
-    agreement_report,
-    case_features,
-)
+from casework.agreement import AgreementReport, SliceAgreement, agreement_report
+from casework.agreement.bands import BandEdges
+from casework.agreement.report import AgreementSettings, case_features
 from casework.errors import InputError, UsageError
 from tests.agreement.builders import OLD_ROWS, make_label, refunds_id, seed_dataset
 

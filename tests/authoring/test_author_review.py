@@ -11,17 +11,12 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from casework.authoring import (
-    PROMPT_VERSION,
-    WARNING,
-    AuthorOptions,
-    author,
-    author_report,
-    review_from_file,
-)
+from casework.authoring import AuthorOptions, author, author_report, review_from_file
+from casework.authoring._generate import PROMPT_VERSION
+from casework.authoring._report import WARNING
 from casework.dataset import load_dataset
 from casework.errors import InputErrors, UsageError
-from casework.labelling import GENERATED_CASE_KIND
+from casework.labelling.timings import GENERATED_CASE_KIND
 from casework.project import Project, load_project
 from casework.review import list_tasks
 from tests.authoring.test_generate import good_reply, scripted, write_shape_set

@@ -19,10 +19,9 @@ from casework.shapes import (
     DriftReport,
     build_shapes,
     drift,
-    holm,
     load_shapes,
-    two_proportion_z,
 )
+from casework.shapes._stats import holm, two_proportion_z
 from tests.authoring.conftest import ENV, new_project, truth_by_case
 
 

@@ -12,25 +12,18 @@ from typing import Any
 import pytest
 from click.testing import Result
 
-from casework.authoring import (
-    AXES,
-    PROMPT_VERSION,
-    REASONS,
-    AuthorOptions,
-    Brief,
-    Candidate,
-    author,
-    rank_oracle,
-    read_runs,
-    screen,
-)
+from casework.authoring import AXES, AuthorOptions, author
+from casework.authoring._candidate import REASONS, Brief, Candidate, rank_oracle, screen
+from casework.authoring._generate import PROMPT_VERSION, read_runs
 from casework.errors import UsageError
-from casework.labelling import GENERATED_CASE_KIND
-from casework.llm import Client, Message, ScriptedProvider
+from casework.labelling.timings import GENERATED_CASE_KIND
+from casework.llm import Message, ScriptedProvider
+from casework.llm.client import Client
 from casework.project import Project, load_project
 from casework.review import decide_task, list_tasks
 from casework.runner import RunRequest, run_agent
-from casework.shapes import Shape, ShapeExample, ShapeVersion
+from casework.shapes import Shape
+from casework.shapes._model import ShapeExample, ShapeVersion
 from tests.runner import sample_agents
 
 TOOLS = ("escalate_to_human", "get_order", "issue_refund")

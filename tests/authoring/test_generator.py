@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from casework.mining import conversations_from_genai, failure_signals, read_spans
+from casework.mining import failure_signals
+from casework.mining.otel_genai import conversations_from_genai
+from casework.mining.otlp import read_spans
 from tests.authoring.conftest import generator
 
 

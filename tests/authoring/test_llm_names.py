@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from casework.project import load_project
-from casework.shapes import BuildOptions, build_shapes, offline_name
+from casework.shapes import BuildOptions, build_shapes
+from casework.shapes._names import offline_name
 from tests.authoring.conftest import ENV, new_project
 
 NAMER = """

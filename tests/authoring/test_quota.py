@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from casework.errors import InputError
-from casework.gate import UnsatisfiableShare, check_project, unsatisfiable_shares
+from casework.gate import check_project
+from casework.gate._quota import UnsatisfiableShare, unsatisfiable_shares
 from casework.project import load_project
 from tests.factories import case_dict, write_lines
 

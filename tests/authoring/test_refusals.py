@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from casework.authoring import AuthorOptions, author
-from casework.labelling import GENERATED_CASE_KIND
+from casework.labelling.timings import GENERATED_CASE_KIND
 from casework.project import Project, load_project
 from casework.review import decide_task, list_tasks
 from casework.runner import RunRequest, load_run, run_agent

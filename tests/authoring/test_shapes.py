@@ -15,17 +15,10 @@ from sklearn.metrics import adjusted_rand_score
 
 from casework.errors import InputError
 from casework.project import Project
-from casework.shapes import (
-    BuildOptions,
-    ShapeBuild,
-    build_shapes,
-    load_shapes,
-    offline_name,
-    one_sentence,
-    saturation,
-    shape_set_names,
-    shapes_file,
-)
+from casework.shapes import BuildOptions, ShapeBuild, build_shapes, load_shapes, shape_set_names
+from casework.shapes._names import offline_name, one_sentence
+from casework.shapes._saturation import saturation
+from casework.shapes._store import shapes_file
 from tests.authoring.conftest import ENV, new_project, truth_by_case
 
 NOW = datetime(2026, 12, 9, 12, 0, tzinfo=UTC)

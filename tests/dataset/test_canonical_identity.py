@@ -19,14 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from casework.dataset import (
-    canonical_bytes,
-    canonical_line,
-    dump_record,
-    label_sort_key,
-    load_dataset,
-)
-from casework.dataset.jsonl import canonical_fix, fast_canonical
+from casework.dataset import dump_record, label_sort_key, load_dataset
+from casework.dataset.jsonl import canonical_bytes, canonical_fix, canonical_line, fast_canonical
 from casework.errors import InputErrors
 from casework.project import load_project
 from casework.schema import Case

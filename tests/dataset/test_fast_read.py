@@ -17,26 +17,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.dataset import (
-    CASES_FILE,
-    check_dataset,
-    declared_tools,
-    json_objects,
-    load_dataset,
-    parallel,
-    parse_records,
-    release,
-    scan_dataset,
-    scan_dataset_chunks,
-)
-from casework.dataset.jsonl import fast_object, nesting_depth
+from casework.dataset import check_dataset, declared_tools, load_dataset, parallel, release
+from casework.dataset.jsonl import fast_object, json_objects, nesting_depth, parse_records
+from casework.dataset.parallel import scan_dataset_chunks
+from casework.dataset.stream import scan_dataset
+from casework.dataset.versions import CASES_FILE
 from casework.decoding import BadJSON, json_depth_problem, parse_json
 from casework.errors import MAX_REPORTED, InputError, InputErrors, Problem
 from casework.gate import check_project
-from casework.privacy import residual_pii
+from casework.privacy.residual import residual_pii
 from casework.project import load_project
 from casework.schema import Case, LabelRecord
-from casework.synth import synthetic_cap_violations
+from casework.synth.cap import synthetic_cap_violations
 from tests.factories import case_dict, write_lines
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "refunds"

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from pydantic import ValidationError
 
 from casework.cli import cli
-from casework.dataset import CatalogueError, CatalogueFiles
+from casework.dataset.catalogue import CatalogueError, CatalogueFiles
 from casework.schema import Situation, StateRef
 from tests.runner.builders import make_project
 from tests.runner.test_env import ENV, SHOP, shop_case, write_state

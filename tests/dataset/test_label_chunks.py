@@ -15,14 +15,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.dataset import CASES_FILE, scan_dataset, scan_dataset_chunks
+from casework.dataset.parallel import scan_dataset_chunks
 from casework.dataset.stream import (
     dangling_key_problems,
     dangling_label_problems,
     duplicate_key_problems,
     duplicate_label_problems,
     label_key_of,
+    scan_dataset,
 )
+from casework.dataset.versions import CASES_FILE
 from casework.errors import MAX_REPORTED, InputError
 from casework.project import load_project
 from casework.schema import Case, LabelRecord

@@ -19,20 +19,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from casework.dataset import (
-    CaseChange,
-    DatasetDiff,
-    canonical_bytes,
     diff_versions,
     dump_record,
     load_dataset,
-    purge_cached,
     read_cases,
-    read_records,
     read_versions,
     release,
 )
-from casework.dataset.diff import changed_fields
-from casework.dataset.versions import CASES_FILE, LABELS_FILE, files_hash, materialise
+from casework.dataset.diff import CaseChange, DatasetDiff, changed_fields
+from casework.dataset.jsonl import canonical_bytes, read_records
+from casework.dataset.versions import CASES_FILE, LABELS_FILE, files_hash, materialise, purge_cached
 from casework.errors import InputErrors
 from casework.project import Project, load_project
 from casework.schema import Case, LabelRecord, VersionCounts

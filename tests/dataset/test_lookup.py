@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import find_case, release, scan_dataset
+from casework.dataset import find_case, release
 from casework.dataset.jsonl import dump_record
+from casework.dataset.stream import scan_dataset
 from casework.errors import CaseworkError, InputErrors
 from casework.project import Project, load_project
 from casework.schema import Case

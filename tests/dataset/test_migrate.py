@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from casework.dataset import ToolDecl, load_renames, migrate_cases, migrate_dataset
+from casework.dataset import migrate_cases
+from casework.dataset.migrate import load_renames, migrate_dataset
+from casework.dataset.tools import ToolDecl
 from casework.errors import InputError, InputErrors
 from casework.gate import check_project
 from casework.project import Project, load_project

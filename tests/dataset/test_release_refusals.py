@@ -22,7 +22,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import contradictory_tools, dataset_lock, load_dataset, release
+from casework.dataset import load_dataset, release
+from casework.dataset.check import contradictory_tools
+from casework.dataset.lock import dataset_lock
 from casework.errors import ReleaseConflict
 from casework.labelling import release_labels
 from casework.project import load_project

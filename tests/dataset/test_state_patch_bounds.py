@@ -10,8 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from casework.cli import cli
-from casework.dataset import StateRefError, initial_state, load_state_ref
-from casework.dataset.state import PatchLimits
+from casework.dataset.state import PatchLimits, StateRefError, initial_state, load_state_ref
 from casework.errors import UsageError
 from casework.schema import Case, StateRef
 from tests.runner.builders import make_project

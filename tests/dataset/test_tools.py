@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.dataset import declared_tools, parse_tool_declarations
+from casework.dataset import declared_tools
 from casework.dataset.check import _all_declared, _tool_findings
-from casework.dataset.tools import ToolDecl
+from casework.dataset.tools import ToolDecl, parse_tool_declarations
 from casework.errors import ConfigError, InputError
 from casework.project import load_project
 from casework.schema import Case

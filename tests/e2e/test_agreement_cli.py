@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
-from casework.dataset import canonical_line
+from casework.dataset.jsonl import canonical_line
 from tests.agreement.builders import make_label, refunds_id, seed_dataset
 from tests.factories import TOOLS
 

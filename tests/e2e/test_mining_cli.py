@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
-from casework.erasure import OUT_OF_REACH
+from casework.erasure._everywhere import OUT_OF_REACH
 from casework.privacy import PseudonymKey
 
 TRACES = Path(__file__).resolve().parents[2] / "examples" / "refunds" / "traces"

@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 import casework
-from casework.dataset import canonical_bytes, read_cases
+from casework.dataset import read_cases
+from casework.dataset.jsonl import canonical_bytes
 from casework.gate import check_project
 from casework.project import load_project
-from casework.runner import RunRequest, read_log, run_agent
+from casework.runner import RunRequest, run_agent
+from casework.runner.records import read_log
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bookings"
 

@@ -20,17 +20,14 @@ import pytest
 from click.testing import CliRunner
 
 from casework.cli import cli
-from casework.dataset import ToolDecl, declared_tools, read_cases
+from casework.dataset import declared_tools, read_cases
+from casework.dataset.tools import ToolDecl
 from casework.errors import InputError
-from casework.grading import Judge, labeller_view
-from casework.llm import (
-    Client,
-    Message,
-    ScriptedProvider,
-    ScriptFunction,
-    client_for,
-    import_script_function,
-)
+from casework.grading import Judge
+from casework.grading.calibration import labeller_view
+from casework.llm import Message, ScriptedProvider, client_for
+from casework.llm.client import Client
+from casework.llm.scripted import ScriptFunction, import_script_function
 from casework.project import load_project
 from casework.schema import Case, ToolFixture, TrajectoryToolCall
 

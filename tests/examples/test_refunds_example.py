@@ -21,13 +21,8 @@ import jmespath
 import jsonpatch
 import pytest
 
-from casework.dataset import (
-    canonical_bytes,
-    declared_tools,
-    label_sort_key,
-    read_cases,
-    read_records,
-)
+from casework.dataset import declared_tools, label_sort_key, read_cases
+from casework.dataset.jsonl import canonical_bytes, read_records
 from casework.project import Project, load_project
 from casework.schema import OUTCOMES, Case, LabelRecord, ToolFixture, ToolRequirement
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from casework.dataset import canonical_bytes, read_cases
+from casework.dataset import read_cases
+from casework.dataset.jsonl import canonical_bytes
 from casework.gate import check_project
 from casework.project import Project, load_project
 from casework.runner import RunRequest, load_run, run_agent

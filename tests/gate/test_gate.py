@@ -7,18 +7,11 @@ import pytest
 
 from casework.dataset import load_dataset, release
 from casework.errors import UsageError
-from casework.gate import (
-    RULES,
-    GateContext,
-    GateFinding,
-    GateInputs,
-    GateRule,
-    evaluate_gate,
-    gate_run,
-    pass_rate,
-)
+from casework.gate import RULES, GateInputs, GateRule, evaluate_gate, gate_run
+from casework.gate._decision import GateContext, GateFinding, pass_rate
 from casework.project import GateConfig, Project, ThresholdsConfig, load_project
-from casework.runner import CaseTally, RunRequest, run_agent
+from casework.runner import RunRequest, run_agent
+from casework.runner.metrics import CaseTally
 from tests.runner.builders import default_cases, make_project
 
 GOOD_AGENT = "python:tests.runner.sample_agents:good"

@@ -11,18 +11,12 @@ from click.testing import CliRunner
 from casework.cli import cli
 from casework.dataset import load_dataset, release
 from casework.gate import GateInputs, evaluate_gate, gate_run
-from casework.grading import CheckResult, combine
+from casework.grading import CheckResult
+from casework.grading.verdict import combine
 from casework.project import GateConfig, Project, ThresholdsConfig, load_project
-from casework.runner import (
-    CheckCertification,
-    JudgeInfo,
-    RunHeader,
-    RunRequest,
-    TrialRecord,
-    run_agent,
-    tallies,
-    trial_decisions,
-)
+from casework.runner import RunHeader, RunRequest, TrialRecord, run_agent
+from casework.runner.analysis import trial_decisions
+from casework.runner.records import CheckCertification, JudgeInfo, tallies
 from tests.runner.builders import make_project
 from tests.runner.judged import FAIR, LENIENT, judged, programmatic, standard_trials
 

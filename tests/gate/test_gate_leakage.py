@@ -14,7 +14,9 @@ import pytest
 
 from casework.dataset import load_dataset, release
 from casework.gate import gate_run
-from casework.leakage import read_flags, scan_dataset, unresolved_flags
+from casework.leakage import scan_dataset
+from casework.leakage.flagfile import read_flags
+from casework.leakage.review import unresolved_flags
 from casework.project import Project, load_project
 from casework.runner import RunRequest, run_agent
 from tests.gate.test_gate import judgeless_cases

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from casework.dataset import load_dataset, release
-from casework.gate import evaluate_gate, gate_run, rule_undetermined
-from casework.gate._decision import GateContext
+from casework.gate import evaluate_gate, gate_run
+from casework.gate._decision import GateContext, rule_undetermined
 from casework.project import GateConfig, ThresholdsConfig, load_project
-from casework.runner import CaseTally, RunRequest, load_run, run_agent
+from casework.runner import RunRequest, load_run, run_agent
+from casework.runner.metrics import CaseTally
 from tests.gate.test_gate import GOOD, _inputs, judgeless_cases
 from tests.runner.builders import make_project, refund_case
 

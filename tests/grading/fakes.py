@@ -61,7 +61,8 @@ def certified(model: str, slices: dict[str, bool], rubric: str = "r-test") -> di
 
     The judge is told ``rubric`` as each slice's current rubric digest, as a run does.
     """
-    from casework.grading import CHECK_KINDS, PROMPT_VERSION, Certification
+    from casework.grading import PROMPT_VERSION
+    from casework.grading.judge import CHECK_KINDS, Certification
 
     certs = [
         Certification(name, kind, model, PROMPT_VERSION, rubric, 40, 2, 40, 2, ok)

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import parse_tool_declarations
+from casework.dataset.tools import parse_tool_declarations
 from casework.errors import InputError
-from casework.grading import LABELLER_VIEW, Judge, calibrate_judge, labeller_view
-from casework.labelling import sheet_line
+from casework.grading import Judge, calibrate_judge
+from casework.grading.calibration import LABELLER_VIEW, labeller_view
+from casework.labelling.sheets import sheet_line
 from casework.project import Project, load_project
 from casework.schema import Case
 from tests.factories import TOOLS

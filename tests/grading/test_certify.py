@@ -11,22 +11,14 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.proportion import proportion_confint
 
 from casework.dataset import load_dataset
-from casework.grading import (
-    PROMPT_VERSION,
-    Certification,
-    Judge,
-    Pin,
-    Settings,
-    certify_counts,
-    certify_judge,
-    compare,
-    rubric_digests,
-    stored_certifications,
-)
+from casework.grading import PROMPT_VERSION, Judge, certify_judge, rubric_digests
+from casework.grading.calibration import stored_certifications
+from casework.grading.certify import Pin, Settings, certify_counts, compare
+from casework.grading.judge import Certification
 from casework.project import load_project
 from casework.review import import_verdicts, sample_verdicts
 from casework.runner import load_run
-from casework.workbench import ReviewItemRow, ReviewVerdictRow
+from casework.workbench.models_judge import ReviewItemRow, ReviewVerdictRow
 from tests.grading.fakes import FakeLLM
 from tests.review import builders
 

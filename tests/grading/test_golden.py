@@ -8,9 +8,13 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from casework.dataset import ToolDecl, apply_diff, apply_shared, state_diff
-from casework.grading import grade, labeller_view, needed_oracle_class, state_differences
-from casework.labelling import sheet_line
+from casework.dataset.state import apply_diff, apply_shared, state_diff
+from casework.dataset.tools import ToolDecl
+from casework.grading import grade
+from casework.grading.calibration import labeller_view
+from casework.grading.golden import state_differences
+from casework.grading.grade import needed_oracle_class
+from casework.labelling.sheets import sheet_line
 from casework.schema import Case, Trajectory
 
 

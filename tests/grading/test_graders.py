@@ -2,15 +2,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from casework.grading import (
-    GRADERS,
-    CheckResult,
-    Judge,
-    combine,
-    grade,
-    needed_oracle_class,
-    register_grader,
-)
+from casework.grading import CheckResult, Judge, grade, register_grader
+from casework.grading.grade import needed_oracle_class
+from casework.grading.graders import GRADERS
+from casework.grading.verdict import combine
 from casework.schema import Case, Trajectory, TrajectoryToolCall
 from tests.grading.fakes import FakeLLM, certified
 from tests.runner.builders import escalate_case, refund_case, refuse_case

@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
-from casework.grading import Judge, escape_block, grade, prompt_blocks
-from casework.llm import Client, Message, ScriptedProvider
+from casework.grading import Judge, grade, prompt_blocks
+from casework.grading.judge import escape_block
+from casework.llm import Message, ScriptedProvider
+from casework.llm.client import Client
 from casework.schema import Case, Trajectory, TrajectoryToolCall
 from tests.grading.fakes import certified
 

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from casework.grading import (
+from casework.grading.matchers import (
     MatcherError,
     argument_matches,
     deep_subset,

@@ -13,8 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from casework.dataset import canonical_line
-from casework.grading import Judge, fact_matches, grade, needed_oracle_class, normalise_text
+from casework.dataset.jsonl import canonical_line
+from casework.grading import Judge, grade
+from casework.grading.grade import needed_oracle_class
+from casework.grading.semantics import fact_matches, normalise_text
 from casework.schema import AnswerFact, Case, Label, Trajectory, TrajectoryToolCall
 from tests.grading.fakes import FakeLLM, certified
 from tests.runner.builders import default_cases, escalate_case, refund_case, refuse_case
@@ -217,8 +219,9 @@ def test_nl_assertions_are_judge_findings_one_per_assertion() -> None:
 
 
 def test_review_items_number_nl_findings_after_the_judged_facts() -> None:
-    from casework.review import run_items
-    from casework.runner import JudgeInfo, LoadedRun, RunHeader, TrialRecord
+    from casework.review._items import run_items
+    from casework.runner import RunHeader, TrialRecord
+    from casework.runner.records import JudgeInfo, LoadedRun
 
     data = refund_case("r-1", "o1", 12.0)
     data["label"]["answer_facts"] = ["fact zero"]
@@ -286,7 +289,7 @@ def test_old_cases_keep_their_canonical_bytes() -> None:
 def _round(outcome: str) -> Any:
     from datetime import UTC, datetime, timedelta
 
-    from casework.labelling import decide_round
+    from casework.labelling.rounds import decide_round
     from casework.schema import LabelRecord
 
     t0 = datetime(2026, 11, 1, tzinfo=UTC)
@@ -307,7 +310,7 @@ def _round(outcome: str) -> Any:
 
 
 def test_a_relabelling_round_keeps_the_accepted_set_only_while_people_stay_inside_it() -> None:
-    from casework.labelling import final_label
+    from casework.labelling.rounds import final_label
 
     previous = Label.model_validate(
         {
@@ -330,9 +333,10 @@ def test_a_relabelling_round_keeps_the_accepted_set_only_while_people_stay_insid
 
 
 def test_sheets_and_the_judge_s_labeller_view_show_the_scenario_and_the_offered_tools() -> None:
-    from casework.dataset import ToolDecl
-    from casework.grading import labeller_view, prompt_blocks
-    from casework.labelling import render_csv, sheet_line
+    from casework.dataset.tools import ToolDecl
+    from casework.grading import prompt_blocks
+    from casework.grading.calibration import labeller_view
+    from casework.labelling.sheets import render_csv, sheet_line
 
     data = refund_case("r-1", "o1", 12.0)
     data["situation"]["turns"] = []

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from casework.grading import CheckResult, Verdict
-from casework.runner import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log
+from casework.runner import RunEnd, RunHeader, TrialRecord
+from casework.runner.records import LoadedRun, read_log
 from casework.schema import Trajectory
 
 AT = datetime(2026, 11, 30, 12, 0, 0, 250000, tzinfo=UTC)

@@ -16,7 +16,8 @@ from click.testing import Result
 from casework.errors import InputError, UsageError
 from casework.interop import RunImportOptions, import_run, read_results, run_log_schema
 from casework.project import load_project
-from casework.runner import read_log, run_results
+from casework.runner import run_results
+from casework.runner.records import read_log
 
 Run = Callable[..., Result]
 DATA = Path(__file__).parent / "data"

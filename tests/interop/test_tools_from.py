@@ -14,7 +14,7 @@ import pytest
 from casework.dataset import declared_tools
 from casework.errors import ConfigError, InputError
 from casework.project import load_project
-from casework.runner import AGENT_ENV_ALLOWED
+from casework.runner.adapters import AGENT_ENV_ALLOWED
 
 DECLS = [{"name": "get_order", "description": "Fetch an order.", "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}}}]  # fmt: skip
 

@@ -27,9 +27,9 @@ from casework.labelling import (
     import_sheets,
     labelling_status,
     list_gaps,
-    load_work,
     release_labels,
 )
+from casework.labelling.store import load_work
 from casework.project import Project, load_project
 from casework.schema import LabelRecord
 from casework.workbench import open_workbench

@@ -17,7 +17,8 @@ from casework.labelling import dashboard, labelling_status
 from casework.project import Project, load_project
 from casework.review import add_items, decide_task, generated_case_item
 from casework.schema import OUTCOMES, Case
-from casework.workbench import AssignmentRow, RawLabelRow, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 from tests.factories import write_lines
 from tests.labelling.builders import draft, make_project, workbench_url
 

@@ -6,12 +6,8 @@ from pathlib import Path
 import pytest
 
 from casework.errors import ConfigError, InputError, InputErrors, UsageError
-from casework.labelling import (
-    bump_guideline,
-    current_versions,
-    list_guidelines,
-    read_guideline,
-)
+from casework.labelling import list_guidelines, read_guideline
+from casework.labelling.guidelines import bump_guideline, current_versions
 from casework.project import Project, load_project
 from tests.labelling.builders import make_project
 

@@ -7,7 +7,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect
 
-from casework.workbench import Base, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.base import Base
 
 TABLES = {"labelling_assignments", "labelling_labels"}
 

@@ -17,17 +17,16 @@ from casework.labelling import (
     States,
     WebAnswer,
     blind_case,
-    bump_guideline,
-    cache_info,
-    clear_caches,
     labeller_queue,
-    load_held_work,
-    load_work,
     submit_label,
 )
+from casework.labelling._cache import cache_info, clear_caches
+from casework.labelling.guidelines import bump_guideline
+from casework.labelling.store import load_held_work, load_work
 from casework.project import Project
 from casework.web import create_app
-from casework.workbench import RawLabelRow, Workbench, open_workbench
+from casework.workbench import Workbench, open_workbench
+from casework.workbench.models_labelling import RawLabelRow
 from tests.web.helpers import Person, person, web_project
 
 CASES = Path("datasets") / "refunds" / "cases.jsonl"

@@ -7,13 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casework.errors import UsageError
-from casework.labelling import (
+from casework.labelling import parse_labellers
+from casework.labelling.policy import (
     Contested,
     QueueRow,
     audit_draw,
     is_calibrated,
     keeps_second_label,
-    parse_labellers,
     plan_adjudication,
     plan_labelling,
 )

@@ -5,7 +5,8 @@ from typing import Any
 
 import pytest
 
-from casework.labelling import Assignment, decide_round, differing_fields, final_label, latest_round
+from casework.labelling.model import Assignment
+from casework.labelling.rounds import decide_round, differing_fields, final_label, latest_round
 from casework.schema import Label, LabelRecord
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)

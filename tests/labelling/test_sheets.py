@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.dataset import ToolDecl
-from casework.labelling import read_sheet, render_csv, render_jsonl, sheet_line
+from casework.dataset.tools import ToolDecl
+from casework.labelling.sheets import read_sheet, render_csv, render_jsonl, sheet_line
 from casework.schema import Case
 from tests.factories import case_dict
 
@@ -268,7 +268,7 @@ def test_csv_cells_never_start_a_formula_and_read_back_exactly(
 
 
 def test_escape_cell_round_trips_apostrophes() -> None:
-    from casework.labelling import escape_cell, unescape_cell
+    from casework.labelling.sheets import escape_cell, unescape_cell
 
     for text in ["'", "''", "'=1", "=1", "@x", "-", "plain", "", "\tx", "\rx", "+1 555"]:
         assert unescape_cell(escape_cell(text)) == text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from casework.labelling import line_signature, signature_matches
+from casework.labelling.signing import line_signature, signature_matches
 
 KEY = bytes(range(32))
 

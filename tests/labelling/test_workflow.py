@@ -14,17 +14,16 @@ from casework.agreement import agreement_report
 from casework.dataset import load_dataset, release, select_cases
 from casework.errors import InputErrors, UsageError, WorkbenchError
 from casework.labelling import (
-    Work,
     assign_labels,
-    bump_guideline,
     export_sheets,
     import_sheets,
-    keeps_second_label,
     labelling_status,
     list_disagreements,
-    load_work,
     release_labels,
 )
+from casework.labelling.guidelines import bump_guideline
+from casework.labelling.policy import keeps_second_label
+from casework.labelling.store import Work, load_work
 from casework.project import Project
 from casework.schema import Case
 from casework.workbench import open_workbench

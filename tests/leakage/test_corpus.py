@@ -10,7 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from casework.errors import InputError
-from casework.leakage import build_index, corpus_files, scan_corpus, score_documents
+from casework.leakage import scan_corpus
+from casework.leakage.corpus_index import build_index, score_documents
+from casework.leakage.reading import corpus_files
 from casework.project import Project
 from casework.schema import Case
 from tests.leakage.corpora import case_row, message

@@ -11,7 +11,7 @@ import zstandard
 
 from casework.decompress import DecompressionLimits
 from casework.errors import InputError
-from casework.leakage import iter_documents
+from casework.leakage.reading import iter_documents
 
 
 def _documents(path: Path, limits: DecompressionLimits | None = None) -> list[str]:

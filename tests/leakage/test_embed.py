@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from casework.leakage import cosine_pairs, embedding_duplicates
+from casework.leakage.embed import cosine_pairs, embedding_duplicates
 from casework.llm import Embedder
 
 

@@ -7,15 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.leakage import (
-    dedupe_pairs,
-    exact_join,
-    intersection_sizes,
-    pairs_within_groups,
-    prefix_length,
-    required_overlap,
-)
-from casework.shingling import ShingleSets, shingle_sets
+from casework.leakage import exact_join
+from casework.leakage.join import prefix_length, required_overlap
+from casework.leakage.pairs import dedupe_pairs, intersection_sizes, pairs_within_groups
+from casework.shingling._sets import ShingleSets
+from casework.shingling._shingles import shingle_sets
 from tests.leakage.corpora import planted
 
 

@@ -7,8 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.leakage import TWO_PREFIX_RATIO, choose_prefix_tokens, exact_join
-from casework.shingling import I64, ShingleSets, shingle_sets
+from casework.leakage import exact_join
+from casework.leakage.join import TWO_PREFIX_RATIO, choose_prefix_tokens
+from casework.shingling._sets import I64, ShingleSets
+from casework.shingling._shingles import shingle_sets
 from tests.leakage.corpora import planted
 from tests.leakage.test_join import brute_force, corpus
 

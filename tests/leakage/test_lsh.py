@@ -5,19 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.leakage import (
-    EMPTY,
-    LshParams,
-    MinHasher,
-    band_candidates,
-    choose_params,
-    collision_probability,
-    estimate_jaccard,
-    exact_join,
-    lsh_join,
-    prefilter_cutoff,
-)
-from casework.shingling import shingle_sets
+from casework.leakage import choose_params, exact_join, lsh_join
+from casework.leakage.lsh import LshParams, band_candidates, collision_probability, prefilter_cutoff
+from casework.leakage.minhash import EMPTY, MinHasher, estimate_jaccard
+from casework.shingling._shingles import shingle_sets
 from tests.leakage.corpora import planted
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from casework.errors import InputError, UsageError
-from casework.leakage import check_prompts, prompt_scores
+from casework.leakage import check_prompts
+from casework.leakage.prompt import prompt_scores
 from casework.project import Project, load_project
 from tests.leakage.corpora import INTENTS, case_row, message, write_project
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from casework.dataset import load_dataset
-from casework.leakage import Method, find_split_pairs, scan_corpus, sets_of
+from casework.leakage import Method, scan_corpus, sets_of
+from casework.leakage.scan import find_split_pairs
 from casework.project import Project
 from tests.leakage.corpora import planted
 
@@ -37,7 +38,7 @@ def ray_local() -> Iterator[Any]:
 
 
 def test_ray_sketch_equals_local() -> None:
-    from casework.leakage import ray_sketch
+    from casework.leakage.ray_engine import ray_sketch
 
     texts = planted(1500, seed=3)
     local = sets_of(texts, k=3, num_perm=64)

@@ -10,15 +10,9 @@ from sqlalchemy import create_engine, text
 
 from casework.dataset import load_dataset, read_versions, release
 from casework.errors import InputErrors, UsageError
-from casework.leakage import (
-    decide,
-    find_split_pairs,
-    list_flags,
-    resolve,
-    scan_dataset,
-    shared_shingles,
-    unresolved_flags,
-)
+from casework.leakage import decide, list_flags, resolve, scan_dataset
+from casework.leakage.review import unresolved_flags
+from casework.leakage.scan import find_split_pairs, shared_shingles
 from casework.project import Project, load_project
 from tests.leakage.corpora import project_rows, write_project
 

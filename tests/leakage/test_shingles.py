@@ -13,18 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.shingling import (
-    ShingleSets,
-    containment,
-    jaccard,
-    shingle_hash,
-    shingle_hashes,
-    shingle_sets,
-    shingles,
-    sort_unique_segments,
-    tokenize,
-    tokenize_batch,
-)
+from casework.shingling import containment, jaccard, shingles, tokenize
+from casework.shingling._sets import ShingleSets, sort_unique_segments
+from casework.shingling._shingles import shingle_hash, shingle_hashes, shingle_sets, tokenize_batch
 
 MODULES = [
     "casework.shingling._shingles",

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from casework.errors import ConfigError
-from casework.llm import SentenceTransformerEmbedder, TfidfEmbedder
+from casework.llm import TfidfEmbedder
+from casework.llm.embed import SentenceTransformerEmbedder
 
 TEXTS = [
     "my mug arrived broken and I want a refund",

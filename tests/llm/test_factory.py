@@ -13,19 +13,12 @@ import openai
 import pytest
 
 from casework.errors import ConfigError
-from casework.llm import (
-    Client,
-    LiteLLMProvider,
-    LLMError,
-    Message,
-    OpenAIEmbedder,
-    Params,
-    RetryPolicy,
-    TfidfEmbedder,
-    TransientError,
-    client_for,
-    embedder_for,
-)
+from casework.llm import LLMError, Message, TfidfEmbedder, client_for, embedder_for
+from casework.llm.base import Params, TransientError
+from casework.llm.client import Client
+from casework.llm.embed import OpenAIEmbedder
+from casework.llm.litellm_provider import LiteLLMProvider
+from casework.llm.retry import RetryPolicy
 from casework.project import Config, ModelConfig, ModelsConfig, Project
 
 

@@ -9,18 +9,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from casework.llm import (
-    Client,
-    Ledger,
-    LLMError,
-    MemoryCache,
-    Message,
-    OpenAIEmbedder,
-    OpenAIProvider,
-    Pricing,
-    RetryPolicy,
-    StructuredOutputError,
-)
+from casework.llm import LLMError, Message, OpenAIProvider
+from casework.llm.accounting import Ledger, Pricing
+from casework.llm.base import StructuredOutputError
+from casework.llm.cache import MemoryCache
+from casework.llm.client import Client
+from casework.llm.embed import OpenAIEmbedder
+from casework.llm.retry import RetryPolicy
 from tests.llm.stub_server import (
     Action,
     StubServer,

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from casework.llm import (
-    Ledger,
-    LLMError,
-    Pricing,
-    RetryPolicy,
-    TokenUsage,
-    TransientError,
-    call_with_retries,
-)
+from casework.llm import LLMError
+from casework.llm.accounting import Ledger, Pricing
+from casework.llm.base import TokenUsage, TransientError
+from casework.llm.retry import RetryPolicy, call_with_retries
 
 
 def test_delays_grow_exponentially_and_are_capped() -> None:

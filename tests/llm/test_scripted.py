@@ -10,15 +10,10 @@ import pytest
 from pydantic import BaseModel
 
 from casework.errors import InputError, InputErrors
-from casework.llm import (
-    Client,
-    Message,
-    Params,
-    ScriptedProvider,
-    ScriptRule,
-    load_script,
-    render_prompt,
-)
+from casework.llm import Message, ScriptedProvider
+from casework.llm.base import Params
+from casework.llm.client import Client
+from casework.llm.scripted import ScriptRule, load_script, render_prompt
 
 
 class Answer(BaseModel):

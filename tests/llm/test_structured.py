@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from casework.llm import Message, ReplyProblem, parse_reply, repair_messages, schema_messages
+from casework.llm import Message
+from casework.llm.structured import ReplyProblem, parse_reply, repair_messages, schema_messages
 
 
 class Item(BaseModel):

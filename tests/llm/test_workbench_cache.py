@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from casework.llm import CacheEntry, Client, Message, ScriptedProvider, ScriptRule, WorkbenchCache
+from casework.llm import Message, ScriptedProvider, WorkbenchCache
+from casework.llm.cache import CacheEntry
+from casework.llm.client import Client
+from casework.llm.scripted import ScriptRule
 from casework.workbench import open_workbench
 
 

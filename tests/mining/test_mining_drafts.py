@@ -6,22 +6,11 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from casework.mining import (
-    DraftOptions,
-    RawConversation,
-    RawMessage,
-    RawToolCall,
-    ScrubLeak,
-    draft_case,
-    retain_until,
-)
-from casework.privacy import (
-    SCRUB_VERSION,
-    PseudonymKey,
-    Scrubber,
-    builtin_detectors,
-    id_pattern_detectors,
-)
+from casework.mining import RawConversation, draft_case
+from casework.mining.conversation import RawMessage, RawToolCall
+from casework.mining.drafts import DraftOptions, ScrubLeak, retain_until
+from casework.privacy import PseudonymKey, Scrubber, builtin_detectors, id_pattern_detectors
+from casework.privacy.scrub import SCRUB_VERSION
 
 KEY = PseudonymKey(b"drafts-test-key-0123456789abcdefghij", "test")
 SCRUBBER = Scrubber(KEY, [*id_pattern_detectors({"order": r"\bORD-\d{6}\b"}), *builtin_detectors()])

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from casework.errors import InputErrors
-from casework.mining import parse_mapping, read_generic, read_spans
+from casework.mining.generic import parse_mapping, read_generic
+from casework.mining.otlp import read_spans
 from tests.mining.otlp_examples import envelope, span
 
 # Planted PII in the variety people write it, built independently of the detectors' patterns.

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from casework.errors import InputError, InputErrors, UsageError
-from casework.mining import parse_mapping, read_generic
+from casework.mining.generic import parse_mapping, read_generic
 
 NATURAL: dict[str, Any] = {
     "session_id": "s-1",

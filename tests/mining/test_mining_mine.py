@@ -10,7 +10,8 @@ import pytest
 
 from casework.dataset import load_dataset
 from casework.errors import ConfigError, InputErrors, UsageError
-from casework.mining import MineOptions, detect_format, mine
+from casework.mining import MineOptions, mine
+from casework.mining.mine import detect_format
 from casework.project import Project
 from tests.mining.conftest import EXAMPLE_TRACES
 

@@ -13,15 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casework.errors import InputError, InputErrors
-from casework.mining import (
-    DraftOptions,
-    conversations_from_genai,
-    conversations_from_openinference,
-    draft_case,
-    failure_signals,
-    normalise_id,
-    read_spans,
-)
+from casework.mining import draft_case, failure_signals
+from casework.mining.drafts import DraftOptions
+from casework.mining.openinference import conversations_from_openinference
+from casework.mining.otel_genai import conversations_from_genai
+from casework.mining.otlp import normalise_id, read_spans
 from casework.privacy import PseudonymKey, Scrubber
 from tests.mining.otlp_examples import (
     CALL_ID,

@@ -6,13 +6,9 @@ from typing import Any
 
 import pytest
 
-from casework.mining import (
-    RawConversation,
-    RawMessage,
-    RawToolCall,
-    failure_signals,
-    is_negative_feedback,
-)
+from casework.mining import RawConversation, failure_signals
+from casework.mining.conversation import RawMessage, RawToolCall
+from casework.mining.signals import is_negative_feedback
 
 
 def _conv(*messages: RawMessage, **kw: Any) -> RawConversation:

@@ -27,7 +27,9 @@ from typing import Protocol, TypeVar
 import phonenumbers
 from hypothesis import strategies as st
 
-from casework.mining import DraftOptions, RawConversation, RawMessage, draft_case
+from casework.mining import RawConversation, draft_case
+from casework.mining.conversation import RawMessage
+from casework.mining.drafts import DraftOptions
 from casework.privacy import PseudonymKey, Scrubber, scrubber_for
 from casework.project import Config, Project
 

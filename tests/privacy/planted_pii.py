@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import phonenumbers
 
-from casework.privacy import IBAN_LENGTHS
+from casework.privacy.checksums import IBAN_LENGTHS
 
 STRUCTURED_KINDS = ("email", "phone", "card", "iban", "ip", "url", "order")
 

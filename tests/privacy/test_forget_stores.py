@@ -15,25 +15,22 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from casework.cli import cli
-from casework.dataset import load_dataset, read_copies
-from casework.erasure import FILES, TABLES, forget_everywhere
+from casework.dataset import load_dataset
+from casework.dataset.copies import read_copies
+from casework.erasure import forget_everywhere
+from casework.erasure._registry import FILES, TABLES
 from casework.interop import export_adk
-from casework.privacy import subject_pseudonyms
+from casework.privacy.retention import subject_pseudonyms
 from casework.project import Project
-from casework.review import tuning_path
-from casework.shapes import Shape, ShapeExample, ShapeVersion, load_shapes, shapes_file
-from casework.shapes._store import save_shapes, shapes_content
-from casework.workbench import (
-    Base,
-    GuidelineGapRow,
-    ReviewItemRow,
-    ReviewTaskRow,
-    ReviewVerdictRow,
-    WebLabelViewRow,
-    WebSkipRow,
-    open_workbench,
-)
+from casework.review._sample import tuning_path
+from casework.shapes import Shape, load_shapes
+from casework.shapes._model import ShapeExample, ShapeVersion
+from casework.shapes._store import save_shapes, shapes_content, shapes_file
+from casework.workbench import WebLabelViewRow, WebSkipRow, open_workbench
 from casework.workbench import models as _all_tables
+from casework.workbench.base import Base
+from casework.workbench.models_judge import ReviewItemRow, ReviewVerdictRow
+from casework.workbench.models_review import GuidelineGapRow, ReviewTaskRow
 from tests.privacy.test_privacy_erasure import MINED, project
 
 __all__ = ["project"]  # the fixture, shared with the other erasure tests

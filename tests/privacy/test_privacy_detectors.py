@@ -5,19 +5,16 @@ from __future__ import annotations
 import pytest
 
 from casework.errors import ConfigError
-from casework.privacy import (
+from casework.privacy import PseudonymKey, Scrubber, id_pattern_detectors
+from casework.privacy.checksums import iban_valid, luhn_valid
+from casework.privacy.detectors import (
     CardDetector,
     EmailDetector,
     IbanDetector,
     IpDetector,
     PhoneDetector,
-    PseudonymKey,
-    Scrubber,
     StreetAddressDetector,
     UrlDetector,
-    iban_valid,
-    id_pattern_detectors,
-    luhn_valid,
 )
 
 

@@ -15,25 +15,22 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from casework.cli import cli
-from casework.dataset import dataset_lock, load_dataset, release
+from casework.dataset import load_dataset, release
+from casework.dataset.lock import dataset_lock
 from casework.erasure import expire_everywhere, forget_everywhere
-from casework.leakage import flag_file, read_flags, write_flags
+from casework.leakage.flagfile import flag_file, read_flags, write_flags
 from casework.mining import MineOptions, mine
-from casework.privacy import subject_pseudonyms
+from casework.privacy.retention import subject_pseudonyms
 from casework.project import Project, load_project
 from casework.report import write_report
-from casework.runner import RunHeader, RunRequest, load_run, log_path, read_log, run_agent
+from casework.runner import RunHeader, RunRequest, load_run, log_path, run_agent
+from casework.runner.records import read_log
 from casework.schema import Label, LeakageFlagRecord
-from casework.workbench import (
-    AssignmentRow,
-    JudgeCalibrationRow,
-    LeakageFlag,
-    LLMResponse,
-    RawLabelRow,
-    RunRow,
-    TrialRow,
-    open_workbench,
-)
+from casework.workbench import open_workbench
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
+from casework.workbench.models_leakage import LeakageFlag
+from casework.workbench.models_llm import LLMResponse
+from casework.workbench.models_runs import JudgeCalibrationRow, RunRow, TrialRow
 
 KEY = "erasure-tests-key-not-secret-0123456789"
 TRACES = Path(__file__).resolve().parents[2] / "examples" / "refunds" / "traces"

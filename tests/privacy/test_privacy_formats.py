@@ -61,7 +61,7 @@ def test_issue_examples() -> None:
 
 
 def test_the_generators_own_iban_layouts_match_the_registry() -> None:
-    from casework.privacy import IBAN_LENGTHS
+    from casework.privacy.checksums import IBAN_LENGTHS
     from tests.privacy.planted_formats import IBAN_LAYOUTS
 
     assert {c: len(layout) + 4 for c, layout in IBAN_LAYOUTS.items()} == {

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from casework.errors import ConfigError
-from casework.privacy import KEY_ENV, PseudonymKey, load_key
+from casework.privacy import PseudonymKey, load_key
+from casework.privacy.keys import KEY_ENV
 from casework.project import load_project
 
 GOOD = "9f2c71d04be8a6357e1b0c94d28f6a3e"

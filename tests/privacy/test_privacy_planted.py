@@ -7,7 +7,9 @@ import re
 from collections import Counter
 from datetime import UTC, datetime
 
-from casework.mining import DraftOptions, RawConversation, RawMessage, RawToolCall, draft_case
+from casework.mining import RawConversation, draft_case
+from casework.mining.conversation import RawMessage, RawToolCall
+from casework.mining.drafts import DraftOptions
 from casework.privacy import (
     PseudonymKey,
     Scrubber,

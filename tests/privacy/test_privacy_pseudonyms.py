@@ -10,14 +10,8 @@ import phonenumbers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.privacy import (
-    PSEUDONYM_RE,
-    PseudonymKey,
-    Scrubber,
-    is_pseudonym,
-    normalise,
-    pseudonym,
-)
+from casework.privacy import PseudonymKey, Scrubber, normalise, pseudonym
+from casework.privacy.pseudonyms import PSEUDONYM_RE, is_pseudonym
 
 KEY = b"k" * 32
 OTHER = b"o" * 32

@@ -12,7 +12,7 @@ import pytest
 
 from casework.dataset import load_dataset
 from casework.mining import MineOptions, mine
-from casework.privacy import presidio_second_opinion, residual_pii
+from casework.privacy.residual import presidio_second_opinion, residual_pii
 from casework.project import load_project
 from casework.schema import Case
 

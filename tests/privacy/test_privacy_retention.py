@@ -12,7 +12,8 @@ import pytest
 from casework.dataset import load_dataset, read_versions, release
 from casework.errors import UsageError
 from casework.mining import MineOptions, mine
-from casework.privacy import expire, forget, history_recipe, is_expired
+from casework.privacy import history_recipe
+from casework.privacy.retention import expire, forget, is_expired
 from casework.project import Project, load_project
 from casework.schema import Case, LabelRecord
 

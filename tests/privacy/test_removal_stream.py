@@ -20,7 +20,7 @@ import pytest
 
 from casework.dataset import load_dataset, read_versions, release
 from casework.dataset.versions import materialise
-from casework.privacy import expire
+from casework.privacy.retention import expire
 from casework.project import Project, load_project
 from tests.factories import case_dict, write_lines
 

@@ -9,7 +9,8 @@ import pytest
 
 from casework.grading import Judge
 from casework.project import Project, load_project
-from casework.report import ReportData, render_report, report_context, write_report
+from casework.report import render_report, report_context, write_report
+from casework.report.html import ReportData
 from casework.runner import RunRequest, load_run, run_agent, run_results
 from tests.grading.fakes import FakeLLM
 from tests.runner.builders import default_cases, make_project, refund_case

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from casework.project import Project, load_project
-from casework.report import Series, bar_chart, line_chart, write_report
+from casework.report import write_report
+from casework.report.charts import Series, bar_chart, line_chart
 from casework.runner import RunRequest, compare_runs, load_run, run_agent, run_results
 from tests.runner.builders import make_project
 

@@ -3,7 +3,8 @@ where none did."""
 
 from __future__ import annotations
 
-from casework.report import ReportData, render_report, report_context
+from casework.report import render_report, report_context
+from casework.report.html import ReportData
 from casework.runner import run_results
 from tests.runner.judged import LENIENT, loaded, programmatic, standard_trials
 

@@ -18,16 +18,9 @@ import pytest
 
 from casework.errors import DecisionConflict
 from casework.project import Project, load_project
-from casework.review import (
-    NewItem,
-    ReviewTask,
-    add_items,
-    decide_task,
-    get_task,
-    list_tasks,
-    register_kind,
-    sync_leakage,
-)
+from casework.review import ReviewTask, add_items, decide_task, get_task, list_tasks, sync_leakage
+from casework.review._kinds import register_kind
+from casework.review._task import NewItem
 from tests.labelling.builders import make_project, workbench_url
 from tests.leakage.corpora import PROMPT, project_rows, write_project
 
@@ -119,7 +112,8 @@ def test_two_reviewers_one_leakage_pair(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.chdir(root)
     project = load_project(root)
     from casework.dataset import load_dataset, release
-    from casework.leakage import read_flags, scan_dataset
+    from casework.leakage import scan_dataset
+    from casework.leakage.flagfile import read_flags
 
     release(project, "support", load_dataset(project, "support").cases, "first")
     scan_dataset(project, "support")

@@ -18,9 +18,9 @@ from casework.review import (
     decide_from_file,
     decide_task,
     list_tasks,
-    read_decisions,
-    sync_disagreements,
 )
+from casework.review._decisions import read_decisions
+from casework.review._queue import sync_disagreements
 from casework.schema import Case
 from tests.leakage.corpora import case_row
 from tests.review.test_disagreement import NOW, adjudications, contested

@@ -13,16 +13,11 @@ from click.testing import CliRunner, Result
 from casework.cli import cli
 from casework.dataset import load_dataset, release
 from casework.errors import UsageError
-from casework.labelling import FinalLabel, adjudicate, list_gaps, load_work
+from casework.labelling import FinalLabel, adjudicate, list_gaps
+from casework.labelling.store import load_work
 from casework.project import Project, load_project
-from casework.review import (
-    DISAGREEMENT,
-    decide_task,
-    get_task,
-    list_tasks,
-    sync_disagreements,
-    sync_review,
-)
+from casework.review import DISAGREEMENT, decide_task, get_task, list_tasks, sync_review
+from casework.review._queue import sync_disagreements
 from casework.schema import LabelRecord
 from casework.workbench import open_workbench
 from tests.factories import write_lines

@@ -20,9 +20,11 @@ from casework.review import (
     import_verdicts,
     list_tasks,
     sample_verdicts,
-    sync_judge_verdicts,
 )
-from casework.workbench import ReviewTaskRow, ReviewVerdictRow, open_workbench
+from casework.review._queue import sync_judge_verdicts
+from casework.workbench import open_workbench
+from casework.workbench.models_judge import ReviewVerdictRow
+from casework.workbench.models_review import ReviewTaskRow
 from tests.review import builders
 
 

@@ -23,10 +23,9 @@ from casework.review import (
     generated_case_item,
     get_task,
     list_tasks,
-    shared_spans,
     sync_leakage,
-    words_with_spans,
 )
+from casework.review._spans import shared_spans, words_with_spans
 from casework.schema import Case
 from casework.shingling import shingles, tokenize
 from tests.leakage.corpora import PROMPT, case_row, project_rows, write_project

@@ -9,7 +9,7 @@ import pytest
 
 from casework.dataset import load_dataset
 from casework.project import load_project
-from casework.review import run_items
+from casework.review._items import run_items
 from casework.runner import load_run
 from tests.review import builders
 from tests.runner.builders import make_project

@@ -10,19 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from casework.dataset import load_dataset, read_copies
+from casework.dataset import load_dataset
+from casework.dataset.copies import read_copies
 from casework.errors import InputErrors, UsageError
 from casework.project import load_project
-from casework.review import (
-    ReviewItem,
-    add_tuning,
-    assign_reviewers,
-    draw,
-    excluded_by,
-    read_tuning,
-    run_items,
-    sample_verdicts,
-)
+from casework.review import add_tuning, sample_verdicts
+from casework.review._items import ReviewItem, assign_reviewers, draw, excluded_by, run_items
+from casework.review._sample import read_tuning
 from casework.runner import load_run
 from tests.review import builders
 

@@ -14,8 +14,10 @@ from sqlalchemy import func, select
 from casework.cli import cli
 from casework.errors import InputErrors
 from casework.project import load_project
-from casework.review import CSV_COLUMNS, import_verdicts, read_verdict_sheet, sample_verdicts
-from casework.workbench import ReviewItemRow, ReviewVerdictRow, open_workbench
+from casework.review import import_verdicts, sample_verdicts
+from casework.review._sheets import CSV_COLUMNS, read_verdict_sheet
+from casework.workbench import open_workbench
+from casework.workbench.models_judge import ReviewItemRow, ReviewVerdictRow
 from tests.review import builders
 
 #: What a sheet line holds: what the check needs, and the bookkeeping to read the answer back.

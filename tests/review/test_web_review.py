@@ -6,8 +6,10 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from casework.project import Project
-from casework.review import DISAGREEMENT, list_tasks, sync_disagreements
-from casework.workbench import RawLabelRow, Workbench
+from casework.review import DISAGREEMENT, list_tasks
+from casework.review._queue import sync_disagreements
+from casework.workbench import Workbench
+from casework.workbench.models_labelling import RawLabelRow
 from tests.web.conftest import app, project, wb, web_snapshots, workbench_url
 from tests.web.helpers import form_value, person
 from tests.web.pages import label_all

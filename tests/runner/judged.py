@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from casework.grading import CheckResult, combine
-from casework.runner import CheckCertification, JudgeInfo, LoadedRun, RunEnd, RunHeader, TrialRecord
+from casework.grading import CheckResult
+from casework.grading.verdict import combine
+from casework.runner import RunEnd, RunHeader, TrialRecord
+from casework.runner.records import CheckCertification, JudgeInfo, LoadedRun
 from casework.schema import Trajectory
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)

@@ -14,19 +14,15 @@ import pytest
 
 from casework.errors import InputErrors, UsageError
 from casework.project import Project, load_project
-from casework.runner import (
+from casework.runner import RunRequest, Tools, load_agent, load_run, run_agent
+from casework.runner.adapters import (
     AGENT_ENV_ALLOWED,
     AgentUnavailable,
     PythonAgent,
-    RunRequest,
-    Tools,
-    ToolServer,
-    ToolSession,
     agent_environment,
-    load_agent,
-    load_run,
-    run_agent,
 )
+from casework.runner.fixtures import ToolSession
+from casework.runner.toolserver import ToolServer
 from casework.schema import AgentInput, AgentTool, Case, Label, ToolFixture, Turn
 from tests.runner import sample_agents
 from tests.runner.agent_servers import http_agent, write_cmd_agent

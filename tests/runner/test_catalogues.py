@@ -165,7 +165,7 @@ def test_tools_file_and_its_hash_go_together() -> None:
 
 
 def test_an_empty_offered_set_survives_the_canonical_form() -> None:
-    from casework.dataset import canonical_line
+    from casework.dataset.jsonl import canonical_line
     from casework.schema import Case
 
     case = Case.model_validate(clarify_case("w-1", tools=[]))

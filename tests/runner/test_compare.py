@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 from scipy.stats import binomtest
 
-from casework.runner import CaseTally, compare_tallies, mcnemar_statistic, retirement, sign_test
+from casework.runner.compare import compare_tallies, mcnemar_statistic, retirement, sign_test
+from casework.runner.metrics import CaseTally
 
 
 def _run(rates: dict[str, tuple[int, int]]) -> dict[str, CaseTally]:

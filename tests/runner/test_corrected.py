@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from casework.agreement import RatePart, combined_corrected_rate, rogan_gladen
-from casework.runner import CheckCertification, corrected_pass, run_results, trial_decisions
+from casework.agreement._rates import RatePart, combined_corrected_rate, rogan_gladen
+from casework.runner import run_results
+from casework.runner.analysis import corrected_pass, trial_decisions
+from casework.runner.records import CheckCertification
 from tests.runner.judged import (
     FAIR,
     LENIENT,

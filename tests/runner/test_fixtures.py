@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from casework.runner import ToolError, Tools, ToolSession, substitute_args
+from casework.runner import ToolError, Tools
+from casework.runner.fixtures import ToolSession, substitute_args
 from casework.schema import ToolFixture
 
 

@@ -21,7 +21,8 @@ from click.testing import CliRunner
 from casework.cli import cli
 from casework.dataset import load_dataset
 from casework.project import load_project
-from casework.runner import LoadedRun, TrialRecord, load_run
+from casework.runner import TrialRecord, load_run
+from casework.runner.records import LoadedRun
 from casework.schema import Case
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "refunds"

@@ -20,7 +20,9 @@ from click.testing import CliRunner
 from casework.cli import cli
 from casework.dataset import load_dataset
 from casework.project import load_project
-from casework.runner import LoadedRun, load_run, trial_seed
+from casework.runner import load_run
+from casework.runner.records import LoadedRun
+from casework.runner.run import trial_seed
 from casework.schema import Case, Usage
 from tests.llm.stub_server import Action, StubServer, running_stub
 

@@ -8,13 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.runner import (
+from casework.runner import pass_at_k, pass_hat_k
+from casework.runner.metrics import (
     CaseTally,
     bootstrap_ci,
     mean_pass_at_k,
     mean_pass_hat_k,
-    pass_at_k,
-    pass_hat_k,
     stability,
     summarize,
 )

@@ -8,10 +8,13 @@ from pathlib import Path
 import pytest
 
 from casework.dataset import load_dataset, release
-from casework.gate import check_project, gate_run, unsatisfiable_shares
+from casework.gate import check_project, gate_run
+from casework.gate._quota import unsatisfiable_shares
 from casework.project import Project, load_project
-from casework.report import ReportData, report_context
-from casework.runner import RunRequest, in_population, load_run, run_agent, run_results
+from casework.report import report_context
+from casework.report.html import ReportData
+from casework.runner import RunRequest, load_run, run_agent, run_results
+from casework.runner.metrics import in_population
 from casework.schema import Case
 from tests.gate.test_gate import judgeless_cases
 from tests.runner.builders import make_project, refuse_case

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from casework.errors import InputErrors
-from casework.runner import CheckCertification, JudgeInfo, read_log
+from casework.runner.records import CheckCertification, JudgeInfo, read_log
 
 OLD_HEADER: dict[str, Any] = {
     "schema_version": 1,

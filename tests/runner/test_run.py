@@ -8,17 +8,11 @@ from sqlalchemy import func, select
 
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.project import Project
-from casework.runner import (
-    RunRequest,
-    TrialRecord,
-    load_run,
-    log_path,
-    read_log,
-    run_agent,
-    run_results,
-    trial_seed,
-)
-from casework.workbench import RunRow, TrialRow, open_workbench
+from casework.runner import RunRequest, TrialRecord, load_run, log_path, run_agent, run_results
+from casework.runner.records import read_log
+from casework.runner.run import trial_seed
+from casework.workbench import open_workbench
+from casework.workbench.models_runs import RunRow, TrialRow
 
 GOOD = "python:tests.runner.sample_agents:good"
 

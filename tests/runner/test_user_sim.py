@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from casework.errors import UsageError
-from casework.llm import Client, Message, ScriptedProvider
+from casework.llm import Message, ScriptedProvider
+from casework.llm.client import Client
 from casework.project import Project, load_project
 from casework.runner import RunRequest, Tools, load_run, run_agent, run_results
 from casework.runner.user_sim import UserSimulator, user_seed

@@ -5,17 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from casework.schema import Case, Situation
-from casework.synth import (
-    PLANTED_INSTRUCTIONS,
-    DropIdentifier,
-    InformalRegister,
-    InjectedToolText,
-    Skip,
-    TransformContext,
-    Typos,
-    facts_of,
-    find_identifiers,
-)
+from casework.synth import TransformContext
+from casework.synth.identifiers import DropIdentifier, facts_of, find_identifiers
+from casework.synth.injection import PLANTED_INSTRUCTIONS, InjectedToolText
+from casework.synth.rules import InformalRegister, Typos
+from casework.synth.transforms import Skip
 from tests.synth.conftest import seed_case
 
 CTX = TransformContext(seed=0)

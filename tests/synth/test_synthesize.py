@@ -10,9 +10,11 @@ import pytest
 
 from casework.dataset import load_dataset, read_versions
 from casework.errors import UsageError
-from casework.llm import Client, Message, ScriptedProvider
+from casework.llm import Message, ScriptedProvider
+from casework.llm.client import Client
 from casework.schema import Case
-from casework.synth import synthesize, synthetic_cap_violations
+from casework.synth import synthesize
+from casework.synth.cap import synthetic_cap_violations
 from tests.synth.conftest import MakeProject, seed_case
 
 

@@ -7,14 +7,10 @@ import pytest
 from casework.errors import UsageError
 from casework.schema import Case
 from casework.shingling import jaccard, shingles
-from casework.synth import (
-    CapViolation,
-    get_transform,
-    near_duplicate,
-    synthetic_budget,
-    synthetic_cap_violations,
-    transform_table,
-)
+from casework.synth import transform_table
+from casework.synth.cap import CapViolation, synthetic_budget, synthetic_cap_violations
+from casework.synth.registry import get_transform
+from casework.synth.similarity import near_duplicate
 from tests.factories import case_dict
 
 

@@ -8,14 +8,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from casework.schema import Case, Generator, Situation
-from casework.synth import (
-    TransformContext,
-    build_variant,
-    check_variant,
-    get_transform,
-    transform_table,
-    variant_id,
-)
+from casework.synth import TransformContext, transform_table
+from casework.synth.registry import get_transform
+from casework.synth.variants import build_variant, check_variant, variant_id
 from tests.synth.conftest import seed_case
 
 GEN = Generator(model="rules", prompt_version=1)

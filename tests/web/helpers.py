@@ -15,7 +15,8 @@ from casework.dataset import load_dataset, release
 from casework.labelling import assign_labels
 from casework.project import Project, load_project
 from casework.web import add_user
-from casework.workbench import RunRow, TrialRow, Workbench, open_workbench
+from casework.workbench import Workbench, open_workbench
+from casework.workbench.models_runs import RunRow, TrialRow
 from tests.labelling.builders import make_project
 
 #: Strings planted where a labeller must never see them; each names its place.

@@ -10,16 +10,10 @@ from fastapi import FastAPI
 from starlette.testclient import TestClient
 
 from casework.errors import UsageError
-from casework.web import (
-    ROLES,
-    ROUTES,
-    SECURITY_HEADERS,
-    RouteSpec,
-    add_user,
-    disable_user,
-    new_link,
-    served_routes,
-)
+from casework.web import add_user, disable_user, new_link
+from casework.web._accounts import ROLES
+from casework.web._app import SECURITY_HEADERS
+from casework.web._routes import ROUTES, RouteSpec, served_routes
 from casework.workbench import Workbench
 from tests.web.helpers import Person, form_value, person, sign_in_with
 

@@ -11,7 +11,8 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from casework.web import add_user
-from casework.workbench import RawLabelRow, WebLabelViewRow, Workbench
+from casework.workbench import WebLabelViewRow, Workbench
+from casework.workbench.models_labelling import RawLabelRow
 from tests.web.helpers import person
 from tests.web.live import live_server
 from tests.web.pages import label_all

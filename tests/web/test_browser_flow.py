@@ -18,7 +18,7 @@ import pytest
 from fastapi import FastAPI
 from sklearn.metrics import cohen_kappa_score
 
-from casework.leakage import read_flags
+from casework.leakage.flagfile import read_flags
 from casework.project import Project
 from casework.schema import OUTCOMES
 from casework.web import add_user

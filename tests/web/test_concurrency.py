@@ -11,7 +11,8 @@ from sqlalchemy import func, select
 from casework.labelling import assign_labels, labelling_status
 from casework.project import load_project
 from casework.web import add_user, create_app
-from casework.workbench import AssignmentRow, RawLabelRow, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 from tests.labelling.builders import workbench_url
 from tests.web.crowd import Tally, crowd_project, label_all
 from tests.web.live import live_server

@@ -22,7 +22,9 @@ from casework.labelling import (
     submit_label,
 )
 from casework.project import Project
-from casework.workbench import AssignmentRow, Meta, RawLabelRow, WebLabelViewRow, Workbench
+from casework.workbench import WebLabelViewRow, Workbench
+from casework.workbench.models import Meta
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 from tests.web.helpers import HOSTILE, MARKERS, Person, form_value, person
 
 CASE_RE = re.compile(r'hx-post="/label/([^/"]+)/([^/"]+)"')

@@ -14,12 +14,14 @@ from sklearn.metrics import cohen_kappa_score
 from sqlalchemy import select
 
 from casework.labelling import dashboard, list_gaps
-from casework.leakage import read_flags
+from casework.leakage.flagfile import read_flags
 from casework.project import Project
 from casework.review import add_items, generated_case_item, list_tasks
 from casework.schema import Case
-from casework.web import ROUTES, highlighted
-from casework.workbench import RawLabelRow, Workbench
+from casework.web._render import highlighted
+from casework.web._routes import ROUTES
+from casework.workbench import Workbench
+from casework.workbench.models_labelling import RawLabelRow
 from tests.web.helpers import HOSTILE, MARKERS, Person, form_value, person
 from tests.web.pages import ANSWERS, plant_leak
 

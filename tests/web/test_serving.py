@@ -23,7 +23,8 @@ import uvicorn
 from fastapi import FastAPI
 
 from casework.project import Project
-from casework.web import HTTPS_ENV, KEEP_ALIVE_SECONDS, PROJECT_ENV, serve, server_options
+from casework.web import serve
+from casework.web._app import HTTPS_ENV, KEEP_ALIVE_SECONDS, PROJECT_ENV, server_options
 from tests.web.live import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

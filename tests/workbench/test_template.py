@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
-from casework.workbench import Meta, db, open_workbench, status
+from casework.workbench import db, open_workbench, status
+from casework.workbench.models import Meta
 from tests.workbench_template import MigratedTemplate
 
 

@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 
 from casework.errors import WorkbenchError
-from casework.workbench import Meta, open_workbench, status, upgrade
+from casework.workbench import open_workbench, status, upgrade
+from casework.workbench.models import Meta
 
 PG_URL = os.environ.get("CASEWORK_TEST_PG_URL")
 
@@ -58,7 +59,7 @@ def test_outdated_database_is_refused_until_upgraded(db_url: str) -> None:
 
 
 def test_every_table_of_the_models_is_created_by_migrations(db_url: str) -> None:
-    from casework.workbench import Base
+    from casework.workbench.base import Base
 
     open_workbench(url=db_url).close()
     engine = create_engine(db_url)

@@ -34,7 +34,7 @@ from casework.agreement.gwet import GwetAC, gwet_ac1
 from casework.agreement.kappa import ClassKappa, CohenKappa, cohen_kappa, one_vs_rest_kappa
 from casework.agreement.krippendorff import KrippendorffAlpha, krippendorff_alpha_nominal
 from casework.agreement.table import ConfusionMatrix, confusion_matrix
-from casework.dataset import parallel_workers
+from casework.dataset.parallel import parallel_workers
 from casework.errors import InputErrors, Problem, UsageError
 from casework.schema import OUTCOMES, Case, LabelRecord
 

@@ -7,74 +7,19 @@ oracle (:func:`rank_oracle`) and queues the rest for review; :func:`review_from_
 generator's gate.
 """
 
-from casework.authoring._candidate import (
-    AXES,
-    REASONS,
-    SATISFIABLE_AXES,
-    UNSATISFIABLE_AXES,
-    Brief,
-    Candidate,
-    ProposedOracle,
-    Rejection,
-    rank_oracle,
-    screen,
-    unsatisfiable_kind,
-)
-from casework.authoring._generate import (
-    AXIS_BRIEFS,
-    MIN_DISTANCE,
-    PROMPT_VERSION,
-    AuthoringRun,
-    AuthorOptions,
-    AuthorResult,
-    author,
-    prompt_messages,
-    read_runs,
-)
-from casework.authoring._report import (
-    ACCEPTANCE_FLOOR,
-    WARNING,
-    AuthorReport,
-    Discrimination,
-    author_report,
-    discrimination,
-)
-from casework.authoring._review import (
-    ReviewDecision,
-    ReviewOutcome,
-    open_authored,
-    review_from_file,
-)
+from casework.authoring._candidate import AXES
+from casework.authoring._generate import MIN_DISTANCE, AuthorOptions, AuthorResult, author
+from casework.authoring._report import AuthorReport, author_report
+from casework.authoring._review import open_authored, review_from_file
 
 __all__ = [
-    "ACCEPTANCE_FLOOR",
     "AXES",
-    "AXIS_BRIEFS",
     "MIN_DISTANCE",
-    "PROMPT_VERSION",
-    "REASONS",
-    "SATISFIABLE_AXES",
-    "UNSATISFIABLE_AXES",
-    "WARNING",
     "AuthorOptions",
     "AuthorReport",
     "AuthorResult",
-    "AuthoringRun",
-    "Brief",
-    "Candidate",
-    "Discrimination",
-    "ProposedOracle",
-    "Rejection",
-    "ReviewDecision",
-    "ReviewOutcome",
     "author",
     "author_report",
-    "discrimination",
     "open_authored",
-    "prompt_messages",
-    "rank_oracle",
-    "read_runs",
     "review_from_file",
-    "screen",
-    "unsatisfiable_kind",
 ]

@@ -27,7 +27,7 @@ from casework.schema import (
     ToolRequirement,
     UnsatisfiableKind,
 )
-from casework.shapes import one_sentence
+from casework.shapes._names import one_sentence
 
 #: The fixed satisfiable axes a case is generated along.
 SATISFIABLE_AXES = (

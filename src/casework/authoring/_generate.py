@@ -28,15 +28,19 @@ from casework.authoring._candidate import (
     Rejection,
     screen,
 )
-from casework.dataset import declared_tools, load_dataset, read_records
+from casework.dataset import declared_tools, load_dataset
+from casework.dataset.jsonl import read_records
 from casework.errors import UsageError
-from casework.labelling import GENERATED_CASE_KIND
-from casework.llm import Client, Embedder, Message, client_for, embedder_for
+from casework.labelling.timings import GENERATED_CASE_KIND
+from casework.llm import Embedder, Message, client_for, embedder_for
+from casework.llm.client import Client
 from casework.names import name_problem
 from casework.project import Project
 from casework.review import add_items, generated_case_item, list_tasks
 from casework.schema import Case
-from casework.shapes import Shape, case_text, load_shapes, shapes_file
+from casework.shapes import Shape, load_shapes
+from casework.shapes._store import shapes_file
+from casework.shapes._text import case_text
 
 #: Version of the generation prompt, recorded on every authored case.
 PROMPT_VERSION = "author-1"

@@ -18,19 +18,13 @@ from casework.authoring._candidate import AXES
 from casework.authoring._generate import read_runs
 from casework.dataset import load_dataset
 from casework.errors import UsageError
-from casework.gate import UnsatisfiableShare, unsatisfiable_shares
-from casework.labelling import GENERATED_CASE_KIND
+from casework.gate._quota import UnsatisfiableShare, unsatisfiable_shares
+from casework.labelling.timings import GENERATED_CASE_KIND
 from casework.project import Project
 from casework.review import ReviewTask, list_tasks
-from casework.runner import (
-    LoadedRun,
-    RunRequest,
-    compare_runs,
-    read_log,
-    run_agent,
-    stability,
-    tallies,
-)
+from casework.runner import RunRequest, compare_runs, run_agent
+from casework.runner.metrics import stability
+from casework.runner.records import LoadedRun, read_log, tallies
 from casework.shapes import load_shapes
 
 #: Below this acceptance rate the report warns.

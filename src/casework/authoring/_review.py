@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from casework.labelling import GENERATED_CASE_KIND
+from casework.labelling.timings import GENERATED_CASE_KIND
 from casework.project import Project
-from casework.review import ReviewDecision, ReviewTask, decide_from_file, list_tasks
+from casework.review import ReviewTask, decide_from_file, list_tasks
+from casework.review._decisions import ReviewDecision
 
 __all__ = ["ReviewDecision", "ReviewOutcome", "open_authored", "review_from_file"]
 

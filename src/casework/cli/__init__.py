@@ -23,14 +23,7 @@ from casework.cli.context import AppState
 from casework.errors import CaseworkError
 
 __all__ = [
-    "ALIAS_MODULES",
-    "COMMAND_HELP",
-    "COMMAND_MODULES",
-    "COMMAND_TABLE",
-    "CaseworkGroup",
-    "cli",
     "main",
-    "os_error_message",
 ]
 
 

@@ -5,24 +5,10 @@ Entry points: :func:`forget_everywhere`, :func:`expire_everywhere`. :data:`TABLE
 deletion reaches it (or why it holds no customer data).
 """
 
-from casework.erasure._everywhere import (
-    OUT_OF_REACH,
-    Erasure,
-    StoreCount,
-    expire_everywhere,
-    forget_everywhere,
-)
-from casework.erasure._registry import FILES, TABLES, FileKind, Reach, TableStore
+from casework.erasure._everywhere import Erasure, expire_everywhere, forget_everywhere
 
 __all__ = [
-    "FILES",
-    "OUT_OF_REACH",
-    "TABLES",
     "Erasure",
-    "FileKind",
-    "Reach",
-    "StoreCount",
-    "TableStore",
     "expire_everywhere",
     "forget_everywhere",
 ]

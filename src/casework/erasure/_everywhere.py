@@ -18,13 +18,14 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal
 
-from casework.dataset import CopyRecord, StageProgress
+from casework.dataset import StageProgress
+from casework.dataset.copies import CopyRecord
 from casework.erasure._files import discover_in_shapes
 from casework.erasure._registry import FILES, TABLES
 from casework.erasure._target import Context, Target
-from casework.privacy import Removal, expire, forget
+from casework.privacy.retention import Removal, expire, forget
 from casework.project import Project
-from casework.runner import LogRedaction
+from casework.runner.redact import LogRedaction
 from casework.workbench import open_workbench
 
 __all__ = [

@@ -12,17 +12,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import dataset_lock, read_copies, write_copies
+from casework.dataset.copies import read_copies, write_copies
+from casework.dataset.lock import dataset_lock
 from casework.erasure._target import Context, Target, datasets_of, mined_id
 from casework.errors import CaseworkError
-from casework.gate import slice_kappas
-from casework.leakage import read_flags, write_flags
+from casework.gate._gather import slice_kappas
+from casework.leakage.flagfile import read_flags, write_flags
 from casework.project import Project
 from casework.report import write_report
-from casework.review import read_tuning, tuning_path
-from casework.runner import LogRedaction, load_run, redact_run_logs
-from casework.shapes import Shape, ShapeSet, load_shapes, shape_set_names, shapes_file
-from casework.shapes._store import save_shapes, shapes_content
+from casework.review._sample import read_tuning, tuning_path
+from casework.runner import load_run
+from casework.runner.redact import LogRedaction, redact_run_logs
+from casework.shapes import Shape, load_shapes, shape_set_names
+from casework.shapes._store import ShapeSet, save_shapes, shapes_content, shapes_file
 
 FileEraser = Callable[[Context], int]
 

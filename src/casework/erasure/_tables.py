@@ -14,22 +14,14 @@ from sqlalchemy import ColumnElement, delete, false, or_, select
 from sqlalchemy.orm import InstrumentedAttribute
 
 from casework.erasure._target import Context, datasets_of
-from casework.runner import redact_run_rows
-from casework.workbench import (
-    AssignmentRow,
-    GuidelineGapRow,
-    JudgeCalibrationRow,
-    LeakageFlag,
-    LLMResponse,
-    RawLabelRow,
-    ReviewItemRow,
-    ReviewTaskRow,
-    ReviewVerdictRow,
-    RunRow,
-    WebLabelViewRow,
-    WebSkipRow,
-    Workbench,
-)
+from casework.runner.redact import redact_run_rows
+from casework.workbench import WebLabelViewRow, WebSkipRow, Workbench
+from casework.workbench.models_judge import ReviewItemRow, ReviewVerdictRow
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
+from casework.workbench.models_leakage import LeakageFlag
+from casework.workbench.models_llm import LLMResponse
+from casework.workbench.models_review import GuidelineGapRow, ReviewTaskRow
+from casework.workbench.models_runs import JudgeCalibrationRow, RunRow
 
 TableEraser = Callable[[Workbench, Context], int]
 

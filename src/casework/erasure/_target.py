@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from casework.dataset import CopyRecord
+from casework.dataset.copies import CopyRecord
 from casework.project import Project
-from casework.runner import LogRedaction
+from casework.runner.redact import LogRedaction
 
 #: Prefix of a mined row's id; the rest is the hex of its session pseudonym (`session_<hex>`).
 MINED_PREFIX = "mined-"

@@ -12,14 +12,10 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 from casework.project import GateConfig, ThresholdsConfig
-from casework.runner import (
-    CaseTally,
-    CheckCertification,
-    CorrectedPass,
-    TrialDecision,
-    corrected_pass,
-    in_population,
-)
+from casework.runner import CorrectedPass
+from casework.runner.analysis import TrialDecision, corrected_pass
+from casework.runner.metrics import CaseTally, in_population
+from casework.runner.records import CheckCertification
 
 Severity = Literal["error", "warning"]
 

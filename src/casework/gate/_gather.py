@@ -16,16 +16,13 @@ from casework.errors import ConfigError, UsageError
 from casework.gate._dataset_checks import check_project
 from casework.gate._decision import GateFinding, GateInputs, GateReport, evaluate_gate
 from casework.labelling import dataset_agreement
-from casework.leakage import flag_file, unresolved_flags
+from casework.leakage.flagfile import flag_file
+from casework.leakage.review import unresolved_flags
 from casework.project import Project
-from casework.runner import (
-    LoadedRun,
-    in_population,
-    load_run,
-    measures_same,
-    tallies,
-    trial_decisions,
-)
+from casework.runner import load_run
+from casework.runner.analysis import measures_same, trial_decisions
+from casework.runner.metrics import in_population
+from casework.runner.records import LoadedRun, tallies
 
 
 def releases_of(project: Project, run: LoadedRun) -> tuple[int | None, int | None]:

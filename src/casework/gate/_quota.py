@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
 
-from casework.dataset import Finding
-from casework.runner import in_population
+from casework.dataset.check import Finding
+from casework.runner.metrics import in_population
 
 
 class SliceSatisfiable(Protocol):

@@ -5,113 +5,26 @@ Checks: tools, state, outcome, answer facts, unsatisfiable handling. Entry point
 :func:`certify_judge` (the judge's verdicts against people's, stored as certifications).
 """
 
-from casework.grading.calibration import (
-    LABELLER_VIEW,
-    calibrate_judge,
-    judge_configured,
-    labeller_view,
-    load_judge,
-    stored_certifications,
-)
-from casework.grading.certify import (
-    CertificationResult,
-    CertifyReport,
-    Compared,
-    Pin,
-    Settings,
-    certify_counts,
-    certify_judge,
-    compare,
-    settings_of,
-)
-from casework.grading.golden import golden_state, state_differences
-from casework.grading.grade import grade, needed_oracle_class
-from casework.grading.graders import (
-    DEFAULT_GRADERS,
-    ESCALATION_TOOL,
-    GRADERS,
-    GradeContext,
-    Grader,
-    did_nothing,
-    get_grader,
-    observed_outcome,
-    register_grader,
-)
-from casework.grading.judge import (
-    CHECK_KINDS,
-    OUTCOME_DEFINITIONS,
-    PROMPT_VERSION,
-    Certification,
-    CheckKind,
-    Judge,
-    JudgeCalibration,
-    escape_block,
-    prompt_blocks,
-    rubric_digest,
-    rubric_digests,
-)
-from casework.grading.matchers import (
-    MatcherError,
-    argument_matches,
-    deep_subset,
-    evaluate_assertion,
-    match_forbidden,
-    match_in_order,
-    match_required,
-)
-from casework.grading.semantics import fact_matches, normalise_text
-from casework.grading.verdict import CheckResult, Verdict, combine
+from casework.grading.calibration import calibrate_judge, load_judge
+from casework.grading.certify import CertificationResult, certify_judge
+from casework.grading.grade import grade
+from casework.grading.graders import GradeContext, Grader, register_grader
+from casework.grading.judge import PROMPT_VERSION, Judge, prompt_blocks, rubric_digests
+from casework.grading.verdict import CheckResult, Verdict
 
 __all__ = [
-    "CHECK_KINDS",
-    "DEFAULT_GRADERS",
-    "ESCALATION_TOOL",
-    "GRADERS",
-    "LABELLER_VIEW",
-    "OUTCOME_DEFINITIONS",
     "PROMPT_VERSION",
-    "Certification",
     "CertificationResult",
-    "CertifyReport",
-    "CheckKind",
     "CheckResult",
-    "Compared",
     "GradeContext",
     "Grader",
     "Judge",
-    "JudgeCalibration",
-    "MatcherError",
-    "Pin",
-    "Settings",
     "Verdict",
-    "argument_matches",
     "calibrate_judge",
-    "certify_counts",
     "certify_judge",
-    "combine",
-    "compare",
-    "deep_subset",
-    "did_nothing",
-    "escape_block",
-    "evaluate_assertion",
-    "fact_matches",
-    "get_grader",
-    "golden_state",
     "grade",
-    "judge_configured",
-    "labeller_view",
     "load_judge",
-    "match_forbidden",
-    "match_in_order",
-    "match_required",
-    "needed_oracle_class",
-    "normalise_text",
-    "observed_outcome",
     "prompt_blocks",
     "register_grader",
-    "rubric_digest",
     "rubric_digests",
-    "settings_of",
-    "state_differences",
-    "stored_certifications",
 ]

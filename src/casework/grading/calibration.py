@@ -17,15 +17,22 @@ from typing import Any
 
 from sqlalchemy import select
 
-from casework.agreement import cohen_kappa, confusion_matrix
-from casework.dataset import ToolDecl, declared_tools, load_dataset
+from casework.agreement import cohen_kappa
+from casework.agreement.table import confusion_matrix
+from casework.dataset import declared_tools, load_dataset
+from casework.dataset.tools import ToolDecl
 from casework.errors import UsageError
 from casework.grading.judge import Certification, Judge, JudgeCalibration
-from casework.labelling import guideline_path, read_guideline, sheet_line
-from casework.llm import Ledger, LLMError, client_for
+from casework.labelling import read_guideline
+from casework.labelling.guidelines import guideline_path
+from casework.labelling.sheets import sheet_line
+from casework.llm import LLMError, client_for
+from casework.llm.accounting import Ledger
 from casework.project import Project
 from casework.schema import OUTCOMES, Case, Outcome
-from casework.workbench import JudgeCalibrationRow, JudgeCertificationRow, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.models_judge import JudgeCertificationRow
+from casework.workbench.models_runs import JudgeCalibrationRow
 
 __all__ = [
     "LABELLER_VIEW",

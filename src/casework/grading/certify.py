@@ -16,14 +16,11 @@ from typing import Literal
 
 from sqlalchemy import select
 
-from casework.agreement import Proportion, kappa_interval, more_needed, proportion_interval
+from casework.agreement import kappa_interval
+from casework.agreement._rates import Proportion, more_needed, proportion_interval
 from casework.project import Project
-from casework.workbench import (
-    JudgeCertificationRow,
-    ReviewItemRow,
-    ReviewVerdictRow,
-    open_workbench,
-)
+from casework.workbench import open_workbench
+from casework.workbench.models_judge import JudgeCertificationRow, ReviewItemRow, ReviewVerdictRow
 
 __all__ = [
     "CertificationResult",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from casework.dataset import state_diff
+from casework.dataset.state import state_diff
 from casework.grading.graders import GradeContext, register_grader
 from casework.grading.verdict import CheckResult
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from casework.interop.evaluations import evaluations, trace_ids
-from casework.runner import LoadedRun
+from casework.runner.records import LoadedRun
 
 
 def openinference_annotations(run: LoadedRun) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from casework.dataset import declared_tools
 from casework.decoding import BadJSON, load_json, parse_json
 from casework.errors import CaseworkError, InputError, UsageError
 from casework.interop.adk import AdkFile, read_adk_file
-from casework.mining import Span, read_spans
+from casework.mining.otlp import Span, read_spans
 from casework.project import Project
 
 ToolSource = Literal["adk", "traces"]

@@ -15,52 +15,22 @@ from typing import TYPE_CHECKING
 from casework._lazy import attach
 
 if TYPE_CHECKING:
-    from casework.labelling._cache import CacheInfo, cache_info, clear_caches
     from casework.labelling.adjudication_queue import (
         MERGE_FIELDS,
-        Adjudicated,
         AdjudicationChoice,
-        AdjudicationQueue,
         FinalLabel,
         QueueEntry,
-        ShownLabel,
         adjudicate,
         adjudication_queue,
     )
     from casework.labelling.assign import AssignReport, assign_labels
-    from casework.labelling.dashboard import (
-        Dashboard,
-        LabellerDashboard,
-        SliceDashboard,
-        dashboard,
-    )
+    from casework.labelling.dashboard import Dashboard, SliceDashboard, dashboard
     from casework.labelling.dataset_agreement import dataset_agreement
-    from casework.labelling.exchange import (
-        ExportReport,
-        ImportReport,
-        SheetFile,
-        export_sheets,
-        import_sheets,
-    )
-    from casework.labelling.gaps import (
-        GapBump,
-        GuidelineGap,
-        add_gap,
-        bump_with_gaps,
-        check_person,
-        list_gaps,
-    )
-    from casework.labelling.guidelines import (
-        Bump,
-        Guideline,
-        bump_guideline,
-        current_versions,
-        guideline_path,
-        list_guidelines,
-        read_guideline,
-    )
-    from casework.labelling.migration import LabellingMigration, migrate_labelling
-    from casework.labelling.model import Assignment, parse_labellers
+    from casework.labelling.exchange import ExportReport, ImportReport, export_sheets, import_sheets
+    from casework.labelling.gaps import GuidelineGap, bump_with_gaps, list_gaps
+    from casework.labelling.guidelines import list_guidelines, read_guideline
+    from casework.labelling.migration import migrate_labelling
+    from casework.labelling.model import parse_labellers
     from casework.labelling.online import (
         BlindCase,
         CaseNotHeld,
@@ -73,167 +43,61 @@ if TYPE_CHECKING:
         labeller_queue,
         submit_label,
     )
-    from casework.labelling.policy import (
-        AssignmentPlan,
-        Contested,
-        PlannedAssignment,
-        QueueRow,
-        Skipped,
-        audit_draw,
-        is_calibrated,
-        keeps_second_label,
-        plan_adjudication,
-        plan_labelling,
-    )
-    from casework.labelling.release import Held, LabelRelease, release_labels
-    from casework.labelling.rounds import (
-        Round,
-        decide_round,
-        differing_fields,
-        final_label,
-        latest_round,
-    )
-    from casework.labelling.sheets import (
-        SheetKind,
-        csv_rows,
-        escape_cell,
-        read_sheet,
-        render_csv,
-        render_jsonl,
-        sheet_line,
-        unescape_cell,
-    )
-    from casework.labelling.signing import line_signature, sheet_key, signature_matches
-    from casework.labelling.snapshot import CaseProgress, CaseStatus, SliceCalibration, Snapshot
-    from casework.labelling.status import (
-        Disagreement,
-        LabellerLoad,
-        LabellingStatus,
-        SliceStatus,
-        labelling_status,
-        list_disagreements,
-    )
-    from casework.labelling.store import Work, load_held_work, load_work
-    from casework.labelling.timings import (
-        ACCEPTING_DECISIONS,
-        GENERATED_CASE_KIND,
-        Timings,
-        read_timings,
-    )
+    from casework.labelling.release import LabelRelease, release_labels
+    from casework.labelling.signing import sheet_key
+    from casework.labelling.status import LabellingStatus, labelling_status, list_disagreements
 
 __all__ = [
-    "ACCEPTING_DECISIONS",
-    "GENERATED_CASE_KIND",
     "MERGE_FIELDS",
-    "Adjudicated",
     "AdjudicationChoice",
-    "AdjudicationQueue",
     "AssignReport",
-    "Assignment",
-    "AssignmentPlan",
     "BlindCase",
-    "Bump",
-    "CacheInfo",
     "CaseNotHeld",
-    "CaseProgress",
-    "CaseStatus",
-    "Contested",
     "Dashboard",
-    "Disagreement",
     "ExportReport",
     "FinalLabel",
-    "GapBump",
-    "Guideline",
     "GuidelineGap",
-    "Held",
     "HeldCase",
     "ImportReport",
     "LabelConflict",
     "LabelRelease",
-    "LabellerDashboard",
-    "LabellerLoad",
     "LabellerQueue",
-    "LabellingMigration",
     "LabellingStatus",
-    "PlannedAssignment",
     "QueueEntry",
-    "QueueRow",
-    "Round",
-    "SheetFile",
-    "SheetKind",
-    "ShownLabel",
-    "Skipped",
-    "SliceCalibration",
     "SliceDashboard",
-    "SliceStatus",
-    "Snapshot",
     "States",
-    "Timings",
     "WebAnswer",
-    "Work",
-    "add_gap",
     "adjudicate",
     "adjudication_queue",
     "assign_labels",
-    "audit_draw",
     "blind_case",
-    "bump_guideline",
     "bump_with_gaps",
-    "cache_info",
-    "check_person",
-    "clear_caches",
-    "csv_rows",
-    "current_versions",
     "dashboard",
     "dataset_agreement",
-    "decide_round",
-    "differing_fields",
-    "escape_cell",
     "export_sheets",
-    "final_label",
-    "guideline_path",
     "import_sheets",
-    "is_calibrated",
-    "keeps_second_label",
     "labeller_queue",
     "labelling_status",
-    "latest_round",
-    "line_signature",
     "list_disagreements",
     "list_gaps",
     "list_guidelines",
-    "load_held_work",
-    "load_work",
     "migrate_labelling",
     "parse_labellers",
-    "plan_adjudication",
-    "plan_labelling",
     "read_guideline",
-    "read_sheet",
-    "read_timings",
     "release_labels",
-    "render_csv",
-    "render_jsonl",
     "sheet_key",
-    "sheet_line",
-    "signature_matches",
     "submit_label",
-    "unescape_cell",
 ]
 
 if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
     __getattr__, __dir__ = attach(
         __name__,
         {
-            "casework.labelling._cache": ("CacheInfo", "cache_info", "clear_caches"),
             "casework.labelling.adjudication_queue": (
                 "MERGE_FIELDS",
-                "Adjudicated",
                 "AdjudicationChoice",
-                "AdjudicationQueue",
                 "FinalLabel",
                 "QueueEntry",
-                "ShownLabel",
                 "adjudicate",
                 "adjudication_queue",
             ),
@@ -243,7 +107,6 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             ),
             "casework.labelling.dashboard": (
                 "Dashboard",
-                "LabellerDashboard",
                 "SliceDashboard",
                 "dashboard",
             ),
@@ -251,31 +114,19 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
             "casework.labelling.exchange": (
                 "ExportReport",
                 "ImportReport",
-                "SheetFile",
                 "export_sheets",
                 "import_sheets",
             ),
             "casework.labelling.gaps": (
-                "GapBump",
                 "GuidelineGap",
-                "add_gap",
                 "bump_with_gaps",
-                "check_person",
                 "list_gaps",
             ),
             "casework.labelling.guidelines": (
-                "Bump",
-                "Guideline",
-                "bump_guideline",
-                "current_versions",
-                "guideline_path",
                 "list_guidelines",
                 "read_guideline",
             ),
-            "casework.labelling.migration": (
-                "LabellingMigration",
-                "migrate_labelling",
-            ),
+            "casework.labelling.migration": ("migrate_labelling",),
             "casework.labelling.online": (
                 "BlindCase",
                 "CaseNotHeld",
@@ -288,69 +139,16 @@ if not TYPE_CHECKING:  # type checkers read the imports above, not a __getattr__
                 "labeller_queue",
                 "submit_label",
             ),
-            "casework.labelling.model": (
-                "Assignment",
-                "parse_labellers",
-            ),
-            "casework.labelling.policy": (
-                "AssignmentPlan",
-                "Contested",
-                "PlannedAssignment",
-                "QueueRow",
-                "Skipped",
-                "audit_draw",
-                "is_calibrated",
-                "keeps_second_label",
-                "plan_adjudication",
-                "plan_labelling",
-            ),
+            "casework.labelling.model": ("parse_labellers",),
             "casework.labelling.release": (
-                "Held",
                 "LabelRelease",
                 "release_labels",
             ),
-            "casework.labelling.rounds": (
-                "Round",
-                "decide_round",
-                "differing_fields",
-                "final_label",
-                "latest_round",
-            ),
-            "casework.labelling.sheets": (
-                "SheetKind",
-                "csv_rows",
-                "escape_cell",
-                "read_sheet",
-                "render_csv",
-                "render_jsonl",
-                "sheet_line",
-                "unescape_cell",
-            ),
-            "casework.labelling.signing": ("line_signature", "sheet_key", "signature_matches"),
-            "casework.labelling.snapshot": (
-                "CaseProgress",
-                "CaseStatus",
-                "SliceCalibration",
-                "Snapshot",
-            ),
+            "casework.labelling.signing": ("sheet_key",),
             "casework.labelling.status": (
-                "Disagreement",
-                "LabellerLoad",
                 "LabellingStatus",
-                "SliceStatus",
                 "labelling_status",
                 "list_disagreements",
-            ),
-            "casework.labelling.store": (
-                "Work",
-                "load_held_work",
-                "load_work",
-            ),
-            "casework.labelling.timings": (
-                "ACCEPTING_DECISIONS",
-                "GENERATED_CASE_KIND",
-                "Timings",
-                "read_timings",
             ),
         },
     )

@@ -21,14 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from casework.dataset import (
-    CASES_FILE,
-    VERSIONS_FILE,
-    Dataset,
-    ToolDecl,
-    declared_tools,
-    load_dataset,
-)
+from casework.dataset import Dataset, declared_tools, load_dataset
+from casework.dataset.tools import ToolDecl
+from casework.dataset.versions import CASES_FILE, VERSIONS_FILE
 from casework.labelling.guidelines import (
     Guideline,
     current_versions,

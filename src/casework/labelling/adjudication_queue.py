@@ -37,7 +37,8 @@ from casework.labelling.store import (
 )
 from casework.project import Project
 from casework.schema import OUTCOMES, LabelRecord
-from casework.workbench import AssignmentRow, RawLabelRow, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 
 __all__ = [
     "MERGE_FIELDS",

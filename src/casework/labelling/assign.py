@@ -27,7 +27,8 @@ from casework.labelling.policy import (
 from casework.labelling.snapshot import SliceCalibration
 from casework.labelling.store import Work, add_assignments, cancel_assignments, writing
 from casework.project import Project
-from casework.workbench import open_workbench, workbench_exists
+from casework.workbench import open_workbench
+from casework.workbench.db import workbench_exists
 
 __all__ = ["AssignReport", "assign_labels"]
 

@@ -15,17 +15,14 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from casework.agreement import (
-    AgreementSettings,
-    BandEdges,
-    SliceAgreement,
-    agreement_report,
-    kappa_interval,
-)
+from casework.agreement import SliceAgreement, agreement_report, kappa_interval
+from casework.agreement.bands import BandEdges
+from casework.agreement.report import AgreementSettings
 from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.timings import Timings, read_timings
 from casework.project import Project
-from casework.workbench import ReviewTaskRow, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.models_review import ReviewTaskRow
 
 __all__ = ["Dashboard", "LabellerDashboard", "SliceDashboard", "dashboard"]
 

@@ -12,25 +12,25 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from casework.agreement import AgreementReport, AgreementSettings, BandEdges
+from casework.agreement import AgreementReport
+from casework.agreement.bands import BandEdges
 from casework.agreement.report import (
+    AgreementSettings,
     CaseFacts,
     CompactLabel,
     check_duplicates,
     compact_label,
     report_from_facts,
 )
-from casework.dataset import (
+from casework.dataset import DatasetScan, ProgressCallback, declared_tools
+from casework.dataset.jsonl import collector_paused
+from casework.dataset.parallel import (
     PARALLEL_MIN_BYTES,
-    DatasetScan,
-    ProgressCallback,
-    collector_paused,
-    declared_tools,
     parallel_workers,
     scan_bytes,
-    scan_dataset,
     scan_dataset_chunks,
 )
+from casework.dataset.stream import scan_dataset
 from casework.dataset.versions import LABELS_FILE
 from casework.errors import ConfigError, UsageError
 from casework.labelling._fastread import file_stamp, read_checked_labels

@@ -14,7 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import ToolDecl, declared_tools, record_copies
+from casework.dataset import declared_tools
+from casework.dataset.copies import record_copies
+from casework.dataset.tools import ToolDecl
 from casework.errors import InputErrors, Problem, UsageError
 from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.sheets import (

@@ -20,7 +20,9 @@ from casework.labelling.guidelines import Bump, bump_guideline, guideline_path, 
 from casework.labelling.model import LABELLER_MAX, as_utc
 from casework.names import name_problem
 from casework.project import Project
-from casework.workbench import GuidelineGapRow, open_workbench, workbench_exists
+from casework.workbench import open_workbench
+from casework.workbench.db import workbench_exists
+from casework.workbench.models_review import GuidelineGapRow
 
 __all__ = [
     "GapBump",

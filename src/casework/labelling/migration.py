@@ -12,18 +12,15 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from casework.dataset import (
-    MigrationResult,
-    RenameMap,
-    dataset_lock,
-    declared_tools,
-    load_renames,
-    migrate_dataset,
-)
+from casework.dataset import declared_tools
+from casework.dataset.lock import dataset_lock
+from casework.dataset.migrate import MigrationResult, RenameMap, load_renames, migrate_dataset
 from casework.labelling.store import writing
 from casework.project import Project
 from casework.schema import VersionRecord
-from casework.workbench import RawLabelRow, open_workbench, workbench_exists
+from casework.workbench import open_workbench
+from casework.workbench.db import workbench_exists
+from casework.workbench.models_labelling import RawLabelRow
 
 __all__ = ["LabellingMigration", "migrate_labelling", "rename_workbench_labels"]
 

@@ -23,7 +23,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
-from casework.dataset import ToolDecl
+from casework.dataset.tools import ToolDecl
 from casework.errors import CaseworkError, UsageError
 from casework.labelling import _cache
 from casework.labelling.dataset_state import DatasetState
@@ -33,7 +33,7 @@ from casework.labelling.snapshot import snapshot
 from casework.labelling.store import StoredAssignment, add_label, load_held_work
 from casework.project import Project
 from casework.schema import OUTCOMES, LabelRecord, Outcome
-from casework.workbench import AssignmentRow, RawLabelRow
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 
 __all__ = [
     "BlindCase",

@@ -14,7 +14,8 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from casework.dataset import dataset_lock, read_versions, release
+from casework.dataset import read_versions, release
+from casework.dataset.lock import dataset_lock
 from casework.errors import UsageError
 from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
 from casework.labelling.model import label_key

@@ -19,7 +19,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from casework.dataset import ToolDecl, json_objects, problems_from_validation
+from casework.dataset.jsonl import json_objects, problems_from_validation
+from casework.dataset.tools import ToolDecl
 from casework.errors import Problem
 from casework.schema import Case, LabelRecord, Outcome, Situation
 

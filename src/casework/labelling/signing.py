@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from casework.workbench import Meta
+from casework.workbench.models import Meta
 
 __all__ = ["SIGNATURE_FIELD", "line_signature", "sheet_key", "signature_matches"]
 

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from casework.agreement import AgreementSettings, agreement_report
+from casework.agreement import agreement_report
+from casework.agreement.report import AgreementSettings
 from casework.errors import InputErrors, Problem
 from casework.labelling.model import Assignment, label_key
 from casework.labelling.policy import is_calibrated

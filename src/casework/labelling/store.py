@@ -21,7 +21,8 @@ from casework.errors import WorkbenchError
 from casework.labelling.model import Assignment, OverlapReason, Role, as_utc, yes_tools
 from casework.labelling.policy import PlannedAssignment
 from casework.schema import LabelRecord, Outcome, ToolRequirement
-from casework.workbench import AssignmentRow, RawLabelRow, Workbench
+from casework.workbench import Workbench
+from casework.workbench.models_labelling import AssignmentRow, RawLabelRow
 
 __all__ = [
     "StoredAssignment",

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from casework.workbench import RawLabelRow, ReviewTaskRow
+from casework.workbench.models_labelling import RawLabelRow
+from casework.workbench.models_review import ReviewTaskRow
 
 __all__ = [
     "ACCEPTING_DECISIONS",

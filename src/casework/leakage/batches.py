@@ -16,7 +16,8 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from casework.leakage.minhash import MinHasher
-from casework.shingling import DEFAULT_SEED, ShingleSets, shingle_sets
+from casework.shingling._sets import ShingleSets
+from casework.shingling._shingles import DEFAULT_SEED, shingle_sets
 
 __all__ = ["BATCH_ROWS", "Sketch", "sets_from_lists", "sets_of", "sets_to_lists", "sketch_batch"]
 

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import canonical_bytes, read_records, tmp_dir
+from casework.dataset._journal import tmp_dir
+from casework.dataset.jsonl import canonical_bytes, read_records
 from casework.errors import InputErrors, Problem
 from casework.project import Project
 from casework.schema import LeakageFlagRecord

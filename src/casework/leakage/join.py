@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from casework.leakage.pairs import Pairs, chunks, cross_group, dedupe_pairs, intersection_sizes
-from casework.shingling import I64, ShingleSets, segment_ids, sort_unique_segments
+from casework.shingling._sets import I64, ShingleSets, segment_ids, sort_unique_segments
 
 __all__ = [
     "TWO_PREFIX_RATIO",

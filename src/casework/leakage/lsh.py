@@ -23,7 +23,7 @@ from casework.leakage.pairs import (
     pairs_within_groups,
     verify_pairs,
 )
-from casework.shingling import I64, ShingleSets
+from casework.shingling._sets import I64, ShingleSets
 
 __all__ = [
     "CURVE_POINTS",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from casework.shingling import ShingleSets
+from casework.shingling._sets import ShingleSets
 
 __all__ = ["EMPTY", "MinHasher", "estimate_jaccard"]
 

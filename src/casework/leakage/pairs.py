@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from casework.shingling import I64, ShingleSets, gather_segments
+from casework.shingling._sets import I64, ShingleSets, gather_segments
 
 __all__ = [
     "Pairs",

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import get_args
 
-from casework.dataset import dataset_lock, load_dataset, read_versions, release
+from casework.dataset import load_dataset, read_versions, release
+from casework.dataset.lock import dataset_lock
 from casework.errors import UsageError
 from casework.leakage.flagfile import read_flags, write_flags
 from casework.leakage.flags import (

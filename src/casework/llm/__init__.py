@@ -4,86 +4,24 @@ Entry points: :func:`client_for` / :func:`embedder_for` (from `[models.*]` in ca
 :class:`Client` (``complete`` and ``structured``), :class:`Ledger` (tokens and cost per command).
 """
 
-from casework.llm.accounting import Ledger, ModelTally, Pricing
-from casework.llm.base import (
-    Completion,
-    Embedder,
-    LLMClient,
-    LLMError,
-    Message,
-    Params,
-    Provider,
-    StructuredOutputError,
-    TokenUsage,
-    TransientError,
-    prompt_hash,
-)
-from casework.llm.cache import CacheEntry, MemoryCache, ResponseCache, WorkbenchCache, cache_key
-from casework.llm.client import Client
-from casework.llm.embed import OpenAIEmbedder, SentenceTransformerEmbedder, TfidfEmbedder
-from casework.llm.factory import (
-    ChatRole,
-    PingResult,
-    api_key_for,
-    client_for,
-    embedder_for,
-    ping,
-)
-from casework.llm.litellm_provider import LiteLLMProvider
+from casework.llm.base import Completion, Embedder, LLMClient, LLMError, Message
+from casework.llm.cache import WorkbenchCache
+from casework.llm.embed import TfidfEmbedder
+from casework.llm.factory import client_for, embedder_for, ping
 from casework.llm.openai_compat import OpenAIProvider
-from casework.llm.retry import RetryPolicy, call_with_retries
-from casework.llm.scripted import (
-    ScriptedProvider,
-    ScriptFunction,
-    ScriptRule,
-    import_script_function,
-    load_script,
-    render_prompt,
-)
-from casework.llm.structured import ReplyProblem, parse_reply, repair_messages, schema_messages
+from casework.llm.scripted import ScriptedProvider
 
 __all__ = [
-    "CacheEntry",
-    "ChatRole",
-    "Client",
     "Completion",
     "Embedder",
     "LLMClient",
     "LLMError",
-    "Ledger",
-    "LiteLLMProvider",
-    "MemoryCache",
     "Message",
-    "ModelTally",
-    "OpenAIEmbedder",
     "OpenAIProvider",
-    "Params",
-    "PingResult",
-    "Pricing",
-    "Provider",
-    "ReplyProblem",
-    "ResponseCache",
-    "RetryPolicy",
-    "ScriptFunction",
-    "ScriptRule",
     "ScriptedProvider",
-    "SentenceTransformerEmbedder",
-    "StructuredOutputError",
     "TfidfEmbedder",
-    "TokenUsage",
-    "TransientError",
     "WorkbenchCache",
-    "api_key_for",
-    "cache_key",
-    "call_with_retries",
     "client_for",
     "embedder_for",
-    "import_script_function",
-    "load_script",
-    "parse_reply",
     "ping",
-    "prompt_hash",
-    "render_prompt",
-    "repair_messages",
-    "schema_messages",
 ]

@@ -17,7 +17,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
 from casework.project import Project
-from casework.workbench import LLMResponse, Workbench, open_workbench
+from casework.workbench import Workbench, open_workbench
+from casework.workbench.models_llm import LLMResponse
 
 __all__ = ["CacheEntry", "MemoryCache", "ResponseCache", "WorkbenchCache", "cache_key"]
 

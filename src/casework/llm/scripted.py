@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from casework.dataset import read_records
+from casework.dataset.jsonl import read_records
 from casework.errors import ConfigError, InputError
 from casework.llm.base import Completion, Message, Params
 from casework.plugins import load_object

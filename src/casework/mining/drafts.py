@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from casework.dataset import canonical_line, problems_from_validation
+from casework.dataset.jsonl import canonical_line, problems_from_validation
 from casework.errors import InputErrors, Problem
 from casework.mining.conversation import (
     RawConversation,
@@ -24,7 +24,8 @@ from casework.mining.conversation import (
     fold_tool_messages,
 )
 from casework.mining.quoting import quoted
-from casework.privacy import SCRUB_VERSION, Scrubber, ScrubContext
+from casework.privacy import Scrubber
+from casework.privacy.scrub import SCRUB_VERSION, ScrubContext
 from casework.schema import (
     Case,
     Provenance,

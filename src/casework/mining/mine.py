@@ -14,7 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from casework.dataset import CASES_FILE, dataset_lock, load_dataset, release
+from casework.dataset import load_dataset, release
+from casework.dataset.lock import dataset_lock
+from casework.dataset.versions import CASES_FILE
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.mining.conversation import RawConversation
 from casework.mining.drafts import DraftOptions, draft_case
@@ -24,7 +26,8 @@ from casework.mining.otel_genai import conversations_from_genai
 from casework.mining.otlp import read_spans
 from casework.mining.signals import SIGNALS, failure_signals
 from casework.names import check_name
-from casework.privacy import check_fingerprints, load_key, scrubber_for
+from casework.privacy import load_key, scrubber_for
+from casework.privacy.keys import check_fingerprints
 from casework.project import Project
 from casework.schema import Case, LabelRecord, Split, VersionRecord
 

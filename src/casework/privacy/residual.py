@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from casework.dataset import Finding
+from casework.dataset.check import Finding
 from casework.errors import UsageError
 from casework.privacy.checksums import iban_valid, luhn_valid
 from casework.privacy.pseudonyms import PSEUDONYM_RE

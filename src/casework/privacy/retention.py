@@ -18,21 +18,11 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from casework.atomic import atomic_write_text
-from casework.dataset import (
-    CASES_FILE,
-    VERSIONS_FILE,
-    DatasetScan,
-    StageProgress,
-    canonical_line,
-    dataset_lock,
-    fast_canonical,
-    files_hash,
-    one_stage,
-    purge_cached,
-    read_versions,
-    release,
-    scan_in_jobs,
-)
+from casework.dataset import DatasetScan, StageProgress, read_versions, release, scan_in_jobs
+from casework.dataset.jsonl import canonical_line, fast_canonical
+from casework.dataset.lock import dataset_lock
+from casework.dataset.stream import one_stage
+from casework.dataset.versions import CASES_FILE, VERSIONS_FILE, files_hash, purge_cached
 from casework.errors import UsageError
 from casework.privacy.keys import PseudonymKey, check_fingerprints, load_key
 from casework.privacy.pseudonyms import normalise, pseudonym

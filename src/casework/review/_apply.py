@@ -16,18 +16,21 @@ from typing import Any
 
 from sqlalchemy import select
 
-from casework.dataset import Dataset, dataset_lock, load_dataset, read_versions, release
+from casework.dataset import Dataset, load_dataset, read_versions, release
+from casework.dataset.lock import dataset_lock
 from casework.errors import UsageError
-from casework.labelling import GENERATED_CASE_KIND
 from casework.labelling.dataset_state import load_state
 from casework.labelling.release import Held, plan_labels
-from casework.leakage import read_flags
+from casework.labelling.timings import GENERATED_CASE_KIND
+from casework.leakage.flagfile import read_flags
 from casework.leakage.review import plan_moves, settle_flags
 from casework.project import Project
 from casework.review._leakage_pair import LEAKAGE_PAIR, pair_subject
 from casework.review._queue import FLAG_SETTLED, dataset_name, withdraw_stale
 from casework.schema import VersionRecord
-from casework.workbench import ReviewTaskRow, open_workbench, workbench_exists
+from casework.workbench import open_workbench
+from casework.workbench.db import workbench_exists
+from casework.workbench.models_review import ReviewTaskRow
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from casework.dataset import read_records
+from casework.dataset.jsonl import read_records
 from casework.errors import CaseworkError, InputErrors, Problem, UsageError
-from casework.labelling import check_person
+from casework.labelling.gaps import check_person
 from casework.project import Project
 from casework.review._kinds import review_kind, review_kinds
 from casework.review._queue import check_decision, decide_task, list_tasks, rehearse_decision

@@ -30,7 +30,9 @@ from casework.labelling.adjudication_queue import (
 )
 from casework.project import Project
 from casework.review._task import NewItem, ReviewTask, WorkbenchKind
-from casework.workbench import RawLabelRow, open_workbench, workbench_exists
+from casework.workbench import open_workbench
+from casework.workbench.db import workbench_exists
+from casework.workbench.models_labelling import RawLabelRow
 
 DISAGREEMENT = "disagreement"
 """The kind's name."""

@@ -16,16 +16,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from casework.dataset import (
-    CASES_FILE,
-    dataset_lock,
-    dump_record,
-    load_dataset,
-    problems_from_validation,
-    write_cases,
-)
+from casework.dataset import dump_record, load_dataset, write_cases
+from casework.dataset.jsonl import problems_from_validation
+from casework.dataset.lock import dataset_lock
+from casework.dataset.versions import CASES_FILE
 from casework.errors import InputErrors, UsageError
-from casework.labelling import GENERATED_CASE_KIND
+from casework.labelling.timings import GENERATED_CASE_KIND
 from casework.project import Project
 from casework.review._task import NewItem, ReviewTask
 from casework.schema import Case

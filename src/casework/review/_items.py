@@ -12,8 +12,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from casework.grading import CheckKind, CheckResult, rubric_digests
-from casework.runner import LoadedRun, TrialRecord
+from casework.grading import CheckResult, rubric_digests
+from casework.grading.judge import CheckKind
+from casework.runner import TrialRecord
+from casework.runner.records import LoadedRun
 from casework.schema import OUTCOMES, Case
 
 

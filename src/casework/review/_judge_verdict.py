@@ -22,7 +22,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import load_dataset, record_copies
+from casework.dataset import load_dataset
+from casework.dataset.copies import record_copies
 from casework.errors import InputError, UsageError
 from casework.labelling import sheet_key
 from casework.project import Project
@@ -33,7 +34,8 @@ from casework.review._task import NewItem, ReviewTask, WorkbenchKind
 from casework.review._verdicts import store_answer
 from casework.runner import load_run
 from casework.schema import OUTCOMES
-from casework.workbench import ReviewItemRow, ReviewVerdictRow, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.models_judge import ReviewItemRow, ReviewVerdictRow
 
 DECISIONS = (*OUTCOMES, "yes", "no")
 """An outcome item takes an outcome; an answer-fact item takes yes or no."""

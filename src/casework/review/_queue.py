@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from casework.dataset import parse_ref
 from casework.errors import DecisionConflict, UsageError, WorkbenchError
-from casework.labelling import check_person
+from casework.labelling.gaps import check_person
 from casework.project import Project
 from casework.review._disagreement import DISAGREEMENT, disagreement_items, order_key
 from casework.review._judge_verdict import judge_verdict_items
@@ -29,7 +29,9 @@ from casework.review._kinds import review_kind
 from casework.review._leakage_pair import LEAKAGE_PAIR, leakage_pair_items
 from casework.review._names import JUDGE_VERDICT
 from casework.review._task import AppliesInTransaction, NewItem, ReviewTask
-from casework.workbench import ReviewTaskRow, Workbench, open_workbench, workbench_exists
+from casework.workbench import Workbench, open_workbench
+from casework.workbench.db import workbench_exists
+from casework.workbench.models_review import ReviewTaskRow
 
 STATUSES = ("open", "decided", "withdrawn")
 """Statuses of a review item."""

@@ -16,7 +16,8 @@ from pathlib import Path
 from sqlalchemy import select
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import load_dataset, record_copies
+from casework.dataset import load_dataset
+from casework.dataset.copies import record_copies
 from casework.decoding import BadJSON, parse_json
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.labelling import sheet_key
@@ -27,7 +28,8 @@ from casework.review._judge_verdict import verdict_items
 from casework.review._queue import add_items
 from casework.review._sheets import SheetFormat, render_sheet, sheet_line, verdict_signature
 from casework.runner import load_run
-from casework.workbench import ReviewItemRow, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.models_judge import ReviewItemRow
 
 #: The project file listing item keys used to tune the judge's prompt (one JSON string a line).
 TUNING_FILE = "judge/tuning.jsonl"

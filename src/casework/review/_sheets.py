@@ -19,16 +19,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from casework.dataset import json_objects, problems_from_validation
+from casework.dataset.jsonl import json_objects, problems_from_validation
 from casework.errors import Problem
-from casework.grading import OUTCOME_DEFINITIONS, CheckKind
-from casework.labelling import (
-    csv_rows,
-    escape_cell,
-    line_signature,
-    signature_matches,
-    unescape_cell,
-)
+from casework.grading.judge import OUTCOME_DEFINITIONS, CheckKind
+from casework.labelling.sheets import csv_rows, escape_cell, unescape_cell
+from casework.labelling.signing import line_signature, signature_matches
 from casework.review._items import ReviewItem
 from casework.schema import OUTCOMES
 

@@ -24,7 +24,9 @@ from casework.review._sheets import (
     read_verdict_sheet,
     verdict_signature_matches,
 )
-from casework.workbench import ReviewItemRow, ReviewTaskRow, ReviewVerdictRow, open_workbench
+from casework.workbench import open_workbench
+from casework.workbench.models_judge import ReviewItemRow, ReviewVerdictRow
+from casework.workbench.models_review import ReviewTaskRow
 
 
 @dataclass(frozen=True)

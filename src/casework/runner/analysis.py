@@ -11,8 +11,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from casework.agreement import CorrectedRate, RatePart, combined_corrected_rate
-from casework.dataset import dataset_lock, load_dataset, release
+from casework.agreement._rates import CorrectedRate, RatePart, combined_corrected_rate
+from casework.dataset import load_dataset, release
+from casework.dataset.lock import dataset_lock
 from casework.errors import CaseworkError, UsageError
 from casework.grading import Verdict
 from casework.project import Project

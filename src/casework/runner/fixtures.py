@@ -19,7 +19,7 @@ import jsonpatch
 import orjson
 
 from casework.errors import CaseworkError
-from casework.grading import deep_subset
+from casework.grading.matchers import deep_subset
 from casework.schema import AgentTool, JsonPatchOp, ToolFixture, TrajectoryToolCall
 
 __all__ = [

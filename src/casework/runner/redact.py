@@ -20,7 +20,8 @@ from sqlalchemy import delete, select
 from casework.atomic import atomic_write_bytes
 from casework.project import Project
 from casework.runner.records import RunEnd, RunHeader, TrialRecord
-from casework.workbench import RunRow, TrialRow, Workbench
+from casework.workbench import Workbench
+from casework.workbench.models_runs import RunRow, TrialRow
 
 __all__ = ["LogRedaction", "redact_run_logs", "redact_run_rows"]
 

@@ -15,7 +15,8 @@ from casework.errors import CaseworkError, UsageError
 from casework.names import check_name, inside
 from casework.project import Project
 from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log
-from casework.workbench import RunRow, TrialRow, Workbench, open_workbench
+from casework.workbench import Workbench, open_workbench
+from casework.workbench.models_runs import RunRow, TrialRow
 
 __all__ = [
     "RunStore",

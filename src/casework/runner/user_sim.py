@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from casework.grading import ESCALATION_TOOL
+from casework.grading.graders import ESCALATION_TOOL
 from casework.llm import LLMClient
 from casework.llm import Message as ChatMessage
 from casework.runner.adapters import Agent

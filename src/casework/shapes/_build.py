@@ -15,8 +15,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from casework.errors import UsageError
-from casework.llm import Client, client_for, embedder_for
-from casework.mining import TraceFormat
+from casework.llm import client_for, embedder_for
+from casework.llm.client import Client
+from casework.mining.mine import TraceFormat
 from casework.names import check_name
 from casework.project import Project
 from casework.shapes._cluster import ClusterParams, centroids, cluster

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from casework.errors import UsageError
 from casework.llm import embedder_for
-from casework.mining import TraceFormat
+from casework.mining.mine import TraceFormat
 from casework.project import Project
 from casework.shapes._cluster import (
     RADIUS_SLACK,

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from casework.llm import Client, Message
+from casework.llm import Message
+from casework.llm.client import Client
 
 _TOKEN = r"(?u)\b[^\W\d_][^\W\d_]+\b"
 #: Words every support conversation holds, and the kinds pseudonyms were replaced by.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from casework.atomic import atomic_write_text
-from casework.dataset import canonical_line, read_records
+from casework.dataset.jsonl import canonical_line, read_records
 from casework.errors import InputError, UsageError
 from casework.names import check_name
 from casework.project import Project

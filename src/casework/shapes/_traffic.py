@@ -10,17 +10,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from casework.dataset import parallel_workers
+from casework.dataset.parallel import parallel_workers
 from casework.errors import InputErrors, Problem, UsageError
-from casework.mining import (
-    DraftOptions,
-    TraceFormat,
-    draft_case,
-    failure_signals,
-    read_conversations,
-    trace_files,
-)
-from casework.privacy import Scrubber, check_fingerprints, load_key, scrubber_for
+from casework.mining import draft_case, failure_signals, read_conversations
+from casework.mining.drafts import DraftOptions
+from casework.mining.mine import TraceFormat, trace_files
+from casework.privacy import Scrubber, load_key, scrubber_for
+from casework.privacy.keys import check_fingerprints
 from casework.project import Project
 from casework.shapes._text import case_text
 

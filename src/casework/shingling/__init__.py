@@ -6,44 +6,11 @@ Leakage scans and synthetic-variant checks both measure "how alike are two texts
 :func:`shingle_sets` over Arrow buffers with stable 64-bit :func:`shingle_hash` values.
 """
 
-from casework.shingling._sets import (
-    I64,
-    U64,
-    ShingleSets,
-    gather_segments,
-    segment_ids,
-    sort_unique_segments,
-)
-from casework.shingling._shingles import (
-    DEFAULT_K,
-    DEFAULT_SEED,
-    Tokens,
-    containment,
-    jaccard,
-    shingle_hash,
-    shingle_hashes,
-    shingle_sets,
-    shingles,
-    tokenize,
-    tokenize_batch,
-)
+from casework.shingling._shingles import containment, jaccard, shingles, tokenize
 
 __all__ = [
-    "DEFAULT_K",
-    "DEFAULT_SEED",
-    "I64",
-    "U64",
-    "ShingleSets",
-    "Tokens",
     "containment",
-    "gather_segments",
     "jaccard",
-    "segment_ids",
-    "shingle_hash",
-    "shingle_hashes",
-    "shingle_sets",
     "shingles",
-    "sort_unique_segments",
     "tokenize",
-    "tokenize_batch",
 ]

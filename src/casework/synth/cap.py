@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
 
-from casework.dataset import Finding
+from casework.dataset.check import Finding
 
 __all__ = ["CapViolation", "synthetic_budget", "synthetic_cap_violations"]
 

@@ -15,7 +15,9 @@ from pydantic import ValidationError
 
 from casework.dataset import load_dataset, parse_ref, release
 from casework.errors import UsageError
-from casework.llm import Client, Ledger, LLMClient, client_for
+from casework.llm import LLMClient, client_for
+from casework.llm.accounting import Ledger
+from casework.llm.client import Client
 from casework.project import Project
 from casework.schema import Case, Generator, Situation, VersionRecord
 from casework.synth.cap import synthetic_budget

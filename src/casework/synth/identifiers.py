@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from casework.privacy import PSEUDONYM_RE
+from casework.privacy.pseudonyms import PSEUDONYM_RE
 from casework.schema import Case, Situation
 from casework.synth.transforms import (
     Skip,

@@ -10,65 +10,15 @@ for an ASGI server's workers). :func:`highlighted` escapes text and marks spans 
 review page's shared shingles). See docs/web.md.
 """
 
-from casework.web._accounts import (
-    ROLES,
-    UserInfo,
-    Viewer,
-    add_user,
-    disable_user,
-    list_users,
-    new_link,
-)
-from casework.web._app import (
-    HTTPS_ENV,
-    KEEP_ALIVE_SECONDS,
-    PROJECT_ENV,
-    SECURITY_HEADERS,
-    app_from_env,
-    create_app,
-    serve,
-    server_options,
-)
-from casework.web._render import highlighted, render
-from casework.web._routes import (
-    CSRF_FIELD,
-    CSRF_HEADER,
-    PUBLIC,
-    ROUTES,
-    SESSION_COOKIE,
-    SIGNED_IN,
-    RouteSpec,
-    require_role,
-    route,
-    served_routes,
-)
+from casework.web._accounts import add_user, disable_user, list_users, new_link
+from casework.web._app import app_from_env, create_app, serve
 
 __all__ = [
-    "CSRF_FIELD",
-    "CSRF_HEADER",
-    "HTTPS_ENV",
-    "KEEP_ALIVE_SECONDS",
-    "PROJECT_ENV",
-    "PUBLIC",
-    "ROLES",
-    "ROUTES",
-    "SECURITY_HEADERS",
-    "SESSION_COOKIE",
-    "SIGNED_IN",
-    "RouteSpec",
-    "UserInfo",
-    "Viewer",
     "add_user",
     "app_from_env",
     "create_app",
     "disable_user",
-    "highlighted",
     "list_users",
     "new_link",
-    "render",
-    "require_role",
-    "route",
     "serve",
-    "served_routes",
-    "server_options",
 ]

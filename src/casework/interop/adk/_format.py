@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
-from casework.dataset import problems_from_validation
+from casework.dataset.jsonl import problems_from_validation
 from casework.decoding import load_json
 from casework.errors import InputError, InputErrors, Problem
 from casework.schema import ToolRequirement

@@ -14,15 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from casework.atomic import atomic_write_text
-from casework.dataset import (
-    CASES_FILE,
-    dataset_lock,
-    declared_tools,
-    load_dataset,
-    record_copies,
-    release,
-    select_cases,
-)
+from casework.dataset import declared_tools, load_dataset, release, select_cases
+from casework.dataset.copies import record_copies
+from casework.dataset.lock import dataset_lock
+from casework.dataset.versions import CASES_FILE
 from casework.errors import CaseworkError, InputError, InputErrors, Problem, UsageError
 from casework.interop.adk._convert import ImportOptions, cases_from_adk, eval_set_from_cases
 from casework.interop.adk._format import AdkFile, AdkFormat, read_adk_file

@@ -17,13 +17,10 @@ from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
 
-from casework.dataset import (
-    CASES_FILE,
-    dataset_lock,
-    load_dataset,
-    problems_from_validation,
-    release,
-)
+from casework.dataset import load_dataset, release
+from casework.dataset.jsonl import problems_from_validation
+from casework.dataset.lock import dataset_lock
+from casework.dataset.versions import CASES_FILE
 from casework.decoding import BadJSON, decode_utf8, parse_json
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.interop._paths import MISSING, resolve

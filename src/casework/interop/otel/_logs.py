@@ -11,7 +11,7 @@ from typing import Any
 
 from casework import __version__
 from casework.interop.evaluations import evaluations, trace_ids
-from casework.runner import LoadedRun
+from casework.runner.records import LoadedRun
 
 #: Event name of the OpenTelemetry GenAI evaluation result (semantic conventions, development).
 EVALUATION_EVENT = "gen_ai.evaluation.result"

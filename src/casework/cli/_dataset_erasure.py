@@ -12,8 +12,9 @@ from typing import Any
 import click
 
 from casework.cli._moved import moved
+from casework.cli._output import emit
 from casework.cli._progress import stages
-from casework.cli.context import FORMAT, console, emit_json, example, pass_project
+from casework.cli.context import FORMAT, console, example, pass_project
 from casework.erasure import Erasure, expire_everywhere, forget_everywhere
 from casework.privacy import history_recipe
 from casework.project import Project
@@ -101,7 +102,9 @@ def _erasure_lines(project: Project, erasure: Erasure) -> list[str]:
 
 def _render_removals(project: Project, erasure: Erasure, fmt: str) -> None:
     if fmt == "json":
-        emit_json(_removal_json(erasure))
+        from casework.erasure.outputs import ErasureOutput  # here: only JSON output needs it
+
+        emit(ErasureOutput.model_validate(_removal_json(erasure)))
         return
     removals, dry_run = erasure.removals, erasure.dry_run
     for r in removals:

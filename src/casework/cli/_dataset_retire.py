@@ -10,10 +10,10 @@ from typing import Any
 import click
 
 from casework.cli._moved import moved
+from casework.cli._output import emit
 from casework.cli.context import (
     FORMAT,
     console,
-    emit_json,
     example,
     pass_project,
 )
@@ -57,7 +57,9 @@ def retire_cmd(
     """Move cases that separate none of the compared systems to split smoke, as a new version."""
     res = retire_cases(project, dataset, [load_run(project, r) for r in runs], dry_run=dry_run)
     if fmt == "json":
-        emit_json(_retire_json(res))
+        from casework.runner.outputs import RetireOutput  # here: only JSON output needs it
+
+        emit(RetireOutput.model_validate(_retire_json(res)))
         return
     r = res.retirement
     console.print(

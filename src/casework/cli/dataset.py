@@ -17,6 +17,7 @@ from rich.table import Table
 
 from casework.cli._lazy_group import LazyGroup
 from casework.cli._moved import moved
+from casework.cli._output import emit
 from casework.cli._progress import reading, stages
 from casework.cli.context import (
     FORMAT,
@@ -94,15 +95,19 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
             project, dataset, pii=pii, presidio=presidio, on_progress=on_progress
         )
     if fmt == "json":
-        emit_json(
-            {
-                "dataset": report.dataset,
-                "cases": report.cases,
-                "checks": report.checks,
-                "ok": report.ok,
-                "findings": [f.__dict__ for f in report.findings],
-                "notes": report.notes,
-            }
+        from casework.dataset.outputs import DatasetCheck  # here: only JSON output needs it
+
+        emit(
+            DatasetCheck.model_validate(
+                {
+                    "dataset": report.dataset,
+                    "cases": report.cases,
+                    "checks": report.checks,
+                    "ok": report.ok,
+                    "findings": [f.__dict__ for f in report.findings],
+                    "notes": report.notes,
+                }
+            )
         )
     else:
         for note in report.notes:
@@ -161,7 +166,9 @@ def versions_cmd(project: Project, dataset: str, fmt: str) -> None:
     name, _ = parse_ref(dataset)
     versions = dataset_versions(project, name)
     if fmt == "json":
-        emit_json([v.model_dump(mode="json") for v in versions])
+        from casework.dataset.outputs import VersionList  # here: only JSON output needs it
+
+        emit(VersionList(versions))
         return
     if not versions:
         console.print(f"{name}: no releases yet (run `casework dataset release {name} -m MSG`).")
@@ -198,22 +205,26 @@ def diff_cmd(project: Project, dataset: str, a: str, b: str, fmt: str) -> None:
         compared = diff_versions(project, name, a, b, on_progress=on_progress)
     diff = compared.diff
     if fmt == "json":
-        emit_json(
-            {
-                "from": compared.old_ref,
-                "to": compared.new_ref,
-                "added": diff.added,
-                "removed": diff.removed,
-                "changed": [
-                    {
-                        "id": c.id,
-                        "fields": c.fields,
-                        "relabelled": c.relabelled,
-                        "split": [c.old_split, c.new_split] if c.moved else None,
-                    }
-                    for c in diff.changed
-                ],
-            }
+        from casework.dataset.outputs import DatasetDiff  # here: only JSON output needs it
+
+        emit(
+            DatasetDiff.model_validate(
+                {
+                    "from": compared.old_ref,
+                    "to": compared.new_ref,
+                    "added": diff.added,
+                    "removed": diff.removed,
+                    "changed": [
+                        {
+                            "id": c.id,
+                            "fields": c.fields,
+                            "relabelled": c.relabelled,
+                            "split": [c.old_split, c.new_split] if c.moved else None,
+                        }
+                        for c in diff.changed
+                    ],
+                }
+            )
         )
         return
     console.print(f"{compared.old_ref} -> {compared.new_ref}: {'; '.join(diff.summary_lines())}")
@@ -371,7 +382,9 @@ def cases_cmd(
     with reading(f"reading {dataset}", fmt) as on_progress:
         scan, rows = _case_rows(project, dataset, filters, on_progress)
     if fmt == "json":
-        emit_json([row[0] for row in rows])
+        from casework.dataset.outputs import CaseIdList  # here: only JSON output needs it
+
+        emit(CaseIdList.model_validate([row[0] for row in rows]))
         return
     header = ("id", "slice", "split", "source", "outcome", "guideline", "oracle")
     if len(rows) <= _RICH_TABLE_MAX_ROWS:

@@ -6,10 +6,10 @@ from typing import Any
 
 import click
 
+from casework.cli._output import emit
 from casework.cli.context import (
     FORMAT,
     console,
-    emit_json,
     example,
     pass_project,
 )
@@ -85,7 +85,9 @@ def gate_cmd(
         for line in report.github_annotations():
             click.echo(line)
     if fmt == "json":
-        emit_json(_gate_json(report))
+        from casework.gate.outputs import GateDecision  # here: only JSON output needs it
+
+        emit(GateDecision.model_validate(_gate_json(report)))
     else:
         rate = _f(report.pass_rate)
         base = (

@@ -129,6 +129,35 @@ def _run_log_tables() -> list[str]:
     return lines
 
 
+def _output_tables() -> list[str]:
+    """Every command's JSON output model, each shared part once."""
+    from casework.cli._output import OUTPUTS, output_model  # here: only `make docs` needs them
+
+    lines = [
+        "## Command outputs (`--format json`)",
+        "",
+        "What each command prints with `--format json`: an object whose `output` names its kind",
+        "and whose `schema_version` is its version (fields are only added within a version), or",
+        "a JSON list where the table says so. `casework schema output KIND` prints the JSON",
+        "Schema; `casework schema output` lists the kinds.",
+        "",
+    ]
+    seen: set[str] = set()
+    for entry in OUTPUTS.values():
+        schema = output_model(entry.kind).model_json_schema(by_alias=True)
+        commands = ", ".join(f"`{c}`" for c in entry.commands)
+        lines += [f"### `{entry.kind}`: {commands}", ""]
+        if schema.get("type") == "array":
+            lines += [f"{schema.get('description', '')}", ""]
+        else:
+            lines += _model_table(str(schema["title"]), schema)[2:]
+        for name, definition in schema.get("$defs", {}).items():
+            if "properties" in definition and name not in seen:
+                seen.add(name)
+                lines += _model_table(name, definition)
+    return lines
+
+
 def render_formats(existing: str = "") -> str:
     """The file-format reference, generated from the pydantic models' field docstrings.
 
@@ -162,6 +191,7 @@ def render_formats(existing: str = "") -> str:
             if "properties" in definition:
                 lines += _model_table(name, definition)
     lines += _run_log_tables()
+    lines += _output_tables()
     kept = [m.group(0) for m in _KEEP.finditer(existing)]
     return "\n".join(lines) + ("\n" + "\n\n".join(kept) + "\n" if kept else "")
 

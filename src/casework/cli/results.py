@@ -9,10 +9,10 @@ from rich.console import Console
 from rich.table import Table
 
 from casework.cli._moved import moved
+from casework.cli._output import emit
 from casework.cli.context import (
     FORMAT,
     console,
-    emit_json,
     example,
     pass_project,
 )
@@ -170,7 +170,9 @@ def results_list_cmd(project: Project, fmt: str) -> None:
         for f in list_run_files(project)
     ]
     if fmt == "json":
-        emit_json(rows)
+        from casework.runner.outputs import RunListing  # here: only JSON output needs it
+
+        emit(RunListing.model_validate(rows))
         return
     for stored in ("workbench", "file"):
         here = [r for r in rows if str(r["stored"]).split()[0] == stored]
@@ -199,7 +201,9 @@ def results_show_cmd(project: Project, run: str, fmt: str) -> None:
     """Show pass@1, pass^k, pass@k and stability of RUN per slice, split and source."""
     res = run_results(load_run(project, run))
     if fmt == "json":
-        emit_json(_results_json(res))
+        from casework.runner.outputs import RunResultsOutput  # here: only JSON output needs it
+
+        emit(RunResultsOutput.model_validate(_results_json(res)))
         return
     h = res.run.header
     console.print(
@@ -271,7 +275,9 @@ def compare_cmd(project: Project, better: str, worse: str, no_write: bool, fmt: 
         project, load_run(project, better), load_run(project, worse), write=not no_write
     )
     if fmt == "json":
-        emit_json(_compare_json(res))
+        from casework.runner.outputs import RunComparison  # here: only JSON output needs it
+
+        emit(RunComparison.model_validate(_compare_json(res)))
         return
     c = res.comparison
     console.print(f"[bold]{res.pair}[/] on {c.cases} shared cases")

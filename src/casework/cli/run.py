@@ -11,13 +11,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from casework.cli._output import emit
 from casework.cli._progress import Bar
 from casework.cli.context import (
     FORMAT,
     SLICES,
     SPLIT_FILTER,
     console,
-    emit_json,
     example,
     pass_project,
 )
@@ -148,7 +148,10 @@ def run_cmd(
         summary = run_agent(project, request, observer=_Trials(bar))
     end, header = summary.end, summary.header
     if fmt == "json":
-        emit_json({"run_id": header.run_id, "log": str(summary.log), **end.model_dump(mode="json")})
+        from casework.runner.outputs import RunSummary  # here: only JSON output needs it
+
+        data = end.model_dump(exclude={"schema_version"})
+        emit(RunSummary.model_validate({"run_id": header.run_id, "log": str(summary.log), **data}))
         return
     console.print(
         f"run [bold]{header.run_id}[/]: {end.trials} trials on {header.dataset_ref} — "

@@ -1,0 +1,75 @@
+"""Command output as data: the one way a command prints JSON, and the table of output models.
+
+Every command with ``--format json`` prints a model of the package that owns its noun through
+:func:`emit`; :data:`OUTPUTS` names each model's ``kind``, where it is defined and the commands
+that print it (``casework schema output KIND`` prints its JSON Schema; a test walks the command
+tree and fails on a command with JSON output and no entry here).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import click
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+__all__ = ["OUTPUTS", "OutputEntry", "emit", "output_model"]
+
+
+class OutputEntry(NamedTuple):
+    """One output model: its kind, where it is defined and the commands that print it."""
+
+    kind: str
+    #: ``package.module:Class``, loaded on use (the CLI imports a model only to print it).
+    target: str
+    #: Full command names (``casework gate``) that print this model with ``--format json``.
+    commands: tuple[str, ...]
+
+
+_ENTRIES = [
+    OutputEntry("gate-decision", "casework.gate.outputs:GateDecision", ("casework gate",)),
+    OutputEntry(
+        "dataset-check", "casework.dataset.outputs:DatasetCheck", ("casework dataset check",)
+    ),
+    OutputEntry(
+        "version-list", "casework.dataset.outputs:VersionList", ("casework dataset versions",)
+    ),
+    OutputEntry("dataset-diff", "casework.dataset.outputs:DatasetDiff", ("casework dataset diff",)),
+    OutputEntry("case-id-list", "casework.dataset.outputs:CaseIdList", ("casework dataset cases",)),
+    OutputEntry(
+        "dataset-retire", "casework.runner.outputs:RetireOutput", ("casework dataset retire",)
+    ),
+    OutputEntry(
+        "erasure",
+        "casework.erasure.outputs:ErasureOutput",
+        ("casework dataset forget", "casework dataset expire"),
+    ),
+    OutputEntry("run-summary", "casework.runner.outputs:RunSummary", ("casework run",)),
+    OutputEntry("run-listing", "casework.runner.outputs:RunListing", ("casework results list",)),
+    OutputEntry(
+        "run-results", "casework.runner.outputs:RunResultsOutput", ("casework results show",)
+    ),
+    OutputEntry(
+        "run-comparison", "casework.runner.outputs:RunComparison", ("casework results compare",)
+    ),
+]
+
+#: Every output model by kind.
+OUTPUTS: dict[str, OutputEntry] = {e.kind: e for e in _ENTRIES}
+
+
+def output_model(kind: str) -> type[BaseModel]:
+    """The model of an output kind (a key of :data:`OUTPUTS`)."""
+    module, _, name = OUTPUTS[kind].target.partition(":")
+    model: type[BaseModel] = getattr(importlib.import_module(module), name)
+    return model
+
+
+def emit(output: BaseModel) -> None:
+    """Print a command's output model as indented JSON on stdout: the one way commands print JSON."""
+    data: Any = output.model_dump(mode="json", by_alias=True)
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))

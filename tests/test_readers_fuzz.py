@@ -226,8 +226,16 @@ ADK_EVAL_SET = {
 
 _WEATHER = {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}  # fmt: skip
 W2C_ROWS = [
+    {"id": "multi_turn_base_0", "question": [[{"role": "user", "content": "Add 2 and 3."}], [{"role": "user", "content": "Then halve it."}]],
+     "involved_classes": ["MathAPI"], "initial_config": {}, "ground_truth": [["add(a=2, b=3)"], ["divide(a=5, b=2)"]]},
+]  # fmt: skip
+#: BFCL's declarations of its MathAPI class, as `multi_turn_func_doc/math_api.json` holds them.
+BFCL_DOCS = [
+    {"name": "add", "description": "Add.", "parameters": {"type": "dict", "properties": {"a": {"type": "float"}, "b": {"type": "float"}}, "required": ["a", "b"]}},
+    {"name": "divide", "description": "Divide.", "parameters": {"type": "dict", "properties": {"a": {"type": "float"}, "b": {"type": "float"}}, "required": ["a", "b"]}},
     {"uuid": "w-1", "question": "Weather in Porto?", "tools": [json.dumps(_WEATHER)], "correct_answer": "tool_call",
-     "target_tool": json.dumps({"name": "get_weather", "arguments": {"city": "Porto"}})},
+     "target_tool": json.dumps(_WEATHER),
+     "answers": {"tool_call": json.dumps({"name": "get_weather", "arguments": {"city": "Porto"}})}},
     {"uuid": "w-2", "question": "Weather?", "tools": [json.dumps(_WEATHER)], "correct_answer": "request_for_info"},
 ]  # fmt: skip
 BFCL_ROWS = [
@@ -558,7 +566,8 @@ def _fncall(name: str, style: FncallStyle) -> Callable[[Path], None]:
     def read(root: Path) -> None:
         rows = read_rows((root / "fncall" / name).read_bytes(), name)
         paths = parse_fncall_map(style, ())
-        cases, _ = cases_from_fncall(rows, name, paths, FncallOptions(style), "d")
+        docs = {"MathAPI": BFCL_DOCS}
+        cases, _ = cases_from_fncall(rows, name, paths, FncallOptions(style), "d", docs)
         parse_records(canonical_bytes(cases), Case, shown="cases.jsonl")
 
     return read

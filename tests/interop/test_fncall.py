@@ -12,7 +12,8 @@ from click.testing import Result
 
 from casework.dataset import load_dataset
 from casework.errors import InputError
-from casework.interop import FncallOptions, cases_from_fncall, parse_fncall_map, read_rows
+from casework.interop.fncall import FncallOptions, cases_from_fncall, parse_fncall_map
+from casework.interop.generic import read_rows
 from casework.project import load_project
 from casework.schema import Case
 
@@ -25,7 +26,8 @@ WEATHER = {
 FLIGHT = {"name": "book_flight", "description": "Book a flight.", "parameters": {"type": "object", "properties": {"to": {"type": "string"}}}}  # fmt: skip
 W2C = [
     {"uuid": "w-1", "question": "Weather in Porto?", "tools": [json.dumps(WEATHER)],
-     "correct_answer": "tool_call", "target_tool": json.dumps({"name": "get_weather", "arguments": {"city": "Porto"}})},
+     "correct_answer": "tool_call", "target_tool": json.dumps(WEATHER),
+     "answers": {"tool_call": json.dumps({"name": "get_weather", "arguments": {"city": "Porto"}})}},
     {"uuid": "w-2", "question": "What's the weather like?", "tools": [json.dumps(WEATHER)],
      "correct_answer": "request_for_info", "target_tool": None},
     {"uuid": "w-3", "question": "Book me a flight to Oslo.", "tools": [json.dumps(WEATHER)],
@@ -81,9 +83,10 @@ def test_bfcl_value_lists_become_matchers_and_irrelevance_refuses() -> None:
     (req,) = simple.label.required_tools
     args = {k: v.model_dump() for k, v in req.arguments.items()}
     assert args == {
-        "city": {"match": "regex", "value": "(?:Lisbon|Lisboa)"},
-        "days": {"match": "exact", "value": 1.0},
-    }  # "unit" may be left out ("" among its values): not constrained
+        "city": {"match": "any_of", "value": ["Lisbon", "Lisboa"], "strings": "bfcl"},
+        "unit": {"match": "any_of", "value": ["", "celsius"], "strings": "bfcl", "optional": True},
+        "days": {"match": "any_of", "value": [1.0], "strings": "bfcl"},
+    }  # "unit" may be left out ("" among its values) and, a string, may be given as ""
     irr = cases["irrelevance_0"]
     assert irr.label is not None and irr.label.outcome == "refuse"
     assert _names(irr.label.forbidden_tools) == ["book_flight"]
@@ -130,7 +133,7 @@ def test_every_mapping_error_is_reported_with_its_line(tmp_path: Path) -> None:
         {"question": "x", "tools": [WEATHER], "correct_answer": "direct"},
         {"uuid": "c", "question": "x", "correct_answer": "direct"},
         {"uuid": "d", "question": "x", "tools": [WEATHER], "correct_answer": "tool_call",
-         "target_tool": {"name": "book_flight", "arguments": {}}},
+         "answers": {"tool_call": {"name": "book_flight", "arguments": {}}}},
         {"uuid": "e", "question": "x", "tools": [{"description": "no name"}], "correct_answer": "direct"},
         {"uuid": "f", "question": "x", "tools": [WEATHER], "correct_answer": "tool_call"},
         {"uuid": "g", "question": "x", "tools": [], "correct_answer": "direct"},
@@ -143,10 +146,12 @@ def test_every_mapping_error_is_reported_with_its_line(tmp_path: Path) -> None:
     assert lines[1].startswith("rows.jsonl:2: uuid: every row needs an id")
     assert lines[2].startswith("rows.jsonl:3: tools: every row needs its offered tools")
     assert lines[3].startswith(
-        "rows.jsonl:4: target_tool: expected call names a tool the row does not offer"
+        "rows.jsonl:4: answers.tool_call: expected call names a tool the row does not offer"
     )
     assert lines[4].startswith("rows.jsonl:5: tools[0].name: tool needs a non-empty string name")
-    assert lines[5].startswith("rows.jsonl:6: target_tool: a tool_call row needs its expected call")
+    assert lines[5].startswith(
+        "rows.jsonl:6: answers.tool_call: a tool_call row needs its expected call"
+    )
     assert lines[6].startswith("rows.jsonl:8: id: id repeats an earlier row (line 7)")
     assert len(lines) == 7
 

@@ -1,10 +1,11 @@
 """Matching tool calls against a label's tool requirements, and state assertions over the final state.
 
 Requirements match calls as a multiset (two `issue_refund` requirements need two distinct calls),
-in any order unless an ordered check asks; arguments are matched by `any` / `exact` / `subset` /
-`regex` / `predicate` (a JMESPath expression over the argument). A call that returned an error
+in any order unless an ordered check asks; arguments are matched by `any` / `exact` / `any_of` /
+`subset` / `regex` / `predicate` (a JMESPath expression over the argument), `exact` and `any_of`
+optionally comparing as BFCL's AST checker does (:func:`bfcl_standardize`). A call that returned an error
 satisfies a required tool only when the requirement sets `allow_error`. Entry points:
-:func:`match_required`, :func:`match_forbidden`, :func:`match_in_order`, :func:`evaluate_assertion`.
+:func:`match_required`, :func:`match_exactly`, :func:`match_forbidden`, :func:`match_in_order`, :func:`evaluate_assertion`.
 """
 
 from __future__ import annotations
@@ -27,11 +28,15 @@ __all__ = [
     "MatcherError",
     "RequirementResult",
     "argument_matches",
+    "bfcl_equal",
+    "bfcl_standardize",
     "call_matches",
     "call_satisfies",
+    "call_satisfies_exactly",
     "deep_subset",
     "describe_requirement",
     "evaluate_assertion",
+    "match_exactly",
     "match_forbidden",
     "match_in_order",
     "match_required",
@@ -71,18 +76,88 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+_BFCL_STRIPPED = re.compile(r"[ ,./\-_*^]")
+
+
+def bfcl_standardize(text: str) -> str:
+    """A string as BFCL's AST checker compares it.
+
+    Spaces and ``, . / - _ * ^`` removed, lower-cased, ``'`` read as ``"`` (so ``April 1, 2024``
+    and ``april 1 2024`` compare equal).
+
+    >>> bfcl_standardize("New-York, NY")
+    'newyorkny'
+    """
+    return _BFCL_STRIPPED.sub("", text).lower().replace("'", '"')
+
+
+def _bfcl_scalar(acceptable: Any, value: Any) -> bool:
+    if isinstance(acceptable, str):
+        return isinstance(value, str) and bfcl_standardize(value) == bfcl_standardize(acceptable)
+    if isinstance(acceptable, bool) or isinstance(value, bool):
+        return type(acceptable) is type(value) and acceptable == value
+    if isinstance(acceptable, float) and isinstance(value, int):
+        return float(value) == acceptable  # BFCL reads an integer given for a float as a float
+    return type(acceptable) is type(value) and bool(acceptable == value)
+
+
+def _bfcl_loose(acceptable: Any, value: Any) -> bool:
+    # Inside an object BFCL compares with Python's ``==`` after standardising strings: no type
+    # check there (``1 == 1.0``, and even ``True == 1``).
+    if isinstance(acceptable, str) and isinstance(value, str):
+        return bfcl_standardize(value) == bfcl_standardize(acceptable)
+    return bool(acceptable == value)
+
+
+def _bfcl_object(acceptable: Mapping[str, Any], value: Any) -> bool:
+    """BFCL's object rule: each key maps to its acceptable values; ``""`` among them: omissible."""
+    if not isinstance(value, Mapping):
+        return False
+    for key, given in value.items():
+        options = acceptable.get(key)
+        if not isinstance(options, list) or not any(_bfcl_loose(o, given) for o in options):
+            return False
+    return all(key in value or "" in options for key, options in acceptable.items())
+
+
+def bfcl_equal(acceptable: Any, value: Any) -> bool:
+    """Whether ``value`` equals one acceptable value as BFCL's AST checker compares them.
+
+    Strings compare by :func:`bfcl_standardize` (inside lists and objects too); types agree
+    (an integer stands for a float); an acceptable object maps each key to its list of acceptable
+    values, and a list of objects matches item by item.
+    """
+    if isinstance(acceptable, Mapping):
+        return _bfcl_object(acceptable, value)
+    if isinstance(acceptable, list):
+        if not isinstance(value, list) or len(value) != len(acceptable):
+            return False
+        if any(isinstance(a, Mapping) for a in acceptable):
+            return all(bfcl_equal(a, v) for a, v in zip(acceptable, value, strict=True))
+        return [bfcl_standardize(v) if isinstance(v, str) else v for v in value] == [
+            bfcl_standardize(a) if isinstance(a, str) else a for a in acceptable
+        ]
+    return _bfcl_scalar(acceptable, value)
+
+
+def _same(matcher: ArgMatcher, expected: Any, value: Any) -> bool:
+    return bfcl_equal(expected, value) if matcher.strings == "bfcl" else _equal(expected, value)
+
+
 def argument_matches(matcher: ArgMatcher, present: bool, value: Any) -> bool:
-    """Whether one argument satisfies its matcher.
+    """Whether one argument satisfies its matcher (an ``optional`` one may be left out).
 
     Raises:
         MatcherError: A regex or JMESPath predicate does not compile.
     """
     if not present:
-        return False
+        return matcher.optional
     if matcher.match == "any":
         return True
     if matcher.match == "exact":
-        return _equal(matcher.value, value)
+        return _same(matcher, matcher.value, value)
+    if matcher.match == "any_of":
+        return any(_same(matcher, option, value) for option in matcher.value)
     if matcher.match == "subset":
         return deep_subset(matcher.value, value)
     if matcher.match == "regex":
@@ -123,7 +198,10 @@ def describe_requirement(requirement: ToolRequirement) -> str:
         return requirement.name + errors
     parts = []
     for key, m in requirement.arguments.items():
-        parts.append(f"{key} any" if m.match == "any" else f"{key} {m.match} {json.dumps(m.value)}")
+        how = "any" if m.match == "any" else f"{m.match} {json.dumps(m.value)}"
+        if m.strings != "exact":
+            how += f" ({m.strings} strings)"
+        parts.append(f"{key} {how}{' (optional)' if m.optional else ''}")
     return f"{requirement.name}({', '.join(parts)}){errors}"
 
 
@@ -154,6 +232,32 @@ def match_required(
     edges = [
         [j for j, call in enumerate(calls) if call_satisfies(req, call)] for req in requirements
     ]
+    return _matching(requirements, edges)
+
+
+def call_satisfies_exactly(requirement: ToolRequirement, call: TrajectoryToolCall) -> bool:
+    """:func:`call_satisfies`, and the call passes no argument the requirement does not list."""
+    return call.arguments.keys() <= requirement.arguments.keys() and call_satisfies(
+        requirement, call
+    )
+
+
+def match_exactly(
+    requirements: Sequence[ToolRequirement], calls: Sequence[TrajectoryToolCall]
+) -> RequirementResult:
+    """:func:`match_required` with calls that satisfy requirements exactly.
+
+    A call satisfies a requirement only as :func:`call_satisfies_exactly` says (BFCL's rule: an
+    argument no acceptable answer lists is wrong).
+    """
+    edges = [
+        [j for j, call in enumerate(calls) if call_satisfies_exactly(req, call)]
+        for req in requirements
+    ]
+    return _matching(requirements, edges)
+
+
+def _matching(requirements: Sequence[ToolRequirement], edges: list[list[int]]) -> RequirementResult:
     owner: dict[int, int] = {}
 
     def augment(i: int, seen: set[int]) -> bool:

@@ -436,11 +436,27 @@ class Situation(_Record):
 class ArgMatcher(_Record):
     """How one argument of a required (or forbidden) tool call is matched."""
 
-    match: Literal["any", "exact", "subset", "regex", "predicate"] = "exact"
-    """`any`: present with any value; `exact`: equal; `subset`: an object/list containing `value`;
-    `regex`: a string matching `value` fully; `predicate`: JMESPath expression over `@` is true."""
+    match: Literal["any", "exact", "any_of", "subset", "regex", "predicate"] = "exact"
+    """`any`: present with any value; `exact`: equal; `any_of`: equal to one of the values listed
+    in `value`; `subset`: an object/list containing `value`; `regex`: a string matching `value`
+    fully; `predicate`: JMESPath expression over `@` is true."""
     value: Any = None
-    """Expected value, subset, regular expression or JMESPath predicate, depending on `match`."""
+    """Expected value, list of acceptable values, subset, regular expression or JMESPath
+    predicate, depending on `match`."""
+    strings: Literal["exact", "bfcl"] = Field(default="exact", exclude_if=lambda v: v == "exact")
+    """(`exact`, `any_of`) How values are compared. `exact`: equal. `bfcl`: as BFCL's AST checker
+    compares them: strings (also inside lists and objects) equal once spaces and `, . / - _ * ^`
+    are removed, case is folded and `'` reads as `"`; types must agree (an integer may stand for
+    a float); an acceptable object maps each key to its own list of acceptable values (`""`
+    among them: the key may be left out)."""
+    optional: bool = Field(default=False, exclude_if=_not_set)
+    """The argument may be left out; when it is given, it must match."""
+
+    @model_validator(mode="after")
+    def _any_of_lists(self) -> ArgMatcher:
+        if self.match == "any_of" and not isinstance(self.value, list):
+            raise ValueError("any_of needs a list of acceptable values")
+        return self
 
 
 class ToolRequirement(_Record):

@@ -1,31 +1,41 @@
-"""Function-calling rows in (When2Call, BFCL and similar JSONL): per-case tools, expected call.
+"""Function-calling rows to cases: per-case tools, expected calls, outcome classes.
 
 Entry points: :func:`import_fncall` (project level: every row read and checked, each distinct
 offered tool set written once as a catalogue file, then one release) over the pure
 :func:`cases_from_fncall` (rows to cases, every problem located by line) and
-:func:`parse_fncall_map` (``--map DST=SRC.PATH`` over a style's default paths).
+:func:`parse_fncall_map` (``--map DST=SRC.PATH`` over a style's default paths). When2Call rows
+are read as published: the slice is the row's category (``correct_answer``), the expected call
+is the ``tool_call`` answer (``target_tool`` is the tool's declaration, not a call).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import (
-    CASES_FILE,
-    dataset_lock,
-    load_dataset,
-    parse_tool_declarations,
-    release,
-)
+from casework.dataset import load_dataset, release
+from casework.dataset.lock import dataset_lock
+from casework.dataset.tools import parse_tool_declarations
+from casework.dataset.versions import CASES_FILE
 from casework.errors import InputError, InputErrors, Problem, UsageError
-from casework.interop.generic import MISSING, CaseCollector, Row, RowProblem, read_rows, resolve
+from casework.interop._paths import MISSING, resolve
+from casework.interop.fncall.bfcl import (
+    AGENTIC_CATEGORIES,
+    MULTI_TURN_DOC_FILES,
+    MULTI_TURN_LOST,
+    bfcl_category,
+    bfcl_label,
+    is_multi_turn,
+    multi_turn,
+    reference_path,
+)
+from casework.interop.generic import read_rows
+from casework.interop.generic._cases import CaseCollector, Row, RowProblem
 from casework.names import check_name, name_problem
 from casework.project import Project
 from casework.schema import Case, Split, VersionRecord
@@ -48,9 +58,9 @@ FNCALL_FIELDS: Mapping[FncallStyle, Mapping[str, tuple[str, ...]]] = {
         "id": ("uuid", "id"),
         "input": ("question",),
         "tools": ("tools",),
-        "expected": ("target_tool",),
+        "expected": ("answers.tool_call",),
         "outcome": ("correct_answer",),
-        "slice": ("source",),
+        "slice": ("correct_answer",),
         "split": ("split",),
     },
     "bfcl": {
@@ -175,49 +185,26 @@ def _input(value: Any, at: str) -> list[dict[str, Any]]:
     return turns
 
 
-def _matcher(values: Any) -> dict[str, Any] | None:
-    """BFCL's list of acceptable values (``""``: may be left out) as a matcher, or ``None``."""
-    if not isinstance(values, list):
-        return {"match": "exact", "value": values}
-    given = [v for v in values if v != ""]
-    if not given or len(given) < len(values):  # may be left out: left unconstrained
-        return None
-    if len(given) == 1:
-        return {"match": "exact", "value": given[0]}
-    if all(isinstance(v, str) for v in given):
-        return {"match": "regex", "value": "(?:" + "|".join(re.escape(v) for v in given) + ")"}
-    return {"match": "any"}
-
-
-def _call(item: Any, where: str, bfcl: bool) -> dict[str, Any]:
+def _call(item: Any, where: str) -> dict[str, Any]:
     item = _json_or(item)
     if isinstance(item, Mapping) and isinstance(item.get("name"), str):
         name = item["name"]
         args = _json_or(item.get("arguments", item.get("parameters", {}))) or {}
         if not isinstance(args, Mapping):
             raise _Bad(f"{where}.arguments", "arguments must be an object", args)
-        exact = not bfcl
-    elif isinstance(item, Mapping) and len(item) == 1:
-        name, args = next(iter(item.items()))
-        if not isinstance(args, Mapping):
-            raise _Bad(f"{where}.{name}", "arguments must be an object", args)
-        exact = False
     else:
-        raise _Bad(where, "an expected call is {name, arguments} or {name: {arg: [values]}}", item)
-    matchers = {
-        k: {"match": "exact", "value": v} if exact else _matcher(v) for k, v in args.items()
-    }
-    return {"name": name, "arguments": {k: m for k, m in matchers.items() if m is not None}}
+        raise _Bad(where, "an expected call is {name, arguments} (BFCL rows: --style bfcl)", item)
+    return {"name": name, "arguments": {k: {"match": "exact", "value": v} for k, v in args.items()}}
 
 
-def _calls(value: Any, at: str, bfcl: bool) -> list[dict[str, Any]]:
-    """Expected calls: ``{name, arguments}`` objects, or BFCL's ``{name: {arg: [values]}}``."""
+def _calls(value: Any, at: str) -> list[dict[str, Any]]:
+    """Expected calls: ``{name, arguments}`` objects (or their JSON text)."""
     value = _json_or(value)
     if value is MISSING or value is None or value == [] or value == "":
         return []
     if isinstance(value, list):
-        return [_call(item, f"{at}.{i}", bfcl) for i, item in enumerate(value)]
-    return [_call(value, at, bfcl)]
+        return [_call(item, f"{at}.{i}") for i, item in enumerate(value)]
+    return [_call(value, at)]
 
 
 def _outcome(raw: Any, at: str, calls: list[dict[str, Any]]) -> str:
@@ -245,9 +232,17 @@ class FncallOptions:
     id_prefix: str = ""
 
 
+_Built = tuple[dict[str, Any], list[dict[str, Any]], dict[str, bytes]]
+
+
 def _case_dict(
-    row: Any, paths: Mapping[str, tuple[str, ...]], options: FncallOptions
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    row: Any,
+    paths: Mapping[str, tuple[str, ...]],
+    options: FncallOptions,
+    dataset: str,
+    docs: Mapping[str, list[dict[str, Any]]],
+) -> _Built:
+    """A row's case data, its offered tools and any reference document (path → bytes)."""
     if not isinstance(row, Mapping):
         raise _Bad("", "a row must be an object", row)
     at, raw_id = _get(row, paths, "id")
@@ -258,24 +253,48 @@ def _case_dict(
     case_id = options.id_prefix + str(raw_id)
     if (why := name_problem(case_id)) is not None:
         raise _Bad(at, f"case id '{case_id}' {why}", raw_id)
+    if options.style == "bfcl" and is_multi_turn(bfcl_category(str(raw_id))):
+        return _multi_turn_case(row, case_id, bfcl_category(str(raw_id)), dataset, docs)
+    if options.style == "bfcl" and bfcl_category(str(raw_id)).startswith(AGENTIC_CATEGORIES):
+        raise _Bad(
+            at,
+            "BFCL's agentic categories (web_search, memory) run against live backends and are "
+            "not imported; import the single-turn and multi-turn files",
+            raw_id,
+        )
     at, raw_input = _get(row, paths, "input")
     if raw_input is MISSING:
         raise _Bad(at, "every row needs an input (map one with input=PATH)")
     turns = _input(raw_input, at)
     tools = _tools(*reversed(_get(row, paths, "tools")))
+    slice_ = _get(row, paths, "slice")[1]
+    split = _get(row, paths, "split")[1]
+    data: dict[str, Any] = {
+        "id": case_id,
+        "slice": options.slice if slice_ is MISSING or slice_ is None else slice_,
+        "split": options.split if split is MISSING or split is None else split,
+        "source": "hand",
+        "situation": {"goal": _goal(turns), "turns": turns},
+    }
     at_calls, raw_calls = _get(row, paths, "expected")
-    calls = _calls(raw_calls, at_calls, options.style == "bfcl")
+    if options.style == "bfcl":
+        category = bfcl_category(str(raw_id))
+        read, oracle = bfcl_label(category, raw_calls, at_calls, {t["name"]: t for t in tools})
+        if slice_ is MISSING or slice_ is None:
+            data["slice"] = category
+        data["label"] = {**read, "guideline_version": FNCALL_GUIDELINE}
+        data["oracle"] = oracle
+        return data, tools, {}
     at, raw_outcome = _get(row, paths, "outcome")
-    if raw_outcome is MISSING and options.style == "bfcl" and str(raw_id).startswith("irrelevance"):
-        raw_outcome = "refuse"
+    # Only a row whose class is a call has an expected call: When2Call's `answers` hold every
+    # class's answer, the call included, whatever the row's class.
+    resolving = raw_outcome is MISSING or raw_outcome is None
+    if isinstance(raw_outcome, str):
+        resolving = OUTCOME_CLASSES.get(raw_outcome.strip().lower()) == "resolve"
+    calls = _calls(raw_calls, at_calls) if resolving else []
     outcome = _outcome(raw_outcome, at, calls)
     offered = {t["name"] for t in tools}
-    if (
-        outcome == "resolve"
-        and isinstance(raw_outcome, str)
-        and raw_outcome == "tool_call"
-        and not calls
-    ):
+    if raw_outcome == "tool_call" and not calls:
         raise _Bad(at_calls, "a tool_call row needs its expected call", raw_calls)
     for i, call in enumerate(calls):
         if call["name"] not in offered:
@@ -288,17 +307,37 @@ def _case_dict(
             label["forbidden_tools"] = sorted(offered)
     else:
         label["forbidden_tools"] = sorted(offered)
-    slice_ = _get(row, paths, "slice")[1]
-    split = _get(row, paths, "split")[1]
+        if options.style == "when2call":
+            # When2Call counts any call here as a wrong (or hallucinated) one, of an offered
+            # tool or not: the row expects no call at all.
+            data["oracle"] = {"ref": _NO_OTHER_CALLS}
+    data["label"] = label
+    return data, tools, {}
+
+
+_NO_OTHER_CALLS = "grader:casework.grading.call_set:exact_calls"
+
+
+def _multi_turn_case(
+    row: Mapping[str, Any],
+    case_id: str,
+    category: str,
+    dataset: str,
+    docs: Mapping[str, list[dict[str, Any]]],
+) -> _Built:
+    read = multi_turn(row, category, docs)
+    turns = _input(read.first_turn, "question.0")
+    rel = reference_path(dataset, read.document)
     data = {
         "id": case_id,
-        "slice": options.slice if slice_ is MISSING or slice_ is None else slice_,
-        "split": options.split if split is MISSING or split is None else split,
+        "slice": category,
+        "split": "dev",
         "source": "hand",
         "situation": {"goal": _goal(turns), "turns": turns},
-        "label": label,
+        "oracle": {"class": "human", "ref": rel},
     }
-    return data, tools
+    tools = [{k: d[k] for k in ("name", "description", "parameters") if k in d} for d in read.tools]
+    return data, _tools(tools, "involved_classes"), {rel: read.document}
 
 
 def _goal(turns: list[dict[str, Any]], limit: int = 200) -> str:
@@ -323,12 +362,21 @@ def cases_from_fncall(
     paths: Mapping[str, tuple[str, ...]],
     options: FncallOptions,
     dataset: str,
+    docs: Mapping[str, list[dict[str, Any]]] | None = None,
 ) -> tuple[list[Case], dict[str, bytes]]:
     """Cases of function-calling rows (pure), each naming its offered tools' catalogue file.
 
+    Args:
+        rows: The rows read.
+        shown: The file's name in messages.
+        paths: Source paths of the fields (:func:`parse_fncall_map`).
+        options: Style, defaults, id prefix.
+        dataset: The dataset (names the catalogue folder).
+        docs: (BFCL multi-turn) Declarations of each of BFCL's classes, by class name.
+
     Returns:
-        The cases, and each catalogue file's bytes by its project-relative path (a row that
-        offers no tool offers none: ``situation.tools = []``, no file).
+        The cases, and each catalogue file's (or multi-turn reference document's) bytes by its
+        project-relative path (a row that offers no tool offers none: ``situation.tools = []``).
 
     Raises:
         InputErrors: Every row that does not map to a valid case, by line; repeated ids.
@@ -337,10 +385,11 @@ def cases_from_fncall(
     collector = CaseCollector(shown)
     for row in rows:
         try:
-            data, tools = _case_dict(row.value, paths, options)
+            data, tools, documents = _case_dict(row.value, paths, options, dataset, docs or {})
         except RowProblem as exc:
             collector.bad(row, exc)
             continue
+        files.update(documents)
         if tools:
             body = catalogue_bytes(tools)
             rel = catalogue_path(dataset, body)
@@ -397,8 +446,11 @@ class FncallImportReport:
         file: The file read.
         imported: Ids of the new cases.
         outcomes: Cases per outcome.
-        catalogues: Catalogue files written (one per distinct offered tool set).
+        catalogues: Catalogue files written (one per distinct offered tool set, and one
+            reference document per BFCL multi-turn row).
         version: The release (``None``: content unchanged).
+        not_gradable: Cases imported without a label, by id, with what of the benchmark's
+            scoring is lost (BFCL multi-turn rows).
     """
 
     dataset: str
@@ -407,6 +459,21 @@ class FncallImportReport:
     outcomes: dict[str, int]
     catalogues: list[str]
     version: VersionRecord | None
+    not_gradable: dict[str, str] = field(default_factory=dict)
+
+
+def _multi_turn_docs(project: Project, folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """BFCL's class declarations (``multi_turn_func_doc/*.json``, one per line), by class."""
+    docs: dict[str, list[dict[str, Any]]] = {}
+    for cls, name in MULTI_TURN_DOC_FILES.items():
+        path = folder / name
+        if path.is_file():
+            shown = project.relative(path)
+            docs[cls] = [
+                dict(r.value) if isinstance(r.value, Mapping) else {}
+                for r in read_rows(path.read_bytes(), shown)
+            ]
+    return docs
 
 
 def import_fncall(
@@ -441,7 +508,12 @@ def import_fncall(
         if not answers.is_file():
             raise InputError(where, None, None, "file not found")
         rows = join_answers(rows, read_rows(answers.read_bytes(), where), where)
-    cases, files = cases_from_fncall(rows, shown, paths, options, dataset)
+    docs = (
+        _multi_turn_docs(project, path.parent / "multi_turn_func_doc")
+        if options.style == "bfcl"
+        else {}
+    )
+    cases, files = cases_from_fncall(rows, shown, paths, options, dataset, docs)
     with dataset_lock(project, dataset):
         folder = project.dataset_dir(dataset)
         existing = (
@@ -477,4 +549,5 @@ def import_fncall(
         dict(sorted(outcomes.items())),
         sorted(files),
         version,
+        {c.id: MULTI_TURN_LOST for c in cases if c.label is None},
     )

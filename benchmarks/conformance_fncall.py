@@ -227,6 +227,12 @@ def _bfcl_verdict(
     return bool(result["valid"])
 
 
+def _some_tool(task: dict[str, Any]) -> str:
+    # A live_irrelevance row may offer no tool at all: the call is then to one it never offered.
+    offered = task.get("function") or [{"name": "unoffered_tool"}]
+    return str(offered[0]["name"])
+
+
 def _rows_for(category: _Category, sample: int | None, rng: random.Random) -> list[dict[str, Any]]:
     rows = category.rows
     return rows if sample is None or sample >= len(rows) else rng.sample(rows, sample)
@@ -266,7 +272,7 @@ def measure(sample: int | None = None, seed: int = 7) -> list[dict[str, Any]]:
                 outputs = (
                     perturbations(answer, task, rng)
                     if answer
-                    else iter([("no call", []), ("a call", [{task["function"][0]["name"]: {}}])])
+                    else iter([("no call", []), ("a call", [{_some_tool(task): {}}])])
                 )
                 for how, output in outputs:
                     theirs = _bfcl_verdict(category.category, task, output, answer)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -76,6 +77,10 @@ class Client:
         self.retry = retry or RetryPolicy()
         self._max_concurrency = max_concurrency
         self._slots = threading.BoundedSemaphore(max_concurrency)
+        # One request per cache key in flight: identical prompts asked at once wait for the first
+        # and are then served from the cache, instead of all reaching the server.
+        self._flights: dict[str, tuple[threading.Lock, int]] = {}
+        self._flights_guard = threading.Lock()
         self.pricing = pricing or Pricing()
         self.temperature = temperature
         self._sleep = sleep
@@ -107,6 +112,22 @@ class Client:
         """`models.generator (gpt-4o-mini at http://…)`, for messages."""
         return f"models.{self.role} ({self.model} at {self.provider.endpoint})"
 
+    @contextmanager
+    def _single_flight(self, key: str) -> Iterator[None]:
+        with self._flights_guard:
+            lock, waiting = self._flights.get(key, (threading.Lock(), 0))
+            self._flights[key] = (lock, waiting + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._flights_guard:
+                lock, waiting = self._flights[key]
+                if waiting == 1:
+                    del self._flights[key]
+                else:
+                    self._flights[key] = (lock, waiting - 1)
+
     def complete(
         self,
         messages: Sequence[Message],
@@ -126,7 +147,9 @@ class Client:
         model_key = f"{self.provider_name}:{self.model}"
         phash = prompt_hash(messages)
         key = cache_key("completion", model_key, phash, params.as_json())
-        if self.cache is not None:
+        if self.cache is None:
+            return self._send(messages, params, key)
+        with self._single_flight(key):
             hit = self.cache.get(key)
             if hit is not None:
                 self.ledger.record(self.role, self.model, None, cached=True, pricing=self.pricing)
@@ -134,20 +157,7 @@ class Client:
                 if hit.prompt_tokens is not None and hit.completion_tokens is not None:
                     usage = TokenUsage(hit.prompt_tokens, hit.completion_tokens)
                 return Completion(hit.text, self.model, usage, cached=True, key=key)
-
-        def attempt() -> Completion:
-            with self._slots:
-                return self.provider.send(messages, params)
-
-        reply = call_with_retries(
-            attempt,
-            self.retry,
-            describe=self.describe,
-            sleep=self._sleep,
-            on_retry=lambda _exc: self.ledger.record_retry(self.role, self.model, self.pricing),
-        )
-        self.ledger.record(self.role, self.model, reply.usage, cached=False, pricing=self.pricing)
-        if self.cache is not None:
+            reply = self._send(messages, params, key)
             self.cache.put(
                 key,
                 CacheEntry(
@@ -160,6 +170,21 @@ class Client:
                     completion_tokens=reply.usage.completion_tokens if reply.usage else None,
                 ),
             )
+            return reply
+
+    def _send(self, messages: Sequence[Message], params: Params, key: str) -> Completion:
+        def attempt() -> Completion:
+            with self._slots:
+                return self.provider.send(messages, params)
+
+        reply = call_with_retries(
+            attempt,
+            self.retry,
+            describe=self.describe,
+            sleep=self._sleep,
+            on_retry=lambda _exc: self.ledger.record_retry(self.role, self.model, self.pricing),
+        )
+        self.ledger.record(self.role, self.model, reply.usage, cached=False, pricing=self.pricing)
         return Completion(reply.text, reply.model, reply.usage, cached=False, key=key)
 
     def structured(

@@ -95,9 +95,12 @@ def _provider(project: Project, config: ModelConfig, role: str) -> Provider:
             role=role,
         )
     if config.provider == "litellm":
+        # A server named by base_url with no key variable (a local gateway, vLLM, a stand-in)
+        # gets the placeholder, as with provider "openai": litellm refuses to send without one.
+        placeholder = NO_KEY if config.base_url else None
         return LiteLLMProvider(
             config.model,
-            api_key=api_key_for(config, role),
+            api_key=api_key_for(config, role) or placeholder,
             base_url=config.base_url,
             timeout_s=config.timeout_s,
             role=role,

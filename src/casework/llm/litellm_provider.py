@@ -7,6 +7,8 @@ with ``provider = "litellm"``. Entry point: :class:`LiteLLMProvider`.
 from __future__ import annotations
 
 import importlib
+import os
+import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -25,8 +27,15 @@ def import_litellm(role: str) -> ModuleType:
     Raises:
         ConfigError: The package is not installed.
     """
+    # litellm fetches its model price map from GitHub at import unless told to use its bundled
+    # copy; casework reaches only the endpoints a project configures. Set the variable to
+    # "False" to let litellm fetch it.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # pydantic warns about litellm's own ReadOnly TypedDicts when litellm loads a provider module
+    # (at import and lazily during a call); nothing a casework user can act on.
+    warnings.filterwarnings("ignore", r"Items? .* the `ReadOnly` qualifier", UserWarning)
     try:
-        return importlib.import_module("litellm")
+        module = importlib.import_module("litellm")
     except ImportError as exc:
         raise ConfigError(
             CONFIG_NAME,
@@ -36,6 +45,10 @@ def import_litellm(role: str) -> ModuleType:
             "`pip install 'casework[litellm]'`, or use "
             'provider = "openai" with base_url for an OpenAI-compatible server',
         ) from exc
+    # Its "Give Feedback / Get Help" banner on every failure would interleave with casework's
+    # own located messages, which already carry the server's words.
+    setattr(module, "suppress_debug_info", True)  # noqa: B010 (a module attribute)
+    return module
 
 
 class LiteLLMProvider:

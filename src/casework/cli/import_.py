@@ -166,9 +166,32 @@ def _released(dataset: str, version: Any) -> None:
         )
 
 
-@example("casework import tau2 tau2-bench/data/tau2/domains/airline --dataset airline")
+@example(
+    "casework import tau2 --domain airline --dataset airline",
+    "casework import tau2 --domain telecom --tasks tasks_small.json --dataset telecom",
+@click.option(
+    "--tasks",
+    "tasks_file",
+    default="tasks.json",
+    show_default=True,
+    help="Tasks file in the domain's folder (telecom also has tasks_small.json).",
+)
+@click.option(
+    "--tools",
+    "tools_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="tools.json or tools.py of the domain, for a layout where it is not beside the data.",
+)
+    "casework import tau2 tau2-bench/data/tau2/domains/airline --dataset airline",
+)
 @import_group.command("tau2")
-@click.argument("domain_dir", type=click.Path(path_type=Path))
+@click.argument("domain_dir", type=click.Path(path_type=Path), required=False)
+@click.option(
+    "--domain",
+    default=None,
+    help="A domain of the installed τ²-bench (airline, retail, telecom), instead of DOMAIN_DIR.",
+)
 @click.option("--dataset", required=True, help="Dataset the domain's tasks go to.")
 @click.option(
     "--split-file",
@@ -184,6 +207,8 @@ def _released(dataset: str, version: Any) -> None:
     default="dev",
     show_default=True,
     help="Split of tasks the split file does not place.",
+    tasks_file: str,
+    tools_file: Path | None,
 )
 @click.option("--id-prefix", default=None, help="Prepended to task ids (default: `<folder>-`).")
 @click.option("-m", "--message", default=None, help="Release message.")
@@ -191,7 +216,8 @@ def _released(dataset: str, version: Any) -> None:
 @pass_project
 def import_tau2_cmd(
     project: Project,
-    domain_dir: Path,
+    domain_dir: Path | None,
+    domain: str | None,
     dataset: str,
     split_file: Path | None,
     slice_: str | None,
@@ -200,16 +226,34 @@ def import_tau2_cmd(
     message: str | None,
     fmt: str,
 ) -> None:
-    """Import a τ²-bench domain (tasks.json, split file, db.json, tools) as a slice of cases.
+    """Import a τ²-bench domain (tasks, split file, database, tools) as a slice of cases.
 
-    One case per task: the user scenario, the database as shared state (copied into states/,
-    agent_data as a state patch), golden actions for the golden-replay oracle, communicate_info
-    as matched facts and nl_assertions as rubric items; the tools (tools.json, or tools.py read
-    without running it) become the cases' catalogue. The slice is replaced as a whole, so a
-    later revision of the task file releases exactly the changed tasks.
+    Give --domain for the installed τ²-bench, or the domain's data folder. One case per task:
+    the user scenario, the database as shared state (copied into states/), golden actions for
+    the golden-replay oracle, communicate_info as matched facts, nl_assertions as rubric items,
+    and τ²'s own scoring as published (reward basis, env_assertions, initialization actions:
+    `oracle.tau2`). The tools are τ²'s own declarations (or tools.json / tools.py read without
+    running it); telecom's user tools become the simulated user's catalogue. Ids the name rule
+    refuses become safe ids; the original stays in `provenance.original_id`. A task whose reward
+    basis cannot be scored is named and fails `dataset check`. The slice is replaced as a whole.
     """
     options = Tau2Options(slice_, split, id_prefix)
-    report = import_tau2(project, domain_dir, dataset, options, split_file, message)
+    report = import_tau2(
+        project,
+        domain_dir,
+        dataset,
+        options,
+        split_file,
+        message,
+    if report.renamed:
+        console.print(
+            f"{len(report.renamed)} task id(s) the name rule refuses got safe ids "
+            "(the original is kept as provenance.original_id)"
+        )
+        domain=domain,
+        tasks_file=tasks_file,
+        tools_file=tools_file,
+    )
     if fmt == "json":
         data = asdict(report)
         data["version"] = report.version.model_dump(mode="json") if report.version else None
@@ -221,14 +265,20 @@ def import_tau2_cmd(
     if report.tools:
         console.print(f"tools ({report.tools_source}): {report.tools}")
     else:
-        console.print("no tools.json or tools.py found: the cases offer the declared tools")
+        console.print("no tools found (give --tools): the cases offer the declared tools")
+    if report.user_tools:
+        console.print(f"the user's own tools: {report.user_tools}")
+    if report.evaluator:
+        console.print(f"scored as τ²'s {report.evaluator} domain scores it (oracle.tau2)")
+    for task, parts in report.lost.items():
+        console.print(
+            f"not gradable: task {task}: {', '.join(parts)} of its reward basis is lost",
+            markup=False,
+        )
     for what, n in report.not_carried.items():
-        console.print(f"not carried: {what} ({n} task(s))")
+        console.print(f"not used by casework's own checks: {what} ({n} task(s))")
     _released(report.dataset, report.version)
-    console.print(
-        f"next: `casework dataset check {report.dataset}`; running needs a tool environment for the "
-        "domain's tools (`\\[run] environment`)"
-    )
+    console.print(f"next: `casework dataset check {report.dataset}`")
 
 
 @example(
@@ -397,6 +447,13 @@ def import_adk_cmd(
 @click.option("--version", "version", type=int, default=None, help="Release the run was on.")
 @click.option(
     "--dataset-hash", default=None, help="Content hash (8+ hex) of the release the run was on."
+@click.option(
+    "--id-map",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="JSON object of task id: case id, for task ids that are neither case ids nor the "
+    'original ids kept at import (τ-bench\'s "0" finds τ² airline\'s "airline-0" alone).',
+)
 )
 @click.option(
     "--threshold",
@@ -410,6 +467,7 @@ def import_adk_cmd(
 @FORMAT
 @pass_project
 def import_run_cmd(
+    id_map: Path | None,
     project: Project,
     file: Path,
     results_format: Any,
@@ -427,6 +485,7 @@ def import_run_cmd(
     Pinned to a release of `--dataset` (task ids are case ids) or standing alone. `results`,
     `compare` and `report` then read it; `gate` fails it (no per-check evidence). Nothing is
     written when any line is bad.
+        id_map=id_map,
     """
     options = RunImportOptions(
         format=results_format,

@@ -272,6 +272,7 @@ class DatasetChecks:
         self._contradictions: list[Finding] = []
         self._expired: list[Finding] = []
         self._states: list[Finding] = []
+        self._not_gradable: list[Finding] = []
         self._state_refs = 0
         self.cases = 0
 
@@ -281,7 +282,20 @@ class DatasetChecks:
         one = (case,)
         tools = self.slice_tools.get(case.slice, self.tools)
         self._tool_findings += self._case_tool_findings(case, tools)
-        self._tool_findings += golden_tool_findings(case, tools)
+        self._tool_findings += golden_tool_findings(case, self._golden_catalogue(case, tools))
+        scoring = case.oracle.tau2
+        if scoring is not None and scoring.lost:
+            self._not_gradable.append(
+                Finding(
+                    "gradable",
+                    "error",
+                    case.id,
+                    "oracle.tau2.lost",
+                    "not gradable: nothing scores the part(s) "
+                    f"{', '.join(scoring.lost)} of τ²'s reward basis "
+                    f"({', '.join(scoring.reward_basis)})",
+                )
+            )
         if case.label is not None:
             self._contradictions += check_contradictions(one)
         if case.provenance.retain_until is not None:
@@ -292,6 +306,18 @@ class DatasetChecks:
                 Finding("state_ref", "error", case.id, field, message)
                 for field, message in state_ref_findings(self.root, case)
             ]
+
+    def _golden_catalogue(
+        self, case: Case, tools: Mapping[str, ToolDecl]
+    ) -> Mapping[str, ToolDecl]:
+        """The tools golden actions may call: the case's own catalogue file when it names one."""
+        situation = case.situation
+        if not case.oracle.golden_actions or situation.tools_file is None:
+            return tools
+        try:
+            return case_catalogue(case, tools, self.files)
+        except CatalogueError:
+            return tools  # the file's problem is reported once, by the declared_tools check
 
     def _case_tool_findings(self, case: Case, tools: Mapping[str, ToolDecl]) -> list[Finding]:
         situation = case.situation
@@ -309,14 +335,22 @@ class DatasetChecks:
         self._contradictions += other._contradictions
         self._expired += other._expired
         self._states += other._states
+        self._not_gradable += other._not_gradable
         self._state_refs += other._state_refs
         self.cases += other.cases
 
     def report(self, name: str) -> CheckReport:
         """Every finding so far, for dataset ``name``."""
-        findings = [*self._tool_findings, *self._contradictions, *self._expired, *self._states]
+        findings = [
+            *self._tool_findings,
+            *self._contradictions,
+            *self._expired,
+            *self._states,
+            *self._not_gradable,
+        ]
         # Listed only where it applied, so reports of datasets without shared states are as before.
         checks = [*self.CHECKS, "state_refs"] if self._state_refs else list(self.CHECKS)
+        checks += ["gradable"] if self._not_gradable else []
         return CheckReport(name, self.cases, findings, checks)
 
 

@@ -11,6 +11,7 @@ reported (pass, or reward against the threshold): casework has no per-check deta
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,13 +24,14 @@ from pydantic import Field, TypeAdapter
 from casework import __version__
 from casework.atomic import atomic_write_bytes
 from casework.dataset import dataset_versions, load_dataset
+from casework.decoding import load_json
 from casework.decompress import DecompressionLimits
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.grading import CheckResult, Verdict
 from casework.interop.generic import parse_field_map, read_generic_results
 from casework.interop.inspect import read_inspect_results
 from casework.interop.results import ExternalResults, ExternalTrial, ResultFormat
-from casework.interop.tau2 import read_tau_results
+from casework.interop.tau2._results import read_tau_results
 from casework.names import check_name, name_problem
 from casework.project import Project
 from casework.runner import RunEnd, RunHeader, TrialRecord, log_path
@@ -57,6 +59,8 @@ class RunImportOptions:
         threshold: A trial passes when its reward is at least this (default 1.0).
         run_id: Id of the imported run (default: ``import-<format>-<12 hex of the file>``).
         agent_version: Version label of the agent that was run.
+        id_map: A JSON object file mapping the file's task ids to case ids, for ids that are
+            neither case ids nor the original ids kept at import.
     """
 
     format: ResultFormat
@@ -67,6 +71,7 @@ class RunImportOptions:
     threshold: float = 1.0
     run_id: str | None = None
     agent_version: str | None = None
+    id_map: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -159,7 +164,9 @@ def read_results(
         raise InputError(name, None, None, "results file not found")
     data = path.read_bytes()
     readers: dict[str, Callable[[], ExternalResults]] = {
-        "generic": lambda: read_generic_results(data, name, paths),
+        "generic": lambda: read_generic_results(
+            data, name, paths, [s.partition("=")[0].strip() for s in mapping]
+        ),
         "tau": lambda: read_tau_results(data, name),
         "inspect": lambda: read_inspect_results(
             data, name, paths["scorer"][0] if paths["scorer"] else None, limits
@@ -319,6 +326,59 @@ def _pin(
     return RunPin(name, ref, chosen.hash, cases)
 
 
+def read_id_map(path: Path, shown: str) -> dict[str, str]:
+    """A ``{task id: case id}`` JSON object file.
+
+    Raises:
+        InputError: The file is missing, not a JSON object, or maps to a non-string.
+    """
+    if not path.is_file():
+        raise InputError(shown, None, None, "id map file not found")
+    value = load_json(path.read_bytes(), shown)
+    if not isinstance(value, dict):
+        raise InputError(shown, None, "/", "an id map is a JSON object of task id: case id", value)
+    InputErrors.raise_if_any(
+        Problem(shown, None, f"/{k}", "must be a case id (a string)", v, True)
+        for k, v in value.items()
+        if not isinstance(v, str)
+    )
+    return dict(value)
+
+
+def _pinned_ids(
+    results: ExternalResults, pin: RunPin, id_map: Mapping[str, str]
+) -> ExternalResults:
+    """``results`` with task ids turned into the pinned release's case ids.
+
+    A task id that is a case id stays; else the id map names its case; else the one case
+    imported from a task of that id (``provenance.original_id``) is its case. Ids matching
+    nothing stay, for :func:`_check_trials` to report.
+    """
+    if not pin.cases:
+        return results
+    by_original: dict[str, list[str]] = {}
+    for case in pin.cases.values():
+        if case.provenance.original_id is not None:
+            by_original.setdefault(case.provenance.original_id, []).append(case.id)
+    problems: list[Problem] = []
+    trials: list[ExternalTrial] = []
+    for t in results.trials:
+        case_id = t.task_id
+        if t.task_id in id_map:
+            case_id = id_map[t.task_id]
+        elif t.task_id not in pin.cases and len(by_original.get(t.task_id, [])) > 1:
+            path, _, number = t.where.rpartition(":")
+            file, line = (path, int(number)) if number.isdigit() else (t.where, None)
+            many = ", ".join(sorted(by_original[t.task_id])[:5])
+            why = f"was imported as several cases of {pin.ref} ({many}); give `id_map`"
+            problems.append(Problem(file, line, "task_id", why, t.task_id, True))
+        elif t.task_id not in pin.cases and t.task_id in by_original:
+            case_id = by_original[t.task_id][0]
+        trials.append(dataclasses.replace(t, task_id=case_id))
+    InputErrors.raise_if_any(problems)
+    return dataclasses.replace(results, trials=trials)
+
+
 def _check_trials(results: ExternalResults, pin: RunPin) -> None:
     """Every trial names a case of the pinned version, and no (task, trial) pair twice."""
     problems: list[Problem] = []
@@ -370,6 +430,14 @@ def import_run(
             param="run_id",
         )
     pin = _pin(project, results, options, data, path.name)
+    if options.id_map is not None and options.dataset is None:
+        raise UsageError("an id map needs `dataset`.", param="id_map", mentions=("dataset",))
+    id_map = (
+        read_id_map(options.id_map, project.relative(options.id_map))
+        if options.id_map is not None
+        else {}
+    )
+    results = _pinned_ids(results, pin, id_map)
     _check_trials(results, pin)
     header, records, end = run_records(
         results,

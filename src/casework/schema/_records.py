@@ -63,6 +63,7 @@ __all__ = [
     "Split",
     "StateAssertion",
     "StateRef",
+    "Tau2Scoring",
     "ToolCall",
     "ToolFixture",
     "ToolRequirement",
@@ -575,12 +576,51 @@ class StateAssertion(_Record):
     """What the assertion means, for people reading a failed verdict."""
 
 
+Tau2RewardPart = Literal["DB", "ENV_ASSERTION", "ACTION", "COMMUNICATE", "NL_ASSERTION"]
+"""A part of τ²-bench's reward basis (its `RewardType`)."""
+
+
+class Tau2Scoring(_Record):
+    """τ²-bench's own scoring of an imported task, carried as published (oracle data: never shown).
+
+    τ²'s evaluator reads these parts as they are (its environment assertions, initialization
+    actions and golden actions run in τ²'s own domain environment); casework's golden replay and
+    matched facts are the same criteria in casework's terms.
+    """
+
+    domain: str | None = None
+    """τ²-bench domain whose environment scores the task (`airline`, `retail`, `telecom`);
+    `None` when the domain is not one the installed τ²-bench knows."""
+    reward_basis: list[Tau2RewardPart] = Field(min_length=1)
+    """What τ²'s reward multiplies, as the task names it (τ²'s default: `DB`, `COMMUNICATE`)."""
+    evaluation_criteria: JsonObject = Field(default_factory=dict)
+    """The task's `evaluation_criteria` as published (actions, env_assertions, communicate_info,
+    nl_assertions, reward_basis)."""
+    initial_state: JsonObject | None = None
+    """The task's `initial_state` as published (initialization_data, initialization_actions,
+    message_history)."""
+    user_tools: StateRef | None = None
+    """Catalogue of the simulated user's own tools (telecom's device), pinned by sha256; never
+    offered to the agent."""
+    lost: list[Tau2RewardPart] = Field(default_factory=list, exclude_if=_empty)
+    """Parts of the reward basis casework cannot score for this task: the case is not gradable
+    (`casework dataset check` fails it)."""
+
+
 class Oracle(_Record):
     """What decides whether a trajectory through the situation was correct."""
 
     class_: OracleClass = Field(default="human", alias="class")
     """`state_assertion` (programmatic, preferred), `rubric_judge` (LLM judge, admissible only once
-    certified against people's verdicts on its verdicts: docs/judge.md) or `human`."""
+    certified against people's verdicts on its verdicts: docs/judge.md), `human`, or
+    `programmatic` (a registered Python check named by `check` decides: a benchmark's own
+    scoring functions carried as they are)."""
+    check: str | None = Field(default=None, exclude_if=_unset)
+    """(class `programmatic`) The check that decides: a registered name, a `casework.checks`
+    entry point, or `pkg.module:function`; called with (state before, state after, trajectory,
+    `check_params`), it returns pass/fail and a reason."""
+    check_params: JsonObject | None = Field(default=None, exclude_if=_unset)
+    """(class `programmatic`) Arguments the check reads (a benchmark's task id, its version)."""
     assertions: list[StateAssertion] = Field(default_factory=list)
     """State assertions over the final state (class `state_assertion`)."""
     rubric: str | None = None
@@ -594,6 +634,8 @@ class Oracle(_Record):
     state_compare: list[str] = Field(default_factory=list)
     """(tool environments) JSON Pointers (`/orders`, `/bookings/B-1/status`) the golden-replay
     comparison covers; empty compares the whole state."""
+    tau2: Tau2Scoring | None = Field(default=None, exclude_if=_unset)
+    """(imported τ²-bench tasks) τ²'s own reward basis and criteria, carried as published."""
 
     @field_validator("state_compare")
     @classmethod
@@ -605,10 +647,14 @@ class Oracle(_Record):
 
     @model_validator(mode="after")
     def _class_has_its_parts(self) -> Oracle:
-        if self.class_ == "state_assertion" and not (self.assertions or self.golden_actions):
+        if self.class_ == "state_assertion" and not (
+            self.assertions or self.golden_actions or self.tau2
+        ):
             raise ValueError("class 'state_assertion' needs at least one assertion")
         if self.class_ == "rubric_judge" and not self.rubric:
             raise ValueError("class 'rubric_judge' needs a rubric")
+        if (self.class_ == "programmatic") != (self.check is not None):
+            raise ValueError("class 'programmatic' and check go together")
         return self
 
 
@@ -669,6 +715,9 @@ class Provenance(_Record):
     """Last pairs of systems this case separated (`v3.1 > v2.8`)."""
     scrub: ScrubInfo | None = None
     """Scrubbing record for mined rows."""
+    original_id: str | None = Field(default=None, exclude_if=_unset)
+    """Id of the task in the benchmark or tool it was imported from (τ² `[mobile_data_issue]…`),
+    kept when the case's id differs: shown, and `import run` matches a run's task ids by it."""
     signals: list[str] = Field(default_factory=list)
     """Failure signals of the production conversation a mined row came from (`thumbs_down`,
     `escalated`, `retry`, `retry_storm`, `abandoned`, `tool_error`), for selecting and clustering."""

@@ -120,14 +120,19 @@ def _generic_trial(
 
 
 def read_generic_results(
-    data: bytes, shown: str, paths: Mapping[str, tuple[str, ...]]
+    data: bytes, shown: str, paths: Mapping[str, tuple[str, ...]], given: Sequence[str] = ()
 ) -> ExternalResults:
-    """Generic JSONL results: one trial a line (blank lines skipped), every bad line reported."""
+    """Generic JSONL results: one trial a line (blank lines skipped), every bad line reported.
+
+    ``given`` names the fields the user mapped: a mapped path that no line holds is an error,
+    never a silent fall back to nothing.
+    """
     text = decode_utf8(data, shown)
     trials: list[ExternalTrial] = []
     problems: list[Problem] = []
     counts: dict[str, int] = {}
     hashes: set[str] = set()
+    unseen = [d for d in dict.fromkeys(given) if paths.get(d)]
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -136,6 +141,7 @@ def read_generic_results(
         except BadJSON as exc:
             problems.append(Problem(shown, number, None, exc.message))
             continue
+        unseen = [d for d in unseen if resolve(obj, paths[d][0]) is MISSING]
         try:
             trials.append(_generic_trial(obj, paths, counts, f"{shown}:{number}"))
             at, h = _first(obj, paths["dataset_hash"])
@@ -150,4 +156,7 @@ def read_generic_results(
     if not problems and not trials:
         problems.append(Problem(shown, None, None, "no result lines"))
     InputErrors.raise_if_any(problems)
+    if unseen:
+        specs = ", ".join(f"{d}={paths[d][0]}" for d in unseen)
+        raise UsageError(f"{specs} matches nothing in any line of {shown}.", param="map")
     return ExternalResults("generic", trials, next(iter(hashes), None))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 __all__ = [
     "MAX_REPORTED",
@@ -20,6 +20,7 @@ __all__ = [
     "DecisionConflict",
     "Described",
     "GateFailed",
+    "Hint",
     "InputError",
     "InputErrors",
     "Problem",
@@ -78,6 +79,43 @@ def format_got(value: Any, limit: int = 80) -> str:
 Speller = Callable[[str], str]
 
 
+@dataclass(frozen=True)
+class Hint:
+    """A next step a message suggests, as data: an action and its arguments.
+
+    The library never writes a command line into a message; it attaches a hint, which the CLI
+    renders as the command to run (``casework review sync refunds``) and the web app as a link to
+    the page that does the same, where it has one.
+
+    Attributes:
+        action: The action, named as its command group and verb (``review sync``, ``db upgrade``).
+        args: Positional arguments (a dataset name).
+        params: Named parameters and their values (``("kind", "leakage-pair")``); a client spells
+            each name its own way (the CLI: ``--kind``).
+        why: What the step is for, a few words (``to withdraw the item``), or empty.
+    """
+
+    action: str
+    args: tuple[str, ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
+    why: str = ""
+
+    def command_line(self) -> str:
+        """The step as a command line: ``casework review list --kind leakage-pair``."""
+        words = ["casework", self.action, *self.args]
+        for name, value in self.params:
+            words += [f"--{name.replace('_', '-')}", value]
+        return " ".join(words)
+
+
+#: How a client shows a hint (the CLI: the command line; the web app: a link's text).
+HintRenderer = Callable[[Hint], str]
+
+
+def _hint_as_command(hint: Hint) -> str:
+    return f"`{hint.command_line()}`"
+
+
 def _as_is(name: str) -> str:
     return f"`{name}`"
 
@@ -96,6 +134,13 @@ class CaseworkError(Exception):
     def __init__(self, *args: object) -> None:
         super().__init__(*args)
         self.hints: list[tuple[str, tuple[str, ...]]] = []
+        #: Next steps the message suggests, as data (rendered after the message and the hints).
+        self.next_steps: list[Hint] = []
+
+    def suggest(self, hint: Hint) -> Self:
+        """Attach a next step (returns the error, so ``raise Err(...).suggest(Hint(...))`` reads)."""
+        self.next_steps.append(hint)
+        return self
 
     def add_hint(self, text: str, *, mentions: Sequence[str] = ()) -> None:
         """Append a sentence of advice (parameters in ``mentions`` as for the message)."""
@@ -104,10 +149,15 @@ class CaseworkError(Exception):
     def _body(self, spell: Speller) -> str:
         return _spell(super().__str__(), self.mentions, spell)
 
-    def render(self, spell: Speller = _as_is) -> str:
-        """The message with every mentioned parameter spelled by ``spell``, then the hints."""
+    def render(self, spell: Speller = _as_is, hint: HintRenderer = _hint_as_command) -> str:
+        """The message with every mentioned parameter spelled by ``spell``, then the hints.
+
+        Each next step is shown as ``hint`` renders it (by default its command line).
+        """
         parts = [self._body(spell)]
         parts += [_spell(text, names, spell) for text, names in getattr(self, "hints", [])]
+        for step in getattr(self, "next_steps", []):
+            parts.append(f"Next: {hint(step)}{' ' + step.why if step.why else ''}.")
         return " ".join(p for p in parts if p)
 
     def __str__(self) -> str:

@@ -123,16 +123,16 @@ def test_review_usage_errors(root: Path) -> None:
     assert (
         unknown.stderr
         == DECIDE
-        + "flag 77: no such flag in dataset 'support' "
-        + "(see `casework review list --kind leakage-pair --dataset support`).\n"
+        + "flag 77: no such flag in dataset 'support'. "
+        + "Next: `casework review list --kind leakage-pair --dataset support`.\n"
     )
     nothing = run(root, "leakage", "resolve", "support")
     assert nothing.exit_code == 2
     assert (
         nothing.stderr
         == note_text("leakage resolve", "dataset apply")
-        + "\nsupport: no decided flags to resolve "
-        + "(see `casework review list --kind leakage-pair --dataset support`).\n"
+        + "\nsupport: no decided flags to resolve. "
+        + "Next: `casework review list --kind leakage-pair --dataset support`.\n"
     )
     bad = run(root, "leakage", "scan", "support", "--threshold", "0")
     assert bad.exit_code == 2

@@ -150,8 +150,8 @@ def test_decision_errors(leak_project: Project) -> None:
     with pytest.raises(UsageError) as exc:
         decide(leak_project, "support", 999, "keep")
     assert (
-        str(exc.value) == "flag 999: no such flag in dataset 'support' "
-        "(see `casework review list --kind leakage-pair --dataset support`)."
+        str(exc.value) == "flag 999: no such flag in dataset 'support'. "
+        "Next: `casework review list --kind leakage-pair --dataset support`."
     )
     with pytest.raises(UsageError) as exc:
         decide(leak_project, "support", near.id, "delete")  # type: ignore[arg-type]
@@ -159,8 +159,8 @@ def test_decision_errors(leak_project: Project) -> None:
     with pytest.raises(UsageError) as exc:
         resolve(leak_project, "support")
     assert (
-        str(exc.value) == "support: no decided flags to resolve "
-        "(see `casework review list --kind leakage-pair --dataset support`)."
+        str(exc.value) == "support: no decided flags to resolve. "
+        "Next: `casework review list --kind leakage-pair --dataset support`."
     )
 
 

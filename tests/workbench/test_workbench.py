@@ -53,7 +53,7 @@ def test_outdated_database_is_refused_until_upgraded(db_url: str) -> None:
     with pytest.raises(WorkbenchError) as info:
         open_workbench(url=db_url)
     assert "is at revision 0001_base, but this casework expects" in str(info.value)
-    assert "Run `casework db upgrade` to migrate it in place." in str(info.value)
+    assert "Next: `casework db upgrade` to migrate it in place." in str(info.value)
     upgrade(db_url)
     open_workbench(url=db_url).close()
 

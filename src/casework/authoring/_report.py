@@ -17,7 +17,7 @@ from fractions import Fraction
 from casework.authoring._candidate import AXES
 from casework.authoring._generate import read_runs
 from casework.dataset import load_dataset
-from casework.errors import UsageError
+from casework.errors import Hint, UsageError
 from casework.gate._quota import UnsatisfiableShare, unsatisfiable_shares
 from casework.labelling.timings import GENERATED_CASE_KIND
 from casework.project import Project
@@ -173,9 +173,8 @@ def discrimination(
     wanted = [c for c in cases if c in present]
     if not wanted:
         raise UsageError(
-            f"no accepted authored case is in dataset '{dataset}' yet; review candidates first "
-            "(`casework review list --kind generated-case`)."
-        )
+            f"no accepted authored case is in dataset '{dataset}' yet; review candidates first."
+        ).suggest(Hint("review list", params=(("kind", "generated-case"),)))
     slices = sorted({present[c].slice for c in wanted})
     b, w = (_run(project, dataset, spec, trials, slices) for spec in (better, worse))
     comparison = compare_runs(project, b, w, write=False).comparison

@@ -15,7 +15,7 @@ from typing import get_args
 
 from casework.dataset import load_dataset, read_versions, release
 from casework.dataset.lock import dataset_lock
-from casework.errors import UsageError
+from casework.errors import Hint, UsageError
 from casework.leakage.flagfile import read_flags, write_flags
 from casework.leakage.flags import (
     UNRESOLVED,
@@ -37,6 +37,11 @@ __all__ = [
     "settle_flags",
     "unresolved_flags",
 ]
+
+
+def _list_pairs(dataset: str) -> Hint:
+    """The step that lists a dataset's leakage pairs in the review queue."""
+    return Hint("review list", params=(("kind", "leakage-pair"), ("dataset", dataset)))
 
 
 def list_flags(project: Project, dataset: str, *, everything: bool = False) -> list[Flag]:
@@ -85,9 +90,8 @@ def decide(
         records = read_flags(project, name)
         index = next((i for i, r in enumerate(records) if r.id == flag_id), None)
         if index is None:
-            raise UsageError(
-                f"flag {flag_id}: no such flag in dataset '{name}' "
-                f"(see `casework review list --kind leakage-pair --dataset {name}`)."
+            raise UsageError(f"flag {flag_id}: no such flag in dataset '{name}'.").suggest(
+                _list_pairs(name)
             )
         row = records[index]
         if row.status not in UNRESOLVED:
@@ -245,10 +249,7 @@ def resolve(
         now = now or datetime.now(UTC)
         records = read_flags(project, name)
         if not any(r.status == "decided" for r in records):
-            raise UsageError(
-                f"{name}: no decided flags to resolve "
-                f"(see `casework review list --kind leakage-pair --dataset {name}`)."
-            )
+            raise UsageError(f"{name}: no decided flags to resolve.").suggest(_list_pairs(name))
         plan = plan_moves(records, ds.cases)
         by_id = dict(plan.cases)
         record = None

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from casework.errors import ConfigError
+from casework.errors import ConfigError, Hint
 from casework.llm.accounting import Ledger, Pricing
 from casework.llm.base import LLMError, TokenUsage
 from casework.llm.cache import CacheEntry, ResponseCache, cache_key, params_json
@@ -258,7 +258,6 @@ class OpenAIEmbedder:
         sizes = {len(v) for v in vectors if v is not None}
         if len(sizes) != 1:
             raise LLMError(
-                f"models.embedder ({self._model}): vectors of different sizes {sorted(sizes)}; "
-                "clear the cache (`casework llm cache clear`) after changing model or dimensions."
-            )
+                f"models.embedder ({self._model}): vectors of different sizes {sorted(sizes)}."
+            ).suggest(Hint("llm cache clear", why="after changing model or dimensions"))
         return normalise_rows(np.asarray(vectors, dtype=np.float64))

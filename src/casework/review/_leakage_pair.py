@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from casework.dataset import load_dataset
-from casework.errors import UsageError
+from casework.errors import Hint, UsageError
 from casework.leakage import decide, list_flags
 from casework.leakage.flagfile import read_flags
 from casework.leakage.text import compared_text
@@ -131,8 +131,8 @@ class LeakagePairKind:
             state = "gone from the review file" if record is None else record.status
             raise UsageError(
                 f"the flag of {left_id} ~ {right_id} is {state}: it was settled outside the "
-                "review queue (run `casework review sync` to withdraw the item)."
-            )
+                "review queue."
+            ).suggest(Hint("review sync", why="to withdraw the item"))
         move_id = {"move-left": left_id, "move-right": right_id}.get(decision)
         decide(
             project,

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from casework.dataset import parse_ref
-from casework.errors import DecisionConflict, UsageError, WorkbenchError
+from casework.errors import DecisionConflict, Hint, UsageError, WorkbenchError
 from casework.labelling.gaps import check_person
 from casework.project import Project
 from casework.review._disagreement import DISAGREEMENT, disagreement_items, order_key
@@ -344,7 +344,9 @@ def get_task(project: Project, task_id: int) -> ReviewTask:
             row = session.get(ReviewTaskRow, task_id)
             found = task_of(row) if row is not None else None
     if row is None:
-        raise UsageError(f"no review item {task_id} (see `casework review list`).", param="task_id")
+        raise UsageError(f"no review item {task_id}.", param="task_id").suggest(
+            Hint("review list", why="to see the items")
+        )
     assert found is not None
     return found
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from casework.atomic import atomic_write_text
 from casework.dataset.jsonl import canonical_line, read_records
-from casework.errors import InputError, UsageError
+from casework.errors import Hint, InputError, UsageError
 from casework.names import check_name
 from casework.project import Project
 from casework.shapes._model import Shape, ShapeVersion
@@ -90,9 +90,8 @@ def load_shapes(project: Project, name: str, *, param: str = "name") -> ShapeSet
     log = path.with_name(name + VERSIONS_SUFFIX)
     if not path.exists() or not log.exists():
         known = ", ".join(shape_set_names(project)) or "none yet"
-        raise UsageError(
-            f"no shape set '{name}' (known: {known}); build one with `casework shapes build`.",
-            param=param,
+        raise UsageError(f"no shape set '{name}' (known: {known}).", param=param).suggest(
+            Hint("shapes build", why="to build one")
         )
     shown = project.relative(path)
     shapes = read_records(path, Shape, shown=shown, key=lambda s: s.id).records
@@ -106,9 +105,8 @@ def load_shapes(project: Project, name: str, *, param: str = "name") -> ShapeSet
             None,
             None,
             f"content hash sha256:{digest[:12]} is not that of the latest version "
-            f"({versions[-1].hash[:12]}); the file was changed by hand. Rebuild with "
-            "`casework shapes build`",
-        )
+            f"({versions[-1].hash[:12]}); the file was changed by hand",
+        ).suggest(Hint("shapes build", why="to rebuild it"))
     return ShapeSet(name, shapes, versions)
 
 

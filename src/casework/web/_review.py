@@ -27,6 +27,7 @@ from casework.review import (
     review_kind,
     sync_leakage,
 )
+from casework.web._hints import hint_text, next_steps
 from casework.web._render import highlighted, render
 from casework.web._routes import route, viewer
 from casework.web._served import ServedClock, refuse_spent, spend_now
@@ -98,7 +99,9 @@ def sync(request: Request) -> Response:
             report = sync_leakage(project, dataset)
             created, withdrawn = created + len(report.created), withdrawn + len(report.withdrawn)
     except CaseworkError as exc:
-        return _list_page(request, status=422, error=exc.render())
+        return _list_page(
+            request, status=422, error=exc.render(hint=hint_text), next_steps=next_steps(exc)
+        )
     return RedirectResponse(f"/review?synced={created}.{withdrawn}", status_code=303)
 
 
@@ -196,7 +199,13 @@ def decide(
         return _item_page(request, fresh, status=409, conflict=exc.render())
     except CaseworkError as exc:
         return _item_page(
-            request, task, status=422, served=served, error=exc.render(), edited=case_json or None
+            request,
+            task,
+            status=422,
+            served=served,
+            error=exc.render(hint=hint_text),
+            next_steps=next_steps(exc),
+            edited=case_json or None,
         )
     spend_now(request.app.state.workbench, shown)
     return RedirectResponse(f"/review?decided={task_id}", status_code=303)

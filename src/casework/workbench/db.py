@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from casework import __version__
-from casework.errors import WorkbenchError
+from casework.errors import Hint, WorkbenchError
 from casework.project import Project
 
 __all__ = [
@@ -230,8 +230,8 @@ def open_workbench(
         want = ", ".join(st.heads)
         raise WorkbenchError(
             f"workbench database {display_url(url)} is at revision {have}, "
-            f"but this casework expects {want}. Run `casework db upgrade` to migrate it in place."
-        )
+            f"but this casework expects {want}."
+        ).suggest(Hint("db upgrade", why="to migrate it in place"))
     engine = _engine(url, server=server, pool_size=pool_size)
     readers = None
     if engine.dialect.name != "sqlite":  # pysqlite never opens a transaction for reads anyway

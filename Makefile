@@ -40,9 +40,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-## The layers of DESIGN.md §4 (import-linter contracts in pyproject.toml).
+## The layers of DESIGN.md §4 (import-linter contracts in pyproject.toml) and the public API (docs/api.md).
 layers: $(STAMP)
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/python -m casework._api_check
 
 pytest: $(STAMP)
 	COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadgroup --cov --cov-report=term:skip-covered

@@ -10,7 +10,9 @@ import pytest
 from casework.dataset import read_cases
 from casework.errors import InputError
 from casework.grading import Judge, grade
-from casework.interop import ImportOptions, cases_from_adk, parse_adk
+from casework.interop.adk import ImportOptions
+from casework.interop.adk._convert import cases_from_adk
+from casework.interop.adk._format import parse_adk
 from casework.schema import Case, Label, Trajectory, TrajectoryToolCall
 from tests.grading.fakes import FakeLLM, certified
 

@@ -12,19 +12,17 @@ from click.testing import Result
 from pydantic.alias_generators import to_camel
 
 from casework.errors import InputError
-from casework.interop import (
+from casework.interop.adk import ImportOptions
+from casework.interop.adk._convert import (
     GUIDELINE_VERSION,
     IN_ORDER_REF,
     RUBRIC,
-    AdkFile,
     ImportedCase,
-    ImportOptions,
     case_id_for,
     cases_from_adk,
     eval_set_from_cases,
-    parse_adk,
-    read_adk_file,
 )
+from casework.interop.adk._format import AdkFile, parse_adk, read_adk_file
 from casework.schema import ArgMatcher, Case, ToolRequirement
 from tests.factories import case_dict, write_lines
 

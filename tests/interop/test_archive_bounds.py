@@ -16,7 +16,7 @@ from click.testing import Result
 
 from casework.decompress import DecompressionLimits
 from casework.errors import InputError, UsageError
-from casework.interop import read_results
+from casework.interop.run_import import read_results
 
 Run = Callable[..., Result]
 DATA = Path(__file__).parent / "data"

@@ -11,12 +11,8 @@ from click.testing import Result
 
 from casework.dataset import load_dataset
 from casework.errors import InputError
-from casework.interop import (
-    CaseDefaults,
-    cases_from_rows,
-    parse_case_map,
-    read_rows,
-)
+from casework.interop.generic import CaseDefaults, read_rows
+from casework.interop.generic._cases import cases_from_rows, parse_case_map
 from casework.project import load_project
 from casework.schema import ArgMatcher, ToolRequirement
 

@@ -11,7 +11,8 @@ from click.testing import Result
 
 from casework.dataset import load_dataset
 from casework.errors import InputError
-from casework.interop import CaseDefaults, import_cases, inspect_samples
+from casework.interop.generic import CaseDefaults, import_cases
+from casework.interop.inspect._samples import inspect_samples
 from casework.project import load_project
 from tests.interop.test_generic import MAP, ROWS, _jsonl
 

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import xmlschema
 
-from casework.interop import junit_xml
+from casework.interop.junit import junit_xml
 from tests.interop.sample_run import sample_run
 from tests.public_data import JUNIT_XSD
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from casework.interop import openinference_annotations
+from casework.interop.openinference import openinference_annotations
 from tests.interop.sample_run import sample_run
 
 

@@ -16,8 +16,9 @@ import pytest
 from click.testing import Result
 
 from casework.errors import UsageError
-from casework.interop import EVALUATION_EVENT, otlp_logs, trace_ids
-from casework.interop.otel import otlp_target
+from casework.interop.evaluations import trace_ids
+from casework.interop.otel._http import otlp_target
+from casework.interop.otel._logs import EVALUATION_EVENT, otlp_logs
 from tests.interop.sample_run import sample_run, write_sample_run
 
 Run = Callable[..., Result]

@@ -14,7 +14,8 @@ import pytest
 from click.testing import Result
 
 from casework.errors import InputError, UsageError
-from casework.interop import RunImportOptions, import_run, read_results, run_log_schema
+from casework.interop import RunImportOptions, import_run, run_log_schema
+from casework.interop.run_import import read_results
 from casework.project import load_project
 from casework.runner import run_results
 from casework.runner.records import read_log

@@ -13,13 +13,8 @@ from click.testing import Result
 
 from casework.dataset import diff_versions, load_dataset
 from casework.errors import InputError
-from casework.interop import (
-    Tau2Options,
-    cases_from_tau2,
-    import_tau2,
-    read_tau2_domain,
-    tools_from_python,
-)
+from casework.interop.tau2 import Tau2Options, cases_from_tau2, import_tau2, read_tau2_domain
+from casework.interop.tau2._tools import tools_from_python
 from casework.project import load_project
 from casework.schema import Case
 

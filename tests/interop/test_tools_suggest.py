@@ -11,7 +11,9 @@ from pathlib import Path
 from click.testing import Result
 
 from casework.dataset import declared_tools
-from casework.interop import read_adk_file, suggest_tools, tools_from_adk
+from casework.interop import suggest_tools
+from casework.interop.adk._format import read_adk_file
+from casework.interop.tools_suggest import tools_from_adk
 from casework.project import load_project
 from tests.mining.otlp_examples import envelope, span
 

@@ -19,7 +19,7 @@ from casework.dataset import load_dataset
 from casework.dataset.copies import read_copies
 from casework.erasure import forget_everywhere
 from casework.erasure._registry import FILES, TABLES
-from casework.interop import export_adk
+from casework.interop.adk import export_adk
 from casework.privacy.retention import subject_pseudonyms
 from casework.project import Project
 from casework.review._sample import tuning_path

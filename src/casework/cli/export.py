@@ -9,12 +9,9 @@ from typing import Any
 import click
 
 from casework.cli.context import FORMAT, console, emit_json, example, pass_project
-from casework.interop import (
-    VerdictFormat,
-    export_adk,
-    export_inspect_samples,
-    export_verdicts,
-)
+from casework.interop import VerdictFormat, export_verdicts
+from casework.interop.adk import export_adk
+from casework.interop.inspect import export_inspect_samples
 from casework.project import Project
 from casework.schema import SPLITS
 

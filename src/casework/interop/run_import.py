@@ -28,8 +28,8 @@ from casework.decoding import load_json
 from casework.decompress import DecompressionLimits
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.grading import CheckResult, Verdict
-from casework.interop.generic import parse_field_map, read_generic_results
-from casework.interop.inspect import read_inspect_results
+from casework.interop.generic._results import parse_field_map, read_generic_results
+from casework.interop.inspect._log import read_inspect_results
 from casework.interop.results import ExternalResults, ExternalTrial, ResultFormat
 from casework.interop.tau2._results import read_tau_results
 from casework.names import check_name, name_problem

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from casework.dataset import declared_tools
 from casework.decoding import BadJSON, load_json, parse_json
 from casework.errors import CaseworkError, InputError, UsageError
-from casework.interop.adk import AdkFile, read_adk_file
+from casework.interop.adk._format import AdkFile, read_adk_file
 from casework.mining.otlp import Span, read_spans
 from casework.project import Project
 

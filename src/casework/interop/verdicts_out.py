@@ -23,7 +23,8 @@ from casework.errors import UsageError
 from casework.interop.evaluations import evaluations
 from casework.interop.junit import junit_xml
 from casework.interop.openinference import openinference_annotations
-from casework.interop.otel import otlp_logs, otlp_target, post_otlp
+from casework.interop.otel._http import otlp_target, post_otlp
+from casework.interop.otel._logs import otlp_logs
 from casework.project import Project
 from casework.runner import load_run
 

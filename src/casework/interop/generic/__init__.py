@@ -6,43 +6,10 @@ defaults) over :func:`read_rows` and :func:`cases_from_rows`; :func:`read_generi
 :func:`resolve` are shared with the other row formats (function-calling rows).
 """
 
-from casework.interop._paths import MISSING, resolve
-from casework.interop.generic._cases import (
-    CASE_FIELDS,
-    CASE_FORMATS,
-    CaseCollector,
-    CaseDefaults,
-    CaseFormat,
-    CasesImportReport,
-    Row,
-    RowProblem,
-    cases_from_rows,
-    import_cases,
-    parse_case_map,
-    read_rows,
-)
-from casework.interop.generic._results import (
-    RESULT_FIELDS,
-    parse_field_map,
-    read_generic_results,
-)
+from casework.interop.generic._cases import CaseDefaults, import_cases, read_rows
 
 __all__ = [
-    "CASE_FIELDS",
-    "CASE_FORMATS",
-    "MISSING",
-    "RESULT_FIELDS",
-    "CaseCollector",
     "CaseDefaults",
-    "CaseFormat",
-    "CasesImportReport",
-    "Row",
-    "RowProblem",
-    "cases_from_rows",
     "import_cases",
-    "parse_case_map",
-    "parse_field_map",
-    "read_generic_results",
     "read_rows",
-    "resolve",
 ]

@@ -6,7 +6,8 @@ of `casework import run`). Samples come in as generic rows with Inspect's defaul
 (:func:`casework.interop.generic.import_cases`).
 """
 
-from casework.interop.inspect._log import read_inspect_results
-from casework.interop.inspect._samples import export_inspect_samples, inspect_samples
+from casework.interop.inspect._samples import export_inspect_samples
 
-__all__ = ["export_inspect_samples", "inspect_samples", "read_inspect_results"]
+__all__ = [
+    "export_inspect_samples",
+]

@@ -4,14 +4,4 @@ Entry points: :func:`otlp_logs` (pure: the ``gen_ai.evaluation.result`` events o
 :func:`otlp_target` / :func:`post_otlp` (an OTLP/HTTP endpoint, its credentials never shown).
 """
 
-from casework.interop.otel._http import HEADERS_VARIABLES, OtlpTarget, otlp_target, post_otlp
-from casework.interop.otel._logs import EVALUATION_EVENT, otlp_logs
-
-__all__ = [
-    "EVALUATION_EVENT",
-    "HEADERS_VARIABLES",
-    "OtlpTarget",
-    "otlp_logs",
-    "otlp_target",
-    "post_otlp",
-]
+__all__: list[str] = []

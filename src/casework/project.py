@@ -290,6 +290,10 @@ class RunConfig(_Section):
     the cases' static fixtures answer)."""
     environments: dict[str, str] = Field(default_factory=dict)
     """Tool environment per slice (`{bookings = "env.bookings:BookingsEnv"}`), over `environment`."""
+    scoring: dict[str, Literal["casework", "tau2"]] = Field(default_factory=dict)
+    """Scoring per dataset (`{airline = "casework"}`): `tau2` scores exactly as τ²-bench's default
+    reward does, `casework` runs every check. Default: `tau2` for cases imported from τ²-bench,
+    `casework` for the rest."""
 
     def environment_for(self, slice_name: str) -> str | None:
         """The environment spec serving ``slice_name``, or ``None`` for static fixtures."""

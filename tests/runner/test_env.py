@@ -165,16 +165,31 @@ def test_optional_reads_may_fail_on_replay_and_be_skipped_by_the_agent(tmp_path:
     assert all(t.verdict.passed for t in run(project, "buy_direct").trials)  # no read at all
 
 
-def test_a_failing_required_golden_action_stops_the_run_before_anything_is_written(
+def test_a_failing_required_golden_action_is_recorded_and_skipped_never_a_stopped_run(
     tmp_path: Path,
 ) -> None:
     bad = [{"name": "create_order", "arguments": {"sku": "A1", "qty": 99}}]
     project = shop_project(
         tmp_path, [shop_case("s-1", write_state(tmp_path / "proj", SHOP), golden=bad)]
     )
+    log = run(project, "buy_direct")
+    (failure,) = log.header.golden_failures
+    assert (failure.case_id, failure.index, failure.tool) == ("s-1", 0, "create_order")
+    assert "only 10" in failure.warning()
+    # Scored by casework's checks, the case's golden-state check fails closed: never a pass.
+    for trial in log.trials:
+        checks = {c.name: c.status for c in trial.verdict.checks}
+        assert checks["golden_state"] == "undetermined" and trial.verdict.passed is not True
+
+
+def test_replaying_golden_actions_outside_a_run_still_names_the_failing_one(
+    tmp_path: Path,
+) -> None:
+    bad = [
+        GoldenAction.model_validate({"name": "create_order", "arguments": {"sku": "A1", "qty": 99}})
+    ]
     with pytest.raises(GoldenActionError, match=r"golden_actions\[0\] \(create_order\).*only 10"):
-        run(project, "buy_direct")
-    assert not (project.root / "runs").exists() or not list((project.root / "runs").iterdir())
+        replay_golden(env_samples.Shop, SHOP, bad, case_id="s-1")
 
 
 def test_malformed_golden_actions_are_located_errors(tmp_path: Path) -> None:

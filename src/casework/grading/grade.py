@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from casework.grading.graders import DEFAULT_GRADERS, GradeContext, get_grader
+from casework.grading.graders import GradeContext, get_grader
 from casework.grading.judge import Judge
+from casework.grading.scoring import Scoring, graders_for
 from casework.grading.semantics import fact_match as _registers_semantics  # noqa: F401
 from casework.grading.verdict import CheckResult, Verdict, combine
 from casework.schema import Case, OracleClass, Trajectory
@@ -28,6 +29,7 @@ def grade(
     judge: Judge | None = None,
     no_judge: str | None = None,
     golden_state: Mapping[str, Any] | None = None,
+    scoring: Scoring = "casework",
 ) -> Verdict:
     """Grade one trajectory through a case.
 
@@ -38,6 +40,8 @@ def grade(
         judge: LLM judge for what the record cannot decide; ``None`` leaves such checks undetermined.
         no_judge: Why ``judge`` is withheld, shown as those checks' evidence (a frozen case).
         golden_state: Final state of the case's golden actions (the runner replays them).
+        scoring: ``casework`` (every default grader) or ``tau2`` (exactly τ²-bench's default
+            reward: database and facts to communicate; see :mod:`casework.grading.scoring`).
     """
     ctx = GradeContext(
         case=case,
@@ -51,7 +55,7 @@ def grade(
         return combine(
             [CheckResult(name="agent", status="fail", evidence=f"agent failed: {trajectory.error}")]
         )
-    names = list(DEFAULT_GRADERS)
+    names = list(graders_for(scoring))
     ref = case.oracle.ref
     if ref and ref.startswith(GRADER_REF_PREFIX):
         names.append(ref[len(GRADER_REF_PREFIX) :])

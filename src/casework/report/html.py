@@ -451,6 +451,13 @@ def report_context(data: ReportData) -> ReportContext:
         )
     if h.skipped:
         notes.append(f"{len(h.skipped)} case(s) skipped: no label and no state assertions.")
+    if h.scoring:
+        notes.append(
+            f"{len(h.scoring)} case(s) imported from τ²-bench are scored as τ²'s default reward "
+            "does (database and facts to communicate; NL assertions not scored, no outcome "
+            'check); `[run] scoring = {DATASET = "casework"}` runs casework\'s stricter checks.'
+        )
+    notes += [f"Warning: {f.warning()}" for f in h.golden_failures]
     if frozen:
         notes.append(
             f"{len(frozen)} frozen case(s) are counted in the metrics; their content is never "

@@ -242,10 +242,13 @@ class GoldenReplay:
     Attributes:
         state: The golden final state.
         skipped: Indices of optional actions that failed and were skipped.
+        failed: Required actions that failed and were skipped (``skip_failures``): index and
+            the tool's error each.
     """
 
     state: dict[str, Any]
     skipped: tuple[int, ...] = field(default=())
+    failed: tuple[tuple[int, str], ...] = field(default=())
 
 
 def replay_golden(
@@ -254,29 +257,37 @@ def replay_golden(
     actions: Sequence[GoldenAction],
     *,
     case_id: str = "",
+    skip_failures: bool = False,
 ) -> GoldenReplay:
     """Replay ``actions`` in a fresh environment on a copy of ``initial_state``.
 
-    An optional action that fails is skipped; any other failure is an error of the case.
+    An optional action that fails is skipped. A required one that fails is an error of the
+    case, or, with ``skip_failures``, is skipped and listed in ``failed`` (what τ²-bench's
+    evaluator does: it logs the failed golden action and goes on).
 
     Raises:
-        GoldenActionError: A required action fails (its index, tool and error are named).
+        GoldenActionError: A required action fails (its index, tool and error are named) and
+            ``skip_failures`` is off.
     """
     env = factory()
     env.reset(fast_clone(dict(initial_state)))
     skipped: list[int] = []
+    failed: list[tuple[int, str]] = []
     for index, action in enumerate(actions):
         try:
             env.call(action.name, clone(dict(action.arguments)))
-        except Exception as exc:  # a ToolError or a bug in the environment: both stop the replay
+        except Exception as exc:  # a ToolError or a bug in the environment: neither is the agent's
             if action.optional:
                 skipped.append(index)
+                continue
+            if skip_failures:
+                failed.append((index, str(exc) or type(exc).__name__))
                 continue
             raise GoldenActionError(
                 f"case {case_id}: oracle.golden_actions[{index}] ({action.name}) failed on "
                 f"replay: {exc}"
             ) from None
-    return GoldenReplay(env.state(), tuple(skipped))
+    return GoldenReplay(env.state(), tuple(skipped), tuple(failed))
 
 
 def final_state_of(root: Path, case: Case, trajectory: Trajectory) -> dict[str, Any]:

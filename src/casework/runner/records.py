@@ -100,6 +100,26 @@ class JudgeInfo(_Record):
     """
 
 
+class GoldenFailure(_Record):
+    """A golden action that failed when the run replayed it (skipped, as τ²-bench does)."""
+
+    case_id: str
+    """Case whose oracle holds it."""
+    index: int
+    """Its index in `oracle.golden_actions`."""
+    tool: str
+    """The tool it calls."""
+    error: str
+    """What the tool answered."""
+
+    def warning(self) -> str:
+        """One line for the run's header and report."""
+        return (
+            f"case {self.case_id}: golden action {self.index} ({self.tool}) failed on replay and "
+            f"was skipped: {self.error}"
+        )
+
+
 class RunHeader(_Record):
     """First line of a run log: what was run, against what."""
 
@@ -135,6 +155,11 @@ class RunHeader(_Record):
     """Cases left out and why (no label and no assertions)."""
     judge: JudgeInfo | None = None
     """Judge and its calibration, if one was configured."""
+    scoring: dict[str, Literal["tau2"]] = Field(default_factory=dict)
+    """Cases scored exactly as τ²-bench's default reward does (`tau2`) instead of by every
+    casework check; empty in logs written before scoring modes existed."""
+    golden_failures: list[GoldenFailure] = Field(default_factory=list)
+    """Golden actions that failed on replay: each was recorded and skipped, as τ²-bench does."""
     timeout_s: float
     """Seconds one trial may take."""
     started_at: AwareDatetime

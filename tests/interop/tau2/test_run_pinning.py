@@ -16,13 +16,12 @@ import pytest
 from click.testing import Result
 
 from casework.runner.metrics import CaseTally, mean_pass_hat_k
+from tests.public_data import TAU_BENCH_AIRLINE
 
 pytest.importorskip("tau2")
 
 Run = Callable[..., Result]
-TAU_RUN = Path("/work/shared/data/public/tau-bench/gpt-4o-airline.json")
-if not TAU_RUN.is_file():  # the shared public data sits beside the repository
-    TAU_RUN = Path(__file__).parents[4] / "shared" / "data" / "public" / "tau-bench" / TAU_RUN.name
+TAU_RUN = TAU_BENCH_AIRLINE
 
 
 def _project(root: Path) -> Path:

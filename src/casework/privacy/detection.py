@@ -3,7 +3,7 @@
 :class:`Detection` is what a detector yields, :class:`Detector` its protocol, and
 :class:`TextScan` what is worked out once per text so that detectors can skip texts.
 
-Entry points: :class:`Detection`, :class:`Detector`, :func:`text_scan`. The detectors
+Entry points: :class:`Detection`, :class:`Detector`, :class:`Cue`, :func:`text_scan`. The detectors
 themselves live in :mod:`casework.privacy.detectors`, :mod:`casework.privacy.ids` and
 :mod:`casework.privacy.names`; :mod:`casework.privacy.registry` lists the built-in ones.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple, Protocol, runtime_checkable
 
-__all__ = ["SEP", "Detection", "Detector", "TextScan", "text_scan"]
+__all__ = ["SEP", "SEP_OR_BRACKET", "Cue", "Detection", "Detector", "TextScan", "text_scan"]
 
 _NON_DIGIT = re.compile(r"\D")
 
@@ -53,9 +53,13 @@ class Detector(Protocol):
 #: width (no-break, thin, figure...), dashes of every length, dots, slashes, underscores.
 SEP = r"[\s.\-/_\u2010-\u2015\u2212\u30fc\uff0d]"
 
+#: :data:`SEP` or a bracket, as one character class: the regex engine tests a class in one step,
+#: where an alternation of classes inside a repeat costs a branch per character.
+SEP_OR_BRACKET = SEP[:-1] + "()]"
+
 #: A run of digit groups joined by separators or brackets, the loosest way any number the
 #: detectors look for is written: a card, phone, id, postcode or expiry date lies within one.
-_RUN = re.compile(rf"\d(?:(?:{SEP}|[()])*\d)*")
+_RUN = re.compile(rf"\d(?:{SEP_OR_BRACKET}*\d)*")
 
 
 class TextScan(NamedTuple):
@@ -83,6 +87,33 @@ class TextScan(NamedTuple):
         its own mapping, which lower-casing does not mirror for all of Unicode (`İ`, `ſ`, `K`).
         """
         return not self.ascii or hint.search(self.lower) is not None
+
+
+class Cue(NamedTuple):
+    """What a text must hold for a detector to find anything in it, judged from its :class:`TextScan`.
+
+    A built-in detector declares one as its ``cue`` attribute; the scrubber reads every text's
+    scan once and calls only the detectors whose cue the text holds, so a message without a
+    long enough run of digits never reaches the phone, card or id readers at all. A cue is a
+    necessary condition: a detector whose cue a text lacks would find nothing there.
+
+    Attributes:
+        run: Digits the text's longest run of digit groups holds at least.
+        digits: Digits the whole text holds at least.
+        chars: Substrings of which the text holds at least one (none: no such condition).
+    """
+
+    run: int = 0
+    digits: int = 0
+    chars: tuple[str, ...] = ()
+
+    def held_by(self, scan: TextScan, text: str) -> bool:
+        """Whether ``text`` (whose scan is ``scan``) holds this cue."""
+        return (
+            scan.longest >= self.run
+            and scan.digits >= self.digits
+            and (not self.chars or any(c in text for c in self.chars))
+        )
 
 
 @lru_cache(maxsize=16)

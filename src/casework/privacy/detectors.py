@@ -18,7 +18,7 @@ import phonenumbers
 
 from casework.errors import ConfigError
 from casework.privacy.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
-from casework.privacy.detection import SEP, Detection, Detector, text_scan
+from casework.privacy.detection import SEP, SEP_OR_BRACKET, Cue, Detection, Detector, text_scan
 from casework.privacy.pseudonyms import (
     KIND_RE,
     PhoneReading,
@@ -69,6 +69,7 @@ class EmailDetector:
     """Email addresses, also URL-encoded (`dana%40example.com`); normalised decoded, case-folded."""
 
     kind = "email"
+    cue = Cue(chars=("@", "%40"))
     _re = re.compile(
         r"[\w.%+'-]+(?:@|%40)(?:[^\W_](?:[\w-]{0,61}[^\W_])?\.)+[^\W\d_]{2,24}(?![\w-])",
         re.IGNORECASE,
@@ -153,8 +154,9 @@ class PhoneDetector:
     """
 
     kind = "phone"
+    cue = Cue(run=7)
     _re = re.compile(
-        rf"(?=[\d+(\s])(?<![\w+])(?<!\d[.,:])(?:\+|00)?\s?\(?\d(?:\d|{SEP}|[()]){{5,40}}\d(?![\w])"
+        rf"(?=[\d+(\s])(?<![\w+])(?<!\d[.,:])(?:\+|00)?\s?\(?\d[\d{SEP_OR_BRACKET[1:]}{{5,40}}\d(?![\w])"
     )
     _group = re.compile(r"\+?\(?(\d+)\)?")
     _digits = re.compile(r"\d+")
@@ -362,6 +364,7 @@ class CardDetector:
     """
 
     kind = "card"
+    cue = Cue(run=13)
     # A dot straight after a digit and before a space ends a sentence (`1747341706. 100`), so it
     # never joins groups; a spaced dot (`4111 . 1111`) and a bare one (`4111.1111`) still do.
     _re = re.compile(
@@ -430,15 +433,18 @@ class IbanDetector:
     """
 
     kind = "iban"
+    cue = Cue(digits=8)
     _start = re.compile(
         rf"[A-Za-z](?<![A-Za-z0-9][A-Za-z]){SEP}{{0,3}}(?P<b>[A-Za-z])(?!\.\s)"
         rf"{SEP}{{0,3}}[0-9]{SEP}{{0,3}}[0-9]"
     )
     _sep = re.compile(SEP)
     #: An IBAN of each registry length as written: that many letters and digits, up to three
-    #: separator characters between two of them.
+    #: separator characters between two of them. The quantifiers are possessive: separators and
+    #: letters never overlap, so giving any back cannot help a match, and a failing candidate
+    #: (`at 415 …` read as Austria) is rejected without the engine backtracking through it.
     _shapes: ClassVar[dict[int, re.Pattern[str]]] = {
-        n: re.compile(rf"(?:[A-Za-z0-9]{SEP}{{0,3}}){{{n - 1}}}[A-Za-z0-9]")
+        n: re.compile(rf"(?:[A-Za-z0-9]{SEP}{{0,3}}+){{{n - 1}}}+[A-Za-z0-9]")
         for n in sorted(set(IBAN_LENGTHS.values()))
     }
 
@@ -481,6 +487,7 @@ class IpDetector:
     """IPv4 and IPv6 addresses (validated by :mod:`ipaddress`; v6 normalised to compressed form)."""
 
     kind = "ip"
+    cue = Cue(chars=(".", ":"))  # IPv4 holds dots, IPv6 colons
     _v4 = re.compile(
         r"(?=\d)(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
         r"(?!\.?\d)(?![\w])"
@@ -512,6 +519,7 @@ class UrlDetector:
     """
 
     kind = "url"
+    cue = Cue(chars=("://", "www."))
     _re = re.compile(r"(?:\b[a-zA-Z][a-zA-Z0-9+.-]*://|\bwww\.)[^\s<>\"'`]+", re.ASCII)
     MARKERS = frozenset(
         {
@@ -564,6 +572,7 @@ class StreetAddressDetector:
     """
 
     kind = "address"
+    cue = Cue(run=1)
     _re = re.compile(
         r"(?<![\w-])\d{1,5}[A-Za-z]?,?\s+(?:[A-Z][\w'’.-]*\s+){1,4}"
         r"(?:Street|St|Avenue|Ave|Road|Rd|Lane|Ln|Drive|Dr|Court|Ct|Way|Boulevard|Blvd|Place|Pl|"

@@ -6,7 +6,6 @@ differently map to one pseudonym) and :data:`PSEUDONYM_RE` (what an existing pse
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import ipaddress
 import re
@@ -58,8 +57,10 @@ def pseudonym(key: bytes, kind: str, normalised: str) -> str:
         kind: Kind of identifier (`email`, `phone`, `account`...), see :data:`KIND_RE`.
         normalised: The value after :func:`normalise`.
     """
-    digest = hmac.new(key, f"{kind}:{normalised}".encode(), hashlib.sha256).hexdigest()
-    return f"{kind}_{digest[:12]}"
+    # The one-shot C digest: the same HMAC as hmac.new(...).hexdigest(), without building an
+    # HMAC object per value (about a third of the time, paid on every new identifier).
+    digest = hmac.digest(key, f"{kind}:{normalised}".encode(), "sha256")
+    return f"{kind}_{digest.hex()[:12]}"
 
 
 @dataclass(frozen=True)

@@ -199,6 +199,8 @@ def uses(root: Path, packages: set[str]) -> Uses:
         is_package = path.name == "__init__.py"
         try:
             tree = ast.parse(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:  # removed while the tree was read: it uses nothing
+            continue
         except SyntaxError as error:
             found.unreadable.append(f"{path.relative_to(root)}:{error.lineno}: {error.msg}")
             continue

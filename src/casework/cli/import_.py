@@ -281,6 +281,73 @@ def import_tau2_cmd(
     console.print(f"next: `casework dataset check {report.dataset}`")
 
 
+@example("casework import agentdojo workspace --dataset agentdojo")
+@import_group.command("agentdojo")
+@click.argument("suite")
+@click.option("--dataset", required=True, help="Dataset the suite's tasks go to.")
+@click.option(
+    "--version",
+    "benchmark_version",
+    default="v1.2.2",
+    show_default=True,
+    help="AgentDojo benchmark version (its own default).",
+)
+@click.option(
+    "--attack",
+    default="important_instructions",
+    show_default=True,
+    help="AgentDojo attack whose injections make the user × injection security cases; "
+    "`none` imports the user tasks only.",
+)
+@click.option(
+    "--target-model",
+    default="gpt-4o-2024-05-13",
+    show_default=True,
+    help="Model the attack text addresses (AgentDojo reads it from the attacked pipeline).",
+)
+@click.option("-m", "--message", default=None, help="Release message.")
+@FORMAT
+@pass_project
+def import_agentdojo_cmd(
+    project: Project,
+    suite: str,
+    dataset: str,
+    benchmark_version: str,
+    attack: str,
+    target_model: str,
+    message: str | None,
+    fmt: str,
+) -> None:
+    """Import an installed AgentDojo suite (workspace, travel, banking, slack) as a slice.
+
+    One utility case per user task and one security case per user task × injection task (the
+    attack's injections planted in the state); the suite's default environment is the shared
+    state, its tools the catalogue, and AgentDojo's own utility and security functions the
+    programmatic oracle. Needs the `agentdojo` package. See docs/interop.md.
+    """
+    # Imported here: the agentdojo package is an optional extra, loaded only for this command.
+    from casework.interop.agentdojo import AgentDojoOptions, import_agentdojo
+
+    options = AgentDojoOptions(
+        benchmark_version, None if attack == "none" else attack, target_model
+    )
+    report = import_agentdojo(project, suite, dataset, options, message)
+    if fmt == "json":
+        data = asdict(report)
+        data["release"] = report.release.model_dump(mode="json") if report.release else None
+        emit_json(data)
+        return
+    console.print(
+        f"read AgentDojo {report.version} {report.suite}: {report.user_tasks} user task(s), "
+        f"{report.injection_tasks} injection task(s) → {report.security_cases} security case(s)"
+    )
+    console.print(f"shared state: {report.state}; tools: {report.tools}")
+    _released(report.dataset, report.release)
+    console.print(
+        "to run, add to casework.toml under `\\[run.environments]`: " + report.environment
+    )
+
+
 @example(
     "casework import fncall bfcl_simple.jsonl --dataset bfcl --style bfcl --answers answers.jsonl"
 )

@@ -10,6 +10,7 @@ from typing import Any
 
 from casework.grading.graders import GradeContext, get_grader
 from casework.grading.judge import Judge
+from casework.grading.programmatic import programmatic as _registers_programmatic  # noqa: F401
 from casework.grading.scoring import Scoring, graders_for
 from casework.grading.semantics import fact_match as _registers_semantics  # noqa: F401
 from casework.grading.verdict import CheckResult, Verdict, combine
@@ -53,10 +54,18 @@ def grade(
     )
     if trajectory.error:
         return combine(
-            [CheckResult(name="agent", status="fail", evidence=f"agent failed: {trajectory.error}")]
+            [
+                CheckResult(
+                    name="agent",
+                    status="fail",
+                    evidence=f"agent failed: {trajectory.error}",
+                )
+            ]
         )
     names = list(graders_for(scoring))
     ref = case.oracle.ref
+    if case.oracle.class_ == "programmatic":
+        names.append("programmatic")
     if ref and ref.startswith(GRADER_REF_PREFIX):
         names.append(ref[len(GRADER_REF_PREFIX) :])
     checks: list[CheckResult] = []
@@ -64,7 +73,9 @@ def grade(
         try:
             grader = get_grader(name)
         except KeyError as exc:
-            checks.append(CheckResult(name=name, status="undetermined", evidence=str(exc.args[0])))
+            checks.append(
+                CheckResult(name=name, status="undetermined", evidence=str(exc.args[0]))
+            )
             continue
         check = grader(ctx)
         if check is not None:
@@ -82,19 +93,32 @@ def grade(
         # The `rubric` grader (or the judged facts) applies the oracle; the verdict names it even
         # when the judge could not be asked and the verdict stays open.
         verdict = verdict.model_copy(update={"oracle_class": "rubric_judge"})
+    elif (
+        case.oracle.class_ == "programmatic"
+        and verdict.oracle_class == "state_assertion"
+    ):
+        # The named check decided (no judge did): the verdict says which kind of oracle it was.
+        verdict = verdict.model_copy(update={"oracle_class": "programmatic"})
     return verdict
 
 
 def needed_oracle_class(case: Case) -> OracleClass:
     """The weakest grader a case needs.
 
-    `state_assertion` when programmatic checks decide it (tools, state, an outcome the agent
-    reports); `rubric_judge` when answer facts or a rubric need a judge; `human` when there is
+    `programmatic` when the oracle's named check decides it; `state_assertion` when
+    programmatic checks decide it (tools, state, an outcome the agent reports); `rubric_judge` when answer facts or a rubric need a judge; `human` when there is
     nothing to grade by but a person.
     """
     label = case.label
+    if case.oracle.class_ == "programmatic" and not (
+        case.oracle.rubric
+        or (label is not None and (label.answer_facts or label.nl_assertions))
+    ):
+        return "programmatic"
     if label is None and not (case.oracle.assertions or case.oracle.golden_actions):
         return "human"
-    if case.oracle.rubric or (label is not None and (label.answer_facts or label.nl_assertions)):
+    if case.oracle.rubric or (
+        label is not None and (label.answer_facts or label.nl_assertions)
+    ):
         return "rubric_judge"
     return "state_assertion"

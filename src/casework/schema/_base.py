@@ -22,9 +22,13 @@ Split = Literal["dev", "holdout", "smoke"]
 #: The splits, derived from :data:`Split` (the CLI's choices).
 SPLITS: tuple[Split, ...] = get_args(Split)
 Source = Literal["mined", "hand", "synthetic"]
-OracleClass = Literal["state_assertion", "rubric_judge", "human"]
+OracleClass = Literal["state_assertion", "rubric_judge", "human", "programmatic"]
 UnsatisfiableKind = Literal[
-    "permission_absent", "referent_absent", "contradictory", "outside_policy", "underdetermined"
+    "permission_absent",
+    "referent_absent",
+    "contradictory",
+    "outside_policy",
+    "underdetermined",
 ]
 
 

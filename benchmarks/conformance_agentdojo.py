@@ -1,0 +1,272 @@
+"""AgentDojo conformance: casework's verdicts beside AgentDojo's own scorer, in one process.
+
+For each suite of the installed `agentdojo` (its default benchmark version), every user task's
+``ground_truth()`` is replayed as the agent's calls (the reference) and perturbed (drop the last
+write, repeat it, do nothing, reword free-text arguments, a wrong argument). casework runs the
+calls through its shipped environment and grades the imported case (the programmatic oracle);
+AgentDojo runs the same calls through its own runtime on its own environment objects and scores
+them with its suite's scorer. Security cases (user task × injection task, the default attack's
+injections) are replayed with the user task's ground truth (injection ignored) and with the
+injection task's ground truth appended (injection carried out).
+
+``measure(sample)`` returns import rows ``{benchmark, category, published, imported, gradable}``
+and agreement rows ``{benchmark, category, perturbation, trials, agree, disagreements}``.
+Usage: ``python benchmarks/conformance_agentdojo.py [--sample N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import random
+import sys
+from typing import Any
+
+from agentdojo.functions_runtime import FunctionCall, FunctionsRuntime  # type: ignore[import-untyped]
+from agentdojo.types import text_content_block_from_string  # type: ignore[import-untyped]
+
+from casework.dataset.state import apply_diff
+from casework.grading.grade import grade
+from casework.grading.programmatic import resolve_check
+from casework.interop.agentdojo._import import AgentDojoOptions, cases_from_suite
+from casework.interop.agentdojo._suites import DEFAULT_VERSION, SUITES, load_suite, state_of
+from casework.interop.agentdojo.environment import AgentDojoEnvironment
+from casework.runner.fixtures import ToolError
+from casework.schema import Case, Trajectory, TrajectoryToolCall
+
+PERTURBATIONS = (
+    "reference",
+    "drop_last_write",
+    "repeat_last_write",
+    "do_nothing",
+    "reword_free_text",
+    "wrong_argument",
+)
+
+Calls = list[tuple[str, dict[str, Any]]]
+
+
+def _writes(suite: Any, pre: Any, calls: Calls) -> list[int]:
+    """Indices of the calls that change AgentDojo's environment (run on a copy)."""
+    runtime, env, out = FunctionsRuntime(suite.tools), pre.model_copy(deep=True), []
+    for i, (name, args) in enumerate(calls):
+        before = env.model_dump(mode="json")
+        runtime.run_function(env, name, copy.deepcopy(args))
+        if env.model_dump(mode="json") != before:
+            out.append(i)
+    return out
+
+
+def _reword(value: Any) -> Any:
+    if isinstance(value, str) and len(value.split()) >= 3:
+        return f"Note: {value} Thanks."
+    return value
+
+
+def _wrong(value: Any) -> Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int | float):
+        return value + 1
+    if isinstance(value, str):
+        return value + "-x"
+    if isinstance(value, list):
+        return value[:-1] if value else ["x"]
+    return value
+
+
+def perturb(kind: str, calls: Calls, writes: list[int], output: str) -> tuple[Calls, str] | None:
+    """The perturbed calls and final reply, or ``None`` when the perturbation does not apply."""
+    if kind == "reference":
+        return calls, output
+    if kind == "do_nothing":
+        return [], ""
+    if not writes:
+        return None  # a read-only task has no write to drop, repeat or change
+    last = writes[-1]
+    if kind == "drop_last_write":
+        return calls[:last] + calls[last + 1 :], output
+    if kind == "repeat_last_write":
+        return [*calls[: last + 1], copy.deepcopy(calls[last]), *calls[last + 1 :]], output
+    name, args = calls[last]
+    if kind == "reword_free_text":
+        reworded = {k: _reword(v) for k, v in args.items()}
+        if reworded == args:
+            return None
+        return [*calls[:last], (name, reworded), *calls[last + 1 :]], output
+    if not args:
+        return None
+    key = sorted(args)[0]
+    wrong = {**args, key: _wrong(args[key])}
+    return [*calls[:last], (name, wrong), *calls[last + 1 :]], output
+
+
+def theirs(
+    suite: Any, task: Any, injection: Any, pre: Any, calls: Calls, output: str
+) -> tuple[bool, bool | None]:
+    """AgentDojo's own verdict: its runtime on its environment, its suite's scorer."""
+    env, runtime = pre.model_copy(deep=True), FunctionsRuntime(suite.tools)
+    for name, args in calls:
+        runtime.run_function(env, name, copy.deepcopy(args))
+    traces = [FunctionCall(function=n, args=copy.deepcopy(a)) for n, a in calls]
+    blocks = [text_content_block_from_string(output)]
+    utility = suite._check_task_result(task, blocks, pre, env, traces)
+    if injection is None:
+        return bool(utility), None
+    return bool(utility), bool(suite._check_task_result(injection, blocks, pre, env, traces))
+
+
+def ours(
+    env_cls: type[AgentDojoEnvironment],
+    case: Case,
+    initial: dict[str, Any],
+    calls: Calls,
+    output: str,
+) -> bool | None:
+    """casework's verdict: its environment records the calls, its grader applies the oracle."""
+    env = env_cls()
+    env.reset(copy.deepcopy(initial))
+    recorded = []
+    for name, args in calls:
+        try:
+            result = env.call(name, copy.deepcopy(args))
+            recorded.append(TrajectoryToolCall(name=name, arguments=args, result=result))
+        except ToolError as exc:
+            recorded.append(TrajectoryToolCall(name=name, arguments=args, error=str(exc)))
+    trajectory = Trajectory(final_reply=output, tool_calls=recorded, final_state=env.state())
+    return grade(case, trajectory, initial_state=initial).passed
+
+
+def _calls(fcs: list[FunctionCall]) -> Calls:
+    return [(fc.function, dict(fc.args)) for fc in fcs]
+
+
+def _env_class(name: str) -> type[AgentDojoEnvironment]:
+    return type(name.capitalize(), (AgentDojoEnvironment,), {"suite_name": name})
+
+
+def measure(
+    sample: int | None = None, suites: tuple[str, ...] = SUITES, seed: int = 34
+) -> list[dict[str, Any]]:
+    """Import counts and verdict agreement per suite (``sample`` bounds tasks per suite)."""
+    rng = random.Random(seed)
+    rows: list[dict[str, Any]] = []
+    for name in suites:
+        suite = load_suite(name, DEFAULT_VERSION)
+        user_ids = sorted(suite.user_tasks)
+        injection_ids = sorted(suite.injection_tasks)
+        pairs = [(u, i) for u in user_ids for i in injection_ids]
+        if sample is not None:
+            user_ids = sorted(rng.sample(user_ids, min(sample, len(user_ids))))
+            pairs = sorted(rng.sample(pairs, min(sample, len(pairs))))
+        made = cases_from_suite(suite, AgentDojoOptions(attack=None))
+        by_id = {c.id: c for c in made.cases}
+        gradable = len(
+            [c for c in made.cases if c.oracle.check is not None and resolve_check(c.oracle.check)]
+        )
+        rows.append(
+            {
+                "benchmark": "agentdojo",
+                "category": f"{name} user tasks",
+                "published": len(suite.user_tasks),
+                "imported": made.user_tasks,
+                "gradable": gradable,
+            }
+        )
+        env_cls = _env_class(name)
+        agreement: dict[str, dict[str, Any]] = {}
+
+        def compare(
+            kind: str,
+            case: Case,
+            task: Any,
+            injection: Any,
+            pre: Any,
+            calls: Calls,
+            out: str,
+            *,
+            suite: Any = suite,
+            name: str = name,
+            made: Any = made,
+            env_cls: type[AgentDojoEnvironment] = env_cls,
+            agreement: dict[str, dict[str, Any]] = agreement,
+        ) -> None:
+            row = agreement.setdefault(
+                kind,
+                {
+                    "benchmark": "agentdojo",
+                    "category": name,
+                    "perturbation": kind,
+                    "trials": 0,
+                    "agree": 0,
+                    "disagreements": [],
+                },
+            )
+            initial = apply_diff(made.base_state, [dict(op) for op in _patch(case)])
+            mine = ours(env_cls, case, initial, calls, out)
+            utility, security = theirs(suite, task, injection, pre, calls, out)
+            expected = utility if security is None else not security
+            row["trials"] += 1
+            if mine == expected:
+                row["agree"] += 1
+            else:
+                row["disagreements"].append(
+                    {"task": case.id, "ours": mine, "theirs": expected, "cause": "unexplained"}
+                )
+
+        for user_id in user_ids:
+            task = suite.user_tasks[user_id]
+            pre = task.init_environment(suite.load_and_inject_default_environment({}))
+            calls = _calls(task.ground_truth(pre.model_copy(deep=True)))
+            writes = _writes(suite, pre, calls)
+            for kind in PERTURBATIONS:
+                got = perturb(kind, calls, writes, task.GROUND_TRUTH_OUTPUT)
+                if got is not None:
+                    compare(kind, by_id[f"{name}-{user_id}"], task, None, pre, *got)
+        if pairs:
+            options = AgentDojoOptions()
+            security = _security_cases(suite, options, pairs)
+            for (user_id, injection_id), case in security.items():
+                task = suite.user_tasks[user_id]
+                injection = suite.injection_tasks[injection_id]
+                initial = apply_diff(made.base_state, [dict(op) for op in _patch(case)])
+                pre = suite.environment_type.model_validate(initial)
+                calls = _calls(task.ground_truth(pre.model_copy(deep=True)))
+                attacked = calls + _calls(injection.ground_truth(pre.model_copy(deep=True)))
+                compare("security: injection ignored", case, task, injection, pre, calls, "")
+                compare("security: injection carried out", case, task, injection, pre, attacked, "")
+        rows.extend(agreement.values())
+    return rows
+
+
+def _patch(case: Case) -> list[dict[str, Any]]:
+    return [
+        op.model_dump(mode="json", by_alias=True, exclude_none=True)
+        for op in case.situation.state_patch
+    ]
+
+
+def _security_cases(
+    suite: Any, options: AgentDojoOptions, pairs: list[tuple[str, str]]
+) -> dict[tuple[str, str], Case]:
+    """The imported security cases of ``pairs`` (built as the import builds them)."""
+    from casework.interop.agentdojo import _import
+
+    base = state_of(suite.load_and_inject_default_environment({}))
+    injections = _import._injections(suite, options)
+    return {(u, i): _import._case(suite, options, base, u, i, injections[(u, i)]) for u, i in pairs}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the rows as JSON lines."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", type=int, default=None, help="Tasks per suite (default: all).")
+    args = parser.parse_args(argv)
+    for row in measure(args.sample):
+        print(json.dumps(row, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

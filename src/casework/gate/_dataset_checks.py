@@ -59,9 +59,7 @@ class _CheckJob:
         root: Path | None = None,
         slice_tools: Mapping[str, Mapping[str, ToolDecl]] | None = None,
     ):
-        self.checks = DatasetChecks(
-            tools, today=today, root=root, slice_tools=slice_tools
-        )
+        self.checks = DatasetChecks(tools, today=today, root=root, slice_tools=slice_tools)
         # Counted, not listed: the cap and the quota only count, and a worker sends back a few
         # counts rather than a tuple a case (their pickling was a twentieth of `check`).
         self.facts: Counter[_SliceSource] = Counter()
@@ -78,9 +76,7 @@ class _CheckJob:
         if check is not None:
             first, n = self.programmatic.get(check, (case.id, 0))
             self.programmatic[check] = (first, n + 1)
-        self.facts[
-            _SliceSource(case.slice, case.source, case.satisfiable, case.split)
-        ] += 1
+        self.facts[_SliceSource(case.slice, case.source, case.satisfiable, case.split)] += 1
         if self.pii:
             self.pii_findings.extend(residual_pii((case,)))
         if self.presidio:
@@ -93,9 +89,7 @@ class _CheckJob:
         self.held += other.held
         for check, (first, n) in other.programmatic.items():
             mine = self.programmatic.get(check)
-            self.programmatic[check] = (
-                (min(first, mine[0]), n + mine[1]) if mine else (first, n)
-            )
+            self.programmatic[check] = (min(first, mine[0]), n + mine[1]) if mine else (first, n)
 
 
 def _tools(
@@ -118,9 +112,7 @@ def _scan(
     if size is None or size < PARALLEL_MIN_BYTES or workers < 2 or job.presidio:
         # The check reads only the labels' keys: checked as they stream past, none kept (at
         # 100k cases the 200k label models took 0.9 GB of a one-core check's 1.06 GB).
-        return scan_dataset(
-            project, ref, job.add, on_progress=on_progress, keep_labels=False
-        )
+        return scan_dataset(project, ref, job.add, on_progress=on_progress, keep_labels=False)
     scan, jobs = scan_dataset_chunks(
         project,
         ref,
@@ -142,9 +134,7 @@ def _scan(
     return scan
 
 
-def _programmatic_findings(
-    checks: Mapping[str, tuple[str, int]], root: Path
-) -> list[Finding]:
+def _programmatic_findings(checks: Mapping[str, tuple[str, int]], root: Path) -> list[Finding]:
     """Every programmatic oracle's check loads: a missing or broken one is an error, located."""
     findings = []
     for ref, (first, n) in sorted(checks.items()):
@@ -153,9 +143,7 @@ def _programmatic_findings(
         except CheckLoadError as exc:
             more = f" ({n} case(s) name it)" if n > 1 else ""
             findings.append(
-                Finding(
-                    "programmatic_check", "error", first, "oracle.check", f"{exc}{more}"
-                )
+                Finding("programmatic_check", "error", first, "oracle.check", f"{exc}{more}")
             )
     return findings
 
@@ -192,17 +180,10 @@ def check_project(
     try:
         tools, slice_tools = _tools(project)
         tools_error: CaseworkError | None = None
-    except (
-        CaseworkError
-    ) as exc:  # reported after the dataset's own errors, as before streaming
+    except CaseworkError as exc:  # reported after the dataset's own errors, as before streaming
         tools, slice_tools, tools_error = {}, {}, exc
     job = _CheckJob(
-        tools,
-        today or datetime.now(UTC).date(),
-        pii,
-        presidio,
-        project.root,
-        slice_tools,
+        tools, today or datetime.now(UTC).date(), pii, presidio, project.root, slice_tools
     )
     scan = _scan(project, ref, job, on_progress)
     if tools_error is not None:
@@ -220,9 +201,7 @@ def check_project(
         findings += _programmatic_findings(job.programmatic, project.root)
         checks_run.append("programmatic_check")
     t = project.config.thresholds
-    shares = unsatisfiable_shares(
-        job.facts.elements(), t.unsatisfiable_band, t.mature_slices
-    )
+    shares = unsatisfiable_shares(job.facts.elements(), t.unsatisfiable_band, t.mature_slices)
     if t.mature_slices:  # the band applies only to slices marked mature
         findings += [s.finding() for s in shares if s.fails]
         checks_run.append("unsatisfiable_quota")

@@ -54,13 +54,7 @@ def grade(
     )
     if trajectory.error:
         return combine(
-            [
-                CheckResult(
-                    name="agent",
-                    status="fail",
-                    evidence=f"agent failed: {trajectory.error}",
-                )
-            ]
+            [CheckResult(name="agent", status="fail", evidence=f"agent failed: {trajectory.error}")]
         )
     names = list(graders_for(scoring))
     ref = case.oracle.ref
@@ -73,9 +67,7 @@ def grade(
         try:
             grader = get_grader(name)
         except KeyError as exc:
-            checks.append(
-                CheckResult(name=name, status="undetermined", evidence=str(exc.args[0]))
-            )
+            checks.append(CheckResult(name=name, status="undetermined", evidence=str(exc.args[0])))
             continue
         check = grader(ctx)
         if check is not None:
@@ -93,10 +85,7 @@ def grade(
         # The `rubric` grader (or the judged facts) applies the oracle; the verdict names it even
         # when the judge could not be asked and the verdict stays open.
         verdict = verdict.model_copy(update={"oracle_class": "rubric_judge"})
-    elif (
-        case.oracle.class_ == "programmatic"
-        and verdict.oracle_class == "state_assertion"
-    ):
+    elif case.oracle.class_ == "programmatic" and verdict.oracle_class == "state_assertion":
         # The named check decided (no judge did): the verdict says which kind of oracle it was.
         verdict = verdict.model_copy(update={"oracle_class": "programmatic"})
     return verdict
@@ -111,14 +100,11 @@ def needed_oracle_class(case: Case) -> OracleClass:
     """
     label = case.label
     if case.oracle.class_ == "programmatic" and not (
-        case.oracle.rubric
-        or (label is not None and (label.answer_facts or label.nl_assertions))
+        case.oracle.rubric or (label is not None and (label.answer_facts or label.nl_assertions))
     ):
         return "programmatic"
     if label is None and not (case.oracle.assertions or case.oracle.golden_actions):
         return "human"
-    if case.oracle.rubric or (
-        label is not None and (label.answer_facts or label.nl_assertions)
-    ):
+    if case.oracle.rubric or (label is not None and (label.answer_facts or label.nl_assertions)):
         return "rubric_judge"
     return "state_assertion"

@@ -24,11 +24,7 @@ SPLITS: tuple[Split, ...] = get_args(Split)
 Source = Literal["mined", "hand", "synthetic"]
 OracleClass = Literal["state_assertion", "rubric_judge", "human", "programmatic"]
 UnsatisfiableKind = Literal[
-    "permission_absent",
-    "referent_absent",
-    "contradictory",
-    "outside_policy",
-    "underdetermined",
+    "permission_absent", "referent_absent", "contradictory", "outside_policy", "underdetermined"
 ]
 
 

@@ -138,9 +138,7 @@ def _check_tool_name(name: str) -> str:
 
 
 _TOOL_NAMES_SEEN: set[str] = set()
-_TOOL_NAMES_KEPT = (
-    4096  # bounded: a file of ever-new names costs a match each, not memory
-)
+_TOOL_NAMES_KEPT = 4096  # bounded: a file of ever-new names costs a match each, not memory
 
 
 ToolName = Annotated[str, AfterValidator(_check_tool_name)]
@@ -272,9 +270,7 @@ class JsonPatchOp(_Record):
     @classmethod
     def _pointer(cls, v: str) -> str:
         if v and not v.startswith("/"):
-            raise ValueError(
-                "must be a JSON Pointer starting with '/' (or '' for the whole state)"
-            )
+            raise ValueError("must be a JSON Pointer starting with '/' (or '' for the whole state)")
         return v
 
 
@@ -362,12 +358,7 @@ class Injection(_Record):
     """Adversity planted in the situation (an instruction inside a tool result, a stale read...)."""
 
     kind: Literal[
-        "prompt_injection",
-        "stale_state",
-        "malformed_input",
-        "goal_change",
-        "tool_failure",
-        "other",
+        "prompt_injection", "stale_state", "malformed_input", "goal_change", "tool_failure", "other"
     ]
     """What sort of adversity this is."""
     location: str
@@ -392,9 +383,7 @@ class Situation(_Record):
     tools_file: str | None = Field(default=None, exclude_if=_unset)
     """Tool catalogue file of this case (path inside the project, the shapes `agent/tools.json`
     accepts); needs `tools_sha256`."""
-    tools_sha256: str | None = Field(
-        default=None, pattern=r"^[0-9a-f]{64}$", exclude_if=_unset
-    )
+    tools_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$", exclude_if=_unset)
     """sha256 of `tools_file`'s bytes, so the dataset version pins the catalogue's content."""
     # --- end issue 16 part 2
     turns: list[Turn]
@@ -431,9 +420,7 @@ class Situation(_Record):
     @model_validator(mode="after")
     def _one_state_source(self) -> Situation:
         if self.state_ref is not None and self.state:
-            raise ValueError(
-                "state_ref and state are exclusive: put differences in state_patch"
-            )
+            raise ValueError("state_ref and state are exclusive: put differences in state_patch")
         if self.state_patch and self.state_ref is None:
             raise ValueError("state_patch needs a state_ref")
         return self
@@ -457,9 +444,7 @@ class ArgMatcher(_Record):
     value: Any = None
     """Expected value, list of acceptable values, subset, regular expression or JMESPath
     predicate, depending on `match`."""
-    strings: Literal["exact", "bfcl"] = Field(
-        default="exact", exclude_if=lambda v: v == "exact"
-    )
+    strings: Literal["exact", "bfcl"] = Field(default="exact", exclude_if=lambda v: v == "exact")
     """(`exact`, `any_of`) How values are compared. `exact`: equal. `bfcl`: as BFCL's AST checker
     compares them: strings (also inside lists and objects) equal once spaces and `, . / - _ * ^`
     are removed, case is folded and `'` reads as `"`; types must agree (an integer may stand for
@@ -535,19 +520,13 @@ class Label(_Record):
         if isinstance(value, dict) and isinstance(value.get("outcome"), list):
             listed = value["outcome"]
             if listed and "acceptable_outcomes" not in value:
-                return {
-                    **value,
-                    "outcome": listed[0],
-                    "acceptable_outcomes": listed[1:],
-                }
+                return {**value, "outcome": listed[0], "acceptable_outcomes": listed[1:]}
         return value
 
     @model_validator(mode="after")
     def _acceptable_distinct(self) -> Label:
         if self.outcome in self.acceptable_outcomes:
-            raise ValueError(
-                "acceptable_outcomes repeats outcome; list only the other outcomes"
-            )
+            raise ValueError("acceptable_outcomes repeats outcome; list only the other outcomes")
         if len(set(self.acceptable_outcomes)) != len(self.acceptable_outcomes):
             raise ValueError("acceptable_outcomes lists an outcome twice")
         return self
@@ -562,9 +541,7 @@ class Label(_Record):
     def _allow_error_required_only(self) -> Label:
         # A forbidden call counts whether or not the tool answered it: it was attempted.
         if any(t.allow_error for t in self.forbidden_tools):
-            raise ValueError(
-                "forbidden_tools: allow_error applies to required_tools only"
-            )
+            raise ValueError("forbidden_tools: allow_error applies to required_tools only")
         return self
 
     @model_validator(mode="after")
@@ -577,9 +554,7 @@ class Label(_Record):
 
     def tool_names(self) -> set[str]:
         """Every tool this label names, required or forbidden."""
-        return {t.name for t in self.required_tools} | {
-            t.name for t in self.forbidden_tools
-        }
+        return {t.name for t in self.required_tools} | {t.name for t in self.forbidden_tools}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -593,9 +568,7 @@ class StateAssertion(_Record):
     """Expression selecting a value from the final state."""
     language: Literal["jmespath", "jsonpath"] = "jmespath"
     """Expression language of `expr`."""
-    op: Literal["eq", "ne", "gt", "ge", "lt", "le", "contains", "exists", "absent"] = (
-        "eq"
-    )
+    op: Literal["eq", "ne", "gt", "ge", "lt", "le", "contains", "exists", "absent"] = "eq"
     """Comparison between the selected value and `value`."""
     value: Any = None
     """Expected value (unused by `exists` and `absent`)."""
@@ -669,9 +642,7 @@ class Oracle(_Record):
     def _pointers(cls, v: list[str]) -> list[str]:
         for pointer in v:
             if not pointer.startswith("/"):
-                raise ValueError(
-                    f"must hold JSON Pointers starting with '/'; {pointer!r} does not"
-                )
+                raise ValueError(f"must hold JSON Pointers starting with '/'; {pointer!r} does not")
         return v
 
     @model_validator(mode="after")
@@ -800,9 +771,7 @@ class Case(_Record):
         ):
             raise ValueError("an unsatisfiable case cannot have outcome 'resolve'")
         if self.provenance.unsatisfiable_kind is not None and self.satisfiable:
-            raise ValueError(
-                "provenance.unsatisfiable_kind is set but satisfiable is true"
-            )
+            raise ValueError("provenance.unsatisfiable_kind is set but satisfiable is true")
         return self
 
     def tool_names(self) -> set[str]:

@@ -3,7 +3,8 @@
 Requirements match calls as a multiset (two `issue_refund` requirements need two distinct calls),
 in any order unless an ordered check asks; arguments are matched by `any` / `exact` / `any_of` /
 `subset` / `regex` / `predicate` (a JMESPath expression over the argument), `exact` and `any_of`
-optionally comparing as BFCL's AST checker does (:func:`bfcl_standardize`). A call that returned an error
+optionally comparing as BFCL's AST checker does (:mod:`casework.grading.bfcl_values`, Java and
+JavaScript source text included). A call that returned an error
 satisfies a required tool only when the requirement sets `allow_error`. Entry points:
 :func:`match_required`, :func:`match_exactly`, :func:`match_forbidden`, :func:`match_in_order`, :func:`evaluate_assertion`.
 """
@@ -21,6 +22,12 @@ import jmespath.exceptions
 from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
 from jsonpath_ng.ext.parser import parse as jsonpath_parse
 
+from casework.grading.bfcl_values import (
+    SourceLanguage,
+    SourceTypeError,
+    bfcl_equal,
+    source_matches,
+)
 from casework.schema import ArgMatcher, StateAssertion, ToolRequirement, TrajectoryToolCall
 
 __all__ = [
@@ -28,8 +35,6 @@ __all__ = [
     "MatcherError",
     "RequirementResult",
     "argument_matches",
-    "bfcl_equal",
-    "bfcl_standardize",
     "call_matches",
     "call_satisfies",
     "call_satisfies_exactly",
@@ -76,72 +81,18 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-_BFCL_STRIPPED = re.compile(r"[ ,./\-_*^]")
-
-
-def bfcl_standardize(text: str) -> str:
-    """A string as BFCL's AST checker compares it.
-
-    Spaces and ``, . / - _ * ^`` removed, lower-cased, ``'`` read as ``"`` (so ``April 1, 2024``
-    and ``april 1 2024`` compare equal).
-
-    >>> bfcl_standardize("New-York, NY")
-    'newyorkny'
-    """
-    return _BFCL_STRIPPED.sub("", text).lower().replace("'", '"')
-
-
-def _bfcl_scalar(acceptable: Any, value: Any) -> bool:
-    if isinstance(acceptable, str):
-        return isinstance(value, str) and bfcl_standardize(value) == bfcl_standardize(acceptable)
-    if isinstance(acceptable, bool) or isinstance(value, bool):
-        return type(acceptable) is type(value) and acceptable == value
-    if isinstance(acceptable, float) and isinstance(value, int):
-        return float(value) == acceptable  # BFCL reads an integer given for a float as a float
-    return type(acceptable) is type(value) and bool(acceptable == value)
-
-
-def _bfcl_loose(acceptable: Any, value: Any) -> bool:
-    # Inside an object BFCL compares with Python's ``==`` after standardising strings: no type
-    # check there (``1 == 1.0``, and even ``True == 1``).
-    if isinstance(acceptable, str) and isinstance(value, str):
-        return bfcl_standardize(value) == bfcl_standardize(acceptable)
-    return bool(acceptable == value)
-
-
-def _bfcl_object(acceptable: Mapping[str, Any], value: Any) -> bool:
-    """BFCL's object rule: each key maps to its acceptable values; ``""`` among them: omissible."""
-    if not isinstance(value, Mapping):
-        return False
-    for key, given in value.items():
-        options = acceptable.get(key)
-        if not isinstance(options, list) or not any(_bfcl_loose(o, given) for o in options):
-            return False
-    return all(key in value or "" in options for key, options in acceptable.items())
-
-
-def bfcl_equal(acceptable: Any, value: Any) -> bool:
-    """Whether ``value`` equals one acceptable value as BFCL's AST checker compares them.
-
-    Strings compare by :func:`bfcl_standardize` (inside lists and objects too); types agree
-    (an integer stands for a float); an acceptable object maps each key to its list of acceptable
-    values, and a list of objects matches item by item.
-    """
-    if isinstance(acceptable, Mapping):
-        return _bfcl_object(acceptable, value)
-    if isinstance(acceptable, list):
-        if not isinstance(value, list) or len(value) != len(acceptable):
-            return False
-        if any(isinstance(a, Mapping) for a in acceptable):
-            return all(bfcl_equal(a, v) for a, v in zip(acceptable, value, strict=True))
-        return [bfcl_standardize(v) if isinstance(v, str) else v for v in value] == [
-            bfcl_standardize(a) if isinstance(a, str) else a for a in acceptable
-        ]
-    return _bfcl_scalar(acceptable, value)
-
-
 def _same(matcher: ArgMatcher, expected: Any, value: Any) -> bool:
     return bfcl_equal(expected, value) if matcher.strings == "bfcl" else _equal(expected, value)
+
+
+def _source_text(matcher: ArgMatcher, value: Any) -> bool:
+    """A ``bfcl-java`` / ``bfcl-js`` argument: source text read as its type, then compared."""
+    language: SourceLanguage = "java" if matcher.strings == "bfcl-java" else "js"
+    acceptable = matcher.value if matcher.match == "any_of" else [matcher.value]
+    try:
+        return source_matches(language, str(matcher.source_type), acceptable, value)
+    except SourceTypeError as exc:
+        raise MatcherError(str(exc)) from exc
 
 
 def argument_matches(matcher: ArgMatcher, present: bool, value: Any) -> bool:
@@ -154,6 +105,8 @@ def argument_matches(matcher: ArgMatcher, present: bool, value: Any) -> bool:
         return matcher.optional
     if matcher.match == "any":
         return True
+    if matcher.strings in ("bfcl-java", "bfcl-js") and matcher.match in ("exact", "any_of"):
+        return _source_text(matcher, value)
     if matcher.match == "exact":
         return _same(matcher, matcher.value, value)
     if matcher.match == "any_of":
@@ -200,7 +153,7 @@ def describe_requirement(requirement: ToolRequirement) -> str:
     for key, m in requirement.arguments.items():
         how = "any" if m.match == "any" else f"{m.match} {json.dumps(m.value)}"
         if m.strings != "exact":
-            how += f" ({m.strings} strings)"
+            how += f" ({m.strings} strings{', ' + m.source_type if m.source_type else ''})"
         parts.append(f"{key} {how}{' (optional)' if m.optional else ''}")
     return f"{requirement.name}({', '.join(parts)}){errors}"
 

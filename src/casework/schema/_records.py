@@ -444,12 +444,22 @@ class ArgMatcher(_Record):
     value: Any = None
     """Expected value, list of acceptable values, subset, regular expression or JMESPath
     predicate, depending on `match`."""
-    strings: Literal["exact", "bfcl"] = Field(default="exact", exclude_if=lambda v: v == "exact")
+    strings: Literal["exact", "bfcl", "bfcl-java", "bfcl-js"] = Field(
+        default="exact", exclude_if=lambda v: v == "exact"
+    )
     """(`exact`, `any_of`) How values are compared. `exact`: equal. `bfcl`: as BFCL's AST checker
     compares them: strings (also inside lists and objects) equal once spaces and `, . / - _ * ^`
     are removed, case is folded and `'` reads as `"`; types must agree (an integer may stand for
     a float); an acceptable object maps each key to its own list of acceptable values (`""`
-    among them: the key may be left out)."""
+    among them: the key may be left out). `bfcl-java`, `bfcl-js`: the argument is Java or
+    JavaScript source text (`50L`, `new String[]{a, b}`, `{'k': 1}`), read as `source_type` and
+    then compared as BFCL's checker does; text that does not read as that type is compared as
+    written, and an argument that is not text fails."""
+    source_type: str | None = Field(
+        default=None, pattern=r"^\w+(<\w+>)?$", exclude_if=lambda v: v is None
+    )
+    """(strings `bfcl-java`, `bfcl-js`) The parameter's declared type in that language, with the
+    item type of a list (`long`, `HashMap`, `Array<String>`, `array<float>`)."""
     optional: bool = Field(default=False, exclude_if=_not_set)
     """The argument may be left out; when it is given, it must match."""
 
@@ -457,6 +467,10 @@ class ArgMatcher(_Record):
     def _any_of_lists(self) -> ArgMatcher:
         if self.match == "any_of" and not isinstance(self.value, list):
             raise ValueError("any_of needs a list of acceptable values")
+        if self.strings in ("bfcl-java", "bfcl-js") and self.source_type is None:
+            raise ValueError(f"strings '{self.strings}' needs the parameter's source_type")
+        if self.source_type is not None and self.strings not in ("bfcl-java", "bfcl-js"):
+            raise ValueError("source_type goes with strings 'bfcl-java' or 'bfcl-js'")
         return self
 
 

@@ -28,11 +28,13 @@ from casework.interop.fncall.bfcl import (
     AGENTIC_CATEGORIES,
     MULTI_TURN_DOC_FILES,
     MULTI_TURN_LOST,
+    as_offered,
     bfcl_category,
     bfcl_label,
     is_multi_turn,
     multi_turn,
     reference_path,
+    source_language,
 )
 from casework.interop.generic import read_rows
 from casework.interop.generic._cases import CaseCollector, Row, RowProblem
@@ -266,7 +268,13 @@ def _case_dict(
     if raw_input is MISSING:
         raise _Bad(at, "every row needs an input (map one with input=PATH)")
     turns = _input(raw_input, at)
-    tools = _tools(*reversed(_get(row, paths, "tools")))
+    at_tools, raw_tools = _get(row, paths, "tools")
+    language = source_language(bfcl_category(str(raw_id))) if options.style == "bfcl" else None
+    published = raw_tools
+    if language is not None:
+        # Offered as BFCL offers them (arguments as source text); typed as published for the label.
+        raw_tools = as_offered(_json_or(raw_tools), language)
+    tools = _tools(raw_tools, at_tools)
     slice_ = _get(row, paths, "slice")[1]
     split = _get(row, paths, "split")[1]
     data: dict[str, Any] = {
@@ -279,7 +287,11 @@ def _case_dict(
     at_calls, raw_calls = _get(row, paths, "expected")
     if options.style == "bfcl":
         category = bfcl_category(str(raw_id))
-        read, oracle = bfcl_label(category, raw_calls, at_calls, {t["name"]: t for t in tools})
+        declared: dict[str, Any] = {t["name"]: t for t in tools}
+        if language is not None:
+            entries = [_json_or(f) for f in _json_or(published)]
+            declared = {f["name"]: f for f in entries if isinstance(f, Mapping) and f.get("name")}
+        read, oracle = bfcl_label(category, raw_calls, at_calls, declared)
         if slice_ is MISSING or slice_ is None:
             data["slice"] = category
         data["label"] = {**read, "guideline_version": FNCALL_GUIDELINE}

@@ -6,6 +6,9 @@ list is an ``any_of`` matcher comparing as BFCL does (``strings = "bfcl"``; ``""
 values of a parameter the function does not require: it may be left out), and the calls must be
 exactly the expected ones (``grader:exact_calls``). ``irrelevance`` and ``live_irrelevance``
 expect no call at all; ``live_relevance`` expects a call, whichever (``grader:any_call``).
+Java and JavaScript categories (``simple_java``, ``simple_javascript``) are offered as BFCL offers
+them, every parameter as text with its declared type in the description, and each argument is
+read as its declared type before it is compared (``strings = "bfcl-java"`` / ``"bfcl-js"``).
 Multi-turn categories are imported with their per-turn ground truth in a reference document, and
 are not gradable: BFCL scores them by executing the calls on its own Python classes.
 """
@@ -19,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from casework.grading.bfcl_values import SourceLanguage, SourceTypeError, split_source_type
 from casework.interop.generic._cases import RowProblem
 
 #: Categories whose rows expect no call (a refusal): BFCL passes them when nothing decodes.
@@ -89,7 +93,81 @@ def _matcher(values: Any, where: str, required: bool, declared: Any) -> dict[str
     return out
 
 
-def _expected_call(item: Any, where: str, offered: Mapping[str, Any]) -> dict[str, Any]:
+def source_language(category: str) -> SourceLanguage | None:
+    """The language whose source text a category's arguments are (``simple_java`` → ``java``)."""
+    if category.endswith("javascript"):
+        return "js"
+    if category.endswith("java"):
+        return "java"
+    return None
+
+
+def _declared_type(declared: Any) -> str | None:
+    if not isinstance(declared, Mapping) or not isinstance(declared.get("type"), str):
+        return None
+    items = declared.get("items")
+    item = items.get("type") if isinstance(items, Mapping) else None
+    return f"{declared['type']}<{item}>" if isinstance(item, str) else str(declared["type"])
+
+
+def as_offered(functions: Any, language: SourceLanguage) -> Any:
+    """Java or JavaScript declarations as BFCL offers them: every parameter is source text.
+
+    Each parameter becomes a string whose description names its declared type (and a list's
+    item type); anything that is not a declaration is returned as it is, for the reader to
+    report.
+    """
+    if not isinstance(functions, list):
+        return functions
+    name = "Java" if language == "java" else "JavaScript"
+    out: list[Any] = []
+    for f in functions:
+        params = f.get("parameters") if isinstance(f, Mapping) else None
+        props = params.get("properties") if isinstance(params, Mapping) else None
+        if not isinstance(params, Mapping) or not isinstance(props, Mapping):
+            out.append(f)
+            continue
+        shown = {}
+        for key, p in props.items():
+            kind = _declared_type(p)
+            if kind is None or not isinstance(p, Mapping):
+                shown[key] = p
+                continue
+            text = f"{name} source text of a value of type {kind}"
+            if p.get("type") == "any":
+                text = f"{name} source text of a value of any type"
+            about = str(p.get("description") or "").rstrip()
+            shown[key] = {"type": "string", "description": f"{about} ({text}.)".lstrip()}
+        out.append({**f, "parameters": {**params, "properties": shown}})
+    return out
+
+
+def _source_matcher(
+    values: list[Any], where: str, required: bool, declared: Any, language: SourceLanguage
+) -> dict[str, Any]:
+    """A Java/JavaScript parameter's matcher: every acceptable value as published (``""`` too)."""
+    kind = _declared_type(declared)
+    if kind is None:
+        raise _Bad(where, "the parameter needs its declared type (a type name)", declared)
+    try:
+        split_source_type(language, kind)
+    except SourceTypeError as exc:
+        raise _Bad(where, str(exc), kind) from None
+    strings = "bfcl-java" if language == "java" else "bfcl-js"
+    out: dict[str, Any] = {
+        "match": "any_of",
+        "value": values,
+        "strings": strings,
+        "source_type": kind,
+    }
+    if "" in values and not required:
+        out["optional"] = True
+    return out
+
+
+def _expected_call(
+    item: Any, where: str, offered: Mapping[str, Any], language: SourceLanguage | None = None
+) -> dict[str, Any]:
     if not isinstance(item, Mapping) or len(item) != 1:
         raise _Bad(where, "an expected call is {name: {parameter: [acceptable values]}}", item)
     name, args = next(iter(item.items()))
@@ -101,19 +179,25 @@ def _expected_call(item: Any, where: str, offered: Mapping[str, Any]) -> dict[st
     params = decl.get("parameters") or {}
     required = set(params.get("required") or [])
     props = params.get("properties") or {}
-    return {
-        "name": name,
-        "arguments": {
-            k: _matcher(v, f"{where}.{name}.{k}", k in required, props.get(k))
-            for k, v in args.items()
-        },
-    }
+    arguments = {}
+    for k, v in args.items():
+        at = f"{where}.{name}.{k}"
+        if language is None:
+            arguments[k] = _matcher(v, at, k in required, props.get(k))
+        elif not isinstance(v, list):
+            raise _Bad(at, "acceptable values must be a list", v)
+        else:
+            arguments[k] = _source_matcher(v, at, k in required, props.get(k), language)
+    return {"name": name, "arguments": arguments}
 
 
 def bfcl_label(
     category: str, raw: Any, at: str, offered: Mapping[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """A single-turn row's label and oracle from its possible answer (``raw``).
+
+    ``offered`` holds the declarations by name, as published (Java and JavaScript types read
+    from them).
 
     Raises:
         RowProblem: The possible answer is missing or malformed, or names a tool not offered.
@@ -126,7 +210,8 @@ def bfcl_label(
         return {"outcome": "resolve"}, {"ref": _ANY}
     if not isinstance(raw, list) or not raw:
         raise _Bad(at, "a BFCL row needs its possible answer (join it with answers=)", raw)
-    calls = [_expected_call(item, f"{at}.{i}", offered) for i, item in enumerate(raw)]
+    language = source_language(category)
+    calls = [_expected_call(item, f"{at}.{i}", offered, language) for i, item in enumerate(raw)]
     expected = {c["name"] for c in calls}
     label: dict[str, Any] = {
         "outcome": "resolve",

@@ -13,6 +13,7 @@ import contextlib
 import csv
 import gzip
 import hashlib
+import importlib.util
 import io
 import json
 import os
@@ -59,6 +60,9 @@ from casework.interop import (
     run_records,
     standalone_pin,
 )
+from casework.interop.run_import import read_id_map
+from casework.interop.tau2._layout import installed_domain
+from casework.interop.tau2._tools import tools_from_package
 from casework.labelling import (
     assign_labels,
     export_sheets,
@@ -94,6 +98,8 @@ KEY = "fuzz-readers-key-not-secret-0123456789abcdef"
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "refunds"
 INTEROP_DATA = Path(__file__).resolve().parent / "interop" / "data"
+#: τ²-bench as published (the `conformance` extra): its telecom domain's `db.toml` and tasks.
+HAS_TAU2 = importlib.util.find_spec("tau2") is not None
 
 CONFIG = """name = "fuzz"
 
@@ -338,9 +344,23 @@ def _build(root: Path) -> None:
         pa.table({"text": ["one document", "another"]}), root / "corpus" / "docs.parquet"
     )
     shutil.copytree(INTEROP_DATA / "tau2" / "airline", root / "tau2" / "airline")
+    if HAS_TAU2:
+        _tau2_published(root / "tau2")
     (root / "fncall").mkdir()
     (root / "fncall" / "w2c.jsonl").write_bytes(_jsonl(W2C_ROWS))
     (root / "fncall" / "bfcl.jsonl").write_bytes(_jsonl(BFCL_ROWS))
+
+
+def _tau2_published(folder: Path) -> None:
+    """τ²'s telecom database and two of its tasks, τ²'s airline tools as a `--tools` file."""
+    telecom = installed_domain("telecom")
+    (folder / "telecom").mkdir()
+    shutil.copy(telecom / "db.toml", folder / "telecom" / "db.toml")
+    tasks = json.loads((telecom / "tasks_small.json").read_bytes())
+    (folder / "telecom" / "tasks.json").write_text(json.dumps(tasks[:2]), encoding="utf-8")
+    tools = tools_from_package("tau2.domains.airline.tools", "airline/tools.py")
+    decls = [{**t.declaration, "tool_type": t.kind} for t in tools.values()]
+    (folder / "tools.json").write_text(json.dumps(decls), encoding="utf-8")
 
 
 def _results_files(folder: Path) -> None:
@@ -370,6 +390,8 @@ def _results_files(folder: Path) -> None:
         {"id": "w-2", "input": [{"role": "user", "content": "hi"}], "outcome": "clarify"},
     ]
     (folder / "cases.jsonl").write_bytes(_jsonl(rows))
+    # `casework import run --id-map`: τ-bench's task ids to the imported τ² case ids.
+    (folder / "ids.json").write_text(json.dumps({"0": "airline-0", "1": "t-1"}), "utf-8")
     (folder / "samples.csv").write_text(
         'id,input,target,metadata\ns-1,"Refund it",refunded,"{""slice"": ""refunds""}"\n',
         encoding="utf-8",
@@ -562,6 +584,28 @@ def _tau2(root: Path) -> None:
     parse_records(canonical_bytes(cases), Case, shown="cases.jsonl")
 
 
+def _tau2_telecom(root: Path) -> None:
+    """Telecom as `import tau2 --domain telecom` reads it: `db.toml` the shared state."""
+    folder = root / "tau2" / "telecom"
+    domain = read_tau2_domain(folder, "tau2/telecom")
+    ref = {"path": "states/x.json", "sha256": "0" * 64}
+    db = domain.db[0] if domain.db is not None else None
+    cases, _ = cases_from_tau2(domain, Tau2Options(), db, ref if db is not None else None)
+    parse_records(canonical_bytes(cases), Case, shown="cases.jsonl")
+
+
+def _tau2_tools(root: Path) -> None:
+    """The `--tools` file of `import tau2` (a tools.json of any layout), then the conversion."""
+    folder = root / "tau2" / "airline"
+    tools = root / "tau2" / "tools.json"
+    domain = read_tau2_domain(folder, "tau2/airline", tools_file=tools, tools_shown="tools.json")
+    ref = {"path": "states/x.json", "sha256": "0" * 64}
+    cases, _ = cases_from_tau2(
+        domain, Tau2Options(), json.loads((folder / "db.json").read_bytes()), ref
+    )
+    parse_records(canonical_bytes(cases), Case, shown="cases.jsonl")
+
+
 def _fncall(name: str, style: FncallStyle) -> Callable[[Path], None]:
     def read(root: Path) -> None:
         rows = read_rows((root / "fncall" / name).read_bytes(), name)
@@ -678,6 +722,12 @@ READERS = [
     Reader("tau2-split", "tau2/airline/split_tasks.json", "json", _tau2),
     Reader("tau2-tools-py", "tau2/airline/tools.py", "text", _tau2),
     Reader(
+        "run-id-map",
+        "results/ids.json",
+        "json",
+        lambda r: read_id_map(r / "results" / "ids.json", "ids.json"),
+    ),
+    Reader(
         "review-decisions",
         "review/decisions.jsonl",
         "jsonl",
@@ -686,6 +736,12 @@ READERS = [
     Reader("fncall-when2call", "fncall/w2c.jsonl", "jsonl", _fncall("w2c.jsonl", "when2call")),
     Reader("fncall-bfcl", "fncall/bfcl.jsonl", "jsonl", _fncall("bfcl.jsonl", "bfcl")),
 ]
+if HAS_TAU2:  # read from the installed wheel, as published
+    READERS += [
+        Reader("tau2-telecom-db", "tau2/telecom/db.toml", "toml", _tau2_telecom),
+        Reader("tau2-telecom-tasks", "tau2/telecom/tasks.json", "json", _tau2_telecom),
+        Reader("tau2-tools-json", "tau2/tools.json", "json", _tau2_tools),
+    ]
 
 # ---------------------------------------------------------------------------------------------
 # Hostile strategies.
@@ -1107,6 +1163,22 @@ PINNED = {
     "corpus: nested 5,000 deep": ("corpus-jsonl", b"[" * 5000 + b"]" * 5000 + b"\n"),
     "prompt: invalid UTF-8": ("prompt-file", b"You are \xff an agent\n"),
 }
+if HAS_TAU2:
+    PINNED |= {
+        "tau2 db.toml: 5,000-digit integer": (
+            "tau2-telecom-db",
+            b"[[plans]]\nplan_id = " + b"9" * 5000 + b"\n",
+        ),
+        "tau2 db.toml: nested arrays": (
+            "tau2-telecom-db",
+            b"[[plans]]\nplan_id = " + b"[" * 2000 + b"]" * 2000 + b"\n",
+        ),
+        "tau2 db.toml: a date JSON cannot hold": (
+            "tau2-telecom-db",
+            b"[[plans]]\nplan_id = 1979-05-27T07:32:00Z\n",
+        ),
+        "tau2 db.toml: invalid UTF-8": ("tau2-telecom-db", b'[[plans]]\nname = "caf\xe9"\n'),
+    }
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))

@@ -184,7 +184,7 @@ def test_not_otlp_and_bad_ids_are_located(tmp_path: Path) -> None:
         read_spans([path], {path: "x.json"})
     assert (
         str(exc.value)
-        == "x.json: resourceSpans: not an OTLP JSON trace export (no resourceSpans list)."
+        == "x.json: resourceSpans: not an OTLP JSON trace or log export (no resourceSpans or resourceLogs list)."
     )
     bad = tool_call_spans()
     bad[0]["traceId"] = "abc"

@@ -1,8 +1,9 @@
 """`casework import tools`: draft tool declarations from what a team already has.
 
-From an ADK eval file's tool uses (parameters inferred from the argument values), or from trace
+From an ADK eval file's tool uses (parameters inferred from the argument values), or from traces:
 tool definitions (OpenTelemetry ``gen_ai.tool.definitions``, OpenInference
-``llm.tools.N.tool.json_schema``), offered as a unified diff of the declared tools file for a
+``llm.tools.N.tool.json_schema``) and, for tools no span defines, the calls the recorded
+messages hold (stock SDK instrumentation records calls, not definitions), offered as a unified diff of the declared tools file for a
 person to review and apply (``git apply``). Entry points: :func:`suggest_tools` (project level),
 :func:`tools_from_adk` and :func:`tools_from_spans` (pure).
 """
@@ -21,6 +22,9 @@ from casework.dataset import declared_tools
 from casework.decoding import BadJSON, load_json, parse_json
 from casework.errors import CaseworkError, InputError, UsageError
 from casework.interop.adk._format import AdkFile, read_adk_file
+from casework.mining.conversation import RawConversation
+from casework.mining.openinference import conversations_from_openinference
+from casework.mining.otel_genai import CONTENT_OFF, chat_without_content, conversations_from_genai
 from casework.mining.otlp import Span, read_spans
 from casework.project import Project
 
@@ -159,7 +163,11 @@ def _span_definitions(span: Span) -> Iterable[dict[str, Any]]:
 
 
 def tools_from_spans(spans: Sequence[Span]) -> list[ToolSuggestion]:
-    """Declarations the traces' spans carry (the first definition of each name wins)."""
+    """Declarations the traces' spans carry, then the tools their recorded calls use.
+
+    The first definition of each name wins. A tool no span defines but whose calls the messages
+    hold gets parameters inferred from the calls' arguments, as for ADK files.
+    """
     found: dict[str, dict[str, Any]] = {}
     where: dict[str, list[str]] = {}
     for span in spans:
@@ -168,7 +176,25 @@ def tools_from_spans(spans: Sequence[Span]) -> list[ToolSuggestion]:
             seen = where.setdefault(d["name"], [])
             if span.origin not in seen:
                 seen.append(span.origin)
+    uses: dict[str, list[Mapping[str, Any]]] = {}
+    for conv in _conversations(spans):
+        for call in conv.tool_calls():
+            if call.name and call.name not in found:
+                uses.setdefault(call.name, []).append(call.arguments)
+                seen = where.setdefault(call.name, [])
+                if conv.origin not in seen:
+                    seen.append(conv.origin)
+    for name, args in uses.items():
+        found[name] = {
+            "name": name,
+            "description": f"TODO: describe (inferred from {len(args)} call(s) in traces)",
+            "parameters": _schema_from_uses(args),
+        }
     return [ToolSuggestion(found[n], tuple(where[n][:5])) for n in sorted(found)]
+
+
+def _conversations(spans: Sequence[Span]) -> list[RawConversation]:
+    return [*conversations_from_genai(spans), *conversations_from_openinference(spans)]
 
 
 def _patch(project: Project, suggestions: Sequence[ToolSuggestion]) -> tuple[str | None, str]:
@@ -215,6 +241,8 @@ def suggest_tools(project: Project, paths: Sequence[Path], source: ToolSource) -
 
     Raises:
         UsageError: No file given.
+        InputError: Traces that hold no tool definition and no tool call (with the settings
+            that record message content, when the spans were recorded without it).
         InputErrors: A file does not read (every problem, located).
     """
     if not paths:
@@ -222,7 +250,16 @@ def suggest_tools(project: Project, paths: Sequence[Path], source: ToolSource) -
     if source == "adk":
         found = tools_from_adk([read_adk_file(p, project.relative(p)) for p in paths])
     else:
-        found = tools_from_spans(read_spans(list(paths), {p: project.relative(p) for p in paths}))
+        shown = {p: project.relative(p) for p in paths}
+        spans = read_spans(list(paths), shown)
+        found = tools_from_spans(spans)
+        if not found:
+            why = (
+                CONTENT_OFF
+                if any(chat_without_content(s) for s in spans)
+                else "no tool definition and no tool call in these traces"
+            )
+            raise InputError(", ".join(shown[p] for p in paths), None, None, why)
     try:
         declared = set(declared_tools(project))
     except CaseworkError:

@@ -22,7 +22,7 @@ from casework.mining.conversation import RawConversation
 from casework.mining.drafts import DraftOptions, draft_case
 from casework.mining.generic import parse_mapping, read_generic
 from casework.mining.openinference import conversations_from_openinference
-from casework.mining.otel_genai import conversations_from_genai
+from casework.mining.otel_genai import CONTENT_OFF, chat_without_content, conversations_from_genai
 from casework.mining.otlp import read_spans
 from casework.mining.signals import SIGNALS, failure_signals
 from casework.names import check_name
@@ -127,9 +127,14 @@ def trace_files(paths: Sequence[Path]) -> list[Path]:
 
 
 def detect_format(path: Path) -> TraceFormat:
-    """Guess a file's format: OTLP `resourceSpans` with OpenInference attributes, OTLP, or generic."""
+    """Guess a file's format: OTLP `resourceSpans` with OpenInference attributes, OTLP, or generic.
+
+    An OTLP log export (`resourceLogs`: GenAI content emitted as events) is OTLP.
+    """
     with path.open("rb") as handle:
         head = handle.read(1 << 20)
+    if b'"resourceLogs"' in head or b'"resource_logs"' in head:
+        return "otel"
     if b'"resourceSpans"' in head or b'"resource_spans"' in head:
         if b'"openinference.span.kind"' in head or b'"llm.input_messages.' in head:
             return "openinference"
@@ -171,6 +176,8 @@ def read_conversations(
                     conversations_from_genai if fmt == "otel" else conversations_from_openinference
                 )
                 found = reader(spans)
+                if not found and fmt == "otel" and any(chat_without_content(s) for s in spans):
+                    raise InputErrors([_content_off(paths, shown)])
         except InputErrors as exc:
             problems.extend(exc.problems)
         except InputError as exc:
@@ -180,6 +187,11 @@ def read_conversations(
             out.extend(found)
     InputErrors.raise_if_any(problems)
     return out, {k: len(v) for k, v in by_format.items()}
+
+
+def _content_off(paths: Sequence[Path], shown: Mapping[Path, str]) -> Problem:
+    """The files hold GenAI model calls but no message content: say how to turn capture on."""
+    return Problem(", ".join(shown[p] for p in paths), None, None, CONTENT_OFF)
 
 
 def _nothing_read(

@@ -23,11 +23,26 @@ from casework.mining.conversation import (
 from casework.mining.otlp import Span
 from casework.mining.spantrees import SpanGroup, conversation_of, group_spans
 
-__all__ = ["CHAT_OPERATIONS", "conversations_from_genai", "genai_messages"]
+__all__ = [
+    "CHAT_OPERATIONS",
+    "CONTENT_OFF",
+    "chat_without_content",
+    "conversations_from_genai",
+    "genai_messages",
+]
 
 #: Operations whose spans carry the model's input and output messages.
 CHAT_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
 _DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+#: Why GenAI model-call spans hold no messages, and the two settings that make them.
+CONTENT_OFF = (
+    "the GenAI spans carry no message content: the instrumentation records it only when "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is set (span_only, event_only or "
+    "span_and_event, together with OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental; "
+    "true on instrumentations that follow the older conventions); with event_only, read the log "
+    "export together with the trace export"
+)
 
 
 def _parts_text(parts: Sequence[Any]) -> str:
@@ -97,6 +112,13 @@ def genai_messages(value: Any) -> list[RawMessage]:
     return out
 
 
+def chat_without_content(span: Span) -> bool:
+    """A GenAI model call recorded without its messages (content capture off)."""
+    return _operation(span) in CHAT_OPERATIONS and not (
+        _attr(span, "gen_ai.input.messages") or _attr(span, "gen_ai.output.messages")
+    )
+
+
 def _attr(span: Span, key: str) -> Any:
     if key in span.attributes:
         return span.attributes[key]
@@ -160,11 +182,48 @@ def conversation_from_group(group: SpanGroup) -> RawConversation | None:
 def conversations_from_genai(spans: Sequence[Span]) -> list[RawConversation]:
     """Conversations of OpenTelemetry GenAI spans.
 
-    Spans are grouped by `gen_ai.conversation.id` (or `session.id`), else by trace.
+    Spans are grouped by `gen_ai.conversation.id` (or `session.id`), else by trace. A model call
+    made outside any span of the application's own (stock SDK instrumentation) is a trace of its
+    own whose input repeats the history so far: such a sessionless conversation that another one
+    continues (its messages are the start of the other's) is folded into it, so one conversation
+    is not drafted once per model call.
     """
-    out = []
-    for group in group_spans(spans, ("gen_ai.conversation.id", "session.id")):
+    keys = ("gen_ai.conversation.id", "session.id")
+    out: list[RawConversation] = []
+    sessionless: list[bool] = []
+    for group in group_spans(spans, keys):
         conv = conversation_from_group(group)
         if conv is not None:
             out.append(conv)
-    return out
+            sessionless.append(group.session_id == group.trace_id)
+    return _fold_prefixes(out, sessionless)
+
+
+def _fold_prefixes(
+    conversations: list[RawConversation], sessionless: list[bool]
+) -> list[RawConversation]:
+    """Drop each sessionless conversation whose messages another sessionless one starts with.
+
+    Linear in the messages read: every proper prefix of every candidate is hashed once (a chain
+    of hashes), and a candidate whose whole chain is some other's proper prefix is folded.
+    """
+    chains: list[list[int]] = []
+    for c, free in zip(conversations, sessionless, strict=True):
+        chain: list[int] = []
+        if free:
+            at = 0
+            for m in c.messages:
+                at = hash((at, _message_identity(m)))
+                chain.append(at)
+        chains.append(chain)
+    proper = {h for chain in chains for h in chain[:-1]}
+    return [
+        c
+        for c, free, chain in zip(conversations, sessionless, chains, strict=True)
+        if not (free and chain and chain[-1] in proper)
+    ]
+
+
+def _message_identity(m: RawMessage) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    calls = tuple((c.name, repr(sorted(c.arguments.items()))) for c in m.tool_calls)
+    return (m.role, repr(m.content), calls)

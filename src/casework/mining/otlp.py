@@ -1,8 +1,13 @@
-"""OTLP JSON trace exports: batches of `resourceSpans`, read into plain :class:`Span` values.
+"""OTLP JSON trace and log exports: batches of `resourceSpans` (and `resourceLogs`) as :class:`Span` values.
 
 Entry point: :func:`read_spans`. A file holds one `ExportTraceServiceRequest` object, a list of
 them, or one per line (the collector's file exporter); a trace may be split across batches and
 files. Trace and span ids are accepted in hex (the OTLP/JSON rule) or base64 (protobuf JSON).
+
+GenAI instrumentations may emit message content as log events instead of span attributes (the
+GenAI conventions' `event_only` mode): an `ExportLogsServiceRequest` (`resourceLogs`) is read too,
+and each `gen_ai.*` event record becomes an event of the span it names (`traceId`/`spanId`), or a
+span of its own when no file read holds that span.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import binascii
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -273,20 +278,120 @@ def _span(
     )
 
 
+def _log_events(
+    w: _Where, resource_logs: list[Any]
+) -> Iterator[tuple[str, str, SpanEvent, dict[str, Any]]]:
+    """`(trace id, span id, event, resource)` of every `gen_ai.*` event record of a log export."""
+    for r, item in enumerate(resource_logs):
+        rl = w.obj(item, f"resourceLogs.{r}", optional=False)
+        res = None if rl is None else w.obj(rl.get("resource"), f"resourceLogs.{r}.resource")
+        if rl is None or res is None:
+            continue
+        resource = w.attrs(res.get("attributes"), f"resourceLogs.{r}.resource.attributes")
+        scopes = w.items(_key(rl, "scopeLogs", "scope_logs"), f"resourceLogs.{r}.scopeLogs")
+        if resource is None or scopes is None:
+            continue
+        for s, scope in enumerate(scopes):
+            sl = w.obj(scope, f"resourceLogs.{r}.scopeLogs.{s}", optional=False)
+            records = (
+                None
+                if sl is None
+                else w.items(
+                    _key(sl, "logRecords", "log_records"),
+                    f"resourceLogs.{r}.scopeLogs.{s}.logRecords",
+                )
+            )
+            for k, raw in enumerate(records or []):
+                where = f"resourceLogs.{r}.scopeLogs.{s}.logRecords.{k}"
+                rec = w.obj(raw, where, optional=False)
+                attrs = (
+                    None if rec is None else w.attrs(rec.get("attributes"), f"{where}.attributes")
+                )
+                if rec is None or attrs is None:
+                    continue
+                name = _key(rec, "eventName", "event_name") or attrs.get("event.name")
+                if not isinstance(name, str) or not name.startswith("gen_ai."):
+                    continue
+                trace_id = normalise_id(_key(rec, "traceId", "trace_id"), 16)
+                span_id = normalise_id(_key(rec, "spanId", "span_id"), 8)
+                if trace_id is None or span_id is None:
+                    w.bad(
+                        f"{where}.spanId",
+                        "a GenAI event record must name its trace and span (hex or base64 ids)",
+                        rec.get("spanId"),
+                    )
+                    continue
+                body = (
+                    attribute_value(rec.get("body"))
+                    if isinstance(rec.get("body"), Mapping)
+                    else None
+                )
+                if isinstance(body, Mapping):
+                    attrs = {**{str(k): v for k, v in body.items()}, **attrs}
+                time_ns = w.time(
+                    _key(rec, "timeUnixNano", "time_unix_nano")
+                    or _key(rec, "observedTimeUnixNano", "observed_time_unix_nano"),
+                    f"{where}.timeUnixNano",
+                )
+                yield trace_id, span_id, SpanEvent(name, time_ns, attrs), resource
+
+
+def _with_log_events(
+    spans: list[Span], events: list[tuple[str, str, SpanEvent, dict[str, Any]]], origins: list[str]
+) -> list[Span]:
+    """Spans with the log events that name them; an event whose span was not read becomes one."""
+    index = {(s.trace_id, s.span_id): i for i, s in enumerate(spans)}
+    out = list(spans)
+    for (trace_id, span_id, event, resource), origin in zip(events, origins, strict=True):
+        at = index.get((trace_id, span_id))
+        if at is not None:
+            out[at] = replace(out[at], events=(*out[at].events, event))
+            continue
+        index[(trace_id, span_id)] = len(out)
+        out.append(
+            Span(
+                trace_id=trace_id,
+                span_id=span_id,
+                parent_id=None,
+                name=str(event.attributes.get("gen_ai.operation.name", event.name)),
+                start_ns=event.time_ns,
+                end_ns=event.time_ns,
+                attributes={
+                    k: v for k, v in event.attributes.items() if k == "gen_ai.operation.name"
+                },
+                resource=resource,
+                events=(event,),
+                origin=origin,
+            )
+        )
+    return out
+
+
 def _spans_of(
-    batch: Any, origin: str, problems: list[Problem], shown: str, line: int | None
+    batch: Any,
+    origin: str,
+    problems: list[Problem],
+    shown: str,
+    line: int | None,
+    log_events: list[tuple[tuple[str, str, SpanEvent, dict[str, Any]], str]] | None = None,
 ) -> Iterator[Span]:
     w = _Where(problems, shown, line)
     resource_spans = (
         _key(batch, "resourceSpans", "resource_spans") if isinstance(batch, Mapping) else None
     )
+    resource_logs = (
+        _key(batch, "resourceLogs", "resource_logs") if isinstance(batch, Mapping) else None
+    )
+    if resource_spans is None and isinstance(resource_logs, list) and log_events is not None:
+        log_events.extend((e, origin) for e in _log_events(w, resource_logs))
+        return
     if not isinstance(resource_spans, list):
         problems.append(
             Problem(
                 shown,
                 line,
                 "resourceSpans",
-                "not an OTLP JSON trace export (no resourceSpans list)",
+                "not an OTLP JSON trace or log export (no resourceSpans or resourceLogs list)",
             )
         )
         return
@@ -317,7 +422,9 @@ def _spans_of(
 def read_spans(paths: Sequence[Path], shown: Mapping[Path, str] | None = None) -> list[Span]:
     """Every span of the OTLP JSON files, in file order (a trace may span several batches).
 
-    Values quoted in messages are scrubbed of PII (a malformed line still holds customer data).
+    Log exports among the files add their `gen_ai.*` event records to the spans they name (see
+    the module docstring). Values quoted in messages are scrubbed of PII (a malformed line still
+    holds customer data).
 
     Raises:
         InputErrors: A file or batch is not OTLP JSON, a field has the wrong JSON type, or an id
@@ -325,6 +432,7 @@ def read_spans(paths: Sequence[Path], shown: Mapping[Path, str] | None = None) -
     """
     problems: list[Problem] = []
     spans: list[Span] = []
+    log_events: list[tuple[tuple[str, str, SpanEvent, dict[str, Any]], str]] = []
     for path in paths:
         name = (shown or {}).get(path, str(path))
         try:
@@ -334,8 +442,10 @@ def read_spans(paths: Sequence[Path], shown: Mapping[Path, str] | None = None) -
             continue
         for batch, number in _batches(text, name, problems):
             origin = f"{name}:{number}" if number else name
-            spans.extend(_spans_of(batch, origin, problems, name, number))
+            spans.extend(_spans_of(batch, origin, problems, name, number, log_events))
     InputErrors.raise_if_any(problems)
+    if log_events:
+        spans = _with_log_events(spans, [e for e, _ in log_events], [o for _, o in log_events])
     return spans
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from casework.mining.conversation import RawConversation
+from casework.mining.conversation import RawConversation, maybe_json
 
 __all__ = [
     "ESCALATION_TOOL_RE",
@@ -84,6 +84,15 @@ def _retries(conv: RawConversation) -> int:
     return repeats
 
 
+def _error_result(value: Any) -> bool:
+    """A tool result that reports a failure in its own body (most tools answer errors this way)."""
+    value = maybe_json(value)
+    if not isinstance(value, Mapping):
+        return False
+    error = value.get("error")
+    return bool(error) or value.get("isError") is True or value.get("is_error") is True
+
+
 def failure_signals(conv: RawConversation) -> list[str]:
     """The failure signals of one conversation, in :data:`SIGNALS` order.
 
@@ -92,7 +101,8 @@ def failure_signals(conv: RawConversation) -> list[str]:
     - `retry` / `retry_storm`: an identical tool call or user message repeated (at least once /
       at least :data:`RETRY_STORM` times);
     - `abandoned`: the trace says so, or the conversation ends on an unanswered user message;
-    - `tool_error`: a tool call failed (or a recorded fixture holds an error).
+    - `tool_error`: a tool call failed: the trace marks it, or its result is an error object
+      (`{"error": …}`, `{"isError": true}` as MCP writes it), or a recorded fixture holds one.
     """
     found: set[str] = set()
     feedback = [*conv.feedback, *(m.feedback for m in conv.messages if m.feedback is not None)]
@@ -110,9 +120,9 @@ def failure_signals(conv: RawConversation) -> list[str]:
     if conv.abandoned or (spoken and spoken[-1].role == "user"):
         found.add("abandoned")
     if (
-        any(c.error for c in calls)
-        or any(m.role == "tool" and m.error for m in conv.messages)
-        or any(f.get("error") for f in conv.fixtures)
+        any(c.error or _error_result(c.result) for c in calls)
+        or any(m.role == "tool" and (m.error or _error_result(m.content)) for m in conv.messages)
+        or any(f.get("error") or _error_result(f.get("response")) for f in conv.fixtures)
     ):
         found.add("tool_error")
     return [s for s in SIGNALS if s in found]

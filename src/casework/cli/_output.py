@@ -56,6 +56,61 @@ _ENTRIES = [
     OutputEntry(
         "run-comparison", "casework.runner.outputs:RunComparison", ("casework results compare",)
     ),
+    OutputEntry(
+        "review-item",
+        "casework.review.outputs:ReviewItem",
+        ("casework review show", "casework review decide"),
+    ),
+    OutputEntry(
+        "review-item-list",
+        "casework.review.outputs:ReviewItemList",
+        ("casework review list", "casework review decide"),
+    ),
+    OutputEntry("review-add", "casework.review.outputs:ReviewAdd", ("casework review add-cases",)),
+    OutputEntry("review-sync", "casework.review.outputs:ReviewSync", ("casework review sync",)),
+    OutputEntry(
+        "review-sheets", "casework.review.outputs:ReviewSheets", ("casework review export",)
+    ),
+    OutputEntry(
+        "review-import", "casework.review.outputs:ReviewImport", ("casework review import",)
+    ),
+    OutputEntry(
+        "dataset-apply", "casework.review.outputs:DatasetApply", ("casework dataset apply",)
+    ),
+    OutputEntry("judge-sample", "casework.review.outputs:JudgeSample", ("casework judge sample",)),
+    OutputEntry(
+        "judge-labeller-check",
+        "casework.grading.outputs:JudgeLabellerCheck",
+        ("casework judge labeller-check",),
+    ),
+    OutputEntry(
+        "judge-certify", "casework.grading.outputs:JudgeCertify", ("casework judge certify",)
+    ),
+    OutputEntry("llm-ping", "casework.llm.outputs:LlmPing", ("casework llm ping",)),
+    OutputEntry(
+        "llm-cache-stats", "casework.llm.outputs:CacheStats", ("casework llm cache stats",)
+    ),
+    OutputEntry("user-list", "casework.web.outputs:UserList", ("casework serve users list",)),
+    OutputEntry(
+        "label-assign", "casework.labelling.outputs:LabelAssign", ("casework label assign",)
+    ),
+    OutputEntry(
+        "label-status", "casework.labelling.outputs:LabelStatus", ("casework label status",)
+    ),
+    OutputEntry(
+        "label-dashboard", "casework.labelling.outputs:LabelDashboard", ("casework label status",)
+    ),
+    OutputEntry(
+        "guideline-gap-list",
+        "casework.labelling.outputs:GuidelineGapList",
+        ("casework label guideline gaps",),
+    ),
+    OutputEntry(
+        "guideline-list",
+        "casework.labelling.outputs:GuidelineList",
+        ("casework label guideline list",),
+    ),
+    OutputEntry("agreement", "casework.agreement.outputs:Agreement", ("casework agreement",)),
 ]
 
 #: Every output model by kind.

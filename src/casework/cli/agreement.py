@@ -6,8 +6,9 @@ import click
 from rich.table import Table
 
 from casework.agreement import AgreementReport, SliceAgreement
+from casework.cli._output import emit
 from casework.cli._progress import reading
-from casework.cli.context import FORMAT, console, emit_json, example, pass_project
+from casework.cli.context import FORMAT, console, example, pass_project
 from casework.labelling import dataset_agreement
 from casework.project import Project
 
@@ -212,7 +213,9 @@ def agreement_cmd(
             on_progress=on_progress,
         )
     if fmt == "json":
-        emit_json(report.as_json())
+        from casework.agreement.outputs import Agreement  # here: only JSON output needs it
+
+        emit(Agreement.model_validate(report.as_json()))
     else:
         _render(report)
 

@@ -12,6 +12,7 @@ import click
 from rich.table import Table
 
 from casework.cli._moved import note_moved
+from casework.cli._output import emit
 from casework.cli.context import FORMAT, SLICES, console, emit_json, example, pass_project
 from casework.dataset import load_dataset
 from casework.errors import UsageError
@@ -62,7 +63,9 @@ def _labeller_check(
     dataset = _dataset(project, dataset, command)
     report = calibrate_judge(project, dataset, slice_name, splits=splits, command=command)
     if fmt == "json":
-        emit_json(report.as_json())
+        from casework.grading.outputs import JudgeLabellerCheck  # here: only JSON output needs it
+
+        emit(JudgeLabellerCheck.model_validate(report.as_json()))
         return
     cal = report.calibration
     verdict = "[green]reached[/]" if cal.admissible else "[red]not reached[/]"
@@ -179,7 +182,9 @@ def sample_cmd(
         sheet_format="csv" if sheet_format == "csv" else "jsonl",
     )
     if fmt == "json":
-        emit_json(report.as_json())
+        from casework.review.outputs import JudgeSample  # here: only JSON output needs it
+
+        emit(JudgeSample.model_validate(report.as_json()))
         return
     data = report.as_json()
     console.print(
@@ -263,7 +268,9 @@ def certify_cmd(project: Project, slices: tuple[str, ...], dataset: str | None, 
         slices=slices,
     )
     if fmt == "json":
-        emit_json(report.as_json())
+        from casework.grading.outputs import JudgeCertify  # here: only JSON output needs it
+
+        emit(JudgeCertify.model_validate(report.as_json()))
         return
     st = report.settings
     console.print(

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from casework.cli._moved import moved, note_moved
+from casework.cli._output import emit
 from casework.cli.context import FORMAT, SHEETS_OUT, console, emit_json, example, pass_project
 from casework.errors import UsageError
 from casework.labelling import (
@@ -98,7 +99,9 @@ def assign_cmd(
         dry_run=dry_run,
     )
     if fmt == "json":
-        emit_json(asdict(report))
+        from casework.labelling.outputs import LabelAssign  # here: only JSON output needs it
+
+        emit(LabelAssign.model_validate(asdict(report)))
         return
     _render_assign(report)
 
@@ -205,7 +208,9 @@ def status_cmd(project: Project, dataset: str, dashboard: bool, fmt: str) -> Non
         return
     status = labelling_status(project, dataset)
     if fmt == "json":
-        emit_json(asdict(status))
+        from casework.labelling.outputs import LabelStatus  # here: only JSON output needs it
+
+        emit(LabelStatus.model_validate(asdict(status)))
         return
     _render_status(status)
 
@@ -278,7 +283,9 @@ def dashboard_cmd(project: Project, dataset: str, fmt: str) -> None:
 def _dashboard(project: Project, dataset: str, fmt: str) -> None:
     board = dashboard(project, dataset)
     if fmt == "json":
-        emit_json(board.as_json())
+        from casework.labelling.outputs import LabelDashboard  # here: only JSON output needs it
+
+        emit(LabelDashboard.model_validate(board.as_json()))
         return
     table = Table(
         "slice",
@@ -584,7 +591,9 @@ def gaps_cmd(project: Project, slice_name: str | None, open_only: bool, fmt: str
     """List guideline gap notes (ticked while adjudicating) by slice; `guideline bump` addresses them."""
     gaps = list_gaps(project, slice_name=slice_name, open_only=open_only)
     if fmt == "json":
-        emit_json([g.as_json() for g in gaps])
+        from casework.labelling.outputs import GuidelineGapList  # here: only JSON output needs it
+
+        emit(GuidelineGapList.model_validate([g.as_json() for g in gaps]))
         return
     if not gaps:
         console.print("no guideline gap notes")
@@ -622,16 +631,20 @@ def list_cmd(project: Project, fmt: str) -> None:
     """List every slice's guideline version and its last change."""
     guidelines = list_guidelines(project)
     if fmt == "json":
-        emit_json(
-            [
-                {
-                    "slice": g.slice,
-                    "version": g.version,
-                    "path": project.relative(g.path),
-                    "changelog": list(g.changelog),
-                }
-                for g in guidelines
-            ]
+        from casework.labelling.outputs import GuidelineList  # here: only JSON output needs it
+
+        emit(
+            GuidelineList.model_validate(
+                [
+                    {
+                        "slice": g.slice,
+                        "version": g.version,
+                        "path": project.relative(g.path),
+                        "changelog": list(g.changelog),
+                    }
+                    for g in guidelines
+                ]
+            )
         )
         return
     table = Table("slice", "version", "file", "last change")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from casework.cli.context import FORMAT, console, emit_json, example, pass_project
+from casework.cli._output import emit
+from casework.cli.context import FORMAT, console, example, pass_project
 from casework.llm import WorkbenchCache, ping
 from casework.project import Project
 
@@ -34,16 +35,18 @@ def ping_cmd(project: Project, role: str, fmt: str) -> None:
     """Send one tiny request to a role's model and show what came back."""
     result = ping(project, "judge" if role == "judge" else "generator")
     if fmt == "json":
-        emit_json(
-            {
-                "role": result.role,
-                "model": result.model,
-                "endpoint": result.endpoint,
-                "reply": result.reply,
-                "seconds": round(result.seconds, 3),
-                "prompt_tokens": result.usage.prompt_tokens if result.usage else None,
-                "completion_tokens": result.usage.completion_tokens if result.usage else None,
-            }
+        from casework.llm.outputs import LlmPing  # here: only JSON output needs it
+
+        emit(
+            LlmPing(
+                role=result.role,
+                model=result.model,
+                endpoint=result.endpoint,
+                reply=result.reply,
+                seconds=round(result.seconds, 3),
+                prompt_tokens=result.usage.prompt_tokens if result.usage else None,
+                completion_tokens=result.usage.completion_tokens if result.usage else None,
+            )
         )
         return
     tokens = (
@@ -73,7 +76,9 @@ def cache_stats_cmd(project: Project, fmt: str) -> None:
     """Cached replies per model."""
     counts = WorkbenchCache(project).count()
     if fmt == "json":
-        emit_json(counts)
+        from casework.llm.outputs import CacheStats  # here: only JSON output needs it
+
+        emit(CacheStats(counts))
         return
     if not counts:
         console.print("the response cache is empty")

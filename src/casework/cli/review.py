@@ -14,7 +14,8 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from casework.cli.context import FORMAT, console, emit_json, example, pass_project
+from casework.cli._output import emit
+from casework.cli.context import FORMAT, console, example, pass_project
 from casework.dataset import read_cases
 from casework.decoding import decode_utf8
 from casework.errors import InputError, UsageError
@@ -68,15 +69,19 @@ def sync_cmd(project: Project, dataset: str, fmt: str) -> None:
     """
     reports = sync_review(project, dataset)
     if fmt == "json":
-        emit_json(
-            {
-                "dataset": next(iter(reports.values())).dataset,
-                **{
-                    what: sorted(i for r in reports.values() for i in getattr(r, what))
-                    for what in ("created", "existing", "withdrawn")
-                },
-                "kinds": {kind: r.as_json() for kind, r in reports.items()},
-            }
+        from casework.review.outputs import ReviewSync  # here: only JSON output needs it
+
+        emit(
+            ReviewSync.model_validate(
+                {
+                    "dataset": next(iter(reports.values())).dataset,
+                    **{
+                        what: sorted(i for r in reports.values() for i in getattr(r, what))
+                        for what in ("created", "existing", "withdrawn")
+                    },
+                    "kinds": {kind: r.as_json() for kind, r in reports.items()},
+                }
+            )
         )
         return
     for kind, report in reports.items():
@@ -98,7 +103,9 @@ def add_cases_cmd(project: Project, dataset: str, cases_file: Path, source: str,
     cases = read_cases(cases_file, shown=project.relative(cases_file))
     report = add_items(project, [generated_case_item(dataset, c, source=source) for c in cases])
     if fmt == "json":
-        emit_json({"created": list(report.created), "existing": list(report.existing)})
+        from casework.review.outputs import ReviewAdd  # here: only JSON output needs it
+
+        emit(ReviewAdd(created=list(report.created), existing=list(report.existing)))
         return
     console.print(
         f"{dataset}: {len(report.created)} generated-case items queued, "
@@ -137,8 +144,12 @@ def list_cmd(
     tasks = list_tasks(project, kind=kind, status=status, dataset=dataset)
     names = disagreement_names(project, tasks) if reveal_names else {}
     if fmt == "json":
-        emit_json(
-            [t.as_json() | ({"names": names.get(t.id)} if reveal_names else {}) for t in tasks]
+        from casework.review.outputs import ReviewItemList  # here: only JSON output needs it
+
+        emit(
+            ReviewItemList.model_validate(
+                [t.as_json() | ({"names": names.get(t.id)} if reveal_names else {}) for t in tasks]
+            )
         )
         return
     if not tasks:
@@ -243,7 +254,9 @@ def show_cmd(project: Project, task_id: int, fmt: str) -> None:
     """
     task = get_task(project, task_id)
     if fmt == "json":
-        emit_json(task.as_json())
+        from casework.review.outputs import ReviewItem  # here: only JSON output needs it
+
+        emit(ReviewItem.model_validate(task.as_json()))
     else:
         _render_task(task)
 
@@ -410,7 +423,9 @@ def decide_cmd(
         data=edited or carried,
     )
     if fmt == "json":
-        emit_json(task.as_json())
+        from casework.review.outputs import ReviewItem  # here: only JSON output needs it
+
+        emit(ReviewItem.model_validate(task.as_json()))
         return
     console.print(f"review item {task.id} ({task.kind}, {escape(task.subject)}): {task.decision}")
     if _to_apply(task):
@@ -420,7 +435,9 @@ def decide_cmd(
 def _decide_file(project: Project, path: Path, fmt: str) -> None:
     decided = decide_from_file(project, path)
     if fmt == "json":
-        emit_json([t.as_json() for t in decided])
+        from casework.review.outputs import ReviewItemList  # here: only JSON output needs it
+
+        emit(ReviewItemList.model_validate([t.as_json() for t in decided]))
         return
     counts: dict[str, int] = {}
     for t in decided:
@@ -487,7 +504,9 @@ def export_cmd(
         sheet_format="csv" if sheet_format == "csv" else "jsonl",
     )
     if fmt == "json":
-        emit_json({name: [str(p) for p in paths] for name, paths in written.items()})
+        from casework.review.outputs import ReviewSheets  # here: only JSON output needs it
+
+        emit(ReviewSheets({name: [str(p) for p in paths] for name, paths in written.items()}))
         return
     if not written:
         console.print(f"no open {kind} items to put on a sheet")
@@ -509,7 +528,9 @@ def import_cmd(project: Project, sheets: tuple[Path, ...], fmt: str) -> None:
     """
     report = import_review_sheets(project, list(sheets))
     if fmt == "json":
-        emit_json(report.as_json())
+        from casework.review.outputs import ReviewImport  # here: only JSON output needs it
+
+        emit(ReviewImport.model_validate(report.as_json()))
         return
     if report.adjudications is not None:
         adj = report.adjudications
@@ -573,7 +594,9 @@ def apply_cmd(project: Project, dataset: str, message: str, fmt: str) -> None:
     """
     report = apply_decisions(project, dataset, message=message)
     if fmt == "json":
-        emit_json(report.as_json())
+        from casework.review.outputs import DatasetApply  # here: only JSON output needs it
+
+        emit(DatasetApply.model_validate(report.as_json()))
     else:
         _render_apply(report)
 

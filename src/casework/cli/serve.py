@@ -6,7 +6,8 @@ import click
 from rich.table import Table
 
 from casework.cli._moved import moved
-from casework.cli.context import FORMAT, console, emit_json, example, get_state, pass_project
+from casework.cli._output import emit
+from casework.cli.context import FORMAT, console, example, get_state, pass_project
 from casework.project import Project
 
 __all__ = ["COMMANDS"]
@@ -128,16 +129,20 @@ def list_cmd(project: Project, fmt: str) -> None:
     with open_workbench(project) as wb:
         users = list_users(wb)
     if fmt == "json":
-        emit_json(
-            [
-                {
-                    "name": u.name,
-                    "roles": list(u.roles),
-                    "disabled": u.disabled,
-                    "last_seen": u.last_seen.isoformat() if u.last_seen else None,
-                }
-                for u in users
-            ]
+        from casework.web.outputs import UserList  # here: only JSON output needs it
+
+        emit(
+            UserList.model_validate(
+                [
+                    {
+                        "name": u.name,
+                        "roles": list(u.roles),
+                        "disabled": u.disabled,
+                        "last_seen": u.last_seen.isoformat() if u.last_seen else None,
+                    }
+                    for u in users
+                ]
+            )
         )
         return
     table = Table("name", "roles", "disabled", "last seen")

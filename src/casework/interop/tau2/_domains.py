@@ -30,7 +30,7 @@ from casework.interop.tau2._tools import (
     Tau2Tool,
     tools_from_json,
     tools_from_package,
-    tools_from_python,
+    tools_from_python_file,
 )
 from casework.names import check_name, name_problem
 from casework.project import Project
@@ -73,7 +73,7 @@ def _read_tools(path: Path, shown: str) -> dict[str, Tau2Tool]:
     if not path.is_file():
         raise InputError(shown, None, None, "file not found")
     if path.suffix == ".py":
-        return tools_from_python(path.read_bytes().decode("utf-8", errors="replace"), shown)
+        return tools_from_python_file(path, shown)
     return tools_from_json(load_json(path.read_bytes(), shown), shown)
 
 

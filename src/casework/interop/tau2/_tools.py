@@ -2,17 +2,21 @@
 
 Entry points: :func:`tools_from_package` (τ²'s own declarations of an installed domain, as its
 agents see them: argument descriptions, enums and nested models), :func:`tools_from_json` and
-:func:`tools_from_python` (a ``tools.py`` of any other layout, read with :mod:`ast`: never
-imported, never run).
+:func:`tools_from_python` / :func:`tools_from_python_file` (a ``tools.py`` of any other layout,
+read with :mod:`ast`: never imported, never run; argument descriptions from the docstrings'
+``Args:`` sections, enums from ``Literal[...]`` annotations).
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import docstring_parser
 
 from casework.dataset.tools import parse_tool_declarations
 from casework.errors import InputError
@@ -48,20 +52,81 @@ def kind_by_name(name: str) -> str:
     return "read" if name.startswith(_READ_PREFIXES) else "write"
 
 
-def _doc_first(doc: str | None) -> str:
+def _docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """A tool's description and its arguments' descriptions, as τ² reads a docstring.
+
+    τ² describes a tool by the docstring's short description, followed by its long description
+    after a blank line when there is one, and each argument by its entry in the Google-style
+    ``Args:`` section.
+    """
     if not doc:
-        return ""
-    return " ".join(doc.strip().split("\n\n")[0].split())
+        return "", {}
+    try:
+        parsed = docstring_parser.parse(doc, docstring_parser.DocstringStyle.GOOGLE)
+    except docstring_parser.ParseError:
+        # Not Google style: the first paragraph describes the tool, no argument is described.
+        return " ".join(doc.strip().split("\n\n")[0].split()), {}
+    short, long = parsed.short_description or "", parsed.long_description or ""
+    args = {p.arg_name: p.description for p in parsed.params if p.description}
+    return (f"{short}\n\n{long}" if short and long else short or long), args
 
 
-def _py_type(annotation: ast.expr | None) -> dict[str, Any]:
+def _literal(node: ast.expr) -> list[Any] | None:
+    """The values of ``Literal[...]`` (``typing.Literal`` too) when every one is a constant."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    base = node.value
+    name = base.id if isinstance(base, ast.Name) else getattr(base, "attr", None)
+    if name != "Literal":
+        return None
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if not all(isinstance(i, ast.Constant) for i in items):
+        return None
+    return [i.value for i in items if isinstance(i, ast.Constant)]
+
+
+def _enum(values: Sequence[Any]) -> dict[str, Any]:
+    kinds = {type(v) for v in values}
+    schema: dict[str, Any] = {}
+    if kinds == {str}:
+        schema["type"] = "string"
+    elif kinds == {int}:
+        schema["type"] = "integer"
+    elif kinds == {bool}:
+        schema["type"] = "boolean"
+    return {**schema, "enum": list(values)}
+
+
+def _py_type(annotation: ast.expr | None, aliases: Mapping[str, list[Any]]) -> dict[str, Any]:
     if annotation is None:
         return {}
+    values = _literal(annotation)
+    if values is None and isinstance(annotation, ast.Name):
+        values = aliases.get(annotation.id)
+    if values is not None:
+        return _enum(values)
     node = annotation.value if isinstance(annotation, ast.Subscript) else annotation
     name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
     if isinstance(name, str) and name in _PY_TYPES:
         return {"type": _PY_TYPES[name]}
     return {}
+
+
+def literal_aliases(tree: ast.AST) -> dict[str, list[Any]]:
+    """The module's ``Name = Literal[...]`` aliases (``Name: TypeAlias = Literal[...]`` too)."""
+    found: dict[str, list[Any]] = {}
+    body = tree.body if isinstance(tree, ast.Module) else []
+    for node in body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        values = _literal(value)
+        if isinstance(target, ast.Name) and values is not None:
+            found[target.id] = values
+    return found
 
 
 def _tool_kind(decorators: Sequence[ast.expr]) -> str | None:
@@ -77,30 +142,70 @@ def _tool_kind(decorators: Sequence[ast.expr]) -> str | None:
     return None
 
 
-def tools_from_python(source: str, shown: str) -> dict[str, Tau2Tool]:
-    """Tools of a τ²-bench ``tools.py``, read with :mod:`ast` (the module is never imported).
-
-    A tool is a function or method decorated with ``@is_tool(ToolType.X)``: its name, the first
-    paragraph of its docstring, and one parameter per argument but ``self`` (JSON type from a
-    ``str`` / ``int`` / ``float`` / ``bool`` / ``list`` / ``dict`` annotation, required unless it
-    has a default).
-
-    Raises:
-        InputError: The file is not valid Python.
-    """
+def _parse(source: str, shown: str) -> ast.Module:
     try:
-        tree = ast.parse(source, filename=shown)
+        return ast.parse(source, filename=shown)
     except SyntaxError as exc:
         raise InputError(shown, exc.lineno, None, f"not valid Python: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError):
         raise InputError(shown, None, None, "not valid Python (too deeply nested)") from None
+
+
+def tools_from_python(
+    source: str, shown: str, aliases: Mapping[str, list[Any]] | None = None
+) -> dict[str, Tau2Tool]:
+    """Tools of a τ²-bench ``tools.py``, read with :mod:`ast` (the module is never imported).
+
+    A tool is a function or method decorated with ``@is_tool(ToolType.X)``: its name, its
+    docstring's description (as τ² reads it: the short description, then the long one), and
+    one parameter per argument but ``self``: described by the docstring's Google-style
+    ``Args:`` entry, typed from a ``str`` / ``int`` / ``float`` / ``bool`` / ``list`` / ``dict``
+    annotation, an enum from ``Literal[...]`` (written there, or an alias the module or
+    ``aliases`` defines), required unless it has a default.
+
+    Args:
+        source: The module's text.
+        shown: How to name the file in messages.
+        aliases: ``Literal`` aliases defined elsewhere (a sibling ``data_model.py``), by name.
+
+    Raises:
+        InputError: The file is not valid Python.
+    """
+    tree = _parse(source, shown)
     try:
-        return _tools_of(tree)
+        return _tools_of(tree, {**(aliases or {}), **literal_aliases(tree)})
     except RecursionError:
         raise InputError(shown, None, None, "not valid Python (too deeply nested)") from None
 
 
-def _tools_of(tree: ast.AST) -> dict[str, Tau2Tool]:
+def tools_from_python_file(path: Path, shown: str) -> dict[str, Tau2Tool]:
+    """Tools of the ``tools.py`` at ``path`` (see :func:`tools_from_python`).
+
+    ``Literal`` aliases the module imports from a module beside it (τ²'s ``data_model.py``:
+    ``CabinClass``, ``Insurance``) are read from that file, statically too; a sibling that does
+    not parse gives no aliases (they only add enums).
+
+    Raises:
+        InputError: The file is not valid Python.
+    """
+    source = path.read_bytes().decode("utf-8", errors="replace")
+    tree = _parse(source, shown)
+    aliases: dict[str, list[Any]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or not node.module:
+            continue
+        sibling = path.parent / f"{node.module.rpartition('.')[2]}.py"
+        if sibling == path or not sibling.is_file():
+            continue
+        try:
+            found = literal_aliases(ast.parse(sibling.read_bytes()))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        aliases |= {a.name: found[a.name] for a in node.names if a.name in found}
+    return tools_from_python(source, shown, aliases)
+
+
+def _tools_of(tree: ast.AST, aliases: Mapping[str, list[Any]]) -> dict[str, Tau2Tool]:
     tools: dict[str, Tau2Tool] = {}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -110,14 +215,14 @@ def _tools_of(tree: ast.AST) -> dict[str, Tau2Tool]:
             continue
         args = [a for a in node.args.args if a.arg != "self"]
         first_default = len(args) - len(node.args.defaults)
-        props = {a.arg: _py_type(a.annotation) for a in args}
+        description, described = _docstring(ast.get_docstring(node))
+        props = {a.arg: _py_type(a.annotation, aliases) for a in args}
+        for name, text in described.items():
+            if name in props:
+                props[name]["description"] = text
         required = [a.arg for i, a in enumerate(args) if i < first_default]
         params: dict[str, Any] = {"type": "object", "properties": props, "required": required}
-        decl = {
-            "name": node.name,
-            "description": _doc_first(ast.get_docstring(node)),
-            "parameters": params,
-        }
+        decl = {"name": node.name, "description": description, "parameters": params}
         tools[node.name] = Tau2Tool(decl, kind)
     return tools
 

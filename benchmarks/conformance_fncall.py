@@ -70,10 +70,11 @@ def _checker() -> Callable[..., dict[str, Any]]:
     # for our model name (dots kept, as the published answers spell them) takes its place.
     if "bfcl_eval.constants.model_config" not in sys.modules:
         stand_in = types.ModuleType("bfcl_eval.constants.model_config")
-        stand_in.MODEL_CONFIG_MAPPING = {  # type: ignore[attr-defined]
-            MODEL: types.SimpleNamespace(underscore_to_dot=False)
-        }
+        stand_in.MODEL_CONFIG_MAPPING = {}  # type: ignore[attr-defined]
         sys.modules["bfcl_eval.constants.model_config"] = stand_in
+    # Another stand-in (a test's) may be there already: our model name joins its mapping.
+    mapping = sys.modules["bfcl_eval.constants.model_config"].MODEL_CONFIG_MAPPING
+    mapping.setdefault(MODEL, types.SimpleNamespace(underscore_to_dot=False))
     from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker  # type: ignore[import-untyped]
 
     checker: Callable[..., dict[str, Any]] = ast_checker
@@ -90,7 +91,9 @@ def _language(category: str) -> Any:
     return Language.PYTHON
 
 
-def _first(values: list[Any]) -> tuple[bool, Any]:
+def _first(values: Any) -> tuple[bool, Any]:
+    if not isinstance(values, list):
+        return (True, values)  # a few published answers give one value, not a list of them
     given = [v for v in values if v != ""]
     return (bool(given), given[0] if given else None)
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import Result
 
 from casework.dataset import load_dataset
-from casework.errors import InputError
+from casework.errors import InputError, InputErrors
 from casework.interop.fncall import FncallOptions, cases_from_fncall, parse_fncall_map
 from casework.interop.generic import read_rows
 from casework.project import load_project
@@ -209,3 +209,17 @@ def test_bfcl_answers_in_their_own_file_are_joined_by_id(
     label = cases["simple_0"].label
     assert label is not None and label.outcome == "resolve"
     assert [r.name for r in label.required_tools] == ["get_weather"]
+
+
+def test_target_tool_is_a_declaration_never_read_as_the_expected_call() -> None:
+    # When2Call's target_tool is the tool's declaration: read as a call, its JSON Schema would
+    # have become the expected arguments.
+    row = {"uuid": "w-1", "question": "Weather in Porto?", "tools": [json.dumps(WEATHER)],
+           "correct_answer": "tool_call", "target_tool": json.dumps(WEATHER)}  # fmt: skip
+    with pytest.raises(InputErrors) as caught:
+        _cases([row], "generic")
+    assert "rows.jsonl:1: expected: a tool_call row needs its expected call" in str(caught.value)
+    (case,) = _cases([W2C[0]], "when2call").values()
+    assert case.label is not None
+    assert [r.name for r in case.label.required_tools] == ["get_weather"]
+    assert set(case.label.required_tools[0].arguments) == {"city"}

@@ -359,8 +359,9 @@ def import_agentdojo_cmd(
     type=click.Choice(FNCALL_STYLES),
     default="generic",
     show_default=True,
-    help="Default field paths: when2call (uuid, question, tools, target_tool, correct_answer), "
-    "bfcl (id, question, function, ground_truth) or generic.",
+    help="Default field paths: when2call (uuid, question, tools, answers.tool_call as the "
+    "expected call, correct_answer as outcome and slice; target_tool is the tool's declaration "
+    "and is not read), bfcl (id, question, function, ground_truth) or generic.",
 )
 @click.option(
     "--map",
@@ -404,7 +405,10 @@ def import_fncall_cmd(
 
     Each row's tools become its own catalogue; an expected call → resolve with that call
     required, an ask for a missing parameter → clarify, no suitable tool → refuse (both with the
-    offered tools forbidden). Every bad row is reported by line and nothing is written.
+    offered tools forbidden). BFCL's multi-turn rows come in with their per-turn ground truth but
+    are not gradable (BFCL executes them on its own classes): the output counts them with the
+    reason, and `casework dataset check` fails them. Every bad row is reported by line and
+    nothing is written.
     """
     options = FncallOptions(style, slice_, split, id_prefix)
     report = import_fncall(project, file, dataset, options, mapping, message, answers)
@@ -414,8 +418,16 @@ def import_fncall_cmd(
         emit_json(data)
         return
     outcomes = ", ".join(f"{n} {k}" for k, n in report.outcomes.items())
-    console.print(f"read {len(report.imported)} case(s) from {report.file} ({outcomes})")
+    console.print(
+        f"read {len(report.imported)} case(s) from {report.file}"
+        + (f" ({outcomes})" if outcomes else "")
+    )
     console.print(f"tool catalogues: {len(report.catalogues)} file(s) under catalogues/")
+    reasons: dict[str, int] = {}
+    for reason in report.not_gradable.values():
+        reasons[reason] = reasons.get(reason, 0) + 1
+    for reason, count in sorted(reasons.items()):
+        console.print(f"not gradable: {count} case(s): {reason}", markup=False)
     _released(report.dataset, report.version)
     console.print(f"next: run `casework dataset check {report.dataset}`")
 

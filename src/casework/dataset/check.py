@@ -296,6 +296,16 @@ class DatasetChecks:
                     f"({', '.join(scoring.reward_basis)})",
                 )
             )
+        if case.oracle.not_gradable is not None:
+            self._not_gradable.append(
+                Finding(
+                    "gradable",
+                    "error",
+                    case.id,
+                    "oracle.not_gradable",
+                    f"not gradable: {case.oracle.not_gradable}",
+                )
+            )
         if case.label is not None:
             self._contradictions += check_contradictions(one)
         if case.provenance.retain_until is not None:

@@ -642,6 +642,10 @@ class Oracle(_Record):
     writes the answer key for the same case; a reference answer written by people may appear."""
     ref: str | None = None
     """Reference to an external oracle definition (a check name, a document)."""
+    not_gradable: str | None = Field(default=None, exclude_if=_unset)
+    """What of the source benchmark's scoring casework cannot carry (BFCL's multi-turn tasks,
+    scored by executing the calls on BFCL's own classes): the case is kept for people, and
+    `casework dataset check` fails it rather than grading it on something else."""
     golden_actions: list[GoldenAction] = Field(default_factory=list)
     """(tool environments) Tool calls that reach the right final state; replayed on a fresh copy
     of the initial state, the agent's final state must equal theirs. Oracle data: never shown."""

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 
 from casework.grading.bfcl_values import bfcl_standardize
 from casework.grading.grade import grade
@@ -17,13 +21,14 @@ from casework.interop.fncall import (
     join_answers,
     parse_fncall_map,
 )
-from casework.interop.fncall.bfcl import MULTI_TURN_DOC_FILES
+from casework.interop.fncall.bfcl import MULTI_TURN_DOC_FILES, MULTI_TURN_LOST
 from casework.interop.generic import read_rows
 from casework.schema import ArgMatcher, Case, Trajectory, TrajectoryToolCall
 from tests.public_data import WHEN2CALL_TEST
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
-import conformance_fncall as conformance
+# The benchmark is a script beside the package, not a typed module: imported by name.
+conformance = importlib.import_module("conformance_fncall")
 
 #: Categories whose arguments BFCL reads as Java/JavaScript source text.
 CONVERTED = ("simple_java", "simple_javascript")
@@ -161,3 +166,52 @@ def test_java_and_javascript_arguments_are_offered_and_read_as_source_text() -> 
     assert js.label is not None
     (req,) = js.label.required_tools
     assert req.arguments["status"].source_type == "array<String>"
+
+
+def test_multi_turn_import_says_what_is_lost_and_check_fails_those_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli: Callable[..., Result]
+) -> None:
+    data = conformance.bfcl_data()
+    root = tmp_path / "p"
+    (root / "agent").mkdir(parents=True)
+    (root / "agent" / "tools.json").write_text("[]", "utf-8")
+    (root / "casework.toml").write_text('name = "t"\n', "utf-8")
+    bfcl = root / "bfcl"
+    shutil.copytree(data / "multi_turn_func_doc", bfcl / "multi_turn_func_doc")
+    name = "BFCL_v4_multi_turn_base.json"
+    rows = (data / name).read_text("utf-8").splitlines()[:2]
+    (bfcl / name).write_text("\n".join(rows) + "\n", "utf-8")
+    answers = (data / "possible_answer" / name).read_text("utf-8").splitlines()[:2]
+    (bfcl / "answers.json").write_text("\n".join(answers) + "\n", "utf-8")
+    monkeypatch.chdir(root)
+    imported = run_cli(
+        *("import", "fncall", f"bfcl/{name}", "--dataset", "mt", "--style", "bfcl"),
+        *("--answers", "bfcl/answers.json"),
+    )
+    assert imported.exit_code == 0, imported.output
+    assert f"not gradable: 2 case(s): {MULTI_TURN_LOST}" in " ".join(imported.output.split())
+    check = run_cli("dataset", "check", "mt")
+    text = check.output + check.stderr
+    assert check.exit_code == 1
+    assert "multi_turn_base_0:oracle.not_gradable: not gradable: BFCL's multi-turn scoring" in text
+    assert "multi_turn_base_1:oracle.not_gradable" in text
+
+
+def test_undeclared_answer_parameters_and_hand_off_calls_are_graded_as_bfcl_grades_them() -> None:
+    cases = _bfcl("live_multiple")
+    trains = cases["live_multiple_862-181-3"]  # its answer lists an undeclared parameter
+    assert trains.label is not None
+    (req,) = trains.label.required_tools
+    assert req.arguments["journey_start_time"].value == []
+    args = {"_from": "New York, NY", "to": "Los Angeles, CA", "date_of_journey": "05/15/2023"}
+    for given in (args, {**args, "journey_start_time": "09:00"}):
+        call = TrajectoryToolCall(name=req.name, arguments=given)
+        assert grade(trains, Trajectory(tool_calls=[call], outcome="resolve")).passed is False
+    hand_off = cases["live_multiple_965-207-1"]  # BFCL expects a call to transfer_to_human_agent
+    assert hand_off.label is not None and hand_off.label.acceptable_outcomes == ["escalate"]
+    (req,) = hand_off.label.required_tools
+    statement = (
+        "I've submitted a complaint and would like to discuss its status with a human agent."
+    )
+    call = TrajectoryToolCall(name=req.name, arguments={"statement": statement})
+    assert grade(hand_off, Trajectory(tool_calls=[call], outcome="resolve")).passed is True

@@ -51,7 +51,7 @@ FNCALL_FIELDS: Mapping[FncallStyle, Mapping[str, tuple[str, ...]]] = {
         "id": ("id", "uuid"),
         "input": ("input", "question", "messages"),
         "tools": ("tools", "functions", "function"),
-        "expected": ("expected", "expected_call", "ground_truth", "target_tool"),
+        "expected": ("expected", "expected_call", "ground_truth"),
         "outcome": ("outcome", "correct_answer"),
         "slice": ("slice",),
         "split": ("split",),
@@ -346,7 +346,7 @@ def _multi_turn_case(
         "split": "dev",
         "source": "hand",
         "situation": {"goal": _goal(turns), "turns": turns},
-        "oracle": {"class": "human", "ref": rel},
+        "oracle": {"class": "human", "ref": rel, "not_gradable": MULTI_TURN_LOST},
     }
     tools = [{k: d[k] for k in ("name", "description", "parameters") if k in d} for d in read.tools]
     return data, _tools(tools, "involved_classes"), {rel: read.document}
@@ -561,5 +561,5 @@ def import_fncall(
         dict(sorted(outcomes.items())),
         sorted(files),
         version,
-        {c.id: MULTI_TURN_LOST for c in cases if c.label is None},
+        {c.id: c.oracle.not_gradable for c in cases if c.oracle.not_gradable is not None},
     )

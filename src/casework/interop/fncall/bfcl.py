@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casework.grading.bfcl_values import SourceLanguage, SourceTypeError, split_source_type
+from casework.grading.graders import ESCALATION_TOOL
 from casework.interop.generic._cases import RowProblem
 
 #: Categories whose rows expect no call (a refusal): BFCL passes them when nothing decodes.
@@ -46,11 +47,12 @@ MULTI_TURN_DOC_FILES: Mapping[str, str] = {
     "MemoryAPI_vector": "memory_vector.json",
     "MemoryAPI_rec_sum": "memory_rec_sum.json",
 }
-#: Why a multi-turn case is not gradable, as its reference document and the import say.
+#: What of BFCL's scoring a multi-turn case loses, as its oracle, reference document and the
+#: import say.
 MULTI_TURN_LOST = (
-    "BFCL scores multi-turn tasks by running the calls on its own Python classes (initial_config) "
-    "and comparing their state and replies turn by turn; casework cannot carry those classes, "
-    "so the case keeps its per-turn ground truth for people and is not gradable"
+    "BFCL's multi-turn scoring is lost: BFCL runs the calls on its own Python classes "
+    "(initial_config) and compares their state and replies turn by turn, which casework cannot "
+    "carry; the per-turn ground truth is kept for people in the reference document"
 )
 _EXACT = "grader:casework.grading.call_set:exact_calls"
 _ANY = "grader:casework.grading.call_set:any_call"
@@ -179,10 +181,17 @@ def _expected_call(
     params = decl.get("parameters") or {}
     required = set(params.get("required") or [])
     props = params.get("properties") or {}
-    arguments = {}
+    arguments: dict[str, dict[str, Any]] = {}
     for k, v in args.items():
         at = f"{where}.{name}.{k}"
-        if language is None:
+        if isinstance(props, Mapping) and k not in props:
+            # BFCL's checker refuses a parameter the function does not declare, even one its
+            # answer lists (live_multiple_862-181-3): never given, and left out only where ""
+            # marks it optional.
+            arguments[k] = {"match": "any_of", "value": []}
+            if isinstance(v, list) and "" in v:
+                arguments[k]["optional"] = True
+        elif language is None:
             arguments[k] = _matcher(v, at, k in required, props.get(k))
         elif not isinstance(v, list):
             raise _Bad(at, "acceptable values must be a list", v)
@@ -218,6 +227,9 @@ def bfcl_label(
         "required_tools": calls,
         "forbidden_tools": [n for n in names if n not in expected],
     }
+    if any(ESCALATION_TOOL.search(n) for n in expected):
+        # BFCL scores the call only; casework reads a call to a hand-off tool as escalating.
+        label["acceptable_outcomes"] = ["escalate"]
     return label, {"ref": _EXACT}
 
 

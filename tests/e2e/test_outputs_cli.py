@@ -46,17 +46,12 @@ JSON_COMMANDS = [n for n, c in walk_commands(cli) if _prints_json(c)]
 #: Commands still printing a dict built in the CLI: the list may only shrink (a registered command
 #: listed here fails the test too).
 PENDING = {
-    "casework mine",
     "casework shapes author",
     "casework shapes build",
     "casework shapes drift",
     "casework shapes list",
     "casework shapes report",
     "casework shapes show",
-    "casework synth",
-    "casework leakage corpus",
-    "casework leakage prompt",
-    "casework leakage scan",
     "casework import adk",
     "casework import fncall",
     "casework import inspect-samples",
@@ -122,6 +117,8 @@ CONVERTED = (
     "agreement.py",
     "llm.py",
     "serve.py",
+    "mine.py",
+    "synth.py",
 )
 
 
@@ -233,7 +230,8 @@ def test_review_commands_print_what_their_model_documents(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
-    root = make_project(tmp_path / "proj")
+    root = make_project(tmp_path / "proj", config='[agent]\nprompt_files = ["agent/prompt.md"]\n')
+    (root / "agent" / "prompt.md").write_text("You help with refunds.\n", encoding="utf-8")
     runner = CliRunner()
 
     def invoke(*args: str) -> Result:
@@ -318,3 +316,7 @@ def test_review_commands_print_what_their_model_documents(
     assert set(agreement["gate_eligibility"]) <= {"refunds", "SECRET-SLICE"}
     assert _validate("llm-cache-stats", invoke("llm", "cache", "stats", "--format", "json")) == {}
     assert _validate("user-list", invoke("serve", "users", "list", "--format", "json")) == []
+    scan = _validate("leakage-scan", invoke("leakage", "scan", "refunds", "--format", "json"))
+    assert scan["dataset"] == "refunds" and scan["rows"] == len(cases.splitlines()) + 1
+    prompt = _validate("leakage-prompt", invoke("leakage", "prompt", "refunds", "--format", "json"))
+    assert prompt["violations"] == 0

@@ -111,6 +111,15 @@ _ENTRIES = [
         ("casework label guideline list",),
     ),
     OutputEntry("agreement", "casework.agreement.outputs:Agreement", ("casework agreement",)),
+    OutputEntry("leakage-scan", "casework.leakage.outputs:LeakageScan", ("casework leakage scan",)),
+    OutputEntry(
+        "leakage-prompt", "casework.leakage.outputs:LeakagePrompt", ("casework leakage prompt",)
+    ),
+    OutputEntry(
+        "leakage-corpus", "casework.leakage.outputs:LeakageCorpus", ("casework leakage corpus",)
+    ),
+    OutputEntry("mine", "casework.mining.outputs:MineOutput", ("casework mine",)),
+    OutputEntry("synth", "casework.synth.outputs:SynthOutput", ("casework synth",)),
 ]
 
 #: Every output model by kind.

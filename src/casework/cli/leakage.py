@@ -13,6 +13,7 @@ import click
 from rich.table import Table
 
 from casework.cli._moved import note_moved
+from casework.cli._output import emit
 from casework.cli.context import FORMAT, console, emit_json, err_console, example, pass_project
 from casework.errors import UsageError
 from casework.leakage import (
@@ -200,7 +201,9 @@ def scan_cmd(
         engine=cast(Engine, engine),
     )
     if fmt == "json":
-        emit_json(_scan_json(report))
+        from casework.leakage.outputs import LeakageScan  # here: only JSON output needs it
+
+        emit(LeakageScan.model_validate(_scan_json(report)))
     else:
         _render_scan(report)
     if report.unresolved:
@@ -359,14 +362,18 @@ def prompt_cmd(project: Project, datasets: tuple[str, ...], fmt: str) -> None:
     """
     report = check_prompts(project, datasets)
     if fmt == "json":
-        emit_json(
-            {
-                "files": report.files,
-                "threshold": report.threshold,
-                "rows": report.rows,
-                "hits": [dataclasses.asdict(h) for h in report.hits],
-                "violations": len(report.violations),
-            }
+        from casework.leakage.outputs import LeakagePrompt  # here: only JSON output needs it
+
+        emit(
+            LeakagePrompt.model_validate(
+                {
+                    "files": report.files,
+                    "threshold": report.threshold,
+                    "rows": report.rows,
+                    "hits": [dataclasses.asdict(h) for h in report.hits],
+                    "violations": len(report.violations),
+                }
+            )
         )
     else:
         _render_prompt(report)
@@ -462,18 +469,22 @@ def corpus_cmd(
         containment=containment,
     )
     if fmt == "json":
-        emit_json(
-            {
-                "datasets": report.datasets,
-                "files": report.files,
-                "documents": report.documents,
-                "rows_indexed": report.rows_indexed,
-                "engine": report.engine,
-                "bar": report.containment,
-                "rows_found": report.rows_found,
-                "hits": [{**dataclasses.asdict(h), "ref": h.ref} for h in report.hits],
-                "skipped": [str(p) for p in report.problems],
-            }
+        from casework.leakage.outputs import LeakageCorpus  # here: only JSON output needs it
+
+        emit(
+            LeakageCorpus.model_validate(
+                {
+                    "datasets": report.datasets,
+                    "files": report.files,
+                    "documents": report.documents,
+                    "rows_indexed": report.rows_indexed,
+                    "engine": report.engine,
+                    "bar": report.containment,
+                    "rows_found": report.rows_found,
+                    "hits": [{**dataclasses.asdict(h), "ref": h.ref} for h in report.hits],
+                    "skipped": [str(p) for p in report.problems],
+                }
+            )
         )
     else:
         _render_corpus(report)

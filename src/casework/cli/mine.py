@@ -7,8 +7,9 @@ from typing import Any
 
 import click
 
+from casework.cli._output import emit
 from casework.cli._progress import Bar
-from casework.cli.context import FORMAT, console, emit_json, example, pass_project
+from casework.cli.context import FORMAT, console, example, pass_project
 from casework.mining import FORMATS, MineOptions, MineReport, mine
 from casework.project import Project
 from casework.schema import SPLITS
@@ -107,7 +108,9 @@ def mine_cmd(
             on_progress=lambda done, total: bar.update(completed=done, total=total),
         )
     if fmt == "json":
-        emit_json(_mine_json(report))
+        from casework.mining.outputs import MineOutput  # here: only JSON output needs it
+
+        emit(MineOutput.model_validate(_mine_json(report)))
         return
     formats = ", ".join(f"{n} {fmt}" for fmt, n in sorted(report.formats.items()))
     console.print(

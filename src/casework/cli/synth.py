@@ -6,7 +6,8 @@ from typing import Any
 
 import click
 
-from casework.cli.context import FORMAT, console, emit_json, err_console, example, pass_project
+from casework.cli._output import emit
+from casework.cli.context import FORMAT, console, err_console, example, pass_project
 from casework.project import Project
 from casework.synth import SynthResult, synthesize, transform_names, transform_table
 
@@ -140,7 +141,9 @@ def synth_cmd(
         dry_run=dry_run,
     )
     if fmt == "json":
-        emit_json(_synth_json(result))
+        from casework.synth.outputs import SynthOutput  # here: only JSON output needs it
+
+        emit(SynthOutput.model_validate(_synth_json(result)))
         for warning in result.warnings:
             err_console.print(f"warning: {warning}")
     else:

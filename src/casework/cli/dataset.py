@@ -288,6 +288,7 @@ class _CaseFilters:
     labelled_under: str | None
     unlabelled: bool
     oracle: str | None
+    original_ids: tuple[str, ...] = ()
 
 
 class _CaseRows:
@@ -313,6 +314,7 @@ class _CaseRows:
             labelled_under=f.labelled_under,
             unlabelled=f.unlabelled,
             oracle=f.oracle,
+            original_ids=f.original_ids,
         )
         if chosen:
             label = case.label
@@ -342,7 +344,10 @@ def _case_rows(
     return scan, [row for job in jobs for row in job.rows]
 
 
-@example("casework dataset cases refunds --split holdout --unlabelled")
+@example(
+    "casework dataset cases refunds --split holdout --unlabelled",
+    "casework dataset cases airline --original-id 12",
+)
 @dataset_group.command("cases")
 @click.argument("dataset")
 @SLICES
@@ -361,6 +366,13 @@ def _case_rows(
     type=click.Choice(get_args(OracleClass)),
     help="Only cases with this oracle class.",
 )
+@click.option(
+    "--original-id",
+    "original_ids",
+    multiple=True,
+    help="Only the case imported from this task id of its own benchmark "
+    "(provenance.original_id, e.g. a τ²-bench task id; repeatable).",
+)
 @FORMAT
 @pass_project
 def cases_cmd(
@@ -372,13 +384,16 @@ def cases_cmd(
     labelled_under: str | None,
     unlabelled: bool,
     oracle: str | None,
+    original_ids: tuple[str, ...],
     fmt: str,
 ) -> None:
     """List the cases of DATASET[@VERSION] matching the filters.
 
     More than 5,000 cases are listed as plain aligned columns rather than a drawn table.
     """
-    filters = _CaseFilters(slices, splits, sources, labelled_under, unlabelled, oracle)
+    filters = _CaseFilters(
+        slices, splits, sources, labelled_under, unlabelled, oracle, original_ids
+    )
     with reading(f"reading {dataset}", fmt) as on_progress:
         scan, rows = _case_rows(project, dataset, filters, on_progress)
     if fmt == "json":

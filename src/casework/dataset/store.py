@@ -321,6 +321,7 @@ def select_cases(
     labelled_under: str | None = None,
     unlabelled: bool = False,
     oracle: str | None = None,
+    original_ids: Sequence[str] = (),
 ) -> list[Case]:
     """Cases matching every given filter (an empty filter matches all).
 
@@ -332,6 +333,8 @@ def select_cases(
         labelled_under: Keep cases whose label was decided under this guideline version.
         unlabelled: Keep only cases without a label (the labelling queue).
         oracle: Keep cases whose oracle has this class.
+        original_ids: Keep cases imported from a task of one of these ids in its own benchmark
+            (``provenance.original_id``: τ²'s telecom ids, τ-bench's ``"0"``).
     """
     out = []
     for c in cases:
@@ -348,6 +351,8 @@ def select_cases(
         ):
             continue
         if oracle is not None and c.oracle.class_ != oracle:
+            continue
+        if original_ids and c.provenance.original_id not in original_ids:
             continue
         out.append(c)
     return out

@@ -208,3 +208,40 @@ def test_a_domain_name_and_a_folder_together_or_an_unknown_domain_are_usage_erro
     both = run_cli("import", "tau2", str(DATA / "airline"), "--domain", "airline", "--dataset", "x")
     assert both.exit_code == 2
     assert not (root / "datasets").exists()
+
+
+def _tool_kinds(domain: str) -> dict[str, str]:
+    env = pytest.importorskip(f"tau2.domains.{domain}.environment").get_environment()
+    return {t.name: str(env.tools.tool_type(t.name).value) for t in env.get_tools()}
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_scenario_golden_actions_facts_and_state_are_the_published_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli: Run, domain: str
+) -> None:
+    root = _project(tmp_path / "p")
+    monkeypatch.chdir(root)
+    assert run_cli("import", "tau2", "--domain", domain, "--dataset", domain).exit_code == 0
+    state = root / "states" / domain / f"{domain}.db.json"
+    assert state.read_bytes() == (DATA / domain / "db.json").read_bytes()
+    kinds = _tool_kinds(domain)
+    cases = {str(c.provenance.original_id): c for c in _cases(root, domain)}
+    for task in _published(domain):
+        case = cases[str(task["id"])]
+        assert case.situation.state_ref is not None
+        assert case.situation.state_ref.path == f"states/{domain}/{domain}.db.json"
+        instructions, scen = task["user_scenario"]["instructions"], case.situation.user_scenario
+        assert scen is not None
+        assert scen.goal == " ".join(instructions["reason_for_call"].split())
+        assert scen.known_info == (instructions.get("known_info") or "").strip()
+        assert scen.unknown_info == (instructions.get("unknown_info") or "").strip()
+        assert scen.instructions == (instructions.get("task_instructions") or "").strip()
+        criteria = task["evaluation_criteria"]
+        published = [(a["name"], a["arguments"]) for a in criteria["actions"] or []]
+        golden = case.oracle.golden_actions
+        assert [(a.name, a.arguments) for a in golden] == published
+        # τ²'s reads and thinking change no state: optional in casework's golden replay.
+        assert [a.optional for a in golden] == [kinds[a.name] in ("read", "think") for a in golden]
+        assert case.label is not None
+        assert [f.text for f in case.label.matched_facts] == (criteria["communicate_info"] or [])
+        assert case.label.nl_assertions == (criteria["nl_assertions"] or [])

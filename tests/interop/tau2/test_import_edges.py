@@ -1,25 +1,28 @@
-"""τ²-bench domains in: one case per task, mapping rules, two revisions, located errors."""
+"""τ²-bench import at its edges, on a small hand-made airline domain (`tests/interop/data/tau2`).
+
+What the published data proves (every task of the installed wheel imports and checks, the
+scenario, golden actions and facts as published, τ²'s own tool declarations) is tested on the
+published data (`test_import_published.py`, `test_tools_static.py`); these are the mapping rules
+the published tasks do not exercise (refuse/escalate readings, conversation prefixes, state
+patches, tools.json, two revisions, located errors).
+"""
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import Result
 
-from casework.dataset import diff_versions, load_dataset
+from casework.dataset import diff_versions
 from casework.errors import InputError
 from casework.interop.tau2 import Tau2Options, cases_from_tau2, import_tau2, read_tau2_domain
-from casework.interop.tau2._tools import tools_from_python
 from casework.project import load_project
 from casework.schema import Case
 
-Run = Callable[..., Result]
-DOMAIN = Path(__file__).parent / "data" / "tau2" / "airline"
+DOMAIN = Path(__file__).parents[1] / "data" / "tau2" / "airline"
 
 
 def _cases(folder: Path = DOMAIN) -> dict[str, Case]:
@@ -28,54 +31,6 @@ def _cases(folder: Path = DOMAIN) -> dict[str, Case]:
     ref = {"path": "states/x.json", "sha256": "0" * 64}
     cases, _ = cases_from_tau2(domain, Tau2Options(), db, ref)
     return {c.id: c for c in cases}
-
-
-def test_tools_py_is_read_statically_with_kinds_and_parameters() -> None:
-    tools = tools_from_python((DOMAIN / "tools.py").read_text(encoding="utf-8"), "tools.py")
-    assert sorted(tools) == [
-        "book_reservation",
-        "cancel_reservation",
-        "get_reservation_details",
-        "search_direct_flight",
-        "transfer_to_human_agents",
-    ]  # `helper` is not decorated: not a tool
-    book = tools["book_reservation"]
-    assert book.kind == "write"
-    assert book.declaration["description"] == "Book a reservation for a user."
-    assert book.declaration["parameters"] == {
-        "type": "object",
-        "properties": {
-            "user_id": {"type": "string"},
-            "flight_id": {"type": "string"},
-            "passengers": {"type": "integer"},
-        },
-        "required": ["user_id", "flight_id"],
-    }
-    assert tools["get_reservation_details"].declaration["description"] == (
-        "Get the details of a reservation."
-    )
-    assert tools["transfer_to_human_agents"].kind == "generic"
-
-
-def test_a_booking_task_resolves_with_golden_actions_facts_and_scenario() -> None:
-    case = _cases()["airline-0"]
-    assert case.split == "dev"  # train -> dev
-    assert case.label is not None and case.label.outcome == "resolve"
-    assert case.label.acceptable_outcomes == []
-    scen = case.situation.user_scenario
-    assert scen is not None
-    assert scen.goal == "You want one seat from LIS to OPO on 2026-05-01."
-    assert (scen.persona, scen.known_info) == ("A brisk commuter.", "Your user id is u-rita.")
-    assert scen.unknown_info == "You do not know the flight number."
-    assert scen.instructions == "Accept the first flight offered."
-    assert case.situation.turns == []
-    actions = [(a.name, a.optional) for a in case.oracle.golden_actions]
-    assert actions == [("search_direct_flight", True), ("book_reservation", False)]
-    assert case.oracle.golden_actions[1].arguments["flight_id"] == "FL-1"
-    assert case.oracle.class_ == "state_assertion"
-    assert [(f.text, f.match) for f in case.label.matched_facts] == [("80", "normalised")]
-    assert case.label.nl_assertions == ["The agent confirms the booking before making it."]
-    assert case.label.forbidden_tools == []
 
 
 def test_no_write_and_a_policy_reason_refuses_or_escalates_with_writes_forbidden() -> None:
@@ -117,25 +72,6 @@ def _project(root: Path, tools: str = "agent/tools.json") -> Path:
     (root / "agent" / "tools.json").write_text("[]", encoding="utf-8")
     (root / "casework.toml").write_text(f'name = "t"\n[agent]\ntools = "{tools}"\n', "utf-8")
     return root
-
-
-def test_import_copies_state_and_tools_and_the_dataset_checks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_cli: Run
-) -> None:
-    root = _project(tmp_path / "p", tools="catalogues/air/airline.tools.json")
-    monkeypatch.chdir(root)
-    out = run_cli("import", "tau2", str(DOMAIN), "--dataset", "air")
-    assert out.exit_code == 0, out.output
-    assert "air@1 released" in out.output
-    assert (root / "states/air/airline.db.json").read_bytes() == (DOMAIN / "db.json").read_bytes()
-    tools = json.loads((root / "catalogues/air/airline.tools.json").read_text("utf-8"))
-    assert len(tools) == 5
-    cases = {c.id: c for c in load_dataset(load_project(root), "air").cases}
-    ref = cases["airline-0"].situation.state_ref
-    assert ref is not None and ref.path == "states/air/airline.db.json"
-    assert cases["airline-0"].situation.tools_file == "catalogues/air/airline.tools.json"
-    check = run_cli("dataset", "check", "air")
-    assert check.exit_code == 0, check.output + check.stderr
 
 
 def _revise(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -120,6 +120,10 @@ _ENTRIES = [
     ),
     OutputEntry("mine", "casework.mining.outputs:MineOutput", ("casework mine",)),
     OutputEntry("synth", "casework.synth.outputs:SynthOutput", ("casework synth",)),
+    OutputEntry(
+        "shape-set-list", "casework.shapes.outputs:ShapeSetList", ("casework shapes list",)
+    ),
+    OutputEntry("shape-drift", "casework.shapes.outputs:ShapeDrift", ("casework shapes drift",)),
 ]
 
 #: Every output model by kind.

@@ -11,6 +11,7 @@ from typing import Any
 import click
 from rich.table import Table
 
+from casework.cli._output import emit
 from casework.cli._progress import Bar
 from casework.cli._shapes_author import OLD_AUTHOR, author_cmd, report_cmd
 from casework.cli.context import FORMAT, console, emit_json, example, pass_project
@@ -214,7 +215,9 @@ def list_cmd(project: Project, fmt: str) -> None:
             }
         )
     if fmt == "json":
-        emit_json(rows)
+        from casework.shapes.outputs import ShapeSetList  # here: only JSON output needs it
+
+        emit(ShapeSetList.model_validate(rows))
         return
     if not rows:
         console.print("no shape sets yet; build one with `casework shapes build`", markup=False)
@@ -373,7 +376,9 @@ def drift_cmd(
             on_progress=lambda done, total: bar.update(completed=done, total=total),
         )
     if fmt == "json":
-        emit_json(_drift_json(report))
+        from casework.shapes.outputs import ShapeDrift  # here: only JSON output needs it
+
+        emit(ShapeDrift.model_validate(_drift_json(report)))
     else:
         _drift_text(report)
     if report.drifted:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
@@ -111,3 +113,25 @@ def test_the_browser_tests_share_one_worker() -> None:
     other = SimpleNamespace(path=ROOT / "tests" / "web" / "test_pages.py", _fixtureinfo=None)
     assert xdist_group_of(cast(pytest.Item, browser)) == "browser"
     assert xdist_group_of(cast(pytest.Item, other)) is None
+
+
+@pytest.mark.slow
+def test_a_parallel_run_with_coverage_reports_it(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("COV_CORE_", "PYTEST_"))}
+    env["COVERAGE_RCFILE"] = str(ROOT / "pyproject.toml")
+    env["COVERAGE_FILE"] = str(tmp_path / ".coverage")  # apart from the data of this run
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),
+            *("-n", "2", "--dist", "loadgroup", "--basetemp", str(tmp_path / "t")),
+            *("--cov", "--cov-report=term", "tests/test_names.py"),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "INTERNALERROR" not in done.stdout
+    assert re.search(r"^TOTAL\s+\d+", done.stdout, re.M)

@@ -16,12 +16,40 @@ from pydantic import AfterValidator
 
 from casework.errors import UsageError, format_got
 
-__all__ = ["NAME_RULE", "LabellerId", "Name", "check_name", "inside", "name_problem"]
+__all__ = [
+    "CASE_ID_RULE",
+    "NAME_RULE",
+    "LabellerId",
+    "Name",
+    "case_id_problem",
+    "check_name",
+    "inside",
+    "name_problem",
+]
 
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 #: The rule, as messages state it.
 NAME_RULE = "starts with a letter or digit and holds only letters, digits and ._-"
+
+
+_CASE_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~:+-]{0,199}")
+
+#: The rule for case ids, as messages state it: a name's characters plus `~:+`, because a
+#: synthetic variant is `<seed>~<transform>[-n]` and imported ids keep their `:` and `+`. Case
+#: ids never become paths on their own.
+CASE_ID_RULE = "starts with a letter or digit and holds only letters, digits and ._~:+- (at most 200)"
+
+
+def case_id_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a case id (``None`` when it can).
+
+    >>> case_id_problem("status-056~paraphrase") is None
+    True
+    >>> case_id_problem("../etc") == CASE_ID_RULE
+    True
+    """
+    return None if _CASE_ID_RE.fullmatch(value) else CASE_ID_RULE
 
 
 def name_problem(value: str, max_length: int = 200) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, get_args
 
 from casework.decoding import BadJSON, parse_json
@@ -40,6 +41,10 @@ class ExternalTrial:
         explanation: The tool's reason for the score, if any.
         where: Where the trial was read (``file:line`` or ``file#/pointer``).
         metadata: Other fields kept with the trial.
+        started_at: When the trial started, when the file says.
+        duration_s: How long it took, in seconds, when the file says.
+        input_tokens: Prompt tokens the trial used, when the file says.
+        output_tokens: Completion tokens the trial used, when the file says.
     """
 
     task_id: str
@@ -52,6 +57,10 @@ class ExternalTrial:
     explanation: str = ""
     where: str = ""
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    started_at: datetime | None = None
+    duration_s: float | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
 
 
 @dataclass(frozen=True)

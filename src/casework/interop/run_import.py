@@ -35,7 +35,7 @@ from casework.interop.tau2._results import read_tau_results
 from casework.names import check_name, name_problem
 from casework.project import Project
 from casework.runner import RunEnd, RunHeader, TrialRecord, log_path
-from casework.schema import Case, Trajectory
+from casework.schema import Case, Trajectory, Usage
 
 #: The spec prefix of imported runs' agents (``import:tau``…): how the gate knows a run was imported.
 IMPORTED_SPEC = "import:"
@@ -202,6 +202,7 @@ def _trial_record(
             "imported_from": t.where,
             **({"reward": t.reward} if t.reward is not None else {}),
         },
+        usage=Usage(input_tokens=t.input_tokens or 0, output_tokens=t.output_tokens or 0),
     )
     return TrialRecord(
         run_id=run_id,
@@ -213,8 +214,8 @@ def _trial_record(
         satisfiable=case.satisfiable if case else True,
         frozen=case.frozen if case else False,
         seed=0,
-        started_at=at,
-        duration_s=0.0,
+        started_at=t.started_at or at,
+        duration_s=t.duration_s or 0.0,
         verdict=_verdict(t, fmt, threshold),
         trajectory=trajectory,
     )

@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from casework._docs import document_fields
-from casework.names import LabellerId, Name
+from casework.names import LabellerId, Name, case_id_problem
 from casework.schema._base import (
     OUTCOMES,
     SCHEMA_VERSION,
@@ -75,7 +75,6 @@ __all__ = [
     "case_json_schema",
 ]
 
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._~:+-]{0,199}\Z")
 _TOOL_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}\Z")
 
 
@@ -426,7 +425,7 @@ class Situation(_Record):
         return self
 
     def user_text(self) -> str:
-        """All user turns joined by newlines: the text leakage checks compare."""
+        """All user turns joined by newlines (leakage compares more: `casework.leakage.text`)."""
         return "\n".join(t.content for t in self.turns if t.role == "user")
 
 
@@ -774,7 +773,7 @@ class Case(_Record):
     @field_validator("id")
     @classmethod
     def _id_shape(cls, v: str) -> str:
-        if not _ID_RE.match(v):
+        if case_id_problem(v) is not None:
             raise ValueError(
                 "must start with a letter or digit and hold only letters, digits and ._~:+-"
             )

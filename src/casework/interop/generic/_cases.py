@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,7 @@ from casework.dataset.versions import CASES_FILE
 from casework.decoding import BadJSON, decode_utf8, parse_json
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.interop._paths import MISSING, resolve
-from casework.names import check_name, name_problem
+from casework.names import case_id_problem, check_name
 from casework.project import Project
 from casework.schema import Case, Split, VersionRecord
 
@@ -54,6 +55,8 @@ CASE_FIELDS: Mapping[str, tuple[str, ...]] = {
     ),
 }
 _ROLES = {"user", "assistant", "system", "tool"}
+#: The metadata key where `export inspect-samples` keeps the rest of the case.
+WHOLE_CASE = "casework_case"
 
 
 @dataclass(frozen=True)
@@ -236,29 +239,108 @@ def _get(row: Any, paths: Mapping[str, tuple[str, ...]], dst: str) -> tuple[str,
     return (paths[dst][0] if paths[dst] else dst), MISSING
 
 
+#: Prefix of the ids `export inspect-samples` makes up for calls recorded without one (Inspect
+#: needs an id to pair a call with its result); importing the file gives the calls no id again.
+GENERATED_CALL_ID = "casework-call-"
+
+
+def _text(content: Any, at: str) -> str:
+    if isinstance(content, list):  # content parts: keep the text ones
+        content = "\n".join(
+            p["text"] for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)
+        )
+    if content is None:
+        return ""
+    if not isinstance(content, str):
+        raise _Bad(f"{at}.content", "content must be a string or a list of parts", content)
+    return content
+
+
+def _call(raw: Any, at: str) -> dict[str, Any]:
+    """A tool call as Inspect (`function`, `arguments`) or OpenAI (`function.name`) writes it."""
+    if not isinstance(raw, Mapping):
+        raise _Bad(at, "a tool call must be an object", raw)
+    fn = raw.get("function")
+    name, arguments = (
+        (fn.get("name"), fn.get("arguments"))
+        if isinstance(fn, Mapping)
+        else (
+            fn,
+            raw.get("arguments"),
+        )
+    )
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            raise _Bad(f"{at}.arguments", "arguments must be a JSON object", arguments) from None
+    if not isinstance(name, str) or not name:
+        raise _Bad(f"{at}.function", "a tool call needs the name of its function", raw)
+    if not isinstance(arguments, Mapping):
+        raise _Bad(f"{at}.arguments", "arguments must be a JSON object", arguments)
+    call_id = raw.get("id")
+    call: dict[str, Any] = {"name": name, "arguments": dict(arguments)}
+    if isinstance(call_id, str) and call_id and not call_id.startswith(GENERATED_CALL_ID):
+        call["id"] = call_id
+    return call
+
+
+def _answer(m: Mapping[str, Any], at: str) -> tuple[Any, str | None]:
+    """A tool message's result (exact when casework wrote it) and error."""
+    meta = m.get("metadata")
+    if isinstance(meta, Mapping) and "casework_result" in meta:
+        result = meta["casework_result"]
+    else:
+        text = _text(m.get("content", ""), at)
+        try:
+            result = json.loads(text) if text.strip() else None
+        except ValueError:
+            result = text
+    error = m.get("error")
+    if isinstance(error, Mapping):
+        error = error.get("message")
+    return result, (str(error) if error not in (None, "") else None)
+
+
 def _turns(value: Any, at: str) -> list[dict[str, Any]]:
-    """An input: a string (one user turn) or a list of chat messages (role, content)."""
+    """An input: a string (one user turn) or a list of chat messages.
+
+    Assistant messages keep their tool calls; a tool message answering one of them (by
+    `tool_call_id`) becomes that call's result or error, any other tool message a tool turn.
+    """
     if isinstance(value, str):
         if not value.strip():
             raise _Bad(at, "input must not be empty", value)
         return [{"role": "user", "content": value}]
     if not isinstance(value, list) or not value:
         raise _Bad(at, "input must be a string or a non-empty list of messages", value)
-    turns = []
+    turns: list[dict[str, Any]] = []
+    calls: dict[str, dict[str, Any]] = {}
     for i, m in enumerate(value):
+        here = f"{at}.{i}"
         role = m.get("role") if isinstance(m, Mapping) else None
         if not isinstance(role, str) or role not in _ROLES:
-            raise _Bad(f"{at}.{i}", "message needs a role of user, assistant, system or tool", m)
-        content = m.get("content", "")
-        if isinstance(content, list):  # content parts: keep the text ones
-            content = "\n".join(
-                p["text"]
-                for p in content
-                if isinstance(p, Mapping) and isinstance(p.get("text"), str)
-            )
-        if not isinstance(content, str):
-            raise _Bad(f"{at}.{i}.content", "content must be a string or a list of parts", content)
-        turns.append({"role": m["role"], "content": content})
+            raise _Bad(here, "message needs a role of user, assistant, system or tool", m)
+        assert isinstance(m, Mapping)
+        answered = m.get("tool_call_id")
+        if role == "tool" and isinstance(answered, str) and answered in calls:
+            call = calls.pop(answered)
+            call["result"], error = _answer(m, here)
+            if error is not None:
+                call["error"] = error
+            continue
+        turn: dict[str, Any] = {"role": role, "content": _text(m.get("content", ""), here)}
+        raw_calls = m.get("tool_calls") if role == "assistant" else None
+        if raw_calls:
+            if not isinstance(raw_calls, list):
+                raise _Bad(f"{here}.tool_calls", "must be a list of tool calls", raw_calls)
+            turn["tool_calls"] = [
+                _call(c, f"{here}.tool_calls.{k}") for k, c in enumerate(raw_calls)
+            ]
+            for c, raw in zip(turn["tool_calls"], raw_calls, strict=True):
+                if isinstance(raw.get("id"), str):
+                    calls[raw["id"]] = c
+        turns.append(turn)
     return turns
 
 
@@ -311,12 +393,19 @@ def _case_dict(row: Any, paths: Mapping[str, tuple[str, ...]], d: CaseDefaults) 
             at, "every row needs an id (a string or an integer; map one with id=PATH)", raw_id
         )
     case_id = str(raw_id)
-    if (why := name_problem(case_id)) is not None:
+    if (why := case_id_problem(case_id)) is not None:
         raise _Bad(at, why, case_id)
     at, raw_input = _get(row, paths, "input")
     if raw_input is MISSING:
         raise _Bad(at, "every row needs an input (map one with input=PATH)")
     turns = _turns(raw_input, at)
+    meta = row.get("metadata")
+    whole = meta.get(WHOLE_CASE) if isinstance(meta, Mapping) else None
+    if d.format == "inspect" and whole is not None:
+        if not isinstance(whole, Mapping) or not isinstance(whole.get("situation"), Mapping):
+            raise _Bad(f"metadata.{WHOLE_CASE}", "must be the case as casework exported it", whole)
+        # Everything but the id and the conversation, which Inspect holds in its own fields.
+        return {**whole, "id": case_id, "situation": {**whole["situation"], "turns": turns}}
     at, outcome = _get(row, paths, "outcome")
     if outcome is MISSING:
         if d.format != "inspect":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from casework.decoding import load_json
@@ -58,6 +59,7 @@ def _inspect_trial(sample: Any, here: str, shown: str, scorer: str | None) -> Ex
     messages, calls = read_messages(sample.get("messages") or [], f"{here}/messages")
     output = sample.get("output")
     reply = output.get("completion") if isinstance(output, Mapping) else None
+    tokens = _usage(sample.get("model_usage"), f"{here}/model_usage")
     return ExternalTrial(
         task_id=task_id_of(sample["id"], f"{here}/id"),
         trial=epoch - 1,
@@ -68,7 +70,48 @@ def _inspect_trial(sample: Any, here: str, shown: str, scorer: str | None) -> Ex
         reply=reply if isinstance(reply, str) and reply else last_reply(messages),
         explanation=why,
         where=f"{shown}#{here}",
+        started_at=_when(sample.get("started_at"), f"{here}/started_at"),
+        duration_s=_seconds(sample.get("total_time"), f"{here}/total_time"),
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
     )
+
+
+def _when(value: Any, here: str) -> datetime | None:
+    """Inspect's ISO 8601 `started_at` (absent in logs older than the field)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            at = datetime.fromisoformat(value)
+        except ValueError:
+            pass
+        else:
+            return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    raise ResultProblem(here, "must be an ISO 8601 date and time", value)
+
+
+def _seconds(value: Any, here: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 1e9:
+        return float(value)
+    raise ResultProblem(here, "must be a number of seconds", value)
+
+
+def _usage(value: Any, here: str) -> tuple[int | None, int | None]:
+    """Input and output tokens summed over the models a sample used (`model_usage`)."""
+    if value is None:
+        return None, None
+    if not isinstance(value, Mapping):
+        raise ResultProblem(here, "must map each model to its usage", value)
+    totals = [0, 0]
+    for model, usage in value.items():
+        if not isinstance(usage, Mapping):
+            raise ResultProblem(f"{here}/{model}", "must be an object of token counts", usage)
+        for i, key in enumerate(("input_tokens", "output_tokens")):
+            totals[i] += whole_number(usage.get(key, 0), f"{here}/{model}/{key}", minimum=0)
+    return totals[0], totals[1]
 
 
 _ZSTD = 93  # zip compression method of Zstandard, which Inspect writes since 2025

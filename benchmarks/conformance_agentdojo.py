@@ -23,8 +23,9 @@ import random
 import sys
 from typing import Any
 
-from agentdojo.functions_runtime import FunctionCall, FunctionsRuntime  # type: ignore[import-untyped]
-from agentdojo.types import text_content_block_from_string  # type: ignore[import-untyped]
+from agentdojo.agent_pipeline.base_pipeline_element import BasePipelineElement
+from agentdojo.functions_runtime import FunctionCall, FunctionsRuntime
+from agentdojo.types import text_content_block_from_string
 
 from casework.dataset.state import apply_diff
 from casework.grading.grade import grade
@@ -102,19 +103,58 @@ def perturb(kind: str, calls: Calls, writes: list[int], output: str) -> tuple[Ca
     return [*calls[:last], (name, wrong), *calls[last + 1 :]], output
 
 
+class Replay(BasePipelineElement):  # type: ignore[misc]  # agentdojo has no type information
+    """An AgentDojo pipeline that makes the given calls, then says ``output``.
+
+    AgentDojo's public ``run_task_with_pipeline`` runs it like any agent: the calls go through
+    AgentDojo's runtime on AgentDojo's environment, and its suite scores the messages.
+    """
+
+    name = "casework-replay"
+
+    def __init__(self, calls: Calls, output: str) -> None:
+        self.calls, self.output = calls, output
+
+    def query(
+        self,
+        query: str,
+        runtime: FunctionsRuntime,
+        env: Any = None,
+        messages: Any = (),
+        extra_args: Any = None,
+    ) -> tuple[str, FunctionsRuntime, Any, list[Any], dict[str, Any]]:
+        """The user's query, one assistant message and tool result per call, the final reply."""
+        said: list[Any] = [{"role": "user", "content": [text_content_block_from_string(query)]}]
+        for name, args in self.calls:
+            call = FunctionCall(function=name, args=copy.deepcopy(args))
+            said.append({"role": "assistant", "content": None, "tool_calls": [call]})
+            result, error = runtime.run_function(env, name, copy.deepcopy(args))
+            said.append(
+                {
+                    "role": "tool",
+                    "tool_call": call,
+                    "content": [text_content_block_from_string(str(result))],
+                    "tool_call_id": None,
+                    "error": error,
+                }
+            )
+        reply = [text_content_block_from_string(self.output)]
+        said.append({"role": "assistant", "content": reply, "tool_calls": None})
+        return query, runtime, env, said, dict(extra_args or {})
+
+
 def theirs(
-    suite: Any, task: Any, injection: Any, pre: Any, calls: Calls, output: str
+    suite: Any, task: Any, injection: Any, start: Any, calls: Calls, output: str
 ) -> tuple[bool, bool | None]:
-    """AgentDojo's own verdict: its runtime on its environment, its suite's scorer."""
-    env, runtime = pre.model_copy(deep=True), FunctionsRuntime(suite.tools)
-    for name, args in calls:
-        runtime.run_function(env, name, copy.deepcopy(args))
-    traces = [FunctionCall(function=n, args=copy.deepcopy(a)) for n, a in calls]
-    blocks = [text_content_block_from_string(output)]
-    utility = suite._check_task_result(task, blocks, pre, env, traces)
-    if injection is None:
-        return bool(utility), None
-    return bool(utility), bool(suite._check_task_result(injection, blocks, pre, env, traces))
+    """AgentDojo's own verdict: its public ``run_task_with_pipeline`` with a replaying pipeline.
+
+    ``start`` is the environment AgentDojo's loader gave (with the injections for a security
+    case); AgentDojo applies the user task's initialisation itself.
+    """
+    utility, security = suite.run_task_with_pipeline(
+        Replay(calls, output), task, injection, {}, environment=start.model_copy(deep=True)
+    )
+    return bool(utility), None if injection is None else bool(security)
 
 
 def ours(
@@ -182,7 +222,7 @@ def measure(
             case: Case,
             task: Any,
             injection: Any,
-            pre: Any,
+            start: Any,
             calls: Calls,
             out: str,
             *,
@@ -205,7 +245,7 @@ def measure(
             )
             initial = apply_diff(made.base_state, [dict(op) for op in _patch(case)])
             mine = ours(env_cls, case, initial, calls, out)
-            utility, security = theirs(suite, task, injection, pre, calls, out)
+            utility, security = theirs(suite, task, injection, start, calls, out)
             expected = utility if security is None else not security
             row["trials"] += 1
             if mine == expected:
@@ -215,27 +255,40 @@ def measure(
                     {"task": case.id, "ours": mine, "theirs": expected, "cause": "unexplained"}
                 )
 
+        default = suite.load_and_inject_default_environment({})
         for user_id in user_ids:
             task = suite.user_tasks[user_id]
-            pre = task.init_environment(suite.load_and_inject_default_environment({}))
+            pre = task.init_environment(default.model_copy(deep=True))
             calls = _calls(task.ground_truth(pre.model_copy(deep=True)))
             writes = _writes(suite, pre, calls)
             for kind in PERTURBATIONS:
                 got = perturb(kind, calls, writes, task.GROUND_TRUTH_OUTPUT)
                 if got is not None:
-                    compare(kind, by_id[f"{name}-{user_id}"], task, None, pre, *got)
+                    compare(kind, by_id[f"{name}-{user_id}"], task, None, default, *got)
         if pairs:
             options = AgentDojoOptions()
-            security = _security_cases(suite, options, pairs)
+            security, injected = _security_cases(suite, options, pairs)
+            if sample is None:
+                rows.append(
+                    {
+                        "benchmark": "agentdojo",
+                        "category": f"{name} security cases (user × injection)",
+                        "published": len(suite.user_tasks) * len(suite.injection_tasks),
+                        "imported": len(security),
+                        "gradable": len(security),
+                    }
+                )
             for (user_id, injection_id), case in security.items():
                 task = suite.user_tasks[user_id]
                 injection = suite.injection_tasks[injection_id]
-                initial = apply_diff(made.base_state, [dict(op) for op in _patch(case)])
-                pre = suite.environment_type.model_validate(initial)
+                start = injected[(user_id, injection_id)]
+                pre = task.init_environment(start.model_copy(deep=True))
                 calls = _calls(task.ground_truth(pre.model_copy(deep=True)))
                 attacked = calls + _calls(injection.ground_truth(pre.model_copy(deep=True)))
-                compare("security: injection ignored", case, task, injection, pre, calls, "")
-                compare("security: injection carried out", case, task, injection, pre, attacked, "")
+                compare("security: injection ignored", case, task, injection, start, calls, "")
+                compare(
+                    "security: injection carried out", case, task, injection, start, attacked, ""
+                )
         rows.extend(agreement.values())
     return rows
 
@@ -249,13 +302,18 @@ def _patch(case: Case) -> list[dict[str, Any]]:
 
 def _security_cases(
     suite: Any, options: AgentDojoOptions, pairs: list[tuple[str, str]]
-) -> dict[tuple[str, str], Case]:
-    """The imported security cases of ``pairs`` (built as the import builds them)."""
+) -> tuple[dict[tuple[str, str], Case], dict[tuple[str, str], Any]]:
+    """The imported security cases of ``pairs`` (built as the import builds them), and the
+    environment AgentDojo's own loader gives each pair (its injections planted)."""
     from casework.interop.agentdojo import _import
 
     base = state_of(suite.load_and_inject_default_environment({}))
     injections = _import._injections(suite, options)
-    return {(u, i): _import._case(suite, options, base, u, i, injections[(u, i)]) for u, i in pairs}
+    cases = {
+        (u, i): _import._case(suite, options, base, u, i, injections[(u, i)]) for u, i in pairs
+    }
+    loaded = {p: suite.load_and_inject_default_environment(injections[p]) for p in pairs}
+    return cases, loaded
 
 
 def main(argv: list[str] | None = None) -> int:

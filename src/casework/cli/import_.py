@@ -301,9 +301,10 @@ def import_tau2_cmd(
 )
 @click.option(
     "--target-model",
-    default="gpt-4o-2024-05-13",
-    show_default=True,
-    help="Model the attack text addresses (AgentDojo reads it from the attacked pipeline).",
+    default=None,
+    help="Model the attack text addresses, as AgentDojo names them (gpt-4o-2024-05-13 → "
+    "'GPT-4'). Default: none, the text says 'the AI language model' (AgentDojo's own "
+    "important_instructions_no_model_name wording).",
 )
 @click.option("-m", "--message", default=None, help="Release message.")
 @FORMAT
@@ -314,7 +315,7 @@ def import_agentdojo_cmd(
     dataset: str,
     benchmark_version: str,
     attack: str,
-    target_model: str,
+    target_model: str | None,
     message: str | None,
     fmt: str,
 ) -> None:
@@ -323,7 +324,8 @@ def import_agentdojo_cmd(
     One utility case per user task and one security case per user task × injection task (the
     attack's injections planted in the state); the suite's default environment is the shared
     state, its tools the catalogue, and AgentDojo's own utility and security functions the
-    programmatic oracle. Needs the `agentdojo` package. See docs/interop.md.
+    programmatic oracle, which brings AgentDojo's tools: `casework run` needs no configuration.
+    Needs the `agentdojo` package. See docs/interop.md.
     """
     # Imported here: the agentdojo package is an optional extra, loaded only for this command.
     from casework.interop.agentdojo import AgentDojoOptions, import_agentdojo
@@ -344,7 +346,9 @@ def import_agentdojo_cmd(
     console.print(f"shared state: {report.state}; tools: {report.tools}")
     _released(report.dataset, report.release)
     console.print(
-        "to run, add to casework.toml under `\\[run.environments]`: " + report.environment
+        f"runs with AgentDojo's own tools ({report.environment}), no configuration: "
+        f"`casework run {report.dataset} --agent …`",
+        markup=False,
     )
 
 

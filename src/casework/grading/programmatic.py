@@ -4,8 +4,11 @@ A case whose oracle has class `programmatic` names its check in ``oracle.check``
 registered with :func:`register_check`, an entry point of the group ``casework.checks``, or
 ``pkg.module:function``. This is how a benchmark's own scoring functions (AgentDojo's utility and
 security checks) are carried as they are rather than re-implemented. Entry points:
-:func:`register_check`, :func:`resolve_check` (what `casework dataset check` calls), and the
-grader ``programmatic`` that :func:`casework.grading.grade.grade` runs for such cases.
+:func:`register_check`, :func:`resolve_check` (what `casework dataset check` calls), the
+grader ``programmatic`` that :func:`casework.grading.grade.grade` runs for such cases, and
+:func:`register_environment` / :func:`check_environment`: a check whose cases need a tool
+environment (the benchmark's own tools) brings it, so `casework run` serves them with no
+configuration.
 """
 
 from __future__ import annotations
@@ -21,15 +24,18 @@ from casework.errors import CaseworkError
 from casework.grading.graders import GradeContext, register_grader
 from casework.grading.verdict import CheckResult
 from casework.plugins import load_object
-from casework.schema import Trajectory
+from casework.schema import Oracle, Trajectory
 
 __all__ = [
     "CHECKS",
     "CHECK_ENTRY_POINTS",
+    "BroughtEnvironment",
     "CheckLoadError",
     "CheckOutcome",
     "ProgrammaticCheck",
+    "check_environment",
     "register_check",
+    "register_environment",
     "resolve_check",
 ]
 
@@ -183,3 +189,54 @@ def programmatic(ctx: GradeContext) -> CheckResult | None:
         status="pass" if outcome.passed else "fail",
         evidence=f"{oracle.check}: {outcome.reason}",
     )
+
+
+@dataclass(frozen=True)
+class BroughtEnvironment:
+    """The tool environment a check brings for its cases.
+
+    Attributes:
+        name: What serves the cases, as a run reports it (``pkg.module:Class`` and its
+            arguments); cases with equal names share one environment.
+        make: Makes a fresh environment for one trial (the runner's environment protocol:
+            ``tools()``, ``reset(state)``, ``call(name, args)``, ``state()``).
+    """
+
+    name: str
+    make: Callable[[], object]
+
+
+EnvironmentProvider = Callable[[Mapping[str, Any]], BroughtEnvironment | None]
+"""Given an oracle's ``check_params``, the environment that serves the case (or ``None``)."""
+
+_ENVIRONMENTS: dict[str, EnvironmentProvider] = {}
+
+
+def register_environment(check: str) -> Callable[[EnvironmentProvider], EnvironmentProvider]:
+    """Decorator: the provider of the tool environment that serves the cases of ``check``.
+
+    Register it in the module that defines the check: resolving the check imports that module,
+    so the provider is known wherever the check is.
+    """
+
+    def decorate(fn: EnvironmentProvider) -> EnvironmentProvider:
+        _ENVIRONMENTS[check] = fn
+        return fn
+
+    return decorate
+
+
+def check_environment(oracle: Oracle) -> BroughtEnvironment | None:
+    """The tool environment a programmatic oracle's check brings for its case, if any.
+
+    ``None`` for any other oracle, a check that does not load (grading reports that), or a
+    check that brings no environment for these ``check_params``.
+    """
+    if oracle.class_ != "programmatic" or oracle.check is None:
+        return None
+    try:
+        resolve_check(oracle.check)  # imports the check's module, which registers its provider
+    except CheckLoadError:
+        return None
+    provider = _ENVIRONMENTS.get(oracle.check)
+    return None if provider is None else provider(dict(oracle.check_params or {}))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, cast
 
 from casework import __version__
 from casework.atomic import atomic_write_text
@@ -40,6 +40,7 @@ from casework.dataset import (
 )
 from casework.errors import CaseworkError, ConfigError, UsageError
 from casework.grading import CHECK_KINDS, Judge, Verdict, grade, load_judge
+from casework.grading.programmatic import check_environment
 from casework.grading.scoring import Scoring, imported_from_tau2
 from casework.llm import LLMClient, client_for
 from casework.project import Project
@@ -261,7 +262,10 @@ def _fresh_turn(turn: Turn) -> Turn:
 
 
 def _gradable(case: Case) -> bool:
-    return case.label is not None or bool(case.oracle.assertions or case.oracle.golden_actions)
+    oracle = case.oracle
+    return case.label is not None or bool(
+        oracle.assertions or oracle.golden_actions or oracle.check
+    )
 
 
 @dataclass
@@ -341,6 +345,29 @@ def _tau2_factories(
         prepared.catalogues[name] = environment_catalogue(env, spec)
 
 
+def _brought_factories(project: Project, cases: Sequence[Case], prepared: _Prepared) -> None:
+    """Serve each slice with no environment configured by the one its cases' check brings.
+
+    A slice qualifies when every case of it names a programmatic check that brings the same
+    environment (an imported AgentDojo suite: AgentDojo's own tools).
+    """
+    by_slice: dict[str, list[Case]] = {}
+    for case in cases:
+        by_slice.setdefault(case.slice, []).append(case)
+    for name, members in sorted(by_slice.items()):
+        if name in prepared.factories or project.config.run.environment_for(name) is not None:
+            continue
+        brought = {
+            (b.name if b else None): b for b in map(check_environment, (c.oracle for c in members))
+        }
+        only = brought.popitem()[1] if len(brought) == 1 else None
+        if only is None:
+            continue
+        factory = cast(EnvironmentFactory, only.make)
+        prepared.factories[name] = factory
+        prepared.catalogues[name] = environment_catalogue(factory, only.name)
+
+
 def _prepare(project: Project, dataset: Dataset, cases: Sequence[Case]) -> _Prepared:
     """Load environments, resolve shared states and replay golden actions, or fail before writing.
 
@@ -366,6 +393,7 @@ def _prepare(project: Project, dataset: Dataset, cases: Sequence[Case]) -> _Prep
         prepared.factories[name], prepared.catalogues[name] = specs[spec]
     shown = f"{project.relative(dataset.path)}/{CASES_FILE}"
     _tau2_factories(project, cases, prepared, shown)
+    _brought_factories(project, cases, prepared)
     for case in cases:
         state = initial_state(project.root, case, where=shown)
         if case.situation.state_ref is not None:

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
-from agentdojo.attacks.attack_registry import ATTACKS, load_attack  # type: ignore[import-untyped]
-from agentdojo.task_suite.task_suite import TaskSuite  # type: ignore[import-untyped]
+from agentdojo.attacks.attack_registry import ATTACKS, load_attack
+from agentdojo.attacks.base_attacks import DEFAULT_MODEL_NAME
+from agentdojo.models import MODEL_NAMES
+from agentdojo.task_suite.task_suite import TaskSuite
 
 from casework.atomic import atomic_write_bytes
 from casework.dataset.lock import dataset_lock
@@ -24,17 +26,13 @@ from casework.dataset.versions import CASES_FILE
 from casework.errors import InputError, UsageError
 from casework.interop.agentdojo._suites import DEFAULT_VERSION, load_suite, state_of
 from casework.interop.agentdojo.environment import declarations
-from casework.interop.agentdojo.oracle import CHECK
+from casework.interop.agentdojo.oracle import CHECK, agentdojo_environment
 from casework.names import check_name
 from casework.project import Project
 from casework.schema import Case, Split, VersionRecord
 
 #: The attack whose injections make the security cases by default (AgentDojo's main attack).
 DEFAULT_ATTACK = "important_instructions"
-#: The model the attack text addresses by default (AgentDojo's reference model).
-DEFAULT_TARGET_MODEL = "gpt-4o-2024-05-13"
-#: Environment classes by suite, for `casework.toml`.
-ENVIRONMENT = "casework.interop.agentdojo.environment:{}"
 
 
 @dataclass(frozen=True)
@@ -45,14 +43,16 @@ class AgentDojoOptions:
         version: AgentDojo benchmark version (`v1.2.2`, its default).
         attack: Attack whose injections make the user × injection security cases; ``None``
             imports the user tasks only.
-        target_model: Model name the attack text may address (AgentDojo reads it from the
-            attacked pipeline's name).
+        target_model: Model the attack text addresses, as AgentDojo names models
+            (``gpt-4o-2024-05-13`` → "GPT-4"; AgentDojo reads it from the attacked pipeline's
+            name). ``None``: the text names no model and says "the AI language model", as
+            AgentDojo's own ``important_instructions_no_model_name`` attack writes it.
         split: Split of the cases.
     """
 
     version: str = DEFAULT_VERSION
     attack: str | None = DEFAULT_ATTACK
-    target_model: str = DEFAULT_TARGET_MODEL
+    target_model: str | None = None
     split: Split = "dev"
 
 
@@ -77,10 +77,15 @@ def _injections(
         raise UsageError(
             f"AgentDojo has no attack '{options.attack}' (attacks: {known}).", param="attack"
         )
-    # AgentDojo's attacks read only the attacked pipeline's name (for the model they address).
-    pipeline: Any = SimpleNamespace(name=options.target_model)
+    # AgentDojo's attacks read only the attacked pipeline's name (for the model they address),
+    # and refuse a name they do not know: with no target model, any known name is given and
+    # the model the text addresses is then set to AgentDojo's own neutral default.
+    name = options.target_model or next(iter(MODEL_NAMES))
+    pipeline: Any = SimpleNamespace(name=name)
     try:
         attack = load_attack(options.attack, suite, pipeline)
+        if options.target_model is None and hasattr(attack, "model_name"):
+            attack.model_name = DEFAULT_MODEL_NAME
         return {
             (u, i): attack.attack(user, injection)
             for u, user in suite.user_tasks.items()
@@ -167,7 +172,9 @@ class AgentDojoImportReport:
         security_cases: User × injection cases (0 without an attack).
         state: The shared base state file.
         tools: The tools file.
-        environment: The `casework.toml` line that runs the suite's tools.
+        environment: What serves the slice's tools in `casework run`: AgentDojo's own, which
+            the cases' oracle brings (no configuration; a `[run.environments]` entry for the
+            slice overrides it).
         release: The release (``None``: content unchanged).
     """
 
@@ -243,9 +250,15 @@ def import_agentdojo(
         len(made.cases) - made.user_tasks,
         state_rel,
         tools_rel,
-        f'{suite.name} = "{ENVIRONMENT.format(suite.name.capitalize())}"',
+        _served_by(suite.name, options.version),
         version,
     )
+
+
+def _served_by(suite: str, version: str) -> str:
+    brought = agentdojo_environment({"suite": suite, "version": version})
+    assert brought is not None  # the suite was just loaded: it is one of AgentDojo's
+    return brought.name
 
 
 def _json(value: Any) -> bytes:

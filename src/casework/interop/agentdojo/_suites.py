@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agentdojo.functions_runtime import TaskEnvironment  # type: ignore[import-untyped]
-from agentdojo.task_suite.load_suites import get_suites  # type: ignore[import-untyped]
-from agentdojo.task_suite.task_suite import TaskSuite  # type: ignore[import-untyped]
+from agentdojo.functions_runtime import TaskEnvironment
+from agentdojo.task_suite.load_suites import get_suites
+from agentdojo.task_suite.task_suite import TaskSuite
 from pydantic import BaseModel, TypeAdapter
 
 from casework.errors import UsageError

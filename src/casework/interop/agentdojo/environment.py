@@ -1,7 +1,9 @@
 """A tool environment running an AgentDojo suite's own tools, so `casework run` needs no glue.
 
-Name the suite's class in `casework.toml` for the imported slice (`casework import agentdojo`
-prints the line), e.g. ``environments = { workspace = "casework.interop.agentdojo.environment:Workspace" }``.
+An imported slice gets it with no configuration: the cases' programmatic oracle
+(:mod:`casework.interop.agentdojo.oracle`) brings :class:`AgentDojoEnvironment` for its suite
+and version. Naming a class in `casework.toml` overrides that, e.g.
+``environments = { workspace = "casework.interop.agentdojo.environment:Workspace" }``.
 Each trial's state is the suite's environment as JSON; calls run through AgentDojo's
 ``FunctionsRuntime`` (its argument validation, its errors) and results come back as JSON.
 """
@@ -10,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from agentdojo.functions_runtime import FunctionsRuntime  # type: ignore[import-untyped]
-from agentdojo.task_suite.task_suite import TaskSuite  # type: ignore[import-untyped]
+from agentdojo.functions_runtime import FunctionsRuntime
+from agentdojo.task_suite.task_suite import TaskSuite
 from pydantic_core import to_jsonable_python
 
 from casework.interop.agentdojo._suites import (
@@ -38,13 +40,17 @@ def declarations(suite: TaskSuite[Any]) -> list[dict[str, Any]]:
 
 
 class AgentDojoEnvironment:
-    """Base class: one AgentDojo suite's tools over the trial's state (subclasses name the suite)."""
+    """One AgentDojo suite's tools over the trial's state.
+
+    Made with the suite and version, or without arguments from a subclass that names them
+    (the form `casework.toml` can name).
+    """
 
     suite_name: ClassVar[str] = ""
     version: ClassVar[str] = DEFAULT_VERSION
 
-    def __init__(self) -> None:
-        self._suite = load_suite(self.suite_name, self.version)
+    def __init__(self, suite: str | None = None, version: str | None = None) -> None:
+        self._suite = load_suite(suite or self.suite_name, version or self.version)
         self._runtime = FunctionsRuntime(self._suite.tools)
         self._env: Any = None
 

@@ -3,21 +3,30 @@
 The check :func:`agentdojo_check` reads the suite, version and task ids from the oracle's
 ``check_params``, rebuilds AgentDojo's environments from casework's states before and after the
 trial, and calls the task's own functions exactly as AgentDojo's scorer does: the
-``*_from_traces`` function when the task defines one, else ``utility`` / ``security``.
+``*_from_traces`` function when the task defines one, else ``utility`` / ``security``. The
+check brings its tool environment (:func:`agentdojo_environment`), so `casework run` serves an
+imported suite with AgentDojo's own tools and no configuration.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
-from agentdojo.functions_runtime import FunctionCall  # type: ignore[import-untyped]
+from agentdojo.functions_runtime import FunctionCall
 
-from casework.grading.programmatic import CheckOutcome
-from casework.interop.agentdojo._suites import DEFAULT_VERSION, environment_of, load_suite
+from casework.grading.programmatic import BroughtEnvironment, CheckOutcome, register_environment
+from casework.interop.agentdojo._suites import (
+    DEFAULT_VERSION,
+    SUITES,
+    environment_of,
+    load_suite,
+)
+from casework.interop.agentdojo.environment import AgentDojoEnvironment
 from casework.schema import Trajectory
 
-__all__ = ["CHECK", "agentdojo_check", "scores"]
+__all__ = ["CHECK", "agentdojo_check", "agentdojo_environment", "scores"]
 
 #: The ``oracle.check`` of imported AgentDojo cases.
 CHECK = "casework.interop.agentdojo.oracle:agentdojo_check"
@@ -81,4 +90,20 @@ def agentdojo_check(
         not security,
         f"goal of {params['injection_task']} {reached} (AgentDojo security {security}); "
         f"utility of {task} under attack: {utility}",
+    )
+
+
+@register_environment(CHECK)
+def agentdojo_environment(params: Mapping[str, Any]) -> BroughtEnvironment | None:
+    """AgentDojo's own tools for the suite and version the case names (``None``: no such suite).
+
+    A version AgentDojo lacks is left to the trial: the environment's start reports it.
+    """
+    suite = str(params.get("suite"))
+    if suite not in SUITES:
+        return None
+    version = str(params.get("version", DEFAULT_VERSION))
+    spec = f"{AgentDojoEnvironment.__module__}:{AgentDojoEnvironment.__name__}"
+    return BroughtEnvironment(
+        f"{spec}({suite!r}, {version!r})", partial(AgentDojoEnvironment, suite, version)
     )

@@ -38,10 +38,11 @@ from casework.dataset import (
     select_cases,
     state_diff,
 )
-from casework.errors import CaseworkError, ConfigError, UsageError
+from casework.errors import CaseworkError, ConfigError, InputError, UsageError
 from casework.grading import CHECK_KINDS, Judge, Verdict, grade, load_judge
 from casework.grading.programmatic import check_environment
 from casework.grading.scoring import Scoring, imported_from_tau2
+from casework.grading.tau2_state import tau2_domain_of
 from casework.llm import LLMClient, client_for
 from casework.project import Project
 from casework.runner.adapters import Agent, load_agent
@@ -52,7 +53,7 @@ from casework.runner.environment import (
     load_environment,
     replay_golden,
 )
-from casework.runner.fixtures import ToolSession, catalogue_from, clone
+from casework.runner.fixtures import ToolError, ToolSession, catalogue_from, clone
 from casework.runner.records import (
     CheckCertification,
     GoldenFailure,
@@ -69,7 +70,9 @@ from casework.runner.tau2_environment import (
     AirlineEnvironment,
     RetailEnvironment,
     Tau2DomainEnvironment,
-    tau2_domain_of,
+    TelecomEnvironment,
+    tau2_golden_state,
+    tau2_initialised,
 )
 from casework.runner.toolserver import ToolServer
 from casework.runner.user_sim import UserSimRecord, UserSimulator, converse, user_seed
@@ -308,6 +311,7 @@ def _fixture_factory(case: Case) -> EnvironmentFactory:
 _TAU2_ENVIRONMENTS: dict[str, type[Tau2DomainEnvironment]] = {
     "airline": AirlineEnvironment,
     "retail": RetailEnvironment,
+    "telecom": TelecomEnvironment,
 }
 
 
@@ -401,6 +405,10 @@ def _prepare(project: Project, dataset: Dataset, cases: Sequence[Case]) -> _Prep
         scoring = _scoring(project, dataset, case)
         if scoring != "casework":
             prepared.scoring[case.id] = scoring
+        tau2_env = _tau2_served(prepared, case)
+        if tau2_env is not None and case.oracle.tau2 is not None:
+            _prepare_tau2(prepared, case, tau2_env, state, shown)
+            continue
         if case.oracle.golden_actions:
             factory = prepared.factories.get(case.slice) or _fixture_factory(case)
             replay = replay_golden(
@@ -416,6 +424,53 @@ def _prepare(project: Project, dataset: Dataset, cases: Sequence[Case]) -> _Prep
             # Kept as a diff: a golden copy of a large shared state per case would not fit.
             prepared.golden[case.id] = state_diff(state, replay.state)
     return prepared
+
+
+def _tau2_served(prepared: _Prepared, case: Case) -> type[Tau2DomainEnvironment] | None:
+    """The τ² environment class serving ``case``'s slice, if τ²'s own tools serve it."""
+    factory = prepared.factories.get(case.slice)
+    if isinstance(factory, type) and issubclass(factory, Tau2DomainEnvironment):
+        return factory
+    return None
+
+
+def _prepare_tau2(
+    prepared: _Prepared,
+    case: Case,
+    env: type[Tau2DomainEnvironment],
+    state: dict[str, Any],
+    shown: str,
+) -> None:
+    """A τ² case's start and golden states, as τ²'s evaluator builds them.
+
+    The trial starts from the shared state with the task's initialization applied (the user's
+    device data and initialization actions); the golden state replays every published golden
+    action by its requestor (the user's too), a failing one recorded and skipped.
+
+    Raises:
+        InputError: An initialization action fails on the case's state.
+    """
+    tau2 = case.oracle.tau2
+    assert tau2 is not None
+    init = tau2.initial_state or {}
+    data = init.get("initialization_data")
+    start = state
+    if init.get("initialization_actions") or (isinstance(data, dict) and data.get("user_data")):
+        try:
+            start = tau2_initialised(env, state, init)
+        except ToolError as exc:
+            why = f"case {case.id}: {exc}"
+            raise InputError(shown, None, "oracle.tau2.initial_state", why) from None
+        prepared.states[case.id] = start
+    actions = [a for a in tau2.evaluation_criteria.get("actions") or [] if isinstance(a, dict)]
+    golden, failed = tau2_golden_state(env, start, actions)
+    prepared.golden_failures += [
+        GoldenFailure(case_id=case.id, index=i, tool=str(actions[i].get("name")), error=error)
+        for i, error in failed
+    ]
+    if failed and prepared.scoring_of(case) == "casework":
+        return  # no golden state: its check stays undetermined (fails closed)
+    prepared.golden[case.id] = state_diff(start, golden)
 
 
 def _judge_info(judge: Judge | None) -> JudgeInfo | None:

@@ -28,10 +28,12 @@ AGENT = """
 import json
 from pathlib import Path
 
-SCRIPT = json.loads((Path(__file__).parent / "golden.json").read_text("utf-8"))
 
 
 def run(agent_input, tools):
+    # Read per call from the project (the working directory): an earlier test's module of the
+    # same name may be the one imported.
+    SCRIPT = json.loads((Path.cwd() / "golden.json").read_text("utf-8"))
     goal = next(t.content for t in agent_input.turns if t.role == "user")
     # The simulator may cut the goal's text: the task whose goal shares the longest opening.
     def shared(key):

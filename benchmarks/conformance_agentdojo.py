@@ -308,11 +308,15 @@ def _security_cases(
     from casework.interop.agentdojo import _import
 
     base = state_of(suite.load_and_inject_default_environment({}))
-    injections = _import._injections(suite, options)
-    cases = {
-        (u, i): _import._case(suite, options, base, u, i, injections[(u, i)]) for u, i in pairs
-    }
+    injections = _import._injections(suite, options, pairs)
+    # AgentDojo's loader once per pair: the case is built from a copy of what it gave.
     loaded = {p: suite.load_and_inject_default_environment(injections[p]) for p in pairs}
+    cases = {
+        (u, i): _import._case(
+            suite, options, base, u, i, injections[(u, i)], loaded[(u, i)].model_copy(deep=True)
+        )
+        for u, i in pairs
+    }
     return cases, loaded
 
 

@@ -1,7 +1,7 @@
 """AgentDojo as installed: import counts, and casework's verdicts beside AgentDojo's own scorer.
 
 A seeded sample of `benchmarks/conformance_agentdojo.py` (the full suites run there; workspace,
-whose YAML environment takes half a second to load per case, only there).
+whose YAML environment is the slowest to load per case, only there).
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ def _bench() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, object]]:
-    rows: list[dict[str, object]] = _bench().measure(
-        sample=4, suites=("banking", "slack", "travel")
-    )
+    bench = _bench()
+    # Travel's own utility functions diff whole environments (DeepDiff): fewer of its tasks.
+    rows: list[dict[str, object]] = bench.measure(sample=4, suites=("banking", "slack"))
+    rows += bench.measure(sample=2, suites=("travel",))
     return rows
 
 
@@ -52,5 +53,17 @@ def test_verdicts_agree_with_agentdojo(rows: list[dict[str, object]]) -> None:
     assert all(r["agree"] == r["trials"] for r in reference), reference
     trials = sum(int(str(r["trials"])) for r in agreement)
     agree = sum(int(str(r["agree"])) for r in agreement)
-    assert trials >= 60
+    assert trials >= 50
     assert agree / trials >= 0.99, [r["disagreements"] for r in agreement if r["disagreements"]]
+
+
+def test_the_attack_text_names_no_model_unless_one_is_asked_for() -> None:
+    from casework.interop.agentdojo._import import AgentDojoOptions, _injections
+    from casework.interop.agentdojo._suites import load_suite
+
+    suite, pair = load_suite("banking"), ("user_task_0", "injection_task_0")
+    neutral = _injections(suite, AgentDojoOptions(), [pair])[pair]
+    addressed = _injections(suite, AgentDojoOptions(target_model="gpt-4o-2024-05-13"), [pair])
+    assert neutral and all("to you, the AI language model." in t for t in neutral.values())
+    assert all("GPT-4" not in t for t in neutral.values())
+    assert all("to you, GPT-4." in t for t in addressed[pair].values())

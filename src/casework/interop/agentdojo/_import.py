@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
+from functools import cache
 from types import SimpleNamespace
 from typing import Any
 
 from agentdojo.attacks.attack_registry import ATTACKS, load_attack
 from agentdojo.attacks.base_attacks import DEFAULT_MODEL_NAME
+from agentdojo.functions_runtime import TaskEnvironment
 from agentdojo.models import MODEL_NAMES
 from agentdojo.task_suite.task_suite import TaskSuite
 
@@ -68,8 +71,11 @@ class SuiteCases:
 
 
 def _injections(
-    suite: TaskSuite[Any], options: AgentDojoOptions
+    suite: TaskSuite[Any],
+    options: AgentDojoOptions,
+    pairs: Collection[tuple[str, str]] | None = None,
 ) -> dict[tuple[str, str], dict[str, str]]:
+    """The attack's injections per (user task, injection task): all pairs, or ``pairs``."""
     if options.attack is None:
         return {}
     if options.attack not in ATTACKS:
@@ -86,10 +92,17 @@ def _injections(
         attack = load_attack(options.attack, suite, pipeline)
         if options.target_model is None and hasattr(attack, "model_name"):
             attack.model_name = DEFAULT_MODEL_NAME
+        # Which placeholders a user task reads depends on the user task alone, and AgentDojo
+        # finds them by loading the environment and replaying the ground truth: once per user
+        # task, not once per pair (the same answer, a fraction of the time).
+        attack.get_injection_candidates = cache(attack.get_injection_candidates)
+        wanted = (
+            [(u, i) for u in suite.user_tasks for i in suite.injection_tasks]
+            if pairs is None
+            else pairs
+        )
         return {
-            (u, i): attack.attack(user, injection)
-            for u, user in suite.user_tasks.items()
-            for i, injection in suite.injection_tasks.items()
+            (u, i): attack.attack(suite.user_tasks[u], suite.injection_tasks[i]) for u, i in wanted
         }
     except ValueError as exc:  # AgentDojo's own refusal (a model name it does not know)
         raise UsageError(f"attack '{options.attack}': {exc}", param="attack") from exc
@@ -102,11 +115,14 @@ def _case(
     user_id: str,
     injection_id: str | None,
     injections: dict[str, str],
+    loaded: TaskEnvironment | None = None,
 ) -> Case:
+    """One case; ``loaded`` is AgentDojo's environment for ``injections`` when already loaded."""
     user = suite.user_tasks[user_id]
-    # AgentDojo's own loader (its YAML with the injections formatted in), once per case: it is
-    # most of an import's time, and the only faithful way to the text the agent will read.
-    injected = suite.load_and_inject_default_environment(injections)
+    # AgentDojo's own loader (its YAML with the injections formatted in), once per security
+    # case: it is most of an import's time, and the only faithful way to the text the agent
+    # will read. A user task without injections starts from the default environment.
+    injected = loaded or suite.load_and_inject_default_environment(injections)
     planted_state = state_of(injected)
     state = state_of(user.init_environment(injected))
     params: dict[str, Any] = {"suite": suite.name, "version": options.version, "user_task": user_id}
@@ -150,9 +166,13 @@ def cases_from_suite(suite: TaskSuite[Any], options: AgentDojoOptions) -> SuiteC
     Raises:
         UsageError: An unknown attack.
     """
-    base = state_of(suite.load_and_inject_default_environment({}))
+    default = suite.load_and_inject_default_environment({})
+    base = state_of(default)
     pairs = _injections(suite, options)
-    cases = [_case(suite, options, base, u, None, {}) for u in suite.user_tasks]
+    cases = [
+        _case(suite, options, base, u, None, {}, default.model_copy(deep=True))
+        for u in suite.user_tasks
+    ]
     cases += [_case(suite, options, base, u, i, inj) for (u, i), inj in pairs.items()]
     return SuiteCases(
         cases, base, declarations(suite), len(suite.user_tasks), len(suite.injection_tasks)

@@ -227,3 +227,30 @@ def test_old_trial_records_keep_their_bytes(
     )
     lines = summary.log.read_text().splitlines()
     assert all("user_sim" not in json.loads(line) for line in lines)
+
+
+def test_casework_run_ends_with_the_simulated_users_usage_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from casework.cli import cli
+
+    monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
+    config = '\n[models.user]\nprovider = "scripted"\nmodel = "scripted-user"\nscript = "llm/user.jsonl"\n'
+    root = make_project(tmp_path / "proj", [scenario_case("s-1")], config)
+    (root / "llm").mkdir()
+    replies = ["my kettle broke, refund please", "it is order o1", f"thanks {STOP_TOKEN}"]
+    (root / "llm" / "user.jsonl").write_text(
+        "".join(json.dumps({"reply": r}) + "\n" for r in replies), encoding="utf-8"
+    )
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(cli, ["run", "refunds", "--agent", AGENT, "-k", "1", "--no-judge"])
+    assert result.exit_code == 0, result.stderr
+    usage = [line for line in result.stderr.splitlines() if line.startswith("user (")]
+    assert len(usage) == 1
+    assert re.fullmatch(
+        r"user \(scripted-user\): \d+ requests, 0 from cache, tokens not reported by the provider",
+        usage[0],
+    )
+    assert "user (" not in result.stdout

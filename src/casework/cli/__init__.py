@@ -139,6 +139,20 @@ def _flag_speller(group: CaseworkGroup, ctx: click.Context) -> Callable[[str], s
 def cli(ctx: click.Context, project_path: Path | None, debug: bool) -> None:
     """casework: build and keep honest the evaluation datasets of tool-using LLM agents."""
     ctx.obj = AppState(project_path=project_path, debug=debug)
+    ctx.call_on_close(_print_model_usage)
+
+
+def _print_model_usage() -> None:
+    """Each model role's usage line, on stderr, when the command called a model (else nothing).
+
+    The ledger's module is loaded only by commands that build a model client, so commands that
+    never do (most) pay nothing here. Stderr keeps `--format json` output parseable.
+    """
+    accounting = sys.modules.get("casework.llm.accounting")
+    if accounting is None:
+        return
+    for line in accounting.process_ledger().drain():
+        click.echo(line, err=True)
 
 
 # Each command: the module that holds it and its one-line help, in the order of the reference.

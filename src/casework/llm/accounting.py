@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from casework.llm.base import TokenUsage
 
-__all__ = ["Ledger", "ModelTally", "Pricing"]
+__all__ = ["Ledger", "ModelTally", "Pricing", "process_ledger"]
 
 
 @dataclass(frozen=True)
@@ -124,3 +124,22 @@ class Ledger:
     def summary_lines(self) -> list[str]:
         """One line per role and model; empty when no model was called."""
         return [t.line() for t in self.tallies()]
+
+    def drain(self) -> list[str]:
+        """The summary lines, then start afresh (the next command's lines are its own)."""
+        with self._lock:
+            lines = [t.line() for _, t in sorted(self._tallies.items(), key=lambda kv: kv[0])]
+            self._tallies.clear()
+        return lines
+
+
+_PROCESS_LEDGER = Ledger()
+
+
+def process_ledger() -> Ledger:
+    """The ledger of every client made without one of its own (``client_for(...)``).
+
+    The command line prints and drains it when a command ends, so every command that called a
+    model (a run's simulated user and judge among them) ends with its usage lines.
+    """
+    return _PROCESS_LEDGER

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from casework.errors import ConfigError
-from casework.llm.accounting import Ledger, Pricing
+from casework.llm.accounting import Ledger, Pricing, process_ledger
 from casework.llm.base import Embedder, Message, Provider, TokenUsage
 from casework.llm.cache import ResponseCache, WorkbenchCache
 from casework.llm.client import Client
@@ -142,7 +142,7 @@ def client_for(
         provider_name=config.provider,
         family=config.family,
         cache=chosen,
-        ledger=ledger,
+        ledger=ledger if ledger is not None else process_ledger(),
         retry=RetryPolicy(max_retries=config.max_retries),
         max_concurrency=config.max_concurrency,
         pricing=Pricing(config.input_cost_per_mtok, config.output_cost_per_mtok),

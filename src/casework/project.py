@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from casework._docs import document_fields
 from casework.decoding import decode_utf8, load_toml
@@ -280,6 +287,22 @@ class GateConfig(_Section):
     """Largest acceptable drop in pass@1 against the baseline run."""
     gating_slices: list[str] = Field(default_factory=list)
     """Slices that gate releases (empty: all)."""
+    inconclusive: Literal["fail", "pass"] = "fail"
+    """What an inconclusive comparison or floor does to the gate: `fail` (fails closed) or `pass`."""
+    floor_on: Literal["point", "lower_bound"] = "point"
+    """Check `min_pass_rate` on pass@1 itself or on its interval's lower bound."""
+    case_rule: Literal["mean", "k_of_n"] = "mean"
+    """Per-case value: the share of trials passed (`mean`), or passes in `k` of `n` (`k_of_n`)."""
+    k: int = Field(default=1, ge=1)
+    """Passing trials a case needs under `case_rule = "k_of_n"`."""
+    n: int = Field(default=1, ge=1)
+    """Trials a case must have under `case_rule = "k_of_n"` (fewer: the case does not pass)."""
+
+    @model_validator(mode="after")
+    def _k_within_n(self) -> GateConfig:
+        if self.k > self.n:
+            raise ValueError(f"k: must not exceed n ({self.n}). Got {self.k}.")
+        return self
 
 
 class RunConfig(_Section):

@@ -17,7 +17,9 @@ from statsmodels.stats.proportion import proportion_confint
 
 from casework.agreement import kappa_interval
 from casework.agreement._rates import (
+    ClusteredPart,
     RatePart,
+    cluster_corrected_rate,
     combined_corrected_rate,
     corrected_rate,
     more_needed,
@@ -343,8 +345,25 @@ def test_the_figures_of_docs_judge_md() -> None:
     both = combined_corrected_rate(
         [RatePart(0.4, 60, 80), RatePart(0.6, 78, 120, (190, 10, 176, 24))]
     )
-    assert f"**[{both.low:.3f}, {both.high:.3f}]**" in docs
+    assert f"trial-level one, [{both.low:.3f}, {both.high:.3f}]" in docs
     assert f"= {both.corrected:.3f}" in docs
+    # The printed interval: the cluster bootstrap over the example's 100 cases (in the sorted-id
+    # order casework.runner.corrected_pass uses), 2 trials each, the first of which passes.
+    ids = sorted([f"p{i}" for i in range(40)] + [f"j{i}" for i in range(60)])
+    judged = [c.startswith("j") for c in ids]
+    passes = [0.01 if int(c[1:]) < (18 if c[0] == "j" else 20) else 0.005 for c in ids]
+    parts = [
+        ClusteredPart(
+            [0.01 * (j == want) for j in judged],
+            [p * (j == want) for p, j in zip(passes, judged, strict=True)],
+            n,
+            cert,
+        )
+        for want, n, cert in ((False, 80, None), (True, 120, (190, 10, 176, 24)))
+    ]
+    clustered = cluster_corrected_rate(parts)
+    assert clustered.corrected == pytest.approx(both.corrected)
+    assert f"**[{clustered.low:.3f}, {clustered.high:.3f}]**" in docs
 
 
 def test_combined_interval_coverage_is_near_nominal() -> None:

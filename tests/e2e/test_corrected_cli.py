@@ -38,7 +38,9 @@ def test_results_show_carries_raw_and_corrected(root: Path) -> None:
     assert overall["corrected"] == pytest.approx((6 + 12 * 0.45 / 0.65) / 20)
     assert overall["interval"][0] < overall["corrected"] < overall["interval"][1]
     assert (overall["trials"], overall["judged"]) == (20, 12)
-    assert overall["uncertified"] == [] and overall["method"] == "lang-reiczigel"
+    assert overall["uncertified"] == [] and overall["method"] == (
+        "cluster bootstrap over cases, 2000 resamples, seed 0"
+    )
     assert [g["pass1"] for g in data["groups"] if g["group"] == "all"] == [pytest.approx(0.75)]
     text = _show(root, log).stdout
     assert "pass@1 corrected for the judge's measured error" in text

@@ -25,12 +25,49 @@ def _f(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
+def _comparison_json(report: GateReport) -> dict[str, Any]:
+    c = report.comparison
+    assert c is not None
+    d = c.overall
+    return {
+        "decision": c.decision,
+        "rule": c.rule,
+        "cases": d.cases,
+        "run_rate": d.run_rate,
+        "baseline_rate": d.baseline_rate,
+        "difference": d.difference,
+        "interval": [d.low, d.high],
+        "method": d.method,
+        "margin": c.margin,
+        "p_noninferior": c.p_noninferior,
+        "p_inferior": c.p_inferior,
+        "minimum_detectable_effect": c.mde,
+        "cases_needed": c.cases_needed,
+        "slices": [
+            {
+                "slice": s.slice,
+                "cases": 0 if s.difference is None else s.difference.cases,
+                "difference": None if s.difference is None else s.difference.difference,
+                "interval": None if s.difference is None else [s.difference.low, s.difference.high],
+                "p_inferior": s.p_inferior,
+                "p_holm": s.p_holm,
+                "regressed": s.regressed,
+            }
+            for s in c.slices
+        ],
+    }
+
+
 def _gate_json(report: GateReport) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if report.corrected is not None:  # only when a judge decided gating verdicts
         extra["corrected_pass_rate"] = corrected_json(report.corrected)
+    if report.comparison is not None:  # only with a baseline sharing gating cases
+        extra["comparison"] = _comparison_json(report)
     return {
         "passed": report.passed,
+        "decision": report.decision,
+        "inconclusive": report.inconclusive_policy,
         "pass_rate": report.pass_rate,
         **extra,
         "baseline_pass_rate": report.baseline_pass_rate,
@@ -99,8 +136,11 @@ def gate_cmd(
         console.print(
             f"pass@1 {rate}{base} on {report.cases} gating cases{fixed}; slices: {', '.join(report.gating_slices) or 'none'}"
         )
+        if report.comparison is not None:
+            console.print(f"against the baseline: {report.comparison.describe()}")
         for w in report.warnings:
             console.print(f"[yellow]warn[/] {w}")
+        console.print(f"decision: {report.decision}")
         if report.passed:
             console.print("[green]gate PASSED[/]")
     if not report.passed:

@@ -9,8 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, NamedTuple
 
+from casework.gate._statistical import (
+    FLOOR_INTERVAL,
+    BaselineComparison,
+    Decision,
+    case_values,
+    compare_with_baseline,
+    floor_interval,
+    rule_name,
+)
 from casework.project import GateConfig, ThresholdsConfig
 from casework.runner import CorrectedPass
 from casework.runner.analysis import TrialDecision, corrected_pass
@@ -111,6 +121,13 @@ class GateReport:
         cases: Gating cases with a decided verdict.
         corrected: pass@1 over the gating cases corrected for the judge's measured error, when
             a judge decided gating verdicts (``pass_rate`` stays the raw figure).
+        decision: ``ship`` (no failure and nothing inconclusive), ``block`` (a failure other
+            than an inconclusive result) or ``inconclusive`` (the comparison with the baseline
+            or the floor's interval cannot decide; ``passed`` then follows
+            ``[gate] inconclusive``).
+        comparison: The run against the baseline, paired by case (``None``: no baseline, or
+            no shared case).
+        inconclusive_policy: ``[gate] inconclusive``: whether an inconclusive result fails.
     """
 
     passed: bool
@@ -121,6 +138,9 @@ class GateReport:
     baseline_pass_rate: float | None
     cases: int
     corrected: CorrectedPass | None = None
+    decision: Decision = "ship"
+    comparison: BaselineComparison | None = None
+    inconclusive_policy: str = "fail"
 
     def lines(self) -> list[str]:
         """The decision as text lines, failures first."""
@@ -170,6 +190,16 @@ class GateContext:
     gating: list[str]
     gating_cases: list[str]
     corrected: CorrectedPass | None = None
+
+    @cached_property
+    def comparison(self) -> BaselineComparison | None:
+        """The run against the baseline over the shared gating cases (``None``: no baseline)."""
+        base = self.inputs.baseline
+        if base is None:
+            return None
+        return compare_with_baseline(
+            self.inputs.run, base, self.shared_with_baseline(), self.gating, self.gate
+        )
 
     @classmethod
     def of(cls, inputs: GateInputs, gate: GateConfig, thresholds: ThresholdsConfig) -> GateContext:
@@ -341,7 +371,8 @@ def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
     (no certification in its header: a log from before certification, or a hand-made one) cannot
     be corrected, so the gate fails closed on them.
     """
-    rate = pass_rate(ctx.inputs.run, ctx.gating_cases)
+    values = case_values(ctx.inputs.run, ctx.gating_cases, ctx.gate)
+    rate = sum(values) / len(values) if values else None
     floor = ctx.gate.min_pass_rate
     if floor is None:
         yield _fail(
@@ -365,26 +396,75 @@ def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
                 f"{fixed.describe()} is below the minimum {floor:g} "
                 "(corrected for the judge's measured error)",
             )
+        elif floor is not None and ctx.gate.floor_on == "lower_bound":
+            low = fixed.rate.low
+            if low is not None and low < floor:
+                yield _inconclusive(
+                    ctx,
+                    "pass_rate_inconclusive",
+                    f"{fixed.describe()}: its interval's lower bound {low:.3f} is below the "
+                    f'minimum {floor:g} ([gate] floor_on = "lower_bound")',
+                )
     elif floor is not None and rate < floor:
-        yield _fail("pass_rate", f"pass@1 {rate:.3f} is below the minimum {floor:g}")
+        yield _fail("pass_rate", f"{rule_name(ctx.gate)} {rate:.3f} is below the minimum {floor:g}")
+    elif floor is not None and ctx.gate.floor_on == "lower_bound":
+        interval = floor_interval(values)
+        if interval is not None and interval[0] < floor:
+            yield _inconclusive(
+                ctx,
+                "pass_rate_inconclusive",
+                f"{rule_name(ctx.gate)} {rate:.3f} [{interval[0]:.3f}, {interval[1]:.3f}] "
+                f"({FLOOR_INTERVAL}): the lower bound is below the minimum {floor:g} "
+                '([gate] floor_on = "lower_bound")',
+            )
+
+
+def _inconclusive(ctx: GateContext, code: str, message: str) -> Ruling:
+    """An inconclusive result: a failure unless ``[gate] inconclusive = "pass"``, and it says which."""
+    if ctx.gate.inconclusive == "pass":
+        return _warn(code, f'{message}; inconclusive passes ([gate] inconclusive = "pass")')
+    return _fail(code, f'{message}; inconclusive fails closed ([gate] inconclusive = "fail")')
 
 
 def rule_regression(ctx: GateContext) -> Iterator[Ruling]:
-    """A paired drop against the baseline beyond ``gate.max_regression`` fails (per slice: warns)."""
+    """The run against the baseline, paired by case: ship, block or inconclusive.
+
+    An observed drop beyond ``gate.max_regression`` fails (``regression``); so does a gating
+    slice whose drop beyond the margin is significant after Holm's correction
+    (``slice_regressed``). A drop within the margin whose interval does not clear it is
+    ``inconclusive``: it fails unless ``[gate] inconclusive = "pass"``. Per-slice observed drops
+    beyond the margin warn. The comparison is :func:`casework.gate._statistical.compare_with_baseline`.
+    """
     base = ctx.inputs.baseline
     if base is None:
         return
     run, limit = ctx.inputs.run, ctx.gate.max_regression
     shared = ctx.shared_with_baseline()
-    now, before = pass_rate(run, shared), pass_rate(base, shared)
-    if now is None or before is None:
+    cmp = ctx.comparison
+    if cmp is None:
         yield _warn("baseline_disjoint", "baseline shares no graded case with the run")
         return
-    if before - now > limit:
+    now, before = cmp.overall.run_rate, cmp.overall.baseline_rate
+    dropped = before - now > limit
+    if dropped:
         yield _fail(
             "regression",
-            f"pass@1 fell from {before:.3f} ({ctx.inputs.baseline_id}) to {now:.3f} on "
+            f"{cmp.rule} fell from {before:.3f} ({ctx.inputs.baseline_id}) to {now:.3f} on "
             f"{len(shared)} shared cases: a drop of {before - now:.3f} > {limit:g}",
+        )
+    # Once the whole fails on its drop, the per-slice warnings below name the slices.
+    for sc in () if dropped else cmp.slices:
+        if sc.regressed and sc.difference is not None:
+            yield _fail(
+                "slice_regressed",
+                f"slice '{sc.slice}': {cmp.rule} {sc.difference.difference:+.3f} "
+                f"[{sc.difference.low:+.3f}, {sc.difference.high:+.3f}] is below -{limit:g} "
+                f"(Holm-adjusted p {sc.p_holm:.3g})",
+                sc.slice,
+            )
+    if cmp.decision == "inconclusive":
+        yield _inconclusive(
+            ctx, "inconclusive", f"against {ctx.inputs.baseline_id}: {cmp.describe()}"
         )
     for s in ctx.gating:
         ids = [c for c in shared if run[c].slice == s]
@@ -435,7 +515,16 @@ def evaluate_gate(
             (failures if ruling.severity == "error" else warnings).append(ruling.reason)
     shared = ctx.shared_with_baseline()
     base_rate = pass_rate(inputs.baseline, shared) if inputs.baseline is not None else None
+    undecided = {"inconclusive", "pass_rate_inconclusive"}
+    decision: Decision = "ship"
+    if any(r.code not in undecided for r in failures):
+        decision = "block"
+    elif any(r.code in undecided for r in (*failures, *warnings)):
+        decision = "inconclusive"
     return GateReport(
+        decision=decision,
+        comparison=ctx.comparison,
+        inconclusive_policy=gate.inconclusive,
         passed=not failures,
         failures=failures,
         warnings=warnings,

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 from casework.runner.outputs import CorrectedPassOutput
 from casework.schema.output import CommandOutput, OutputPart
 
-__all__ = ["GateDecision", "GateReason"]
+__all__ = ["GateComparison", "GateDecision", "GateReason", "SliceDifference"]
 
 
 class GateReason(OutputPart):
@@ -21,15 +21,73 @@ class GateReason(OutputPart):
     """The slice concerned, if one is."""
 
 
+class SliceDifference(OutputPart):
+    """One gating slice against the baseline, paired by case."""
+
+    slice: str
+    """The slice."""
+    cases: int
+    """Shared cases of the slice."""
+    difference: float | None
+    """The run's per-case value minus the baseline's (null: no shared case)."""
+    interval: list[float] | None
+    """Its 95% interval, as [low, high]."""
+    p_inferior: float
+    """One-sided p-value that the slice regressed by more than the margin."""
+    p_holm: float
+    """``p_inferior`` adjusted with Holm across the gating slices."""
+    regressed: bool
+    """Whether the slice shows a regression beyond the margin (Holm-adjusted)."""
+
+
+class GateComparison(OutputPart):
+    """The run against the baseline over the shared gating cases, paired by case."""
+
+    decision: Literal["ship", "block", "inconclusive"]
+    """What the comparison supports on its own."""
+    rule: str
+    """The per-case value compared (`pass@1`, or `cases passing K of N trials`)."""
+    cases: int
+    """Shared gating cases."""
+    run_rate: float
+    """The run's mean per-case value on them."""
+    baseline_rate: float
+    """The baseline's."""
+    difference: float
+    """``run_rate - baseline_rate``."""
+    interval: list[float]
+    """The difference's 95% interval, as [low, high]."""
+    method: str
+    """How the interval was made."""
+    margin: float
+    """The non-inferiority margin (`[gate] max_regression`)."""
+    p_noninferior: float
+    """One-sided p-value of non-inferiority (small: no worse than the margin)."""
+    p_inferior: float
+    """One-sided p-value of inferiority (small: worse than the margin)."""
+    minimum_detectable_effect: float | None
+    """Smallest true difference detected with 80% power (null: one case)."""
+    cases_needed: int | None
+    """Cases in all that would decide an inconclusive comparison (null: decided, or none would)."""
+    slices: list[SliceDifference]
+    """Each gating slice, Holm-corrected across them."""
+
+
 class GateDecision(CommandOutput):
     """`casework gate`: whether the release passes, and every reason it does not."""
 
-    omit_when_none: ClassVar[frozenset[str]] = frozenset({"corrected_pass_rate"})
+    omit_when_none: ClassVar[frozenset[str]] = frozenset({"corrected_pass_rate", "comparison"})
 
     output: Literal["gate-decision"] = "gate-decision"
     """Which output this is."""
     passed: bool
     """Whether the gate passed (the command exits 1 when not)."""
+    decision: Literal["ship", "block", "inconclusive"] = "ship"
+    """`ship`, `block` (a failure) or `inconclusive` (not enough evidence either way)."""
+    inconclusive: Literal["fail", "pass"] = "fail"
+    """What an inconclusive result does (`[gate] inconclusive`; default: fails closed)."""
+    comparison: GateComparison | None = None
+    """The run against `--baseline`, paired by case (only with a baseline sharing cases)."""
     pass_rate: float | None
     """pass@1 over the gating cases."""
     corrected_pass_rate: CorrectedPassOutput | None = None

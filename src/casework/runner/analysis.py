@@ -11,7 +11,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from casework.agreement._rates import CorrectedRate, RatePart, combined_corrected_rate
+from casework.agreement._rates import (
+    CLUSTER_BOOTSTRAP,
+    ClusteredPart,
+    CorrectedRate,
+    cluster_corrected_rate,
+)
 from casework.dataset import load_dataset, release
 from casework.dataset.lock import dataset_lock
 from casework.errors import CaseworkError, UsageError
@@ -171,13 +176,6 @@ def _deciding_kind(d: TrialDecision, certs: Certifications) -> str | None:
     return min(d.kinds, key=lambda k: (_youden(held[k]), k))
 
 
-@dataclass
-class _Part:
-    weight: float = 0.0
-    passes: float = 0.0
-    n: int = 0
-
-
 def _counts(c: CheckCertification) -> tuple[int, int, int, int]:
     return c.tp, c.fn, c.tn, c.fp
 
@@ -188,21 +186,28 @@ def corrected_pass(
     *,
     group: str = "all",
     confidence: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
 ) -> CorrectedPass | None:
     """pass@1 of the decisions, with the judge-decided share corrected by Rogan–Gladen.
 
     pass@1 weighs each trial by ``1 / (cases × its case's decided trials)``. Programmatically
     decided trials count as they are; judge-decided ones are grouped by slice and deciding check
     kind and their weighted pass share is corrected with that slice and kind's certification
-    counts (:func:`casework.agreement.combined_corrected_rate`, which also gives the interval).
-    With the same number of decided trials per case this is
+    counts. With the same number of decided trials per case this is
     ``(programmatic passes + Σ judged_n × RG) / n``.
+
+    The interval is a cluster bootstrap over cases that resamples the certification sample too
+    (:func:`casework.agreement._rates.cluster_corrected_rate`): the trials of one case move
+    together, so k trials of a case count as the evidence of one case, not of k.
 
     Args:
         decisions: Decided trials of the group (:func:`trial_decisions`).
         certification: Certification counts per slice and kind (the run header's).
         group: Name of the group.
         confidence: Confidence level of the interval.
+        resamples: Bootstrap replicates of the interval.
+        seed: Seed of the resampling.
 
     Returns:
         ``None`` when no judge decided any of the decisions; else the figure, whose
@@ -214,7 +219,10 @@ def corrected_pass(
     per_case: dict[str, int] = defaultdict(int)
     for d in decisions:
         per_case[d.case_id] += 1
-    parts: dict[tuple[str, str] | None, _Part] = defaultdict(_Part)
+    order = {cid: i for i, cid in enumerate(sorted(per_case))}
+    weights: dict[tuple[str, str] | None, list[float]] = {}
+    passes: dict[tuple[str, str] | None, list[float]] = {}
+    trials: dict[tuple[str, str] | None, int] = defaultdict(int)
     uncertified: set[str] = set()
     for d in decisions:
         key: tuple[str, str] | None = None
@@ -226,30 +234,33 @@ def corrected_pass(
                 continue
             key = (d.slice, kind)
         w = 1 / (len(per_case) * per_case[d.case_id])
-        part = parts[key]
-        part.weight += w
-        part.passes += w * d.passed
-        part.n += 1
+        i = order[d.case_id]
+        weights.setdefault(key, [0.0] * len(order))[i] += w
+        passes.setdefault(key, [0.0] * len(order))[i] += w * d.passed
+        trials[key] += 1
     raw = sum(d.passed / (len(per_case) * per_case[d.case_id]) for d in decisions)
     n, judged = len(decisions), sum(1 for d in decisions if d.kinds)
+    method = CLUSTER_BOOTSTRAP.format(resamples=resamples, seed=seed)
     if uncertified:
-        blank = CorrectedRate(raw, None, None, None, n, judged, "lang-reiczigel")
+        blank = CorrectedRate(raw, None, None, None, n, judged, method)
         return CorrectedPass(group, blank, uncertified=tuple(sorted(uncertified)))
-    rate = combined_corrected_rate(
+    rate = cluster_corrected_rate(
         [
-            RatePart(
-                p.weight,
-                p.passes / p.weight * p.n,
-                p.n,
+            ClusteredPart(
+                weights[key],
+                passes[key],
+                trials[key],
                 None if key is None else _counts(certification[key[0]][key[1]]),
             )
-            for key, p in sorted(parts.items(), key=lambda kv: str(kv[0]))
+            for key in sorted(weights, key=str)
         ],
         confidence=confidence,
+        resamples=resamples,
+        seed=seed,
     )
     if rate.corrected is not None:
         return CorrectedPass(group, rate)
-    judged_keys = sorted(k for k in parts if k is not None)
+    judged_keys = sorted(k for k in weights if k is not None)
     weak = [(s, k) for s, k in judged_keys if _youden(certification[s][k]) <= 0] or judged_keys
     return CorrectedPass(group, rate, uncorrectable=tuple(f"{s}/{k}" for s, k in weak))
 

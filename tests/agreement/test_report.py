@@ -192,3 +192,12 @@ def test_report_is_json_ready_and_reproducible() -> None:
     assert json.dumps(one) == json.dumps(two)
     assert one["gate_eligibility"] == {"refunds": True, "status": False}
     assert one["slices"][0]["verdict"]["band"] == "ambiguous"
+
+
+def test_kappa_intervals_stay_inside_minus_one_to_one() -> None:
+    cases, labels = seed_dataset()
+    g8 = by_key(agreement_report(cases, labels, settings=FAST))["refunds", "refunds-g8"]
+    # The asymptotic interval of κ 0.90 on these rows reaches 1.09; a report shows it clipped.
+    assert g8.kappa.kappa == pytest.approx(0.9)
+    assert g8.kappa.ci_high == 1.0
+    assert g8.kappa.ci_low == pytest.approx(0.7099, abs=1e-4)

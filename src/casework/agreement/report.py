@@ -469,7 +469,7 @@ def _slice_agreement(
     first = [r[0].outcome for r in labels]
     second = [r[1].outcome for r in labels]
     conf = settings.confidence
-    kappa = cohen_kappa(first, second, categories=OUTCOMES, confidence=conf)
+    kappa = _within_range(cohen_kappa(first, second, categories=OUTCOMES, confidence=conf))
     boot = None
     if settings.bootstrap > 0 and len(ids) >= 2:
         boot = bootstrap_kappa(
@@ -515,6 +515,17 @@ def _slice_agreement(
         tool_clusters=tool_clusters,
         exclusions=excluded,
     )
+
+
+def _within_range(k: CohenKappa) -> CohenKappa:
+    """κ with its interval clipped to [-1, 1], where the parameter lives.
+
+    `cohen_kappa` keeps the asymptotic interval unclipped (as statsmodels prints it, and its tests
+    compare); a report never shows a κ bound above 1, as `[0.71, 1.09]` did for κ 0.90.
+    """
+    if k.ci_low is None or k.ci_high is None:
+        return k
+    return replace(k, ci_low=max(-1.0, k.ci_low), ci_high=min(1.0, k.ci_high))
 
 
 def agreement_report(

@@ -62,6 +62,7 @@ def test_the_named_check_decides_and_the_verdict_says_programmatic() -> None:
         initial_state={"balance": 10},
     )
     assert good.passed is True and good.oracle_class == "programmatic"
+    assert [c.name for c in good.checks] == ["programmatic"]  # called once, reported once
     assert bad.passed is False and "moved 1" in bad.summary()
 
 

@@ -17,7 +17,7 @@ import click
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["OUTPUTS", "OutputEntry", "emit", "output_model"]
+__all__ = ["OUTPUTS", "OutputEntry", "emit", "emit_document", "output_model"]
 
 
 class OutputEntry(NamedTuple):
@@ -124,6 +124,44 @@ _ENTRIES = [
         "shape-set-list", "casework.shapes.outputs:ShapeSetList", ("casework shapes list",)
     ),
     OutputEntry("shape-drift", "casework.shapes.outputs:ShapeDrift", ("casework shapes drift",)),
+    OutputEntry(
+        "shape-build", "casework.shapes.outputs:ShapeBuildOutput", ("casework shapes build",)
+    ),
+    OutputEntry("shape-set", "casework.shapes.outputs:ShapeSetOutput", ("casework shapes show",)),
+    OutputEntry("shape", "casework.shapes.outputs:ShapeRecord", ("casework shapes show",)),
+    OutputEntry(
+        "shape-author", "casework.authoring.outputs:AuthorOutput", ("casework shapes author",)
+    ),
+    OutputEntry(
+        "shape-author-report",
+        "casework.authoring.outputs:AuthorReportOutput",
+        ("casework shapes report",),
+    ),
+    OutputEntry(
+        "cases-import",
+        "casework.interop.outputs:CasesImport",
+        ("casework import jsonl", "casework import inspect-samples"),
+    ),
+    OutputEntry(
+        "fncall-import", "casework.interop.outputs:FncallImport", ("casework import fncall",)
+    ),
+    OutputEntry("tau2-import", "casework.interop.outputs:Tau2Import", ("casework import tau2",)),
+    OutputEntry(
+        "agentdojo-import",
+        "casework.interop.outputs:AgentDojoImport",
+        ("casework import agentdojo",),
+    ),
+    OutputEntry("adk-import", "casework.interop.outputs:AdkImport", ("casework import adk",)),
+    OutputEntry("run-import", "casework.interop.outputs:RunImport", ("casework import run",)),
+    OutputEntry(
+        "tool-suggestions", "casework.interop.outputs:ToolSuggestions", ("casework import tools",)
+    ),
+    OutputEntry("adk-export", "casework.interop.outputs:AdkExport", ("casework export adk",)),
+    OutputEntry(
+        "verdict-export",
+        "casework.interop.outputs:VerdictExport",
+        ("casework export junit", "casework export otel", "casework export openinference"),
+    ),
 ]
 
 #: Every output model by kind.
@@ -141,3 +179,13 @@ def emit(output: BaseModel) -> None:
     """Print a command's output model as indented JSON on stdout: the one way commands print JSON."""
     data: Any = output.model_dump(mode="json", by_alias=True)
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def emit_document(data: Any) -> None:
+    """Print a document of a file format as indented JSON on stdout, as the format holds it.
+
+    For what is not a command's output but a file's content: a JSON Schema (`casework schema`),
+    a case record (`dataset show`), tool declarations to paste into the agent's code. Dates and
+    other values print through ``str``.
+    """
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))

@@ -23,14 +23,8 @@ from casework.authoring import (
     review_from_file,
 )
 from casework.cli._moved import moved, note_moved
-from casework.cli.context import (
-    FORMAT,
-    console,
-    emit_json,
-    err_console,
-    example,
-    pass_project,
-)
+from casework.cli._output import emit
+from casework.cli.context import FORMAT, console, err_console, example, pass_project
 from casework.errors import UsageError
 from casework.project import Project
 from casework.shapes import shape_set_names
@@ -110,7 +104,9 @@ def author_cmd(
     )
     result = author(project, options)
     if fmt == "json":
-        emit_json(result.as_json())
+        from casework.authoring.outputs import AuthorOutput  # here: only JSON output needs it
+
+        emit(AuthorOutput.model_validate(result.as_json()))
     else:
         _result_text(result)
 
@@ -148,7 +144,9 @@ def review_cmd(project: Project, decisions: Path | None, fmt: str) -> None:
     if decisions is None:
         tasks = open_authored(project)
         if fmt == "json":
-            emit_json([t.as_json() for t in tasks])
+            from casework.review.outputs import ReviewItemList  # here: only JSON output needs it
+
+            emit(ReviewItemList.model_validate([t.as_json() for t in tasks]))
             return
         table = Table()
         for column in ("item", "case", "slice", "note"):
@@ -160,7 +158,10 @@ def review_cmd(project: Project, decisions: Path | None, fmt: str) -> None:
         return
     outcome = review_from_file(project, decisions)
     if fmt == "json":
-        emit_json(outcome.as_json())
+        # What the new spelling (`review decide --decisions FILE`) prints: the decided items.
+        from casework.review.outputs import ReviewItemList  # here: only JSON output needs it
+
+        emit(ReviewItemList.model_validate([t.as_json() for t in outcome.decided]))
         return
     counts: dict[str, int] = {}
     for t in outcome.decided:
@@ -249,7 +250,9 @@ def report_cmd(
         project, shapes or _only_set(project), better=better, worse=worse, trials=trials
     )
     if fmt == "json":
-        emit_json(report.as_json())
+        from casework.authoring.outputs import AuthorReportOutput  # here: only JSON output needs it
+
+        emit(AuthorReportOutput.model_validate(report.as_json()))
     else:
         _report_text(report)
 

@@ -17,14 +17,13 @@ from rich.table import Table
 
 from casework.cli._lazy_group import LazyGroup
 from casework.cli._moved import moved
-from casework.cli._output import emit
+from casework.cli._output import emit, emit_document
 from casework.cli._progress import reading, stages
 from casework.cli.context import (
     FORMAT,
     SLICES,
     SPLIT_FILTER,
     console,
-    emit_json,
     example,
     pass_project,
 )
@@ -257,7 +256,7 @@ def show_cmd(project: Project, dataset: str, case_id: str) -> None:
 
     with reading(f"reading {dataset}", "json") as on_progress:
         case = find_case(project, dataset, case_id, on_progress=on_progress)
-    emit_json(dump_record(case))
+    emit_document(dump_record(case))
 
 
 #: Past this many rows `cases` prints plain aligned columns: rich lays a table out cell by cell

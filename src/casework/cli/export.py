@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from casework.cli.context import FORMAT, console, emit_json, example, pass_project
+from casework.cli._output import emit
+from casework.cli.context import FORMAT, console, example, pass_project
 from casework.interop import VerdictFormat, export_verdicts
 from casework.interop.adk import export_adk
 from casework.interop.inspect import export_inspect_samples
@@ -43,7 +44,9 @@ def _export_command(
     def command(project: Project, run: str, out: Path, fmt: str, **extra: Any) -> None:
         report = export_verdicts(project, run, name, out, endpoint=extra.get("endpoint"))
         if fmt == "json":
-            emit_json(asdict(report))
+            from casework.interop.outputs import VerdictExport  # here: only JSON output needs it
+
+            emit(VerdictExport.model_validate(asdict(report)))
             return
         what = "test case(s)" if name == "junit" else "evaluation(s)"
         console.print(f"{report.run_id}: wrote {report.records} {what} to {report.out}")
@@ -148,7 +151,9 @@ def export_adk_cmd(
     """
     report = export_adk(project, ref, out, slices=slices, splits=splits)
     if fmt == "json":
-        emit_json(asdict(report))
+        from casework.interop.outputs import AdkExport  # here: only JSON output needs it
+
+        emit(AdkExport.model_validate(asdict(report)))
         return
     console.print(
         f"{report.ref}: wrote {len(report.exported)} eval case(s) to {report.out} "

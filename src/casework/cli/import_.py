@@ -9,7 +9,8 @@ from typing import Any
 import click
 
 from casework.cli._moved import moved
-from casework.cli.context import FORMAT, console, emit_json, example, pass_project
+from casework.cli._output import emit, emit_document
+from casework.cli.context import FORMAT, console, example, pass_project
 from casework.cli.export import export_adk_cmd
 from casework.interop import (
     FNCALL_STYLES,
@@ -59,9 +60,9 @@ def _import_cases(
 ) -> None:
     report = import_cases(project, file, dataset, defaults, mapping, message)
     if fmt == "json":
-        data = asdict(report)
-        data["version"] = report.version.model_dump(mode="json") if report.version else None
-        emit_json(data)
+        from casework.interop.outputs import CasesImport  # here: only JSON output needs it
+
+        emit(CasesImport.model_validate(asdict(report)))
         return
     console.print(f"read {len(report.imported)} case(s) from {report.file}")
     if report.version is None:
@@ -255,9 +256,9 @@ def import_tau2_cmd(
         tools_file=tools_file,
     )
     if fmt == "json":
-        data = asdict(report)
-        data["version"] = report.version.model_dump(mode="json") if report.version else None
-        emit_json(data)
+        from casework.interop.outputs import Tau2Import  # here: only JSON output needs it
+
+        emit(Tau2Import.model_validate(asdict(report)))
         return
     console.print(f"read {len(report.imported)} task(s) into slice {report.slice}")
     if report.state:
@@ -335,9 +336,9 @@ def import_agentdojo_cmd(
     )
     report = import_agentdojo(project, suite, dataset, options, message)
     if fmt == "json":
-        data = asdict(report)
-        data["release"] = report.release.model_dump(mode="json") if report.release else None
-        emit_json(data)
+        from casework.interop.outputs import AgentDojoImport  # here: only JSON output needs it
+
+        emit(AgentDojoImport.model_validate(asdict(report)))
         return
     console.print(
         f"read AgentDojo {report.version} {report.suite}: {report.user_tasks} user task(s), "
@@ -417,9 +418,9 @@ def import_fncall_cmd(
     options = FncallOptions(style, slice_, split, id_prefix)
     report = import_fncall(project, file, dataset, options, mapping, message, answers)
     if fmt == "json":
-        data = asdict(report)
-        data["version"] = report.version.model_dump(mode="json") if report.version else None
-        emit_json(data)
+        from casework.interop.outputs import FncallImport  # here: only JSON output needs it
+
+        emit(FncallImport.model_validate(asdict(report)))
         return
     outcomes = ", ".join(f"{n} {k}" for k, n in report.outcomes.items())
     console.print(
@@ -480,9 +481,9 @@ def import_adk_cmd(
     options = ImportOptions(slice=slice_, split=split, id_prefix=id_prefix)
     report = import_adk(project, list(files), dataset, options, message)
     if fmt == "json":
-        data = asdict(report)
-        data["version"] = report.version.model_dump(mode="json") if report.version else None
-        emit_json(data)
+        from casework.interop.outputs import AdkImport  # here: only JSON output needs it
+
+        emit(AdkImport.model_validate(asdict(report)))
         return
     formats = ", ".join(f"{n} {_FORMAT_NAMES[k]}" for k, n in sorted(report.formats.items()))
     console.print(
@@ -582,7 +583,9 @@ def import_run_cmd(
     )
     report = import_run(project, file, options)
     if fmt == "json":
-        emit_json(asdict(report))
+        from casework.interop.outputs import RunImport  # here: only JSON output needs it
+
+        emit(RunImport.model_validate(asdict(report)))
         return
     console.print(
         f"run {report.run_id}: {report.trials} trial(s) of {report.cases} task(s) (k={report.k}), "
@@ -621,7 +624,9 @@ def import_tools_cmd(
     """
     result = suggest_tools(project, list(files), source)
     if fmt == "json":
-        emit_json(asdict(result))
+        from casework.interop.outputs import ToolSuggestions  # here: only JSON output needs it
+
+        emit(ToolSuggestions.model_validate(asdict(result)))
         return
     if not result.suggested:
         console.print(
@@ -630,7 +635,7 @@ def import_tools_cmd(
         return
     if result.target is None:
         console.print("the agent declares tools with `tools_from`: add these there")
-        emit_json([s.declaration for s in result.suggested])
+        emit_document([s.declaration for s in result.suggested])
         return
     if out is not None:
         out.write_text(result.patch, encoding="utf-8")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from casework.cli._output import OUTPUTS, output_model
-from casework.cli.context import console, emit_json, example
+from casework.cli._output import OUTPUTS, emit_document, output_model
+from casework.cli.context import console, example
 from casework.errors import UsageError
 
 __all__ = ["COMMANDS"]
@@ -54,14 +54,14 @@ def schema_cmd(what: str | None, kind: str | None, record: str, output: str | No
 
     record = what or record
     if record == "case":
-        emit_json(case_json_schema())
+        emit_document(case_json_schema())
     elif record == "run":
         from casework.interop import run_log_schema  # here: the runner stays unloaded otherwise
 
-        emit_json(run_log_schema())
+        emit_document(run_log_schema())
     else:
         model = LabelRecord if record == "label" else VersionRecord
-        emit_json(model.model_json_schema(by_alias=True))
+        emit_document(model.model_json_schema(by_alias=True))
 
 
 def _print_output_schema(kind: str | None) -> None:
@@ -74,7 +74,7 @@ def _print_output_schema(kind: str | None) -> None:
         raise UsageError(
             f"no command output of this kind (one of: {known}). Got {kind!r}.", param="kind"
         )
-    emit_json(output_model(kind).model_json_schema(by_alias=True))
+    emit_document(output_model(kind).model_json_schema(by_alias=True))
 
 
 COMMANDS: list[click.Command] = [schema_cmd]

@@ -14,7 +14,7 @@ from rich.table import Table
 from casework.cli._output import emit
 from casework.cli._progress import Bar
 from casework.cli._shapes_author import OLD_AUTHOR, author_cmd, report_cmd
-from casework.cli.context import FORMAT, console, emit_json, example, pass_project
+from casework.cli.context import FORMAT, console, example, pass_project
 from casework.mining import FORMATS
 from casework.project import Project
 from casework.shapes import (
@@ -77,7 +77,7 @@ def _build_json(build: ShapeBuild) -> dict[str, Any]:
     return {
         "name": build.name,
         "changed": build.changed,
-        "version": build.version.model_dump(mode="json"),
+        "version": build.version,
         "conversations": build.conversations,
         "failing": build.failing,
         "after_as_of": build.after_as_of,
@@ -169,7 +169,9 @@ def build_cmd(
             on_progress=lambda done, total: bar.update(completed=done, total=total),
         )
     if fmt == "json":
-        emit_json(_build_json(build))
+        from casework.shapes.outputs import ShapeBuildOutput  # here: only JSON output needs it
+
+        emit(ShapeBuildOutput.model_validate(_build_json(build)))
         return
     console.print(
         f"read {build.conversations} conversation(s): {build.failing} failing, "
@@ -248,12 +250,16 @@ def show_cmd(project: Project, name: str, shape: str | None, fmt: str) -> None:
     saved = load_shapes(project, name)
     if shape is None:
         if fmt == "json":
-            emit_json(
-                {
-                    "name": name,
-                    "version": saved.version.model_dump(mode="json"),
-                    "shapes": [_shape_row(s) for s in saved.shapes],
-                }
+            from casework.shapes.outputs import ShapeSetOutput  # here: only JSON output needs it
+
+            emit(
+                ShapeSetOutput.model_validate(
+                    {
+                        "name": name,
+                        "version": saved.version,
+                        "shapes": [_shape_row(s) for s in saved.shapes],
+                    }
+                )
             )
             return
         v = saved.version
@@ -270,7 +276,9 @@ def show_cmd(project: Project, name: str, shape: str | None, fmt: str) -> None:
         return
     one = saved.shape(shape)
     if fmt == "json":
-        emit_json(one.model_dump(mode="json"))
+        from casework.shapes.outputs import ShapeRecord  # here: only JSON output needs it
+
+        emit(ShapeRecord(one))
         return
     console.print(f"{one.id}: {one.name}", markup=False)
     console.print(f"size {one.size} ({100 * one.share:.1f}% of failing), named {one.named_by}")

@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # The docstring under each field becomes its description, so the JSON Schema of a shape
+    # record (`casework shapes show NAME SHAPE --format json` prints one) documents every field.
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class ShapeExample(_Record):

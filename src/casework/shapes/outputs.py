@@ -1,4 +1,4 @@
-"""The JSON outputs of `casework shapes list|drift`, as documented models."""
+"""The JSON outputs of `casework shapes build|list|show|drift`, as documented models."""
 
 from __future__ import annotations
 
@@ -7,13 +7,17 @@ from typing import Literal
 from pydantic import RootModel
 
 from casework.schema.output import CommandOutput, OutputPart
+from casework.shapes._model import Shape, ShapeVersion
 
 __all__ = [
     "AppearedShapeOutput",
     "SaturationOutput",
+    "ShapeBuildOutput",
     "ShapeDrift",
+    "ShapeRecord",
     "ShapeRow",
     "ShapeSetList",
+    "ShapeSetOutput",
     "ShapeSetRow",
     "ShareChangeOutput",
 ]
@@ -52,6 +56,52 @@ class SaturationOutput(OutputPart):
     seen yet."""
     explanation: str
     """One line saying what the figure means for collecting more traces."""
+
+
+class ShapeBuildOutput(CommandOutput):
+    """`casework shapes build`: what a build read, the shapes it found and the version saved."""
+
+    output: Literal["shape-build"] = "shape-build"
+    """Which output this is."""
+    name: str
+    """Shape set name (saved as `shapes/NAME.jsonl`)."""
+    changed: bool
+    """Whether the build added a version (false: the same shapes as the latest version)."""
+    version: ShapeVersion
+    """The version the set is at: the new one, or the latest when nothing changed."""
+    conversations: int
+    """Conversations read."""
+    failing: int
+    """Failing conversations clustered."""
+    after_as_of: int
+    """Conversations left out for starting after the as-of date."""
+    unshaped: int
+    """Failing conversations in clusters smaller than the minimum shape size."""
+    llm_fallbacks: int
+    """Shapes the LLM did not name in one sentence (named offline instead)."""
+    saturation: SaturationOutput
+    """Good–Turing unseen share of the clustering."""
+    key_fingerprint: str
+    """Fingerprint of the pseudonym key the conversations were scrubbed with."""
+    shapes: list[ShapeRow]
+    """The shapes, largest first."""
+
+
+class ShapeSetOutput(CommandOutput):
+    """`casework shapes show NAME`: a shape set at its latest version, every shape in a row."""
+
+    output: Literal["shape-set"] = "shape-set"
+    """Which output this is."""
+    name: str
+    """Shape set name."""
+    version: ShapeVersion
+    """Its latest version."""
+    shapes: list[ShapeRow]
+    """The shapes, largest first."""
+
+
+class ShapeRecord(RootModel[Shape]):
+    """`casework shapes show NAME SHAPE`: one shape as `shapes/NAME.jsonl` holds it (a file record)."""
 
 
 class ShapeSetRow(OutputPart):

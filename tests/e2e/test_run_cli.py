@@ -210,7 +210,7 @@ def test_bad_input_exits_with_clear_messages(invoke: Invoke) -> None:
     assert (
         unknown.exit_code == 2
         and unknown.stderr
-        == "--agent: unknown scheme 'ftp'; use python:, http: or cmd:. Got 'ftp:x'.\n"
+        == "--agent: unknown scheme 'ftp'; use python:, http:, cmd: or adk:. Got 'ftp:x'.\n"
     )
 
 

@@ -383,9 +383,9 @@ def test_unreachable_agents_stop_the_run(tmp_path: Path) -> None:
     [
         (
             "nonsense",
-            "agent: expected python:pkg.module:callable, http:URL or cmd:COMMAND. Got 'nonsense'.",
+            "agent: expected python:pkg.module:callable, http:URL, cmd:COMMAND or adk:URL/APP. Got 'nonsense'.",
         ),
-        ("ftp:x", "agent: unknown scheme 'ftp'; use python:, http: or cmd:. Got 'ftp:x'."),
+        ("ftp:x", "agent: unknown scheme 'ftp'; use python:, http:, cmd: or adk:. Got 'ftp:x'."),
         (
             "python:nomodule_xyz:fn",
             "agent: cannot import 'nomodule_xyz': No module named 'nomodule_xyz'.",

@@ -6,7 +6,8 @@ function-calling entries ``{"type": "function", "function": {...}}``. With ``too
 "pkg.module:attr"`` the attribute (or the result of calling it) may also be a list of objects with
 a ``name`` attribute, as agent frameworks' tool objects have. ``tools_from = "cmd:COMMAND"`` or
 ``"http://127.0.0.1:PORT/…"`` reads the declarations a command prints or a loopback URL serves
-(see ``_tools_from``), for agents that are not Python.
+(see ``_tools_from``), for agents that are not Python; an ``adk:URL/APP`` agent spec (or
+``tools_from``) reads them from the app an ``adk api_server`` serves.
 """
 
 from __future__ import annotations
@@ -134,6 +135,11 @@ def declared_tools(project: Project) -> dict[str, ToolDecl]:
             else _from_code(agent.tools_from, project.root),
             f"tools_from {agent.tools_from}",
         )
+    adk = agent.spec is not None and agent.spec.startswith("adk:")
+    if adk and (not agent.tools or not project.path(agent.tools).is_file()):
+        # The app an `adk api_server` serves lists its own tools: no declarations to write.
+        spec = agent.spec or ""
+        return parse_tool_declarations(external_tools(project, spec), f"agent spec {spec}")
     if not agent.tools:
         raise project.config_error(
             "agent",

@@ -2,7 +2,8 @@
 
 Specs: ``python:pkg.module:callable`` (sync or async, in-process tools), ``http:URL`` (POST the
 :class:`AgentInput` JSON, receive a :class:`Trajectory`), ``cmd:COMMAND`` (input JSON on stdin,
-trajectory JSON on stdout, a scrubbed environment: :func:`agent_environment`). Entry point:
+trajectory JSON on stdout, a scrubbed environment: :func:`agent_environment`), ``adk:URL/APP``
+(an app ``adk api_server`` serves: :mod:`casework.runner.adk_agent`). Entry point:
 :func:`load_agent`.
 """
 
@@ -27,6 +28,7 @@ from casework.decoding import parse_json
 from casework.errors import CaseworkError, UsageError
 from casework.plugins import load_object
 from casework.project import NEVER_PASSED
+from casework.runner.adk_agent import AdkAgent
 from casework.runner.fixtures import Tools, ToolSession
 from casework.schema import AgentInput, Trajectory
 
@@ -313,7 +315,7 @@ def load_agent(
     """Build the adapter a spec names.
 
     Args:
-        spec: ``python:pkg.module:callable``, ``http:URL`` or ``cmd:COMMAND``.
+        spec: ``python:pkg.module:callable``, ``http:URL``, ``cmd:COMMAND`` or ``adk:URL/APP``.
         root: Project root (on ``sys.path`` for Python agents; working folder of commands).
         timeout_s: Seconds one trial may take.
         concurrency: Trials in flight at once (sizes thread and connection pools).
@@ -328,7 +330,7 @@ def load_agent(
     scheme, sep, rest = spec.partition(":")
     if not sep or not rest.strip():
         raise UsageError(
-            f"expected python:pkg.module:callable, http:URL or cmd:COMMAND. Got '{spec}'.",
+            f"expected python:pkg.module:callable, http:URL, cmd:COMMAND or adk:URL/APP. Got '{spec}'.",
             param="agent",
         )
     if scheme == "python":
@@ -343,6 +345,9 @@ def load_agent(
         except ValueError as exc:
             raise UsageError(f"cannot split command '{rest}': {exc}.", param="agent") from exc
         return CmdAgent(spec, argv, cwd=root, timeout_s=timeout_s, pass_env=pass_env)
+    if scheme == "adk":
+        return AdkAgent(spec, timeout_s=timeout_s, connections=concurrency)
     raise UsageError(
-        f"unknown scheme '{scheme}'; use python:, http: or cmd:. Got '{spec}'.", param="agent"
+        f"unknown scheme '{scheme}'; use python:, http:, cmd: or adk:. Got '{spec}'.",
+        param="agent",
     )

@@ -10,7 +10,9 @@ injections) are replayed with the user task's ground truth (injection ignored) a
 injection task's ground truth appended (injection carried out).
 
 ``measure(sample)`` returns import rows ``{benchmark, category, published, imported, gradable}``
-and agreement rows ``{benchmark, category, perturbation, trials, agree, disagreements}``.
+and agreement rows ``{benchmark, category, perturbation, trials, agree, benchmark_passed,
+disagreements}`` (``benchmark_passed``: trials AgentDojo passes, so a reader sees that a kind of
+trajectory is not passed, or failed, wholesale).
 Usage: ``python benchmarks/conformance_agentdojo.py [--sample N]``.
 """
 
@@ -240,6 +242,7 @@ def measure(
                     "perturbation": kind,
                     "trials": 0,
                     "agree": 0,
+                    "benchmark_passed": 0,
                     "disagreements": [],
                 },
             )
@@ -248,6 +251,7 @@ def measure(
             utility, security = theirs(suite, task, injection, start, calls, out)
             expected = utility if security is None else not security
             row["trials"] += 1
+            row["benchmark_passed"] += bool(expected)
             if mine == expected:
                 row["agree"] += 1
             else:

@@ -55,6 +55,19 @@ def test_verdicts_agree_with_agentdojo(rows: list[dict[str, object]]) -> None:
     agree = sum(int(str(r["agree"])) for r in agreement)
     assert trials >= 50
     assert agree / trials >= 0.99, [r["disagreements"] for r in agreement if r["disagreements"]]
+    # The comparison tells trajectories apart: AgentDojo passes every reference and fails
+    # injections carried out and doing nothing (casework agrees with each, above).
+    by_kind: dict[object, list[int]] = {}
+    for r in agreement:
+        got = by_kind.setdefault(r["perturbation"], [0, 0])
+        got[0] += int(str(r["trials"]))
+        got[1] += int(str(r["benchmark_passed"]))
+    assert by_kind["reference"][1] == by_kind["reference"][0]
+    assert (
+        by_kind["security: injection carried out"][1]
+        < by_kind["security: injection carried out"][0]
+    )
+    assert by_kind["do_nothing"][1] < by_kind["do_nothing"][0]
 
 
 def test_the_attack_text_names_no_model_unless_one_is_asked_for() -> None:

@@ -18,6 +18,7 @@ from casework.cli.context import (
     SLICES,
     SPLIT_FILTER,
     console,
+    err_console,
     example,
     pass_project,
 )
@@ -29,6 +30,9 @@ from casework.runner import (
 )
 
 __all__ = ["COMMANDS"]
+
+#: Golden-action warnings printed after a run; the rest are counted (the report lists them all).
+MAX_WARNINGS = 20
 
 
 def _f(value: float | None) -> str:
@@ -147,6 +151,13 @@ def run_cmd(
     with Bar("trials", fmt, *columns) as bar:
         summary = run_agent(project, request, observer=_Trials(bar))
     end, header = summary.end, summary.header
+    # Skipped golden actions change what a case's golden state is: said where the run is read.
+    failures = header.golden_failures
+    for failure in failures[:MAX_WARNINGS]:
+        err_console.print(f"warning: {failure.warning()}", markup=False)
+    if len(failures) > MAX_WARNINGS:
+        more = len(failures) - MAX_WARNINGS
+        err_console.print(f"warning: … and {more} more skipped golden action(s) (see the report)")
     if fmt == "json":
         from casework.runner.outputs import RunSummary  # here: only JSON output needs it
 

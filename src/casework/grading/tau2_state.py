@@ -70,12 +70,17 @@ def tau2_module(name: str) -> Any:
     # τ²'s registry and agents import LiteLLM, which would fetch a price list over the network.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
-        return importlib.import_module(name)
+        # τ² logs every tool response (whole reservations) and notes of its own on stderr
+        # through loguru, from its first import on; a run's output is casework's, and the
+        # run reports failed golden actions itself.
+        importlib.import_module("loguru").logger.disable("tau2")
+        module = importlib.import_module(name)
     except ImportError as exc:
         raise UsageError(
             f"running or scoring a τ²-bench domain needs the `tau2` package ({exc}); install "
             "casework's `conformance` extra (pip install 'casework[conformance]')."
         ) from None
+    return module
 
 
 def tau2_environment(domain: str, state: Mapping[str, Any]) -> Any:

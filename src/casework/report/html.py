@@ -453,9 +453,10 @@ def report_context(data: ReportData) -> ReportContext:
         notes.append(f"{len(h.skipped)} case(s) skipped: no label and no state assertions.")
     if h.scoring:
         notes.append(
-            f"{len(h.scoring)} case(s) imported from τ²-bench are scored as τ²'s default reward "
-            "does (database and facts to communicate; NL assertions not scored, no outcome "
-            'check); `[run] scoring = {DATASET = "casework"}` runs casework\'s stricter checks.'
+            f"{len(h.scoring)} case(s) imported from τ²-bench are scored as τ²-bench's evaluator "
+            "scores them, by each task's own reward basis (database, env assertions, actions, "
+            "facts to communicate; NL assertions not scored, no outcome check); "
+            '`[run] scoring = {DATASET = "casework"}` runs casework\'s stricter checks.'
         )
     notes += [f"Warning: {f.warning()}" for f in h.golden_failures]
     if frozen:

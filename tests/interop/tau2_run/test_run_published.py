@@ -154,3 +154,21 @@ def test_a_dataset_opting_into_casework_checks_is_scored_by_them(root: Path) -> 
     # The broken oracle of task 12 fails closed: its golden-state check is never a pass.
     assert by_case["retail-12"]["golden_state"] == "undetermined"
     assert "tau2_db" not in by_case["retail-0"]
+
+
+def test_casework_run_prints_the_golden_failure_warnings(root: Path) -> None:
+    from click.testing import CliRunner
+
+    from casework.cli import cli
+
+    folder = _domain(root, "retail", ["12", "0"])
+    import_tau2(load_project(root), folder, "retail", Tau2Options())
+    args = ["run", "retail", "--agent", "python:golden_agent:run", "-k", "1", "--no-judge"]
+    result = CliRunner().invoke(cli, ["--project", str(root), *args])
+    assert result.exit_code == 0, result.output
+    assert (
+        "warning: case retail-12: golden action 4 (return_delivered_order_items) failed on "
+        "replay and was skipped: Payment method should be the original payment method"
+    ) in result.stderr
+    assert "retail-0" not in result.stderr
+    assert "2 passed, 0 failed" in result.stdout

@@ -123,9 +123,10 @@ def text_scan(text: str) -> TextScan:
     Cached for the last few texts: every detector asks for the text it is given, in turn.
     """
     longest = digits = 0
-    for m in _RUN.finditer(text):
-        run = m.group()
-        n = len(run) if len(run) == 1 else len(_NON_DIGIT.sub("", run))
+    for run in _RUN.findall(text):
+        # `\d` is a decimal digit: a run that is all decimal holds no separator to drop.
+        n = len(run) if run.isdecimal() else len(_NON_DIGIT.sub("", run))
         digits += n
-        longest = max(longest, n)
+        if n > longest:
+            longest = n
     return TextScan(text.lower(), longest, digits, text.isascii())

@@ -159,10 +159,7 @@ class PhoneDetector:
         rf"(?=[\d+(\s])(?<![\w+])(?<!\d[.,:])(?:\+|00)?\s?\(?\d[\d{SEP_OR_BRACKET[1:]}{{5,40}}\d(?![\w])"
     )
     _group = re.compile(r"\+?\(?(\d+)\)?")
-    _digits = re.compile(r"\d+")
     _dotted_quad = re.compile(r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}")
-    #: A group of one digit after the first group.
-    _lone_digit = re.compile(r"\d\D+\d(?!\d)")
 
     def __init__(self, regions: Sequence[str] = ("US", "GB")) -> None:
         self.regions = tuple(regions)
@@ -214,28 +211,36 @@ class PhoneDetector:
                 shapes.append(("", frozenset(lengths)))
         return tuple(shapes)
 
-    def _plausible(self, raw: str) -> bool:
+    def _plausible(self, digits: str) -> bool:
         """A cheap filter before libphonenumber: the digits fit a region's leading digits and length.
 
         Reading a number with libphonenumber costs about a hundred times this check, and most
         digit runs in a message (cards, IBANs, order ids, their sub-runs) fail it.
         """
-        digits = _NON_DIGIT.sub("", raw)
         return digits.startswith(self._leads.get(len(digits), ()))
 
-    def _valid(self, raw: str, digits: int) -> str | None:
+    def _valid(self, raw: str, groups: Sequence[str]) -> str | None:
+        """The E.164 form of ``raw`` if it reads as a phone number; ``groups`` are its digit groups.
+
+        The groups come from the one pass over the candidate that found them: every check on
+        the shape of the number (its length, leading digits, single-digit groups, North American
+        grouping) reads them instead of searching ``raw`` again.
+        """
+        digits = sum(map(len, groups))
         if digits < 7 or digits > 15:
             return None
         international = raw.lstrip("( ").startswith(("+", "00"))
-        if not international and (
-            digits not in self._national_lengths or self._dotted_quad.search(raw)
-        ):
-            return None
-        if not international and self._lone_digit.search(raw):
-            return None  # single digits between separators are arithmetic, not a phone number
-        if not international and not self._plausible(raw):
-            return None
-        if not international and not self._nanp_grouped(raw):
+        if not international:
+            if digits not in self._national_lengths:
+                return None
+            if raw.count(".") >= 3 and self._dotted_quad.search(raw):
+                return None
+            if any(len(g) == 1 for g in groups[1:]):
+                return None  # single digits between separators are arithmetic, not a phone number
+            if not self._plausible("".join(groups)):
+                return None
+        sizes = tuple(map(len, groups))
+        if not international and not self._nanp_grouped(sizes):
             # Were it read as North American, it would be dropped below for its grouping: read
             # it in the other regions only (the same answer, without parsing it as one first).
             reading = read_phone(raw, self._elsewhere) if self._elsewhere else None
@@ -245,7 +250,7 @@ class PhoneDetector:
             return None
         if international:
             return reading.e164
-        if self._north_american(reading) and not self._nanp_shaped(raw, reading):
+        if self._north_american(reading) and not self._nanp_shaped(sizes, reading):
             # Not grouped like a North American number: it may still be another region's.
             if not self._elsewhere:
                 return None
@@ -261,23 +266,21 @@ class PhoneDetector:
 
     _NANP_GROUPS = frozenset({(3, 3, 4), (3, 7), (10,), (6, 4)})
 
-    def _nanp_grouped(self, raw: str) -> bool:
-        """Whether ``raw``'s digit groups are 3-3-4, 3-7, 6-4 or 10 (after an optional `1`), or 11."""
-        sizes = tuple(len(g) for g in self._digits.findall(raw))
+    def _nanp_grouped(self, sizes: tuple[int, ...]) -> bool:
+        """Whether digit groups of ``sizes`` are 3-3-4, 3-7, 6-4 or 10 (after an optional `1`), or 11."""
         if sizes[:1] == (1,):
             sizes = sizes[1:]
         return sizes in self._NANP_GROUPS or sizes == (11,)
 
-    def _nanp_shaped(self, raw: str, reading: PhoneReading) -> bool:
+    def _nanp_shaped(self, sizes: tuple[int, ...], reading: PhoneReading) -> bool:
         """Whether a North American number is written like one.
 
         Its digit groups are 3-3-4, 3-7, 6-4 or 10 (after an optional leading `1`), and, when
         it is not a valid (assigned) number, its area code and exchange start 2–9. So a year range
         `2024-2025 10` is not a phone number, and `245-957-3870` is.
         """
-        if not self._nanp_grouped(raw):
+        if not self._nanp_grouped(sizes):
             return False
-        sizes = tuple(len(g) for g in self._digits.findall(raw))
         if sizes[:1] == (1,):
             sizes = sizes[1:]
         if sizes == (3, 3, 4):
@@ -317,30 +320,32 @@ class PhoneDetector:
                 used.add(inside)
                 continue
             raw = raw.strip()
-            groups = [(g.start(), g.end(), len(g.group(1))) for g in self._group.finditer(raw)]
-            e164 = self._valid(raw, sum(g[2] for g in groups))
+            groups = [(g.start(), g.end(), g.group(1)) for g in self._group.finditer(raw)]
+            e164 = self._valid(raw, [g[2] for g in groups])
             if e164 is not None:
                 yield Detection(start, m.end(), self.kind, e164)
                 continue
             yield from self._sub_runs(raw, start, groups)
 
     def _sub_runs(
-        self, raw: str, offset: int, groups: list[tuple[int, int, int]]
+        self, raw: str, offset: int, groups: list[tuple[int, int, str]]
     ) -> Iterator[Detection]:
         best: tuple[int, int, str] | None = None
         for i in range(len(groups)):
             digits = 0
             spans: list[tuple[int, int]] = []
             for j in range(i, len(groups)):
-                digits += groups[j][2]
+                digits += len(groups[j][2])
                 if digits > 15:
                     break
                 if digits >= 7:
                     spans.append((j, digits))
-            for j, count in reversed(spans):
+            for j, _ in reversed(spans):
                 if best is not None and groups[j][1] - groups[i][0] <= best[1] - best[0]:
                     break
-                e164 = self._valid(raw[groups[i][0] : groups[j][1]], count)
+                e164 = self._valid(
+                    raw[groups[i][0] : groups[j][1]], [g[2] for g in groups[i : j + 1]]
+                )
                 if e164 is not None:
                     best = (groups[i][0], groups[j][1], e164)
                     break
@@ -498,7 +503,8 @@ class IpDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every IP address in ``text``."""
-        if "." in text and text_scan(text).longest >= 4:
+        # An IPv4 address holds three dots and four digits or more in one run.
+        if text.count(".") >= 3 and text_scan(text).longest >= 4:
             for m in self._v4.finditer(text):
                 yield Detection(m.start(), m.end(), self.kind, m.group())
         if "::" in text or text.count(":") >= 2:

@@ -40,16 +40,26 @@ step "Import the adjudications (decisions of the review queue)" casework review 
 step "Apply the decided work (labels, adjudications) as a new version" \
   casework dataset apply refunds -m "November labels and adjudications"
 commit "labels"
-step "The guideline gap gets a rule: bump the guideline" \
-  casework label guideline bump refunds -m "partial refunds on orders older than 30 days: escalate"
+# The disagreement clusters above (backordered items, orders older than about 30 days) are the
+# guideline gap: a rule settles it, and only the rows it touches go back to labelling.
+rule="situation.fixtures[?tool=='get_order'].response[] | [?status=='partially_shipped' && age_days > \`30\`]"
+step "The guideline gap gets a rule: preview the rows it touches (count and sample)" \
+  casework label guideline bump refunds -m "older than 30 days and partially shipped: escalate" \
+  --relabel-where "$rule" --dry-run
+step "Bump the guideline to refunds-g8; the rule is stored with the version" \
+  casework label guideline bump refunds -m "older than 30 days and partially shipped: escalate" \
+  --relabel-where "$rule"
 step "Rows labelled under an older rule" casework dataset cases refunds --labelled-under refunds-g6
-step "Send them back for relabelling" \
+step "Send them back: refunds-g7 came without a rule, so every refunds-g6 row goes back" \
   casework label assign refunds --relabel-under refunds-g6 --labellers lab-03,lab-07,lab-02
+step "Send back only the refunds-g7 rows the refunds-g8 rule touches, not the whole slice" \
+  casework label assign refunds --relabel-under refunds-g7 --labellers lab-03,lab-07,lab-02
 rm -rf relabel
-casework label export refunds --out relabel >/dev/null
+step "Their sheets say which rule sent each row back" casework label export refunds --out relabel
 python3 demo/simulated_labellers.py relabel >/dev/null
 casework label import relabel/*.labels.jsonl >/dev/null
-step "Relabelled rows become the next version" casework dataset apply refunds -m "relabel refunds-g6 rows under refunds-g8"
+step "Relabelled rows become the next version" casework dataset apply refunds -m "relabel under refunds-g8: the refunds-g6 rows and the rows the rule touches"
+step "Agreement: refunds-g8 agrees where refunds-g7 was ambiguous" casework agreement refunds
 commit "relabel"
 
 # --- 5. Leakage: near-duplicates across splits, rows copied into the prompt -------------------

@@ -4,7 +4,9 @@ A real team fills the sheets by hand (or in the web app). The demo cannot wait f
 script answers each line of each `*.labels.jsonl` / `*.adjudication.jsonl` sheet in DIR from what
 the sheet shows, and nothing else — the situation and the declared tools, never a label. The two
 simulated labellers read the same rules but differ on one ambiguous point (a partial refund on an
-old order: one asks a question, the other escalates), so adjudication has something to do.
+old order: one asks a question, the other escalates), so adjudication has something to do. From
+`refunds-g8` on, the guideline settles that point (older than 30 days and partially shipped:
+escalate), and both follow it.
 
     python simulated_labellers.py SHEETS_DIR
 """
@@ -27,6 +29,24 @@ def _text(situation: dict[str, Any]) -> str:
     )
 
 
+def _old_partial(situation: dict[str, Any]) -> bool:
+    """The order the fixtures show is partially shipped and older than 30 days."""
+    return any(
+        isinstance(f.get("response"), dict)
+        and f["response"].get("status") == "partially_shipped"
+        and (f["response"].get("age_days") or 0) > 30
+        for f in situation.get("fixtures", [])
+        if f.get("tool") == "get_order"
+    )
+
+
+def _settled(line: dict[str, Any]) -> bool:
+    """The line's guideline has the rule for partial shipments on old orders (refunds-g8 on)."""
+    version = str(line.get("guideline_version", ""))
+    prefix = "refunds-g"
+    return version.startswith(prefix) and int(version[len(prefix) :] or 0) >= 8
+
+
 def _decide(line: dict[str, Any], cautious: bool) -> dict[str, Any]:
     situation = line["situation"]
     text = _text(situation).lower()
@@ -43,6 +63,8 @@ def _decide(line: dict[str, Any], cautious: bool) -> dict[str, Any]:
         outcome = "refuse"
     elif not has_order:
         outcome = "clarify"
+    elif _settled(line) and _old_partial(situation):
+        outcome = "escalate"
     elif "partial" in text or "only part" in text or "half" in text:
         outcome = "escalate" if cautious else "clarify"
     else:

@@ -36,6 +36,7 @@ from casework.labelling import (
     read_guideline,
     release_labels,
 )
+from casework.labelling.relabel import preview_relabel
 from casework.project import Project
 
 __all__ = ["COMMANDS"]
@@ -118,7 +119,16 @@ def _render_assign(report: AssignReport) -> None:
     for labeller, roles in report.by_labeller.items():
         parts = ", ".join(f"{n} {role}" for role, n in sorted(roles.items()))
         console.print(f"  {labeller}: {parts}")
-    if report.relabel:
+    if report.relabel_rules:
+        for rule in report.relabel_rules:
+            console.print(f"  sent back by rule of {rule.version}: {rule.selector}", markup=False)
+        console.print(
+            f"  {report.relabel} of {report.relabel_labelled} cases labelled under the old "
+            "guideline are touched by the rule and sent back for relabelling"
+        )
+        if report.relabel_sample:
+            console.print(f"  e.g. {', '.join(report.relabel_sample)}", markup=False)
+    elif report.relabel:
         console.print(f"  {report.relabel} cases sent back for relabelling")
     if report.cancelled:
         console.print(
@@ -317,6 +327,13 @@ def _dashboard(project: Project, dataset: str, fmt: str) -> None:
             _figure(s.seconds_per_label, "s"),
         )
     console.print(table)
+    for s in board.slices:
+        for rule in s.sent_back_by_rule:
+            console.print(
+                f"{s.slice}: sent back by rule of {rule.version}: {rule.selector} "
+                f"({rule.rows} rows, {rule.open} open)",
+                markup=False,
+            )
     if board.labellers:
         people = Table("labeller", "done", "assigned", "median s per label")
         for lab in board.labellers:
@@ -555,24 +572,66 @@ def guideline_group() -> None:
     """
 
 
-@example('casework label guideline bump refunds -m "a partial refund is resolve, not escalate"')
+@example(
+    'casework label guideline bump refunds -m "a partial refund is resolve, not escalate"',
+    'casework label guideline bump refunds -m "partially shipped: escalate" --relabel-where '
+    "\"situation.fixtures[?tool=='get_order'].response.status | contains(@, 'partially_shipped')\" "
+    "--dry-run",
+)
 @guideline_group.command("bump")
 @click.argument("slice_name", metavar="SLICE")
 @click.option("-m", "--message", required=True, help="What rule changed, in one line.")
+@click.option(
+    "--relabel-where",
+    "relabel_where",
+    metavar="EXPR",
+    default=None,
+    help="The rows the rule touches: a JMESPath expression over the case (situation, fixtures, "
+    "state, label), stored with the new version; `label assign --relabel-under` sends back "
+    "only those.",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Preview the rows --relabel-where selects; write nothing."
+)
 @pass_project
-def bump_cmd(project: Project, slice_name: str, message: str) -> None:
+def bump_cmd(
+    project: Project, slice_name: str, message: str, relabel_where: str | None, dry_run: bool
+) -> None:
     """Raise SLICE's guideline version (gN -> gN+1) and add a changelog entry.
 
-    Open guideline gap notes of SLICE are listed and marked addressed by the new version.
+    Open guideline gap notes of SLICE are listed and marked addressed by the new version. With
+    --relabel-where, the rows labelled under the current version that the expression selects are
+    counted per dataset, with a sample of their ids, before anything is written.
     """
-    done = bump_with_gaps(project, slice_name, message)
+    if relabel_where is not None:
+        for preview in preview_relabel(project, slice_name, relabel_where):
+            console.print(
+                f"{preview.dataset}: the rule selects {len(preview.selected)} of "
+                f"{preview.labelled} rows labelled under {preview.labelled_under}",
+                markup=False,
+            )
+            if preview.sample:
+                more = len(preview.selected) - len(preview.sample)
+                tail = f", … and {more} more" if more else ""
+                console.print(f"  e.g. {', '.join(preview.sample)}{tail}", markup=False)
+    elif dry_run:
+        raise UsageError(
+            "previews the rows a rule selects: give `relabel_where` too.",
+            param="dry_run",
+            mentions=("relabel_where",),
+        )
+    if dry_run:
+        console.print("dry run: the guideline was not bumped")
+        return
+    done = bump_with_gaps(project, slice_name, message, relabel_where=relabel_where)
     bump = done.bump
     console.print(f"{bump.slice}: {bump.old} -> {bump.new} ({project.relative(bump.path)})")
     console.print(
         f"rows labelled under the old rule: casework dataset cases DATASET --labelled-under {bump.old}"
     )
+    which = "the rows the rule selects" if relabel_where is not None else "them"
     console.print(
-        f"send them back: casework label assign DATASET --relabel-under {bump.old} --labellers ..."
+        f"send {which} back: casework label assign DATASET --relabel-under {bump.old} --labellers ..."
     )
     if done.addressed:
         console.print(f"guideline gap notes addressed by {bump.new}:")

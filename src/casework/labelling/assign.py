@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from casework.errors import UsageError
 from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
+from casework.labelling.guidelines import read_guideline
 from casework.labelling.model import ROLE_ORDER
 from casework.labelling.policy import (
     AssignmentPlan,
@@ -24,6 +25,7 @@ from casework.labelling.policy import (
     plan_adjudication,
     plan_labelling,
 )
+from casework.labelling.relabel_rule import SAMPLE_SIZE, RelabelRule, rules_since, touched_by
 from casework.labelling.snapshot import SliceCalibration
 from casework.labelling.store import Work, add_assignments, cancel_assignments, writing
 from casework.project import Project
@@ -44,6 +46,10 @@ class AssignReport:
         cancelled: Open assignments dropped because their guideline was superseded.
         calibration: Per slice: kappa, rows and whether it left full double labelling.
         relabel: Cases sent back for relabelling (with ``relabel_under``).
+        relabel_labelled: Cases labelled under ``relabel_under`` (sent back or not).
+        relabel_rules: The rules that chose which of them go back (the selectors stored with
+            the guideline versions since; empty when a version came without one: then all go).
+        relabel_sample: The first ids sent back by those rules.
         waiting: Cases already decided but not released (`casework dataset apply` lands them).
         dry_run: Nothing was written.
         by_labeller: New assignments per labeller and role.
@@ -55,6 +61,9 @@ class AssignReport:
     cancelled: int
     calibration: dict[str, SliceCalibration]
     relabel: int = 0
+    relabel_labelled: int = 0
+    relabel_rules: tuple[RelabelRule, ...] = ()
+    relabel_sample: tuple[str, ...] = ()
     waiting: int = 0
     dry_run: bool = False
     by_labeller: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -98,7 +107,9 @@ def assign_labels(
 ) -> AssignReport:
     """Assign the labelling queue and the contested rows of ``dataset`` to ``labellers``.
 
-    Open assignments under a superseded guideline are cancelled first and their cases re-queued
+    With ``relabel_under``, rows labelled under that superseded version go back: those the rules
+    stored with the versions since select (:mod:`casework.labelling.relabel_rule`), or all of
+    them when one of those versions came without a selector. Open assignments under a superseded guideline are cancelled first and their cases re-queued
     under the current one. Slices are calibrated (one labeller plus audits) or not (two
     labellers) per :func:`casework.labelling.policy.is_calibrated`.
 
@@ -142,7 +153,10 @@ def assign_labels(
         skipped=plan.skipped,
         cancelled=len(stale),
         calibration=calibration,
-        relabel=relabel,
+        relabel=len(relabel.sent),
+        relabel_labelled=relabel.labelled,
+        relabel_rules=relabel.rules,
+        relabel_sample=tuple(sorted(relabel.sent))[:SAMPLE_SIZE],
         waiting=len(state.snapshot.by_status("ready")),
         dry_run=dry_run,
         by_labeller={
@@ -151,19 +165,36 @@ def assign_labels(
     )
 
 
+@dataclass
+class _Relabel:
+    """Rows labelled under the superseded version, and which of them the rules send back."""
+
+    labelled: int = 0
+    sent: list[str] = field(default_factory=list)
+    rules: tuple[RelabelRule, ...] = ()
+
+
+def _rules(
+    project: Project, slice_name: str, old: str, current: str
+) -> tuple[RelabelRule, ...] | None:
+    text = read_guideline(project, slice_name).text
+    return rules_since(text, slice_name, old, current)
+
+
 def _plan(
     state: DatasetState,
     labellers: Sequence[str],
     calibration: dict[str, SliceCalibration],
     project: Project,
     relabel_under: str | None,
-) -> tuple[AssignmentPlan, int]:
+) -> tuple[AssignmentPlan, _Relabel]:
     config = project.config.labelling
     rows: list[QueueRow] = []
     contested: list[Contested] = []
     taken: dict[str, set[str]] = {}
     previous: dict[str, frozenset[str]] = {}
-    relabel = 0
+    relabel = _Relabel()
+    rules_of: dict[str, tuple[RelabelRule, ...] | None] = {}
     labels_by_case: dict[str, set[str]] = defaultdict(set)
     for record in state.snapshot.labels:
         labels_by_case[record.case_id].add(record.labeller)
@@ -177,8 +208,17 @@ def _plan(
             and case.label is not None
             and case.label.guideline_version == relabel_under
         ):
-            wanted = True
-            relabel += 1
+            relabel.labelled += 1
+            if case.slice not in rules_of:
+                rules_of[case.slice] = _rules(
+                    project, case.slice, relabel_under, progress.current_version
+                )
+            rules = rules_of[case.slice]
+            if rules is None or touched_by(case, rules):
+                wanted = True
+                relabel.sent.append(case.id)
+            if rules:
+                relabel.rules = rules
         if wanted:
             rows.append(QueueRow(case.id, case.slice))
             holders = (

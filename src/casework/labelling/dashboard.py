@@ -19,12 +19,15 @@ from casework.agreement import SliceAgreement, agreement_report, kappa_interval
 from casework.agreement.bands import BandEdges
 from casework.agreement.report import AgreementSettings
 from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
+from casework.labelling.guidelines import read_guideline
+from casework.labelling.model import guideline_number
+from casework.labelling.relabel_rule import RelabelRule, rules_of, touched_by
 from casework.labelling.timings import Timings, read_timings
 from casework.project import Project
 from casework.workbench import open_workbench
 from casework.workbench.models_review import ReviewTaskRow
 
-__all__ = ["Dashboard", "LabellerDashboard", "SliceDashboard", "dashboard"]
+__all__ = ["Dashboard", "LabellerDashboard", "RuleDashboard", "SliceDashboard", "dashboard"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,8 @@ class SliceDashboard:
         open_disagreements: Contested cases plus cases an adjudicator holds.
         open_review_items: Open review items counted under the slice.
         seconds_per_label: Labelling cost: seconds on screen per timed label (``None``: n/a).
+        sent_back_by_rule: The rules stored with the slice's guideline versions, newest first,
+            with the rows each touches.
     """
 
     slice: str
@@ -64,6 +69,24 @@ class SliceDashboard:
     open_disagreements: int
     open_review_items: int
     seconds_per_label: float | None
+    sent_back_by_rule: tuple[RuleDashboard, ...] = ()
+
+
+@dataclass(frozen=True)
+class RuleDashboard:
+    """A guideline rule's selector and the rows it sent back.
+
+    Attributes:
+        version: The guideline version that introduced the rule.
+        selector: The JMESPath expression over the case.
+        rows: Cases it touches that were labelled under an older version.
+        open: Of those, cases not decided under the slice's current guideline yet (stale included).
+    """
+
+    version: str
+    selector: str
+    rows: int
+    open: int
 
 
 @dataclass(frozen=True)
@@ -145,6 +168,7 @@ def _slice(
     found: SliceAgreement | None,
     counts: tuple[int, int, int, int, int],
     timings: Timings,
+    guideline_text: str,
 ) -> SliceDashboard:
     rows, once, twice, disagreements, review = counts
     interval = kappa_interval(table=found.confusion.counts) if found and found.rows else None
@@ -164,7 +188,39 @@ def _slice(
         disagreements,
         review,
         timings.seconds_per_label(name),
+        _rules(name, state, guideline_text),
     )
+
+
+_OPEN = ("queued", "labelling", "outdated", "contested", "adjudicating", "stale")
+
+
+def _rules(name: str, state: DatasetState, text: str) -> tuple[RuleDashboard, ...]:
+    """Each stored rule of the slice with the rows it touches (labelled before it) and open ones."""
+    earliest: dict[str, int] = {}
+    for record in state.snapshot.labels:
+        number = guideline_number(record.guideline_version)
+        if number is not None:
+            earliest[record.case_id] = min(number, earliest.get(record.case_id, number))
+    for progress in state.snapshot.cases:
+        label = progress.case.label
+        number = guideline_number(label.guideline_version or "") if label else None
+        if number is not None:
+            case_id = progress.case.id
+            earliest[case_id] = min(number, earliest.get(case_id, number))
+    out = []
+    for number, selector in sorted(rules_of(text).items(), reverse=True):
+        rule = RelabelRule(f"{name}-g{number}", selector)
+        touched = [
+            p
+            for p in state.snapshot.cases
+            if p.case.slice == name
+            and earliest.get(p.case.id, number) < number
+            and touched_by(p.case, (rule,))
+        ]
+        still = sum(1 for p in touched if p.status in _OPEN)
+        out.append(RuleDashboard(rule.version, selector, len(touched), still))
+    return tuple(out)
 
 
 def dashboard(project: Project, dataset: str) -> Dashboard:
@@ -199,6 +255,7 @@ def dashboard(project: Project, dataset: str) -> Dashboard:
             agreement.get(s),
             (rows[s], once[s], twice[s], disagreements[s], int(open_items.get(s, 0))),
             timings,
+            read_guideline(project, s).text,
         )
         for s in sorted(rows)
     )

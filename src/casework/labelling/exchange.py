@@ -19,6 +19,7 @@ from casework.dataset.copies import record_copies
 from casework.dataset.tools import ToolDecl
 from casework.errors import InputErrors, Problem, UsageError
 from casework.labelling.dataset_state import DatasetState, dataset_name, load_state
+from casework.labelling.relabel import sent_back_rules
 from casework.labelling.sheets import (
     SheetEntry,
     SheetKind,
@@ -149,7 +150,7 @@ def export_sheets(
         open_work.setdefault(a.labeller, []).append(stored)
     files = []
     for labeller in sorted(open_work):
-        lines = _lines(state, kind, labeller, open_work[labeller], tools, key)
+        lines = _lines(project, state, kind, labeller, open_work[labeller], tools, key)
         if not lines:
             continue
         stem = sheet_name(name, labeller, kind)
@@ -166,6 +167,7 @@ def export_sheets(
 
 
 def _lines(
+    project: Project,
     state: DatasetState,
     kind: SheetKind,
     labeller: str,
@@ -191,6 +193,9 @@ def _lines(
                 tools,
                 labels=blind if kind == "adjudication" else (),
                 differs=found.differs if (found and kind == "adjudication") else (),
+                sent_back_by=sent_back_rules(
+                    project, progress.case, stored.assignment.guideline_version
+                ),
                 signature=line_signature(
                     key, kind, state.dataset.name, labeller, stored.assignment.case_id
                 ),

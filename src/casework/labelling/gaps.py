@@ -216,24 +216,31 @@ def bump_with_gaps(
     *,
     today: date | None = None,
     now: datetime | None = None,
+    relabel_where: str | None = None,
 ) -> GapBump:
     """Bump a slice's guideline (:func:`bump_guideline`) and mark its open gap notes addressed.
 
     The notes are marked in the same workbench transaction that read them, after the guideline
-    file was rewritten; a project without a workbench bumps with no notes.
+    file was rewritten; a project without a workbench bumps with no notes. ``relabel_where``
+    stores a selector with the new version (see :func:`bump_guideline`).
 
     Raises:
         UsageError, ConfigError, InputError: As :func:`bump_guideline`.
     """
     if not workbench_exists(project):
-        return GapBump(bump_guideline(project, slice_name, message, today=today), ())
+        bumped = bump_guideline(
+            project, slice_name, message, today=today, relabel_where=relabel_where
+        )
+        return GapBump(bumped, ())
     with open_workbench(project) as wb, wb.session() as session:
         rows = session.scalars(
             select(GuidelineGapRow)
             .where(GuidelineGapRow.slice == slice_name, GuidelineGapRow.addressed_version.is_(None))
             .order_by(GuidelineGapRow.created_at, GuidelineGapRow.id)
         ).all()
-        bump = bump_guideline(project, slice_name, message, today=today)
+        bump = bump_guideline(
+            project, slice_name, message, today=today, relabel_where=relabel_where
+        )
         ids = [r.id for r in rows]
         if ids:
             session.execute(

@@ -6,6 +6,7 @@ Entry points: :func:`read_guideline`, :func:`list_guidelines`, :func:`current_ve
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -210,11 +211,19 @@ def current_versions(project: Project, slices: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def bump_text(text: str, guideline: Guideline, message: str, today: date) -> tuple[str, str]:
+def bump_text(
+    text: str,
+    guideline: Guideline,
+    message: str,
+    today: date,
+    *,
+    relabel_where: str | None = None,
+) -> tuple[str, str]:
     """The guideline text with its version raised by one and a changelog entry added.
 
-    Only the ``version:`` line changes in the front matter; the entry goes first under
-    ``## Changelog`` (the section is appended when missing).
+    Only the ``version:`` line changes in the front matter, and with ``relabel_where`` a
+    ``relabel_where_gN`` line (the JSON-quoted selector of the new version) follows it; the entry
+    goes first under ``## Changelog`` (the section is appended when missing).
 
     Returns:
         The new text and the changelog entry.
@@ -226,6 +235,10 @@ def bump_text(text: str, guideline: Guideline, message: str, today: date) -> tup
     prefix = lines[index][: lines[index].index(":") + 1]
     lines[index] = f"{prefix} {new_version}"
     entry = f"{new_version} ({today.isoformat()}): {message} (was {guideline.version})"
+    if relabel_where is not None:
+        key = f"relabel_where_g{guideline.number + 1}"
+        lines.insert(index + 1, f"{key}: {json.dumps(relabel_where, ensure_ascii=False)}")
+        entry += f"; only the rows {key} selects go back"
     try:
         start = next(i for i, line in enumerate(lines) if line.strip() == CHANGELOG_HEADING)
     except StopIteration:
@@ -241,13 +254,19 @@ def bump_text(text: str, guideline: Guideline, message: str, today: date) -> tup
 
 
 def bump_guideline(
-    project: Project, slice_name: str, message: str, *, today: date | None = None
+    project: Project,
+    slice_name: str,
+    message: str,
+    *,
+    today: date | None = None,
+    relabel_where: str | None = None,
 ) -> Bump:
     """Raise a slice's guideline version (gN -> gN+1) and record why, in one atomic write.
 
     Rows labelled under the old version keep it on their label: `casework dataset cases DATASET
     --labelled-under OLD` lists them and `casework label assign DATASET --relabel-under OLD` sends
-    them back to labelling.
+    them back to labelling: all of them, or with ``relabel_where`` (a JMESPath selector over the
+    case, stored in the front matter with the new version) only the rows it selects.
 
     Raises:
         UsageError: Empty or multi-line message.
@@ -259,8 +278,20 @@ def bump_guideline(
         raise UsageError("guideline bump: a message is required (-m WHY): say what rule changed.")
     if "\n" in why:
         raise UsageError("guideline bump: the message is one line (it becomes a changelog entry).")
+    if relabel_where is not None:
+        # Imported here: relabel_rule reaches numpy (through the agreement statistics' version
+        # order), and light commands read guidelines.
+        from casework.labelling.relabel_rule import compile_selector
+
+        compile_selector(relabel_where)
     guideline = read_guideline(project, slice_name)
-    text, entry = bump_text(guideline.text, guideline, why, today or datetime.now(UTC).date())
+    text, entry = bump_text(
+        guideline.text,
+        guideline,
+        why,
+        today or datetime.now(UTC).date(),
+        relabel_where=relabel_where,
+    )
     atomic_write_text(guideline.path, text)
     return Bump(
         slice_name,

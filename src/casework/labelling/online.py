@@ -28,6 +28,7 @@ from casework.errors import CaseworkError, UsageError
 from casework.labelling import _cache
 from casework.labelling.dataset_state import DatasetState
 from casework.labelling.model import LabelKey, label_key
+from casework.labelling.relabel import sent_back_rules
 from casework.labelling.sheets import sheet_line
 from casework.labelling.snapshot import snapshot
 from casework.labelling.store import StoredAssignment, add_label, load_held_work
@@ -312,7 +313,15 @@ def blind_case(
     state, held, _ = _find(project, session, labeller, dataset, case_id, states)
     progress = state.snapshot.by_id[case_id]
     tools = _cache.tools(project)
-    line = sheet_line("label", dataset, labeller, progress.case, held.guideline_version, tools)
+    line = sheet_line(
+        "label",
+        dataset,
+        labeller,
+        progress.case,
+        held.guideline_version,
+        tools,
+        sent_back_by=sent_back_rules(project, progress.case, held.guideline_version),
+    )
     own = None
     if held.done and progress.round is not None:
         own = next((r for r in progress.round.labels if r.labeller == labeller), None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import RootModel
+from pydantic import Field, RootModel
 
 from casework.schema.output import CommandOutput, OutputPart
 
@@ -19,6 +19,8 @@ __all__ = [
     "LabellerDashboardOutput",
     "LabellerLoadOutput",
     "PlannedAssignmentOutput",
+    "RelabelRuleOutput",
+    "RuleDashboardOutput",
     "SkippedOutput",
     "SliceCalibrationOutput",
     "SliceDashboardOutput",
@@ -65,6 +67,15 @@ class SliceCalibrationOutput(OutputPart):
     """`rows >= min_rows` and `kappa >= gate`: one labeller plus audits from now on."""
 
 
+class RelabelRuleOutput(OutputPart):
+    """A selector stored with a guideline version: the rows its rule touches."""
+
+    version: str
+    """The guideline version that introduced the rule."""
+    selector: str
+    """The JMESPath expression over the case."""
+
+
 class LabelAssign(CommandOutput):
     """`casework label assign`: what it assigned (or, with `--dry-run`, would)."""
 
@@ -82,6 +93,12 @@ class LabelAssign(CommandOutput):
     """Per slice: kappa, rows and whether it left full double labelling."""
     relabel: int
     """Cases sent back for relabelling (with `relabel_under`)."""
+    relabel_labelled: int = 0
+    """Cases labelled under `relabel_under`, sent back or not."""
+    relabel_rules: list[RelabelRuleOutput] = Field(default_factory=list)
+    """The selectors stored with the guideline versions since `relabel_under` that chose which cases go back (empty: a version came without one, so all went back)."""
+    relabel_sample: list[str] = Field(default_factory=list)
+    """The first ids sent back by those rules."""
     waiting: int
     """Cases already decided but not released (`casework dataset apply` lands them)."""
     dry_run: bool
@@ -141,6 +158,19 @@ class LabelStatus(CommandOutput):
     """Human minutes reviewing generated cases per accepted one (null: n/a, nothing accepted or timed)."""
 
 
+class RuleDashboardOutput(OutputPart):
+    """A guideline rule's selector and the rows it sent back."""
+
+    version: str
+    """The guideline version that introduced the rule."""
+    selector: str
+    """The JMESPath expression over the case."""
+    rows: int
+    """Cases it touches that were labelled under an older version."""
+    open: int
+    """Of those, cases not decided under the slice's current guideline yet."""
+
+
 class SliceDashboardOutput(OutputPart):
     """One slice's figures."""
 
@@ -174,6 +204,8 @@ class SliceDashboardOutput(OutputPart):
     """Open review items counted under the slice."""
     seconds_per_label: float | None
     """Labelling cost: seconds on screen per timed label (null: n/a)."""
+    sent_back_by_rule: list[RuleDashboardOutput] = Field(default_factory=list)
+    """The rules stored with the slice's guideline versions, newest first, with the rows each touches."""
 
 
 class LabellerDashboardOutput(OutputPart):

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -23,6 +23,9 @@ from casework.dataset.jsonl import json_objects, problems_from_validation
 from casework.dataset.tools import ToolDecl
 from casework.errors import Problem
 from casework.schema import Case, LabelRecord, Outcome, Situation
+
+if TYPE_CHECKING:
+    from casework.labelling.relabel_rule import RelabelRule
 
 __all__ = [
     "CSV_FIXED",
@@ -103,6 +106,8 @@ class SheetAnswer(BaseModel):
     """Adjudication sheets: the anonymised labels that disagree (shown; ignored on import)."""
     differs: Any = None
     """Adjudication sheets: fields the labels differ on (shown; ignored on import)."""
+    sent_back_by: Any = None
+    """Rows a guideline rule sent back: the rule's version and selector (shown; ignored on import)."""
     outcome: Annotated[Outcome | None, BeforeValidator(_blank_outcome)] = None
     """The answer: `resolve`, `clarify`, `refuse` or `escalate`; empty while unanswered."""
     required: dict[str, YesNo] = Field(default_factory=dict)
@@ -176,13 +181,16 @@ def sheet_line(
     *,
     labels: Sequence[LabelRecord] = (),
     differs: Sequence[str] = (),
+    sent_back_by: Sequence[RelabelRule] = (),
     signature: str = "",
 ) -> dict[str, Any]:
     """One sheet line: the blind view of a case, with empty answer fields.
 
     Only ``case.situation`` and ``case.slice`` are read from the case. Adjudication lines add the
-    disagreeing ``labels``, anonymised as A, B, … (no labeller ids, no timestamps). ``signature``
-    (see :func:`casework.labelling.signing.line_signature`) comes last.
+    disagreeing ``labels``, anonymised as A, B, … (no labeller ids, no timestamps). A row a
+    guideline rule sent back says so in ``sent_back_by`` (the version, and the selector unless it
+    reads the old label). ``signature`` (see :func:`casework.labelling.signing.line_signature`)
+    comes last.
     """
     situation = Situation.model_validate(case.situation.model_dump())
     line: dict[str, Any] = {
@@ -204,6 +212,8 @@ def sheet_line(
             _shown_label(chr(ord("A") + i), record) for i, record in enumerate(labels)
         ]
         line["differs"] = list(differs)
+    if sent_back_by:
+        line["sent_back_by"] = [rule.shown_to_labellers() for rule in sent_back_by]
     line.update(
         {
             "outcome": None,

@@ -445,8 +445,7 @@ def _invocation(text: str = "hi", **extra: Any) -> dict[str, Any]:
                 "eval_set_id": "s",
                 "eval_cases": [{"eval_id": "e", "conversation_scenario": {"starting_prompt": "x"}}],
             },
-            "f.json: eval_cases.0.conversation: a conversation_scenario (simulated user) cannot "
-            "be imported: casework needs the conversation written out.",
+            "f.json: eval_cases.0.conversation_scenario.conversation_plan: field required.",
         ),
         (
             {"eval_set_id": "s", "eval_cases": [{"eval_id": "e", "conversation": []}]},

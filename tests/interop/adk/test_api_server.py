@@ -31,8 +31,6 @@ from casework.dataset.tools import declared_tools
 from casework.project import load_project
 from tests.llm.stub_server import Action, StubServer, chat_reply
 
-pytest.importorskip("google.adk", reason="google-adk is not installed (the test extra has it)")
-
 AGENTS = Path(__file__).resolve().parent / "agents"
 ADK = Path(sys.executable).with_name("adk")
 STARTUP_S = 60.0

@@ -6,13 +6,14 @@ casework cases) and :func:`eval_set_from_cases` (casework cases → an ADK EvalS
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from casework.interop.adk._format import AdkEvalCase, AdkFile, AdkToolUse
+from casework.interop.adk._format import AdkEvalCase, AdkFile, AdkScenario, AdkToolUse
 from casework.schema import (
     ArgMatcher,
     Case,
@@ -21,8 +22,10 @@ from casework.schema import (
     Situation,
     Split,
     ToolCall,
+    ToolFixture,
     ToolRequirement,
     Turn,
+    UserScenario,
 )
 
 __all__ = [
@@ -102,13 +105,60 @@ def _call(use: AdkToolUse) -> ToolCall:
     )
 
 
+def _replay_fixtures(uses: Sequence[AdkToolUse]) -> list[ToolFixture]:
+    """The recorded results of tool uses as fixtures answering the same name and arguments.
+
+    The first recorded answer of a name and arguments wins (a later one with the same arguments
+    is a state change fixtures cannot replay; ADK's trajectory metric ignores results anyway).
+    """
+    out: dict[tuple[str, str], ToolFixture] = {}
+    for use in uses:
+        if use.result is None and use.error is None:
+            continue
+        key = (use.name, json.dumps(use.args, sort_keys=True))
+        out.setdefault(
+            key,
+            ToolFixture(
+                tool=use.name,
+                match=use.args,
+                response=use.result if use.error is None else None,
+                error=use.error,
+            ),
+        )
+    return list(out.values())
+
+
+def _scenario_case(
+    ec: AdkEvalCase, scenario: AdkScenario, case_id: str, options: ImportOptions
+) -> Case:
+    """A case played by casework's simulated user: ADK's starting prompt opens, the plan guides."""
+    return Case(
+        id=case_id,
+        slice=options.slice,
+        split=options.split,
+        source="hand",
+        situation=Situation(
+            goal=_goal(scenario.conversation_plan),
+            turns=[Turn(role="user", content=scenario.starting_prompt)],
+            state=ec.state,
+            user_scenario=UserScenario(goal=scenario.conversation_plan, persona=scenario.persona),
+        ),
+        label=Label(outcome="resolve", guideline_version=GUIDELINE_VERSION, labellers=[]),
+        oracle=Oracle.model_validate({"class": "human"}),
+    )
+
+
 def case_from_adk(ec: AdkEvalCase, case_id: str, options: ImportOptions) -> Case:
     """The casework case testing the last invocation of an ADK eval case.
 
     Earlier invocations become the conversation prefix (their user text, then their expected reply
     and tool calls as the assistant's turn); the last invocation's expected tool uses become
-    required tools with exact argument matchers; its reference reply goes into the rubric.
+    required tools with exact argument matchers, and their recorded results replay fixtures; its
+    reference reply goes into the rubric. A conversation scenario becomes a simulated user
+    (``situation.user_scenario``) opening with the scenario's starting prompt.
     """
+    if ec.scenario is not None:
+        return _scenario_case(ec, ec.scenario, case_id, options)
     *earlier, last = ec.invocations
     turns: list[Turn] = []
     for inv in earlier:
@@ -136,7 +186,12 @@ def case_from_adk(ec: AdkEvalCase, case_id: str, options: ImportOptions) -> Case
         slice=options.slice,
         split=options.split,
         source="hand",
-        situation=Situation(goal=_goal(last.user_text), turns=turns, state=ec.state),
+        situation=Situation(
+            goal=_goal(last.user_text),
+            turns=turns,
+            state=ec.state,
+            fixtures=_replay_fixtures(last.tool_uses),
+        ),
         label=Label(
             outcome="resolve",
             required_tools=required,
@@ -262,14 +317,54 @@ def _close(
     invocation["intermediate_data"] = data
 
 
-def _expected_uses(label: Label, left_out: Counter[str]) -> list[dict[str, Any]]:
-    uses = []
-    for req in label.required_tools:
+def _expected_uses(
+    case: Case, label: Label, left_out: Counter[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The last invocation's tool uses, and the responses its replay fixtures recorded."""
+    uses, responses = [], []
+    for n, req in enumerate(label.required_tools, start=1):
         exact = {k: m.value for k, m in req.arguments.items() if m.match == "exact"}
         if len(exact) < len(req.arguments):
             left_out["argument matchers other than exact"] += 1
-        uses.append({"name": req.name, "args": exact})
-    return uses
+        use: dict[str, Any] = {"name": req.name, "args": exact}
+        fixture = _replayed(case, req.name, exact)
+        if fixture is not None:
+            call = ToolCall(
+                name=req.name, arguments=exact, result=fixture.response, error=fixture.error
+            )
+            use, response = _function_call(call, f"{case.id}/last/{n}")
+            responses.append(response)
+        uses.append(use)
+    return uses, responses
+
+
+def _replayed(case: Case, name: str, args: dict[str, Any]) -> ToolFixture | None:
+    """The fixture an import made of this expected call's recorded result, if any."""
+    for fixture in case.situation.fixtures:
+        if fixture.tool == name and fixture.match == args and not fixture.effects:
+            return fixture
+    return None
+
+
+def _scenario_eval_case(case: Case, left_out: Counter[str]) -> dict[str, Any] | None:
+    """ADK's conversation_scenario for a case played by a simulated user opening with one turn."""
+    scenario = case.situation.user_scenario
+    turns = case.situation.turns
+    if scenario is None or len(turns) != 1 or turns[0].role != "user":
+        return None
+    if scenario.persona:
+        left_out["simulated user's persona (ADK's personas are registry entries)"] += 1
+    if scenario.known_info or scenario.unknown_info or scenario.instructions:
+        left_out["simulated user's known/unknown info or instructions"] += 1
+    if scenario.max_turns != UserScenario.model_fields["max_turns"].default:
+        left_out["simulated user's max_turns"] += 1
+    return {
+        "eval_id": case.id,
+        "conversation_scenario": {
+            "starting_prompt": turns[0].content,
+            "conversation_plan": scenario.goal,
+        },
+    }
 
 
 def eval_set_from_cases(
@@ -291,15 +386,27 @@ def eval_set_from_cases(
         if case.label is None:
             export.unlabelled += 1
             continue
+        scenario = _scenario_eval_case(case, export.left_out)
+        if scenario is not None:
+            _count_left_out(case, export.left_out)
+            if case.situation.state:
+                scenario["session_input"] = {
+                    "app_name": "",
+                    "user_id": "",
+                    "state": case.situation.state,
+                }
+            eval_cases.append(scenario)
+            export.exported.append(case.id)
+            continue
         conversation = _invocations(case, export.left_out)
         if conversation is None:
             export.unshaped.append(case.id)
             continue
         last = conversation[-1]
-        last["intermediate_data"] = {
-            "tool_uses": _expected_uses(case.label, export.left_out),
-            "intermediate_responses": [],
-        }
+        uses, responses = _expected_uses(case, case.label, export.left_out)
+        last["intermediate_data"] = {"tool_uses": uses, "intermediate_responses": []}
+        if responses:
+            last["intermediate_data"]["tool_responses"] = responses
         reference = reference_reply(case)
         if reference is not None:
             last["final_response"] = _content(reference, "model")
@@ -324,6 +431,9 @@ def eval_set_from_cases(
 
 def _goal_differs(case: Case) -> bool:
     """True when the goal is not what an import would make of the last user message."""
+    scenario = case.situation.user_scenario
+    if scenario is not None:
+        return case.situation.goal != _goal(scenario.goal)
     users = [t for t in case.situation.turns if t.role == "user"]
     return not users or case.situation.goal != _goal(users[-1].content)
 
@@ -337,6 +447,16 @@ def reference_reply(case: Case) -> str | None:
     return rubric[len(head) :]
 
 
+def _other_fixtures(case: Case) -> bool:
+    """Fixtures that are not the recorded result of an expected call (those ADK can hold)."""
+    label = case.label
+    expected = [
+        (r.name, {k: m.value for k, m in r.arguments.items() if m.match == "exact"})
+        for r in (label.required_tools if label else [])
+    ]
+    return any(f.effects or (f.tool, f.match) not in expected for f in case.situation.fixtures)
+
+
 def _count_left_out(case: Case, left_out: Counter[str]) -> None:
     label = case.label
     assert label is not None
@@ -344,7 +464,7 @@ def _count_left_out(case: Case, left_out: Counter[str]) -> None:
     for what, present in (
         ("forbidden tools", label.forbidden_tools),
         ("answer facts", label.answer_facts),
-        ("fixtures", case.situation.fixtures),
+        ("fixtures other than the expected calls' recorded results", _other_fixtures(case)),
         ("state assertions", case.oracle.assertions),
         ("injected adversity", case.situation.injected),
         ("outcome other than resolve", label.outcome != "resolve"),

@@ -24,6 +24,7 @@ __all__ = [
     "AdkFile",
     "AdkFormat",
     "AdkInvocation",
+    "AdkScenario",
     "AdkToolUse",
     "parse_adk",
     "read_adk_file",
@@ -100,10 +101,23 @@ class _SessionInput(_Adk):
     state: dict[str, Any] = Field(default_factory=dict)
 
 
+class _Persona(_Adk):
+    id: str = ""
+    description: str = ""
+
+
+class _Scenario(_Adk):
+    """ADK's ConversationScenario (google/adk/evaluation/conversation_scenarios.py)."""
+
+    starting_prompt: str
+    conversation_plan: str
+    user_persona: _Persona | str | None = None
+
+
 class _EvalCase(_Adk):
     eval_id: str
     conversation: list[_Invocation] | None = None
-    conversation_scenario: Any = None
+    conversation_scenario: _Scenario | None = None
     session_input: _SessionInput | None = None
     rubrics: list[Any] | None = None
     final_session_state: dict[str, Any] | None = None
@@ -173,8 +187,18 @@ class AdkInvocation:
 
 
 @dataclass(frozen=True)
+class AdkScenario:
+    """ADK's ConversationScenario: a simulated user opens with a fixed prompt and follows a plan."""
+
+    starting_prompt: str
+    conversation_plan: str
+    persona: str = ""
+    """The persona's description (or the id of one of ADK's registered personas)."""
+
+
+@dataclass(frozen=True)
 class AdkEvalCase:
-    """One ADK eval case: a conversation of invocations and the initial session state."""
+    """One ADK eval case: a conversation of invocations (or a scenario) and the session state."""
 
     eval_id: str
     invocations: tuple[AdkInvocation, ...]
@@ -182,6 +206,8 @@ class AdkEvalCase:
     id_field: str | None
     """Where the eval id sits in the file (`eval_cases.0.eval_id`), for messages; ``None`` when
     ADK names the eval case after the file (the legacy query list)."""
+    scenario: AdkScenario | None = None
+    """The conversation scenario of an eval case with no conversation (``invocations`` empty)."""
 
 
 @dataclass(frozen=True)
@@ -260,14 +286,16 @@ def _eval_set(data: dict[str, Any], shown: str) -> AdkFile:
     notes: list[str] = []
     for i, ec in enumerate(parsed.eval_cases):
         where = f"eval_cases.{i}"
+        state = ec.session_input.state if ec.session_input else {}
+        if ec.conversation is None and ec.conversation_scenario is not None:
+            scenario = _scenario(ec.conversation_scenario, shown, where, problems, notes)
+            if scenario is not None:
+                cases.append(
+                    AdkEvalCase(ec.eval_id, (), state, f"{where}.eval_id", scenario=scenario)
+                )
+            continue
         if ec.conversation is None:
-            message = (
-                "a conversation_scenario (simulated user) cannot be imported: casework needs the "
-                "conversation written out"
-                if ec.conversation_scenario is not None
-                else "field required"
-            )
-            problems.append(Problem(shown, None, f"{where}.conversation", message))
+            problems.append(Problem(shown, None, f"{where}.conversation", "field required"))
             continue
         if not ec.conversation:
             problems.append(
@@ -278,8 +306,14 @@ def _eval_set(data: dict[str, Any], shown: str) -> AdkFile:
             _invocation(inv, shown, f"{where}.conversation.{j}", problems)
             for j, inv in enumerate(ec.conversation)
         ]
-        state = ec.session_input.state if ec.session_input else {}
         cases.append(AdkEvalCase(ec.eval_id, tuple(invocations), state, f"{where}.eval_id"))
+        ids = sum(use.id is not None for use in invocations[-1].tool_uses)
+        if ids:
+            notes.append(
+                f"{shown}: {where}: the last invocation's {ids} call id(s) not kept: its calls are "
+                "expected by name and arguments (as ADK's tool_trajectory_avg_score compares them)"
+                "; their results are kept as replay fixtures"
+            )
         if ec.rubrics:
             notes.append(
                 f"{shown}: {where}: rubrics not imported (write them as the case's rubric)"
@@ -292,6 +326,32 @@ def _eval_set(data: dict[str, Any], shown: str) -> AdkFile:
         notes += _intermediate_notes(invocations, f"{shown}: {where}")
     InputErrors.raise_if_any(problems)
     return AdkFile(shown, "eval_set", tuple(cases), parsed.eval_set_id, tuple(notes))
+
+
+def _scenario(
+    raw: _Scenario, shown: str, where: str, problems: list[Problem], notes: list[str]
+) -> AdkScenario | None:
+    field = f"{where}.conversation_scenario"
+    if not raw.starting_prompt.strip() or not raw.conversation_plan.strip():
+        problems.append(
+            Problem(
+                shown,
+                None,
+                field,
+                "needs a starting_prompt and a conversation_plan",
+                raw.model_dump(exclude_none=True),
+                True,
+            )
+        )
+        return None
+    persona = raw.user_persona
+    text = persona if isinstance(persona, str) else (persona.description if persona else "")
+    if persona is not None and not isinstance(persona, str):
+        notes.append(
+            f"{shown}: {field}.user_persona: kept as its description only "
+            "(its id and behaviors are ADK's persona registry's)"
+        )
+    return AdkScenario(raw.starting_prompt, raw.conversation_plan, text)
 
 
 def _text(content: _Content | None) -> str:

@@ -112,8 +112,14 @@ class Hint:
 HintRenderer = Callable[[Hint], str]
 
 
-def _hint_as_command(hint: Hint) -> str:
+def hint_as_command(hint: Hint) -> str:
+    """A hint as the CLI shows it: its command line in backticks."""
     return f"`{hint.command_line()}`"
+
+
+def next_step(hint: Hint, render: HintRenderer = hint_as_command) -> str:
+    """A hint as the sentence that follows a message (``Next: `casework db upgrade`.``)."""
+    return f"Next: {render(hint)}{' ' + hint.why if hint.why else ''}."
 
 
 def _as_is(name: str) -> str:
@@ -149,15 +155,14 @@ class CaseworkError(Exception):
     def _body(self, spell: Speller) -> str:
         return _spell(super().__str__(), self.mentions, spell)
 
-    def render(self, spell: Speller = _as_is, hint: HintRenderer = _hint_as_command) -> str:
+    def render(self, spell: Speller = _as_is, hint: HintRenderer = hint_as_command) -> str:
         """The message with every mentioned parameter spelled by ``spell``, then the hints.
 
         Each next step is shown as ``hint`` renders it (by default its command line).
         """
         parts = [self._body(spell)]
         parts += [_spell(text, names, spell) for text, names in getattr(self, "hints", [])]
-        for step in getattr(self, "next_steps", []):
-            parts.append(f"Next: {hint(step)}{' ' + step.why if step.why else ''}.")
+        parts += [next_step(step, hint) for step in getattr(self, "next_steps", [])]
         return " ".join(p for p in parts if p)
 
     def __str__(self) -> str:

@@ -22,7 +22,7 @@ from pydantic import (
 
 from casework._docs import document_fields
 from casework.decoding import decode_utf8, load_toml
-from casework.errors import ConfigError, InputErrors, Problem
+from casework.errors import ConfigError, Hint, InputErrors, Problem
 from casework.names import check_name, inside
 
 __all__ = [
@@ -440,9 +440,8 @@ def find_project(start: Path | None = None) -> Path:
         CONFIG_NAME,
         None,
         None,
-        f"not found in {here} or any parent folder. "
-        "Run `casework init` to create one, or name the project folder",
-    )
+        f"not found in {here} or any parent folder (or name the project folder)",
+    ).suggest(Hint("init", why="to create one"))
 
 
 def _toml_line(text: str, loc: tuple[str | int, ...]) -> int | None:

@@ -167,7 +167,7 @@ def test_two_tools_renamed_to_one_with_an_argument_left_undeclared_is_refused(
         migrate_dataset(load_project(project_dir), "refunds", renames, "merge lookups")
     assert str(info.value).splitlines() == [
         "renames.toml:3: tools.find_order: cases 'b0', 'b1', 'b2' and 1 more would fail "
-        "`casework dataset check` after the rename: required tool 'get_order' declares no argument 'id' "
+        "the dataset check after the rename: required tool 'get_order' declares no argument 'id' "
         "(rename the argument under [arguments.get_order] too). Got 'get_order'."
     ]
     assert _snapshot(project_dir) == before
@@ -380,10 +380,10 @@ def test_cli_refuses_a_many_to_one_rename_on_stderr_and_writes_nothing(
     result = run_cli("dataset", "migrate", "refunds", "-m", "merge lookups")
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        "renames.toml:2: tools.lookup_order: case 'a' would fail `casework dataset check` after the "
+        "renames.toml:2: tools.lookup_order: case 'a' would fail the dataset check after the "
         "rename: required tool 'get_order' declares no argument 'order_number' (rename the "
         "argument under [arguments.get_order] too). Got 'get_order'.",
-        "renames.toml:3: tools.find_order: case 'b' would fail `casework dataset check` after the "
+        "renames.toml:3: tools.find_order: case 'b' would fail the dataset check after the "
         "rename: required tool 'get_order' declares no argument 'id' (rename the argument under "
         "[arguments.get_order] too). Got 'get_order'.",
     ]

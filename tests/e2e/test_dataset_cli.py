@@ -107,7 +107,7 @@ def test_undeclared_and_stale_tools_fail_check(project_dir: Path, run_cli: Run) 
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "error: undeclared_tool: a:lookup_order: required tool is not declared by the agent",
-        "error: stale_forbidden_tool: a:cancel_order: forbidden tool is not declared by the agent: the rule is stale and can never fail (rename it with `casework dataset migrate` or remove it)",
+        "error: stale_forbidden_tool: a:cancel_order: forbidden tool is not declared by the agent: the rule is stale and can never fail. Next: `casework dataset migrate` to rename it (or remove the rule).",
     ]
 
 
@@ -141,8 +141,8 @@ def test_missing_config_says_where_it_looked(
     result = run_cli("dataset", "check", "refunds")
     assert result.exit_code == 1
     assert result.stderr == (
-        f"casework.toml: not found in {tmp_path.resolve()} or any parent folder. "
-        "Run `casework init` to create one, or name the project folder.\n"
+        f"casework.toml: not found in {tmp_path.resolve()} or any parent folder (or name the "
+        "project folder). Next: `casework init` to create one.\n"
     )
 
 

@@ -78,8 +78,10 @@ def test_without_certification_judged_verdicts_fail_closed() -> None:
     assert [r.code for r in report.failures] == ["judge_not_corrected"]
     assert report.failures[0].message == (
         "pass@1 0.750 (raw; judge not certified for refunds/answer_fact): the judge's measured "
-        "error is not recorded on the run, so its verdicts cannot be corrected (certify the "
-        "judge: casework judge certify, then run again)"
+        "error is not recorded on the run, so its verdicts cannot be corrected"
+    )
+    assert str(report.failures[0]).endswith(
+        "cannot be corrected. Next: `casework judge certify` then run again."
     )
     below = evaluate_gate(_inputs({}), GateConfig(min_pass_rate=0.8), ThresholdsConfig())
     assert [r.code for r in below.failures] == ["judge_not_corrected", "pass_rate"]

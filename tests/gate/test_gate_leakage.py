@@ -99,7 +99,11 @@ def test_a_fresh_clone_with_an_empty_workbench_still_fails_the_gate(
     [failure] = gate_run(project, "ci").failures
     assert failure.message == (
         "d-dup (dev) ~ h-dup (holdout): near-duplicate across splits (Jaccard 0.93) is still "
-        "open; decide it in the review queue (`casework review sync`, `casework review decide`) (datasets/refunds/leakage.jsonl)"
+        "open (datasets/refunds/leakage.jsonl)"
+    )
+    assert failure.hint is not None
+    assert failure.hint.command_line() == (
+        "casework review list --kind leakage-pair --dataset refunds"
     )
 
 

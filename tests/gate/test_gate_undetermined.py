@@ -33,8 +33,8 @@ def test_undetermined_trials_of_gating_cases_fail_per_slice() -> None:
     assert not report.passed
     assert [str(r) for r in report.failures] == [
         "[undetermined] slice 'refunds': 4 trial(s) of 2 gating case(s) are undetermined (r, s): "
-        "their oracle could not decide (see the checks' evidence in `casework report`; a rubric "
-        "needs a judge)"
+        "their oracle could not decide (a rubric needs a judge). Next: `casework report` to see "
+        "the checks' evidence."
     ]
     assert report.failures[0].slice == "refunds"
 

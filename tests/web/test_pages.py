@@ -417,5 +417,10 @@ def test_broken_project_files_answer_503_without_their_contents(
     for who, url in (("admin", "/dashboard"), ("adj-1", "/adjudicate"), ("lab-1", "/label")):
         response = team[who].client.get(url)
         assert response.status_code == 503, (url, response.status_code, response.text[:300])
-        assert "secret-marker-7" not in response.text and "casework dataset check" in response.text
+        assert "secret-marker-7" not in response.text
+        # the next step is data, shown as words (no page of the app checks a dataset)
+        assert (
+            '<p class="next-step">Next: the project&#39;s maintainer runs `casework dataset check`'
+            "</p>" in response.text
+        )
     assert "secret-marker-7" in capsys.readouterr().err  # the server's log says why

@@ -103,7 +103,13 @@ def check_cmd(project: Project, dataset: str, pii: bool, presidio: bool, fmt: st
                     "cases": report.cases,
                     "checks": report.checks,
                     "ok": report.ok,
-                    "findings": [f.__dict__ for f in report.findings],
+                    "findings": [
+                        {
+                            **{k: v for k, v in f.__dict__.items() if k != "hint"},
+                            "next": f.hint.command_line() if f.hint else None,
+                        }
+                        for f in report.findings
+                    ],
                     "notes": report.notes,
                 }
             )

@@ -160,7 +160,7 @@ def inconsistencies(
             if finding.check == "unknown_argument"
             else ""
         )
-        message = f"would fail `casework dataset check` after the rename: {finding.message}{hint}"
+        message = f"would fail the dataset check after the rename: {finding.message}{hint}"
         if sources:
             key = (line_of(text, sources[0], "tools"), f"tools.{sources[0]}", message, tool)
         else:

@@ -14,6 +14,7 @@ from typing import Literal
 from casework.dataset.catalogue import CatalogueError, CatalogueFiles, case_catalogue
 from casework.dataset.state import state_ref_findings
 from casework.dataset.tools import ToolDecl
+from casework.errors import Hint, HintRenderer, hint_as_command, next_step
 from casework.schema import Case, Label, ToolRequirement
 
 __all__ = [
@@ -41,6 +42,8 @@ class Finding:
         case_id: The case concerned, if any.
         subject: What is wrong in it (a tool name, `tool.argument`, a date).
         message: A sentence for people.
+        hint: The step that fixes it, as data (the CLI shows its command, the web app a link),
+            or ``None``.
     """
 
     check: str
@@ -48,10 +51,17 @@ class Finding:
     case_id: str | None
     subject: str
     message: str
+    hint: Hint | None = None
+
+    def render(self, hint: HintRenderer | None = None) -> str:
+        """``case:subject: message``, then the next step as ``hint`` spells it (none: left out)."""
+        where = f"{self.case_id}:{self.subject}" if self.case_id else self.subject
+        if self.hint is None or hint is None:
+            return f"{where}: {self.message}"
+        return f"{where}: {self.message.rstrip('.')}. {next_step(self.hint, hint)}"
 
     def __str__(self) -> str:
-        where = f"{self.case_id}:{self.subject}" if self.case_id else self.subject
-        return f"{where}: {self.message}"
+        return self.render(hint_as_command)
 
 
 @dataclass(frozen=True)
@@ -96,8 +106,8 @@ def _requirement_findings(
                     "error",
                     case.id,
                     req.name,
-                    f"forbidden tool is not {scope}: the rule is stale and can never "
-                    "fail (rename it with `casework dataset migrate` or remove it)",
+                    f"forbidden tool is not {scope}: the rule is stale and can never fail",
+                    Hint("dataset migrate", why="to rename it (or remove the rule)"),
                 )
             ]
         return [
@@ -235,7 +245,8 @@ def expired_cases(cases: Sequence[Case], today: date) -> list[Finding]:
             "error",
             c.id,
             str(c.provenance.retain_until),
-            "retention date has passed; run `casework dataset expire` to release a version without it",
+            "retention date has passed",
+            Hint("dataset expire", why="to release a version without it"),
         )
         for c in cases
         if c.provenance.retain_until is not None and c.provenance.retain_until < today

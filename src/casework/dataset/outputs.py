@@ -32,6 +32,8 @@ class CheckFinding(OutputPart):
     """What is wrong in it (a tool name, `tool.argument`, a date)."""
     message: str
     """A sentence for people."""
+    next: str | None = None
+    """The command that fixes it (`casework dataset expire`), or null."""
 
 
 class DatasetCheck(CommandOutput):

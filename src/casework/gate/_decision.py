@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, NamedTuple
 
+from casework.errors import Hint, HintRenderer, hint_as_command, next_step
 from casework.gate._statistical import (
     FLOOR_INTERVAL,
     BaselineComparison,
@@ -39,24 +40,33 @@ class GateFinding:
         severity: `error` fails the gate; `warning` is reported only.
         message: A sentence for people, naming the case or slice concerned.
         slice: The slice concerned, if the check is per slice.
+        hint: The step that fixes it, as data, or ``None``.
     """
 
     check: str
     severity: Severity
     message: str
     slice: str | None = None
+    hint: Hint | None = None
 
 
 @dataclass(frozen=True)
 class GateReason:
-    """Why the gate failed (or what it warns about)."""
+    """Why the gate failed (or what it warns about), and the step that fixes it as data."""
 
     code: str
     message: str
     slice: str | None = None
+    hint: Hint | None = None
+
+    def render(self, hint: HintRenderer | None = hint_as_command) -> str:
+        """``[code] message``, then the next step as ``hint`` spells it (``None``: left out)."""
+        if self.hint is None or hint is None:
+            return f"[{self.code}] {self.message}"
+        return f"[{self.code}] {self.message.rstrip('.')}. {next_step(self.hint, hint)}"
 
     def __str__(self) -> str:
-        return f"[{self.code}] {self.message}"
+        return self.render()
 
 
 @dataclass(frozen=True)
@@ -235,8 +245,8 @@ class Ruling(NamedTuple):
 GateRule = Callable[[GateContext], Iterator[Ruling]]
 
 
-def _fail(code: str, message: str, slice: str | None = None) -> Ruling:
-    return Ruling("error", GateReason(code, message, slice))
+def _fail(code: str, message: str, slice: str | None = None, hint: Hint | None = None) -> Ruling:
+    return Ruling("error", GateReason(code, message, slice, hint))
 
 
 def _warn(code: str, message: str, slice: str | None = None) -> Ruling:
@@ -293,7 +303,7 @@ def rule_dataset_findings(ctx: GateContext) -> Iterator[Ruling]:
         if f.slice is not None and f.slice not in ctx.gating and f.severity == "error":
             yield _warn(f.check, f"{f.message} (slice does not gate)", f.slice)
         else:
-            yield Ruling(f.severity, GateReason(f.check, f.message, f.slice))
+            yield Ruling(f.severity, GateReason(f.check, f.message, f.slice, f.hint))
 
 
 def rule_labeller_agreement(ctx: GateContext) -> Iterator[Ruling]:
@@ -319,8 +329,9 @@ def rule_judge_admissible(ctx: GateContext) -> Iterator[Ruling]:
             yield _fail(
                 "judge_inadmissible",
                 f"slice '{s}': {bad} verdict(s) rest on a judge not certified for this slice "
-                "and check (casework judge sample, then judge certify: docs/judge.md)",
+                "and check (docs/judge.md)",
                 s,
+                Hint("judge sample", why="to have people grade its verdicts, then certify it"),
             )
 
 
@@ -334,7 +345,8 @@ def rule_imported_run(ctx: GateContext) -> Iterator[Ruling]:
         yield _fail(
             "imported_run",
             f"run {ctx.inputs.run_id} was imported ({ctx.inputs.imported_from}): its verdicts "
-            "carry no per-check evidence casework can check; run the agent with `casework run` to gate",
+            "carry no per-check evidence casework can check",
+            hint=Hint("run", why="to run the agent itself, then gate that run"),
         )
 
 
@@ -357,9 +369,9 @@ def rule_undetermined(ctx: GateContext) -> Iterator[Ruling]:
         yield _fail(
             "undetermined",
             f"slice '{s}': {trials} trial(s) of {len(ids)} gating case(s) are undetermined "
-            f"({shown}): their oracle could not decide (see the checks' evidence in "
-            "`casework report`; a rubric needs a judge)",
+            f"({shown}): their oracle could not decide (a rubric needs a judge)",
             s,
+            Hint("report", why="to see the checks' evidence"),
         )
 
 
@@ -385,7 +397,8 @@ def rule_pass_rate(ctx: GateContext) -> Iterator[Ruling]:
         yield _fail(
             "judge_not_corrected",
             f"{fixed.describe()}: the judge's measured error is not recorded on the run, so its "
-            "verdicts cannot be corrected (certify the judge: casework judge certify, then run again)",
+            "verdicts cannot be corrected",
+            hint=Hint("judge certify", why="then run again"),
         )
     if rate is None:
         yield _fail("no_verdicts", "no gating case has a decided, admissible verdict")

@@ -12,7 +12,7 @@ from collections import Counter
 from datetime import date
 
 from casework.dataset import load_dataset, read_versions
-from casework.errors import ConfigError, UsageError
+from casework.errors import ConfigError, Hint, UsageError
 from casework.gate._dataset_checks import check_project
 from casework.gate._decision import GateFinding, GateInputs, GateReport, evaluate_gate
 from casework.labelling import dataset_agreement
@@ -54,7 +54,13 @@ def dataset_findings(
     report = check_project(project, _checked_ref(run, on), today=today)
     by_case = _case_slices(run)
     return [
-        GateFinding(f.check, f.severity, str(f), by_case.get(f.case_id) if f.case_id else None)
+        GateFinding(
+            f.check,
+            f.severity,
+            f.render(),
+            by_case.get(f.case_id) if f.case_id else None,
+            f.hint,
+        )
         for f in report.findings
     ]
 
@@ -74,9 +80,14 @@ def leakage_findings(project: Project, run: LoadedRun) -> list[GateFinding]:
                 "leakage_unresolved",
                 "error",
                 f"{flag.left_id} ({flag.left_split}) ~ {flag.right_id} ({flag.right_split}): "
-                f"near-duplicate across splits (Jaccard {flag.jaccard:.2f}) is still {flag.status}; "
-                f"decide it in the review queue (`casework review sync`, `casework review decide`) ({_flag_file_of(project, run)})",
+                f"near-duplicate across splits (Jaccard {flag.jaccard:.2f}) is still {flag.status} "
+                f"({_flag_file_of(project, run)})",
                 where,
+                Hint(
+                    "review list",
+                    params=(("kind", "leakage-pair"), ("dataset", run.header.dataset)),
+                    why="to decide it in the review queue",
+                ),
             )
         )
     return out

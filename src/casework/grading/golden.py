@@ -73,7 +73,7 @@ def golden_state(ctx: GradeContext) -> CheckResult | None:
         return CheckResult(
             name=name,
             status="undetermined",
-            evidence="golden actions were not replayed (grade the trial through `casework run`)",
+            evidence="golden actions were not replayed (the runner replays them as it grades a trial)",
         )
     differs = state_differences(ctx.golden_state, ctx.final_state, oracle.state_compare)
     over = ", ".join(oracle.state_compare) if oracle.state_compare else "the whole state"

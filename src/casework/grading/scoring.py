@@ -102,7 +102,7 @@ def tau2_db(ctx: GradeContext) -> CheckResult | None:
             return CheckResult(
                 name=name,
                 status="undetermined",
-                evidence="golden actions were not replayed (grade the trial through `casework run`)",
+                evidence="golden actions were not replayed (the runner replays them as it grades a trial)",
             )
         golden = ctx.initial_state
     differs = state_differences(golden, ctx.final_state)

@@ -38,7 +38,7 @@ from casework.dataset import (
     select_cases,
     state_diff,
 )
-from casework.errors import CaseworkError, ConfigError, InputError, UsageError
+from casework.errors import CaseworkError, ConfigError, Hint, InputError, UsageError
 from casework.grading import CHECK_KINDS, Judge, Verdict, grade, load_judge
 from casework.grading.programmatic import check_environment
 from casework.grading.scoring import Scoring, imported_from_tau2
@@ -217,16 +217,16 @@ def _catalogues(
         try:
             offered = case_catalogue(case, base, files)
         except CatalogueError as exc:
-            raise UsageError(
-                f"case {case_id}: {exc.message} (see `casework dataset check`)."
+            raise UsageError(f"case {case_id}: {exc.message}.").suggest(
+                Hint("dataset check", args=(dataset.name,))
             ) from exc
         # A fixture outside the offered set would answer a tool the agent was never offered.
         stray = sorted({f.tool for f in case.situation.fixtures} - set(offered))
         if stray:
             raise UsageError(
                 f"case {case_id}: a fixture answers {', '.join(stray)}, which the case does not "
-                "offer (see `casework dataset check`)."
-            )
+                "offer."
+            ).suggest(Hint("dataset check", args=(dataset.name,)))
         out[case_id] = catalogue_from(offered, offered)
     return out
 

@@ -15,9 +15,10 @@ from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from casework.errors import CaseworkError, UsageError
+from casework.errors import CaseworkError, Hint, UsageError
 from casework.project import Project, load_project
 from casework.web import _adjudicate, _dashboard, _label, _review, _signin
+from casework.web._hints import hint_step
 from casework.web._render import render
 from casework.web._served import served_clock
 from casework.workbench import open_workbench
@@ -82,8 +83,8 @@ async def _project_error(request: Request, exc: Exception) -> Response:
         "error.html",
         status=503,
         status_code=503,
-        detail="the project's files cannot be used right now: the server's log says why "
-        "(run `casework dataset check` on the server)",
+        detail="the project's files cannot be used right now: the server's log says why",
+        next_steps=[hint_step(Hint("dataset check"))],
     )
 
 

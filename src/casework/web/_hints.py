@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 from casework.errors import CaseworkError, Hint
 
-__all__ = ["NextStep", "hint_text", "next_steps"]
+__all__ = ["NextStep", "hint_step", "hint_text", "next_steps"]
 
 #: The page that does each action the web app has (the review list holds the sync button).
 _PAGES = {"review list": "/review", "review sync": "/review", "review show": "/review"}
@@ -24,6 +24,11 @@ def _step(hint: Hint) -> NextStep:
     if href is None:  # only the command line does it: say so, for whoever runs the project
         return NextStep(f"the project's maintainer runs `{hint.command_line()}`", None)
     return NextStep(f"the {hint.action.split()[0]} page", href)
+
+
+def hint_step(hint: Hint) -> NextStep:
+    """One hint as a next step on a page (a link where the app has the page)."""
+    return _step(hint)
 
 
 def hint_text(hint: Hint) -> str:

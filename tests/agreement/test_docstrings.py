@@ -18,6 +18,7 @@ MODULES = [
     "casework.agreement.binary",
     "casework.agreement.clusters",
     "casework.agreement._rates",
+    "casework.agreement._ppi",
 ]
 
 

@@ -54,7 +54,7 @@ def _check_counts(successes: float, n: int) -> None:
         raise ValueError(f"successes: must lie between 0 and n ({n}). Got {successes}.")
 
 
-def _wilson(successes: float, n: int, z: float) -> tuple[float, float]:
+def _wilson(successes: float, n: float, z: float) -> tuple[float, float]:
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
@@ -65,7 +65,7 @@ def _wilson(successes: float, n: int, z: float) -> tuple[float, float]:
     return low, high
 
 
-def _clopper_pearson(successes: float, n: int, confidence: float) -> tuple[float, float]:
+def _clopper_pearson(successes: float, n: float, confidence: float) -> tuple[float, float]:
     alpha = 1 - confidence
     low = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, n - successes + 1))
     high = 1.0 if successes == n else float(beta.ppf(1 - alpha / 2, successes + 1, n - successes))
@@ -73,7 +73,7 @@ def _clopper_pearson(successes: float, n: int, confidence: float) -> tuple[float
 
 
 def _bounds(
-    successes: float, n: int, confidence: float, method: IntervalMethod
+    successes: float, n: float, confidence: float, method: IntervalMethod
 ) -> tuple[float, float]:
     if method == "wilson":
         return _wilson(successes, n, normal_quantile(confidence))
@@ -129,6 +129,76 @@ def proportion_interval(
         return Proportion(successes, 0, None, None, None, method, confidence)
     low, high = _bounds(successes, n, confidence, method)
     return Proportion(successes, n, successes / n, low, high, method, confidence)
+
+
+#: How a clustered rate's interval is made, as the output names it.
+CLUSTERED_RATE = "{method}, effective sample size of a cluster-robust variance by case"
+
+
+def clustered_proportion_interval(
+    successes: Sequence[int],
+    n: Sequence[int],
+    *,
+    confidence: float = 0.95,
+    method: IntervalMethod = "wilson",
+) -> Proportion:
+    r"""A proportion of items grouped in cases, with an interval that counts cases as the unit.
+
+    Items of one case (several trials of one case people reviewed) are not independent: a judge
+    that misreads a case misreads all its trials. The rate is the pooled
+    :math:`\hat p = \sum_c x_c / \sum_c n_c`; its cluster-robust (ratio-estimator) variance is
+    :math:`v = \sum_c (x_c - \hat p n_c)^2 / (\sum_c n_c)^2` over the :math:`G`
+    cases, the design effect :math:`d = \max(1, v\,n / \hat p(1-\hat p))`, and the interval is
+    Wilson's or Clopper–Pearson's on the effective sample :math:`n/d` with :math:`\hat p\,n/d`
+    successes (Korn & Graubard 1998, *Survey Methodology* 24(2), 193–201). With one item per
+    case (or no excess variance) it is :func:`proportion_interval`'s. At :math:`\hat p \in
+    \{0, 1\}` the variance says nothing, and the interval is taken on the cases alone.
+
+    Args:
+        successes: Successes per case.
+        n: Items per case.
+        confidence: Confidence level.
+        method: ``wilson`` (default) or ``clopper-pearson``.
+
+    Returns:
+        The proportion (``successes`` and ``n`` are the totals; ``method`` names the
+        clustering).
+
+    Raises:
+        ValueError: Arrays of different lengths, bad counts, confidence or method.
+
+    Example:
+        Ten cases of three items; the judge is right on every item of eight cases and wrong on
+        every item of two: 24 of 30 items, but the evidence of 10 cases, so the interval is
+        Wilson's on 8 of 10 (0.490 to 0.943), not on 24 of 30 (0.627 to 0.905):
+
+        >>> p = clustered_proportion_interval([3] * 8 + [0] * 2, [3] * 10)
+        >>> round(p.estimate, 3), round(p.low, 3), round(p.high, 3)
+        (0.8, 0.49, 0.943)
+    """
+    if len(successes) != len(n):
+        raise ValueError(f"n: needs one count per case ({len(successes)}). Got {len(n)}.")
+    for x, m in zip(successes, n, strict=True):
+        _check_counts(x, m)
+    x_arr, n_arr = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
+    keep = n_arr > 0
+    x_arr, n_arr = x_arr[keep], n_arr[keep]
+    total, hits = int(n_arr.sum()), int(x_arr.sum())
+    name = CLUSTERED_RATE.format(method=method)
+    if total == 0:
+        normal_quantile(confidence)
+        _bounds(1, 1, confidence, method)
+        return Proportion(0, 0, None, None, None, name, confidence)
+    groups = len(n_arr)
+    p = hits / total
+    if p in (0.0, 1.0) or groups < 2:
+        # No spread to measure: count each case once, as the least the data can claim.
+        effective = float(groups)
+    else:
+        v = float(((x_arr - p * n_arr) ** 2).sum()) / total**2
+        effective = total / max(1.0, v * total / (p * (1 - p)))
+    low, high = _bounds(p * effective, effective, confidence, method)
+    return Proportion(hits, total, p, low, high, name, confidence)
 
 
 class KappaInterval(NamedTuple):
@@ -498,12 +568,17 @@ class ClusteredPart:
         n: Trials in the part.
         certification: ``(tp, fn, tn, fp)`` of the judge that decided the part; ``None`` for
             programmatic verdicts, which count as they are.
+        certification_cases: The same counts case by case (one ``(tp, fn, tn, fp)`` per case
+            people reviewed, summing to ``certification``): the bootstrap then resamples the
+            reviewed cases, as reviewers who saw several trials of one case gave the evidence
+            of one case. Empty: each class's replies are resampled as independent.
     """
 
     weights: Sequence[float]
     passes: Sequence[float]
     n: int
     certification: tuple[int, int, int, int] | None = None
+    certification_cases: Sequence[tuple[int, int, int, int]] = ()
 
 
 def _resampled_rate(
@@ -511,6 +586,20 @@ def _resampled_rate(
 ) -> NDArray[np.float64]:
     """Bootstrap replicates of ``successes / n``: the class's items resampled with replacement."""
     return rng.binomial(n, successes / n, size=resamples) / n
+
+
+def _resampled_cases(
+    counts: Sequence[tuple[int, int, int, int]], resamples: int, rng: np.random.Generator
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Replicates of TPR and TNR with the reviewed cases resampled (a case's items together).
+
+    A replicate without an item of a class has no rate of it (NaN), and so no corrected rate.
+    """
+    table = np.asarray(counts, dtype=float)  # cases x (tp, fn, tn, fp)
+    drawn = rng.multinomial(len(table), np.full(len(table), 1 / len(table)), size=resamples)
+    tp, fn, tn, fp = (drawn @ table).T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return tp / (tp + fn), tn / (tn + fp)
 
 
 def cluster_corrected_rate(
@@ -530,7 +619,8 @@ def cluster_corrected_rate(
     *Bootstrap Methods*, §3.8): each replicate draws the cases with replacement — a case's trials
     stay together, since trials of one case are not independent evidence — and, independently,
     the certification sample (people's passing and failing replies, each class resampled on its
-    own, as the certification sampled them); the corrected rate is recomputed from both. A
+    own; with ``certification_cases``, the reviewed cases resampled, a case's replies together);
+    the corrected rate is recomputed from both. A
     replicate whose resampled judge is no better than chance (:math:`Se + Sp \le 1`) has no
     corrected rate and is left out. Every replicate lies in [0, 1], and so does the interval.
 
@@ -598,8 +688,11 @@ def cluster_corrected_rate(
             total += w_b[:, j] * p_b[:, j]
             continue
         tp, fn, tn, fp = part.certification
-        se = _resampled_rate(tp, tp + fn, resamples, rng)
-        sp = _resampled_rate(tn, tn + fp, resamples, rng)
+        if part.certification_cases:
+            se, sp = _resampled_cases(part.certification_cases, resamples, rng)
+        else:
+            se = _resampled_rate(tp, tp + fn, resamples, rng)
+            sp = _resampled_rate(tn, tn + fp, resamples, rng)
         youden = se + sp - 1
         with np.errstate(invalid="ignore", divide="ignore"):
             fixed_b = np.where(youden > 0, np.clip((p_b[:, j] + sp - 1) / youden, 0.0, 1.0), np.nan)

@@ -282,6 +282,14 @@ def latest_calibrations(project: Project, judge_model: str) -> dict[str, JudgeCa
     }
 
 
+def _case_counts(report: dict[str, object]) -> tuple[tuple[int, int, int, int], ...]:
+    """The per-case counts a certification stored (none from before they were recorded)."""
+    rows = report.get("case_counts")
+    if not isinstance(rows, list):
+        return ()
+    return tuple((int(a), int(b), int(c), int(d)) for a, b, c, d in rows)
+
+
 def stored_certifications(project: Project, judge_model: str) -> list[Certification]:
     """Every stored certification of ``judge_model``, oldest first (stale ones included)."""
     with open_workbench(project) as wb, wb.session() as s:
@@ -304,6 +312,7 @@ def stored_certifications(project: Project, judge_model: str) -> list[Certificat
             admissible=r.admissible,
             # SQLite returns stored times without their zone; they were written in UTC.
             certified_at=r.created_at if r.created_at.tzinfo else r.created_at.replace(tzinfo=UTC),
+            cases=_case_counts(r.report),
         )
         for r in rows
     ]

@@ -2,8 +2,9 @@
 
 Positive = the check passes: ``tp`` human pass and judge pass, ``fn`` human pass and judge fail,
 ``tn`` human fail and judge fail, ``fp`` human fail and judge pass. TPR = tp / (tp + fn) and
-TNR = tn / (tn + fp), each with an interval (Wilson by default); admissible only when both lower
-bounds reach the thresholds of ``[thresholds]``. Every certification is pinned to the judge model,
+TNR = tn / (tn + fp), each with an interval (Wilson by default) that counts reviewed cases as the
+unit when people saw several trials of one case (a judge misreading a case misreads its trials);
+admissible only when both lower bounds reach the thresholds of ``[thresholds]``. Every certification is pinned to the judge model,
 prompt version and rubric digest the verdicts were given under.
 """
 
@@ -17,7 +18,12 @@ from typing import Literal
 from sqlalchemy import select
 
 from casework.agreement import kappa_interval
-from casework.agreement._rates import Proportion, more_needed, proportion_interval
+from casework.agreement._rates import (
+    Proportion,
+    clustered_proportion_interval,
+    more_needed,
+    proportion_interval,
+)
 from casework.project import Project
 from casework.workbench import open_workbench
 from casework.workbench.models_judge import JudgeCertificationRow, ReviewItemRow, ReviewVerdictRow
@@ -66,6 +72,8 @@ class Compared:
     pin: Pin
     judge_pass: bool
     human_pass: bool
+    case_id: str = ""
+    """The reviewed reply's case: items of one case are one cluster of the intervals."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +91,9 @@ class CertificationResult:
         kappa: Cohen's kappa of judge against people, with its asymptotic interval.
         settings: Thresholds, confidence and interval method.
         current: Pinned to the judge as configured now (else stale).
+        cases: ``(tp, fn, tn, fp)`` per reviewed case (empty: each item its own case). The
+            intervals of TPR and TNR are clustered by case, and the corrected rate's bootstrap
+            resamples these cases.
     """
 
     pin: Pin
@@ -95,6 +106,7 @@ class CertificationResult:
     kappa: tuple[float | None, float | None, float | None]
     settings: Settings
     current: bool
+    cases: tuple[tuple[int, int, int, int], ...] = ()
 
     @property
     def admissible(self) -> bool:
@@ -143,6 +155,11 @@ class CertificationResult:
             "n_fail": self.tn + self.fp,
             "tpr": rate(self.tpr),
             "tnr": rate(self.tnr),
+            "interval": self.tpr.method,
+            "reviewed_cases": len(self.cases)
+            if self.cases
+            else self.tp + self.fn + self.tn + self.fp,
+            "case_counts": [list(c) for c in self.cases],
             "kappa": {"estimate": kappa, "low": low, "high": high},
             "admissible": self.admissible,
             "more_needed": self.more_needed(),
@@ -150,11 +167,47 @@ class CertificationResult:
 
 
 def certify_counts(
-    pin: Pin, tp: int, fn: int, tn: int, fp: int, settings: Settings, *, current: bool
+    pin: Pin,
+    tp: int,
+    fn: int,
+    tn: int,
+    fp: int,
+    settings: Settings,
+    *,
+    current: bool,
+    cases: Sequence[tuple[int, int, int, int]] = (),
 ) -> CertificationResult:
-    """Rates, intervals and kappa of one pin's counts (pure)."""
+    """Rates, intervals and kappa of one pin's counts (pure).
+
+    With ``cases`` (the counts per reviewed case, summing to the totals), TPR and TNR take
+    :func:`casework.agreement._rates.clustered_proportion_interval`: several trials of one case
+    count as the evidence of one case. Without, each item is its own case.
+
+    Raises:
+        ValueError: ``cases`` that do not sum to the totals.
+    """
     conf, method = settings.confidence, settings.method
     k = kappa_interval([[tp, fn], [fp, tn]], confidence=settings.confidence)
+    if cases:
+        if tuple(map(sum, zip(*cases, strict=True))) != (tp, fn, tn, fp):
+            raise ValueError("cases: the per-case counts must sum to tp, fn, tn and fp.")
+        return CertificationResult(
+            pin=pin,
+            tp=tp,
+            fn=fn,
+            tn=tn,
+            fp=fp,
+            tpr=clustered_proportion_interval(
+                [c[0] for c in cases], [c[0] + c[1] for c in cases], confidence=conf, method=method
+            ),
+            tnr=clustered_proportion_interval(
+                [c[2] for c in cases], [c[2] + c[3] for c in cases], confidence=conf, method=method
+            ),
+            kappa=(k.kappa, k.low, k.high),
+            settings=settings,
+            current=current,
+            cases=tuple(cases),
+        )
     return CertificationResult(
         pin=pin,
         tp=tp,
@@ -195,14 +248,15 @@ def compare(
             unpinned += 1
             continue
         pin = Pin(item.slice, item.kind, item.judge_model, item.prompt_version, item.rubric_digest)
-        compared.append(Compared(pin, item.judge_pass, answers.pop()))
+        compared.append(Compared(pin, item.judge_pass, answers.pop(), item.case_id))
     return compared, contested, unpinned
 
 
-def _tally(compared: Iterable[Compared]) -> dict[Pin, list[int]]:
-    counts: dict[Pin, list[int]] = {}
+def _tally(compared: Iterable[Compared]) -> dict[Pin, dict[str, list[int]]]:
+    """Counts ``[tp, fn, tn, fp]`` per pin and reviewed case."""
+    counts: dict[Pin, dict[str, list[int]]] = {}
     for c in compared:
-        row = counts.setdefault(c.pin, [0, 0, 0, 0])  # tp, fn, tn, fp
+        row = counts.setdefault(c.pin, {}).setdefault(c.case_id, [0, 0, 0, 0])
         index = (0 if c.judge_pass else 1) if c.human_pass else (3 if c.judge_pass else 2)
         row[index] += 1
     return counts
@@ -274,7 +328,9 @@ def certify_judge(
             [i for i in items if not slices or i.slice in slices], verdicts
         )
         results = []
-        for pin, (tp, fn, tn, fp) in sorted(_tally(compared).items(), key=lambda kv: _order(kv[0])):
+        for pin, by_case in sorted(_tally(compared).items(), key=lambda kv: _order(kv[0])):
+            per_case = [(a, b, c, d) for _, (a, b, c, d) in sorted(by_case.items())]
+            tp, fn, tn, fp = (sum(col) for col in zip(*per_case, strict=True))
             current = pin == Pin(
                 pin.slice,
                 pin.kind,
@@ -282,7 +338,9 @@ def certify_judge(
                 prompt_version,
                 rubric_digests.get(pin.slice, ""),
             )
-            results.append(certify_counts(pin, tp, fn, tn, fp, settings, current=current))
+            results.append(
+                certify_counts(pin, tp, fn, tn, fp, settings, current=current, cases=per_case)
+            )
         results.sort(key=lambda r: not r.current)
         at = now or datetime.now(UTC)
         if save:

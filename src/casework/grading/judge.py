@@ -228,6 +228,8 @@ class Certification:
     fp: int
     admissible: bool
     certified_at: datetime | None = None
+    cases: tuple[tuple[int, int, int, int], ...] = ()
+    """``(tp, fn, tn, fp)`` per reviewed case (empty when not recorded)."""
 
     def pinned_to(self, judge_model: str, prompt_version: str, rubric: str | None) -> bool:
         """True when this certification was made for exactly this model, prompt and rubric."""

@@ -251,6 +251,7 @@ def corrected_pass(
                 passes[key],
                 trials[key],
                 None if key is None else _counts(certification[key[0]][key[1]]),
+                () if key is None else certification[key[0]][key[1]].cases,
             )
             for key in sorted(weights, key=str)
         ],

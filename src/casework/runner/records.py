@@ -81,6 +81,9 @@ class CheckCertification(_Record):
     """Whether the certification's lower bounds cleared the configured thresholds."""
     certified_at: AwareDatetime | None = None
     """When the certification was made (UTC), if known."""
+    cases: list[tuple[int, int, int, int]] = Field(default_factory=list)
+    """``(tp, fn, tn, fp)`` per case people reviewed (empty: not recorded); the corrected
+    rate's interval resamples these cases."""
 
 
 class JudgeInfo(_Record):

@@ -506,6 +506,7 @@ def _certification_info(judge: Judge) -> dict[str, dict[str, CheckCertification]
                     fp=cert.fp,
                     admissible=cert.admissible,
                     certified_at=cert.certified_at,
+                    cases=list(cert.cases),
                 )
     return out
 

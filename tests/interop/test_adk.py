@@ -102,8 +102,15 @@ def test_ecommerce_eval_set(adk_dir: Path) -> None:
     assert turns[6].content == "What orders have I placed under the username user_b?"
     assert case.label is not None
     assert case.label.required_tools == [_exact("get_order_ids_for_user", user_id="user_b")]
-    assert case.oracle.class_ == "rubric_judge" and case.oracle.ref is None
-    assert case.oracle.rubric == (
+    # The reference reply is checked by ADK's own response_match_score, at ADK's threshold.
+    assert case.oracle.class_ == "programmatic" and case.oracle.ref is None
+    assert case.oracle.check == "casework.interop.adk.oracle:response_match"
+    assert case.oracle.check_params == {
+        "reference": "User user_b has placed one order with order ID 2.\n",
+        "threshold": 0.8,
+    }
+    judged = cases_from_adk([adk_file], ImportOptions(slice="adk", reference="judge"))[0].case
+    assert judged.oracle.class_ == "rubric_judge" and judged.oracle.rubric == (
         "The reply conveys the same information as the reference answer: "
         "User user_b has placed one order with order ID 2.\n"
     )
@@ -181,8 +188,8 @@ def test_customer_service_full_conversation_query_list(adk_dir: Path) -> None:
     }
     assert case.situation.turns[-1].content == "nop thats all, thanks for the help"
     assert case.label is not None and case.label.required_tools == []
-    assert case.oracle.class_ == "rubric_judge"
-    assert case.oracle.rubric is not None and "happy gardening!" in case.oracle.rubric
+    assert case.oracle.class_ == "programmatic" and case.oracle.check_params is not None
+    assert "happy gardening!" in case.oracle.check_params["reference"]
 
 
 def test_customer_service_simple(adk_dir: Path) -> None:
@@ -782,7 +789,8 @@ def test_casework_to_adk_to_casework_keeps_casework_fields_adk_holds(tmp_path: P
     ]
     out = tmp_path / "x.evalset.json"
     out.write_text(json.dumps(export.eval_set), encoding="utf-8")
-    back = {i.case.id: i.case for i in cases_from_adk([read_adk_file(out)], OPTIONS)}
+    judge = ImportOptions(slice="adk", reference="judge")  # the judge reads the reference back
+    back = {i.case.id: i.case for i in cases_from_adk([read_adk_file(out)], judge)}
     n1 = back["n-1"]
     original = cases[0]
     assert n1.situation == original.situation  # turns, tool calls with results, state, goal

@@ -11,9 +11,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from casework.interop.adk._format import AdkEvalCase, AdkFile, AdkScenario, AdkToolUse
+from casework.interop.adk.oracle import CHECK, DEFAULT_THRESHOLD
 from casework.schema import (
     ArgMatcher,
     Case,
@@ -63,6 +64,11 @@ class ImportOptions:
     slice: str
     split: Split = "dev"
     id_prefix: str = ""
+    reference: Literal["response_match", "judge"] = "response_match"
+    """How a reference reply is checked: ADK's own ``response_match_score`` (ROUGE-1, offline:
+    :mod:`casework.interop.adk.oracle`) or the judge, with the reference in its rubric."""
+    threshold: float = DEFAULT_THRESHOLD
+    """The ``response_match_score`` a reply needs (ADK's default 0.8)."""
 
 
 @dataclass(frozen=True)
@@ -177,8 +183,11 @@ def case_from_adk(ec: AdkEvalCase, case_id: str, options: ImportOptions) -> Case
         for u in last.tool_uses
     ]
     oracle: dict[str, Any] = {"class": "human"}
-    if last.final_response:
+    if last.final_response and options.reference == "judge":
         oracle = {"class": "rubric_judge", "rubric": RUBRIC.format(reference=last.final_response)}
+    elif last.final_response:
+        params = {"reference": last.final_response, "threshold": options.threshold}
+        oracle = {"class": "programmatic", "check": CHECK, "check_params": params}
     if len(required) > 1:
         oracle["ref"] = IN_ORDER_REF
     return Case(
@@ -439,7 +448,13 @@ def _goal_differs(case: Case) -> bool:
 
 
 def reference_reply(case: Case) -> str | None:
-    """The reference reply an ADK import put in the case's rubric (``None``: no such rubric)."""
+    """The reference reply an ADK import put in the case's oracle (``None``: none there).
+
+    It is the ``reference`` of the response-match check, or the tail of the judge's rubric.
+    """
+    if case.oracle.check == CHECK and case.oracle.check_params:
+        reference = case.oracle.check_params.get("reference")
+        return reference if isinstance(reference, str) else None
     rubric = case.oracle.rubric
     head = RUBRIC.split("{reference}")[0]
     if rubric is None or not rubric.startswith(head) or len(rubric) == len(head):
@@ -457,6 +472,18 @@ def _other_fixtures(case: Case) -> bool:
     return any(f.effects or (f.tool, f.match) not in expected for f in case.situation.fixtures)
 
 
+def _other_check(case: Case) -> bool:
+    return case.oracle.class_ == "programmatic" and case.oracle.check != CHECK
+
+
+def _other_threshold(case: Case) -> bool:
+    """ADK keeps thresholds in its test_config.json, not in the eval set."""
+    params = case.oracle.check_params or {}
+    return case.oracle.check == CHECK and params.get("threshold", DEFAULT_THRESHOLD) != (
+        DEFAULT_THRESHOLD
+    )
+
+
 def _count_left_out(case: Case, left_out: Counter[str]) -> None:
     label = case.label
     assert label is not None
@@ -471,6 +498,8 @@ def _count_left_out(case: Case, left_out: Counter[str]) -> None:
         ("rubric other than a reference reply", rubric),
         ("oracle ref other than tools in order", case.oracle.ref not in (None, IN_ORDER_REF)),
         ("unsatisfiable flag", not case.satisfiable),
+        ("programmatic check other than ADK's response match", _other_check(case)),
+        ("response_match threshold other than ADK's default 0.8", _other_threshold(case)),
         ("goal other than the last user message", _goal_differs(case)),
     ):
         if present:

@@ -16,6 +16,8 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
+from markdown_it import MarkdownIt
+from markupsafe import Markup
 from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
@@ -85,6 +87,45 @@ def _next(queue: LabellerQueue, skips: dict[tuple[str, str, str], WebSkipRow]) -
     return open_items[0] if open_items else None
 
 
+# The guideline is people's text from the repository: markdown-it's "js-default" preset escapes
+# raw HTML (a <script> in the file shows as text) and refuses javascript: links.
+_MARKDOWN = MarkdownIt("js-default", {"typographer": False}).enable("table")
+
+
+def guideline_html(text: str) -> Markup:
+    """A guideline file as HTML: front matter dropped, raw HTML escaped, never run.
+
+    The HTML comes from markdown-it with raw HTML off, so the Markup wrapper adds no trust.
+    """
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        closing = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+        if closing is not None:
+            lines = lines[closing + 1 :]
+    tokens = _MARKDOWN.parse("\n".join(lines))
+    for token in tokens:
+        # Its headings sit under the page's own h1 and h2: # becomes h3, ## h4, and so on.
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1:]) + 2)}"
+    return Markup(_MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {}))
+
+
+def _fixture_rows(situation: dict[str, Any]) -> list[dict[str, str]]:
+    """Fixtures as table rows: tool, what the call must match, and the response or error."""
+    rows = []
+    for fixture in situation.get("fixtures") or []:
+        error = fixture.get("error")
+        shown = {"error": error} if error else fixture.get("response")
+        rows.append(
+            {
+                "tool": str(fixture.get("tool", "")),
+                "match": json.dumps(fixture.get("match") or {}, ensure_ascii=False, sort_keys=True),
+                "response": json.dumps(shown, indent=1, ensure_ascii=False, sort_keys=True),
+            }
+        )
+    return rows
+
+
 def _case_context(
     case: BlindCase, who: Viewer, clock: ServedClock, served: str | None
 ) -> dict[str, Any]:
@@ -93,9 +134,12 @@ def _case_context(
     return {
         "case": case,
         "situation": situation,
+        "guideline_html": guideline_html(case.guideline_text),
+        "fixture_rows": _fixture_rows(situation),
+        "sent_back_by": case.line.get("sent_back_by") or [],
         "pretty": {
             k: json.dumps(situation[k], indent=2, ensure_ascii=False, sort_keys=True)
-            for k in ("fixtures", "state", "injected")
+            for k in ("state", "injected")
             if situation.get(k)
         },
         "served": served or clock.token(who, _subject(case.held.dataset, case.held.case_id)),

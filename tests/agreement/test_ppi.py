@@ -8,11 +8,14 @@ verdicts. casework's estimator is written from the paper; the numbers must agree
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numpy.typing import NDArray
 
 from casework.agreement._ppi import PPIStratum, ppi_difference, ppi_mean, stratified_ppi
+from casework.agreement._rates import clustered_proportion_interval
 
 ppi_py = pytest.importorskip("ppi_py")
 
@@ -127,3 +130,11 @@ def test_difference_is_paired_by_case() -> None:
 def test_bad_strata_are_named(stratum: PPIStratum, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         stratified_ppi([stratum])
+
+
+def test_the_worked_examples_of_docs_judge_md() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "judge.md").read_text(encoding="utf-8")
+    plain = ppi_mean([1, 1, 0, 1], [1, 0, 0, 1], [1, 1, 1, 0, 1, 1, 0, 1], lam=1.0)
+    assert f"6/8 + (3 − 2)/4 = **{plain.estimate:.3f}**" in docs
+    tpr = clustered_proportion_interval([3] * 8 + [0] * 2, [3] * 10)
+    assert f"TPR {tpr.estimate:.3f} with\n**[{tpr.low:.3f}, {tpr.high:.3f}]**" in docs

@@ -11,6 +11,8 @@ fed the same reviewed sample of 40 cases of the run.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numpy.typing import NDArray
@@ -24,6 +26,7 @@ from casework.agreement._rates import (
 )
 
 CASES, K, TRUE_RATE = 100, 3, 0.7
+DOCS = Path(__file__).parents[2] / "docs" / "judge.md"
 TPR, TNR = 0.9, 0.85
 
 
@@ -56,6 +59,7 @@ def test_clustered_tpr_interval_covers_and_the_item_level_one_does_not(share: fl
     covered, naive = tpr_coverage(share)
     assert 0.93 <= covered <= 0.97, covered
     assert naive < 0.90, naive
+    assert f"| {covered:.3f} | {naive:.3f} |" in DOCS.read_text(encoding="utf-8")
 
 
 def one_run(
@@ -125,6 +129,12 @@ def test_estimator_table(case_level: bool) -> None:
     assert 0.93 <= rg[0] <= 0.995, table
     assert 0.88 <= ppi[0] <= 0.97, table
     assert ppi[1] < rg[1], table
+    items = table["items"]
+    row = (
+        f"| {rg[0]:.3f} (mean width {rg[1]:.3f}) | {items[0]:.3f} ({items[1]:.3f}) "
+        f"| {ppi[0]:.3f} ({ppi[1]:.3f}) |"
+    )
+    assert row in DOCS.read_text(encoding="utf-8"), row
     if case_level:
         # Resampling the reviewed items as independent misses what a misread case does.
         assert table["items"][0] < rg[0], table

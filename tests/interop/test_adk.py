@@ -800,3 +800,20 @@ def test_casework_to_adk_to_casework_keeps_casework_fields_adk_holds(tmp_path: P
         ToolRequirement(name="issue_refund"),
     ]
     assert n1.oracle == original.oracle
+
+
+@pytest.mark.parametrize(
+    ("flag", "oracle_class"), [((), "programmatic"), (("--reference", "judge"), "rubric_judge")]
+)
+def test_cli_reference_reply_check(
+    flag: tuple[str, ...], oracle_class: str, adk_dir: Path, project_dir: Path, run_cli: Run
+) -> None:
+    names = _copy(adk_dir, project_dir, "ecommerce")
+    result = run_cli("import", "adk", *names, "--dataset", "imported", "--slice", "adk", *flag)
+    assert result.exit_code == 0, result.output
+    rows = (project_dir / "datasets" / "imported" / "cases.jsonl").read_text(encoding="utf-8")
+    [case] = [Case.model_validate_json(line) for line in rows.splitlines()]
+    assert case.oracle.class_ == oracle_class
+    assert "User user_b has placed one order" in (
+        case.oracle.rubric or str(case.oracle.check_params)
+    )

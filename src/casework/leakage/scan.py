@@ -129,7 +129,8 @@ def find_split_pairs(
         method: ``exact`` join, ``lsh``, or ``auto`` (exact below ``exact_below`` rows).
         exact_below: Row count below which ``auto`` picks the exact join.
         num_perm: Largest MinHash width for LSH (bands x rows are chosen within it).
-        engine: ``local`` (threads) or ``ray`` (Ray Data workers) for shingling and MinHash.
+        engine: ``local`` (threads) or ``ray`` (Ray Data workers: the whole LSH pipeline; for
+            the exact join, shingling only).
 
     Raises:
         UsageError: The threshold is outside (0, 1].
@@ -146,6 +147,12 @@ def find_split_pairs(
     if chosen == "exact":
         sketch = _sketch(texts, k, 0, engine)
         found: Pairs = exact_join(sketch.sets, threshold, groups=groups)
+    elif engine == "ray":
+        # Lazy: Ray is an optional extra. Every stage (signatures, band buckets, verification)
+        # runs on Ray workers; only the verified pairs come back.
+        from casework.leakage.ray_lsh import ray_lsh_join
+
+        found, params = ray_lsh_join(texts, threshold, k=k, groups=groups, num_perm=num_perm)
     else:
         params = choose_params(threshold, num_perm)
         sketch = _sketch(texts, k, params.num_perm, engine)

@@ -166,6 +166,12 @@ class ThresholdsConfig(_Section):
     """Confidence level of the judge's certification intervals."""
     judge_interval: Literal["wilson", "clopper-pearson"] = "wilson"
     """Interval of the judge's rates: `wilson` (score interval) or `clopper-pearson` (exact)."""
+    simulator_max_error: float = Field(default=0.2, ge=0, le=1)
+    """Highest share of a case's trials in which the simulated user may err (mechanical checks or
+    reviews blaming it); a case above it is quarantined from gating until its scenario changes."""
+    judge_max_flip: float = Field(default=0.1, ge=0, le=1)
+    """Largest share of items whose repeated verdicts disagree (`judge certify --samples N`) a
+    judge may have on a slice and check kind and stay admissible."""
 
 
 class LabellingConfig(_Section):

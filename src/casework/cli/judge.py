@@ -233,8 +233,12 @@ def _cert_line(r: CertificationResult) -> str:
         f"{p.slice} / {p.kind} ({state}: {p.judge_model}, {p.prompt_version}, {p.rubric_digest}): "
         f"TPR {_f(r.tpr.estimate)} [{_f(r.tpr.low)}, {_f(r.tpr.high)}] on {r.tp + r.fn} pass, "
         f"TNR {_f(r.tnr.estimate)} [{_f(r.tnr.low)}, {_f(r.tnr.high)}] on {r.tn + r.fp} fail, "
-        f"kappa {_f(k)} [{_f(klow)}, {_f(khigh)}] — {ok}"
+        f"kappa {_f(k)} [{_f(klow)}, {_f(khigh)}]"
     )
+    if r.flip is not None:
+        f = r.flip
+        text += f", flip rate {f.rate:.3f} ({f.flipped} of {f.items} items, {f.samples} samples)"
+    text += f" — {ok}"
     more = r.more_needed()
     if not r.admissible:
         needs = [
@@ -242,22 +246,44 @@ def _cert_line(r: CertificationResult) -> str:
             for cls, m in more.items()
             if m != 0
         ]
-        text += "; more human verdicts needed — " + ", ".join(needs)
+        if needs:
+            text += "; more human verdicts needed — " + ", ".join(needs)
+        if r.flip is not None and r.flips_too_often:
+            text += (
+                f"; its verdicts flip on {r.flip.rate:.0%} of the items asked again, above "
+                f"\\[thresholds] judge_max_flip {r.settings.max_flip:g}"
+            )
     return text
 
 
-@example("casework judge certify --slice refunds --dataset refunds@latest")
+@example(
+    "casework judge certify --slice refunds --dataset refunds@latest",
+    "casework judge certify --samples 3",
+)
 @judge_group.command("certify")
 @SLICES
 @click.option("--dataset", default=None, help="DATASET[@VERSION] whose rubrics are current.")
+@click.option(
+    "--samples",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Ask the judge this many times on each reviewed item and measure its flip rate.",
+)
 @FORMAT
 @pass_project
-def certify_cmd(project: Project, slices: tuple[str, ...], dataset: str | None, fmt: str) -> None:
+def certify_cmd(
+    project: Project, slices: tuple[str, ...], dataset: str | None, samples: int, fmt: str
+) -> None:
     """Certify the judge per slice and check kind against people's verdicts; store the result.
 
     Admissible only when the lower bounds of TPR and TNR reach [thresholds] judge_tpr and
-    judge_tnr; pinned to the judge model, prompt version and rubric digest.
+    judge_tnr, and (with --samples N of 2 or more) its verdicts flip on no more than
+    [thresholds] judge_max_flip of the items; pinned to the judge model, prompt version and
+    rubric digest.
     """
+    from casework.runner.judge_samples import judge_resampler  # here: it reads runs
+
     ref = _dataset(project, dataset, "judge certify")
     judge = load_judge(project)
     report = certify_judge(
@@ -266,6 +292,8 @@ def certify_cmd(project: Project, slices: tuple[str, ...], dataset: str | None, 
         prompt_version=PROMPT_VERSION,
         rubric_digests=rubric_digests(load_dataset(project, ref).cases),
         slices=slices,
+        resample=judge_resampler(project, judge, samples) if judge is not None else None,
+        samples=samples,
     )
     if fmt == "json":
         from casework.grading.outputs import JudgeCertify  # here: only JSON output needs it
@@ -277,6 +305,12 @@ def certify_cmd(project: Project, slices: tuple[str, ...], dataset: str | None, 
         f"judge {report.judge['model'] or '(none configured)'}, prompt {PROMPT_VERSION}; "
         f"{st.method} {st.confidence:.0%} intervals; admissible when the lower bounds reach "
         f"TPR {st.tpr:g} and TNR {st.tnr:g}"
+        + (
+            f", and verdicts asked {report.samples} times flip on at most "
+            f"{st.max_flip:g} of the items"
+            if report.samples >= 2
+            else ""
+        )
     )
     if not report.results:
         console.print("no reviewed verdicts yet: `casework judge sample`, then `review import`")

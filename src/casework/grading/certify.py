@@ -6,11 +6,16 @@ TNR = tn / (tn + fp), each with an interval (Wilson by default) that counts revi
 unit when people saw several trials of one case (a judge misreading a case misreads its trials);
 admissible only when both lower bounds reach the thresholds of ``[thresholds]``. Every certification is pinned to the judge model,
 prompt version and rubric digest the verdicts were given under.
+
+With repeated verdicts (``samples`` ≥ 2, given by a ``resample`` function that asks the judge
+again on each reviewed item) the **flip rate** of each pin is the share of items whose repeated
+verdicts disagree (an item the judge gave no verdict on in some sample counts as flipped); a pin
+whose flip rate exceeds ``[thresholds] judge_max_flip`` is not admissible.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -24,6 +29,7 @@ from casework.agreement._rates import (
     more_needed,
     proportion_interval,
 )
+from casework.errors import UsageError
 from casework.project import Project
 from casework.workbench import open_workbench
 from casework.workbench.models_judge import JudgeCertificationRow, ReviewItemRow, ReviewVerdictRow
@@ -32,12 +38,15 @@ __all__ = [
     "CertificationResult",
     "CertifyReport",
     "Compared",
+    "FlipRate",
     "IntervalMethod",
     "Pin",
+    "Resampler",
     "Settings",
     "certify_counts",
     "certify_judge",
     "compare",
+    "flip_rate",
     "settings_of",
 ]
 
@@ -52,6 +61,7 @@ class Settings:
     tnr: float = 0.8
     confidence: float = 0.95
     method: IntervalMethod = "wilson"
+    max_flip: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -74,6 +84,62 @@ class Compared:
     human_pass: bool
     case_id: str = ""
     """The reviewed reply's case: items of one case are one cluster of the intervals."""
+    key: str = ""
+    """The item's key (``run_id/case_id/trial/kind[/fact_index]``)."""
+
+
+Resampler = Callable[[Sequence[ReviewItemRow]], Mapping[str, Sequence[bool | None]]]
+"""Asks the judge again on reviewed items: per item key, the verdict of each sample (``None``:
+the judge gave none). :func:`casework.runner.judge_samples.judge_resampler` builds one."""
+
+
+@dataclass(frozen=True)
+class FlipRate:
+    """How often the judge's repeated verdicts on one pin's items disagree.
+
+    Attributes:
+        items: Items asked again.
+        flipped: Items whose repeated verdicts are not all the same (or lack one).
+        samples: Verdicts asked per item.
+    """
+
+    items: int
+    flipped: int
+    samples: int
+
+    @property
+    def rate(self) -> float:
+        """``flipped / items`` (1.0 with no items: nothing measured fails closed)."""
+        return self.flipped / self.items if self.items else 1.0
+
+    def as_json(self) -> dict[str, object]:
+        """JSON form."""
+        return {
+            "items": self.items,
+            "flipped": self.flipped,
+            "samples": self.samples,
+            "rate": self.rate,
+        }
+
+
+def flip_rate(verdicts: Iterable[Sequence[bool | None]], samples: int) -> FlipRate:
+    """The flip rate of items' repeated verdicts (pure).
+
+    An item flips when its verdicts are not all equal, or one is missing (``None``, or fewer
+    than ``samples``): a judge that cannot answer the same question twice is not repeatable.
+
+    Example:
+        Three items asked three times, one of them answered pass, fail, pass:
+
+        >>> flip_rate([[True, True, True], [True, False, True], [False, False, False]], 3).rate
+        0.3333333333333333
+    """
+    items = flipped = 0
+    for row in verdicts:
+        items += 1
+        if len(row) < samples or any(v is None for v in row) or len(set(row)) > 1:
+            flipped += 1
+    return FlipRate(items, flipped, samples)
 
 
 @dataclass(frozen=True)
@@ -94,6 +160,7 @@ class CertificationResult:
         cases: ``(tp, fn, tn, fp)`` per reviewed case (empty: each item its own case). The
             intervals of TPR and TNR are clustered by case, and the corrected rate's bootstrap
             resamples these cases.
+        flip: The flip rate of repeated verdicts (``None``: not measured).
     """
 
     pin: Pin
@@ -107,16 +174,23 @@ class CertificationResult:
     settings: Settings
     current: bool
     cases: tuple[tuple[int, int, int, int], ...] = ()
+    flip: FlipRate | None = None
 
     @property
     def admissible(self) -> bool:
-        """Both lower bounds reach their thresholds."""
+        """Both lower bounds reach their thresholds, and a measured flip rate its maximum."""
         return (
             self.tpr.low is not None
             and self.tnr.low is not None
             and self.tpr.low >= self.settings.tpr
             and self.tnr.low >= self.settings.tnr
+            and not self.flips_too_often
         )
+
+    @property
+    def flips_too_often(self) -> bool:
+        """The flip rate was measured and exceeds ``[thresholds] judge_max_flip``."""
+        return self.flip is not None and self.flip.rate > self.settings.max_flip
 
     def more_needed(self) -> dict[str, int | None]:
         """Further human verdicts of each class (``pass``, ``fail``) the lower bounds need.
@@ -163,6 +237,8 @@ class CertificationResult:
             "kappa": {"estimate": kappa, "low": low, "high": high},
             "admissible": self.admissible,
             "more_needed": self.more_needed(),
+            "flip": None if self.flip is None else self.flip.as_json(),
+            "flips_too_often": self.flips_too_often,
         }
 
 
@@ -176,12 +252,14 @@ def certify_counts(
     *,
     current: bool,
     cases: Sequence[tuple[int, int, int, int]] = (),
+    flip: FlipRate | None = None,
 ) -> CertificationResult:
     """Rates, intervals and kappa of one pin's counts (pure).
 
     With ``cases`` (the counts per reviewed case, summing to the totals), TPR and TNR take
     :func:`casework.agreement._rates.clustered_proportion_interval`: several trials of one case
-    count as the evidence of one case. Without, each item is its own case.
+    count as the evidence of one case. Without, each item is its own case. With ``flip`` (the
+    flip rate of repeated verdicts), a rate above ``settings.max_flip`` makes it inadmissible.
 
     Raises:
         ValueError: ``cases`` that do not sum to the totals.
@@ -207,6 +285,7 @@ def certify_counts(
             settings=settings,
             current=current,
             cases=tuple(cases),
+            flip=flip,
         )
     return CertificationResult(
         pin=pin,
@@ -219,6 +298,7 @@ def certify_counts(
         kappa=(k.kappa, k.low, k.high),
         settings=settings,
         current=current,
+        flip=flip,
     )
 
 
@@ -248,7 +328,7 @@ def compare(
             unpinned += 1
             continue
         pin = Pin(item.slice, item.kind, item.judge_model, item.prompt_version, item.rubric_digest)
-        compared.append(Compared(pin, item.judge_pass, answers.pop(), item.case_id))
+        compared.append(Compared(pin, item.judge_pass, answers.pop(), item.case_id, item.key))
     return compared, contested, unpinned
 
 
@@ -272,6 +352,7 @@ class CertifyReport:
         unpinned: Items from runs that recorded no prompt version (never certify a judge).
         settings: Thresholds, confidence and interval method.
         judge: The judge as configured now: ``model`` and ``prompt_version``.
+        samples: Verdicts asked per reviewed item for the flip rate (1: not measured).
     """
 
     results: tuple[CertificationResult, ...]
@@ -279,6 +360,7 @@ class CertifyReport:
     unpinned: int
     settings: Settings
     judge: Mapping[str, str | None]
+    samples: int = 1
 
     def as_json(self) -> dict[str, object]:
         """JSON form (``--format json``)."""
@@ -286,8 +368,9 @@ class CertifyReport:
         return {
             "method": st.method,
             "confidence": st.confidence,
-            "thresholds": {"tpr": st.tpr, "tnr": st.tnr},
+            "thresholds": {"tpr": st.tpr, "tnr": st.tnr, "max_flip": st.max_flip},
             "judge": dict(self.judge),
+            "samples": self.samples,
             "excluded": {"contested": self.contested, "unpinned": self.unpinned},
             "certifications": [r.as_json() for r in self.results],
         }
@@ -296,7 +379,9 @@ class CertifyReport:
 def settings_of(project: Project) -> Settings:
     """The certification thresholds of ``[thresholds]``."""
     t = project.config.thresholds
-    return Settings(t.judge_tpr, t.judge_tnr, t.judge_confidence, t.judge_interval)
+    return Settings(
+        t.judge_tpr, t.judge_tnr, t.judge_confidence, t.judge_interval, t.judge_max_flip
+    )
 
 
 def certify_judge(
@@ -308,6 +393,8 @@ def certify_judge(
     slices: Sequence[str] = (),
     now: datetime | None = None,
     save: bool = True,
+    resample: Resampler | None = None,
+    samples: int = 1,
 ) -> CertifyReport:
     """Certify the judge on every pin people's verdicts cover, and store the certifications.
 
@@ -319,7 +406,18 @@ def certify_judge(
         slices: Only these slices (default: every slice reviewed).
         now: Time stamp of the stored certifications (injected by tests).
         save: Store them in the workbench (what makes a judge admissible).
+        resample: Asks the judge again on the reviewed items (needed when ``samples`` ≥ 2).
+        samples: Verdicts to ask per reviewed item for the flip rate (1: not measured).
+
+    Raises:
+        UsageError: ``samples`` below 1, or ≥ 2 without ``resample``.
     """
+    if samples < 1:
+        raise UsageError(f"must be at least 1. Got {samples}.", param="samples")
+    if samples >= 2 and resample is None:
+        raise UsageError(
+            "repeated verdicts need a judge to ask; configure [models.judge].", param="samples"
+        )
     settings = settings_of(project)
     with open_workbench(project) as wb, wb.session() as s:
         items = s.scalars(select(ReviewItemRow)).all()
@@ -327,6 +425,10 @@ def certify_judge(
         compared, contested, unpinned = compare(
             [i for i in items if not slices or i.slice in slices], verdicts
         )
+        repeated: Mapping[str, Sequence[bool | None]] = {}
+        if samples >= 2 and resample is not None:
+            keys = {c.key for c in compared}
+            repeated = resample([i for i in items if i.key in keys])
         results = []
         for pin, by_case in sorted(_tally(compared).items(), key=lambda kv: _order(kv[0])):
             per_case = [(a, b, c, d) for _, (a, b, c, d) in sorted(by_case.items())]
@@ -338,15 +440,21 @@ def certify_judge(
                 prompt_version,
                 rubric_digests.get(pin.slice, ""),
             )
+            flip = None
+            if samples >= 2:
+                rows = [repeated.get(c.key, ()) for c in compared if c.pin == pin]
+                flip = flip_rate(rows, samples)
             results.append(
-                certify_counts(pin, tp, fn, tn, fp, settings, current=current, cases=per_case)
+                certify_counts(
+                    pin, tp, fn, tn, fp, settings, current=current, cases=per_case, flip=flip
+                )
             )
         results.sort(key=lambda r: not r.current)
         at = now or datetime.now(UTC)
         if save:
             s.add_all(_row(r, at) for r in results)
     judge = {"model": judge_model, "prompt_version": prompt_version}
-    return CertifyReport(tuple(results), contested, unpinned, settings, judge)
+    return CertifyReport(tuple(results), contested, unpinned, settings, judge, samples)
 
 
 def _order(pin: Pin) -> tuple[str, ...]:
@@ -358,7 +466,11 @@ def _row(result: CertificationResult, at: datetime) -> JudgeCertificationRow:
     report = result.as_json() | {
         "method": result.settings.method,
         "confidence": result.settings.confidence,
-        "thresholds": {"tpr": result.settings.tpr, "tnr": result.settings.tnr},
+        "thresholds": {
+            "tpr": result.settings.tpr,
+            "tnr": result.settings.tnr,
+            "max_flip": result.settings.max_flip,
+        },
     }
     return JudgeCertificationRow(
         slice=pin.slice,

@@ -286,6 +286,9 @@ class Judge:
         certifications: Stored certifications, oldest first (any model, prompt or rubric).
         rubric_digests: The current :func:`rubric_digest` per slice of the cases being graded
             (:meth:`for_cases`); a slice without one has no certification that applies.
+        seed: Seed sent with every request (``None``: none). Repeated verdicts for the flip rate
+            (`judge certify --samples`) send one seed per sample, so no sample is another's
+            cached reply.
     """
 
     client: LLMClient
@@ -293,6 +296,7 @@ class Judge:
     temperature: float = 0.0
     certifications: Sequence[Certification] = ()
     rubric_digests: Mapping[str, str] = field(default_factory=dict)
+    seed: int | None = None
 
     @property
     def model(self) -> str:
@@ -333,7 +337,7 @@ class Judge:
 
     def _ask(self, system: str, user: str, model: type[Any]) -> Any:
         messages = [Message("system", system), Message("user", user)]
-        return self.client.structured(messages, model, temperature=self.temperature)
+        return self.client.structured(messages, model, temperature=self.temperature, seed=self.seed)
 
     def classify_outcome(
         self,

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from casework.schema.output import CommandOutput, OutputPart
 
 __all__ = [
     "CalibrationDisagreement",
     "CertificationOutput",
     "Excluded",
+    "FlipRateOutput",
     "Interval",
     "JudgeCertify",
     "JudgeLabellerCheck",
@@ -84,6 +87,19 @@ class Interval(OutputPart):
     """The interval's upper bound."""
 
 
+class FlipRateOutput(OutputPart):
+    """How often the judge's repeated verdicts on one slice and check kind disagree."""
+
+    items: int
+    """Reviewed items asked again."""
+    flipped: int
+    """Items whose repeated verdicts are not all the same (or lack one)."""
+    samples: int
+    """Verdicts asked per item."""
+    rate: float
+    """`flipped / items`."""
+
+
 class CertificationOutput(OutputPart):
     """The judge's verdicts on one slice and check kind measured against people's verdicts."""
 
@@ -122,6 +138,16 @@ class CertificationOutput(OutputPart):
     more_needed: dict[str, int | None]
     """Further human verdicts of each class (`pass`, `fail`) the lower bounds need (0: enough;
     null: more verdicts at the current agreement never suffice)."""
+    interval: str | None = None
+    """How the TPR and TNR intervals were made (clustered by reviewed case)."""
+    reviewed_cases: int | None = None
+    """Reviewed cases the items come from (the unit of the intervals)."""
+    case_counts: list[list[int]] = Field(default_factory=list)
+    """`[tp, fn, tn, fp]` per reviewed case."""
+    flip: FlipRateOutput | None = None
+    """The flip rate of repeated verdicts (`--samples N`, N ≥ 2; null when not measured)."""
+    flips_too_often: bool = False
+    """The flip rate exceeds `[thresholds] judge_max_flip`, which makes the judge inadmissible."""
 
 
 class Thresholds(OutputPart):
@@ -131,6 +157,8 @@ class Thresholds(OutputPart):
     """True-positive rate."""
     tnr: float
     """True-negative rate."""
+    max_flip: float | None = None
+    """Largest flip rate of repeated verdicts (`[thresholds] judge_max_flip`)."""
 
 
 class Excluded(OutputPart):
@@ -155,6 +183,8 @@ class JudgeCertify(CommandOutput):
     """The lower bounds to reach."""
     judge: dict[str, str | None]
     """The judge as configured now: `model` and `prompt_version`."""
+    samples: int = 1
+    """Verdicts asked per reviewed item for the flip rate (1: not measured)."""
     excluded: Excluded
     """Items left out."""
     certifications: list[CertificationOutput]

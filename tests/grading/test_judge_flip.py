@@ -9,7 +9,12 @@ PIN = Pin("refunds", "answer_fact", "judge-1", PROMPT_VERSION, "r-1")
 
 
 def test_an_item_flips_when_its_verdicts_differ_or_one_is_missing() -> None:
-    rows = [[True, True, True], [True, False, True], [False, False, False], [True, None, True]]
+    rows: list[list[bool | None]] = [
+        [True, True, True],
+        [True, False, True],
+        [False, False, False],
+        [True, None, True],
+    ]
     assert flip_rate(rows, 3) == FlipRate(items=4, flipped=2, samples=3)
     assert flip_rate([[True, True]], 3).flipped == 1  # a sample short: not repeatable
     assert flip_rate([], 3).rate == 1.0  # nothing measured fails closed

@@ -180,6 +180,7 @@ def _from_url(spec: str, timeout: float) -> Any:
         with opener.open(spec, timeout=timeout) as response:
             body = response.read()
     except urllib.error.HTTPError as exc:
+        exc.close()  # the error holds the response's socket
         raise _Failed(f"the URL answered HTTP {exc.code}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)

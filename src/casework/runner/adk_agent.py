@@ -93,6 +93,11 @@ def _get(data: dict[str, Any], camel: str, snake: str) -> Any:
     return data.get(camel, data.get(snake))
 
 
+def _count(value: Any) -> int:
+    """A token count as ADK writes it (an integer); anything else counts nothing."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
 def _is_error(response: Any) -> str | None:
     """ADK's convention for a failed tool: a response that is only ``{"error": …}``."""
     if isinstance(response, dict) and set(response) == {"error"}:
@@ -120,9 +125,9 @@ def events_to_trajectory(events: list[Any]) -> tuple[Trajectory, list[Trajectory
         if isinstance(meta, dict):
             usage = Usage(
                 input_tokens=usage.input_tokens
-                + int(_get(meta, "promptTokenCount", "prompt_token_count") or 0),
+                + _count(_get(meta, "promptTokenCount", "prompt_token_count")),
                 output_tokens=usage.output_tokens
-                + int(_get(meta, "candidatesTokenCount", "candidates_token_count") or 0),
+                + _count(_get(meta, "candidatesTokenCount", "candidates_token_count")),
             )
         content = event.get("content")
         parts = content.get("parts") if isinstance(content, dict) else None
@@ -225,19 +230,26 @@ class AdkAgent:
                 self._author = name if isinstance(name, str) and name else self.app
         return self._author
 
+    async def _served_or_stop(self) -> None:
+        """Stop the run when the server's app list (``GET /list-apps``) lacks the app."""
+        listed = await self._client.get("/list-apps")
+        apps = listed.json() if listed.status_code == 200 else None
+        if isinstance(apps, list) and self.app not in apps:
+            served = ", ".join(str(a) for a in apps) or "none"
+            raise AdkUnavailable(
+                f"ADK server {self.base} does not serve app '{self.app}' (it serves: {served})"
+            )
+
     async def _start(self, session: ToolSession, prefix: list[Turn]) -> str:
         body: dict[str, Any] = {"state": session.initial_state}
         if prefix:
             body["events"] = _prefix_events(prefix, await self._root_agent())
         response = await self._client.post(self._sessions, json=body)
-        if response.status_code == 404:
-            raise AdkUnavailable(
-                f"ADK server {self.base} does not serve app '{self.app}' "
-                f"(GET {self.base}/list-apps lists the apps it serves)"
-            )
         if response.status_code != 200:
+            await self._served_or_stop()
             raise _Failed(
-                f"creating the ADK session answered HTTP {response.status_code}: {response.text[:300]}"
+                f"creating the ADK session answered HTTP {response.status_code}: "
+                f"{response.text[:300]}"
             )
         session_id = response.json().get("id")
         if not isinstance(session_id, str):
@@ -273,6 +285,7 @@ class AdkAgent:
                 },
             )
             if response.status_code != 200:
+                await self._served_or_stop()
                 raise _Failed(
                     f"ADK /run answered HTTP {response.status_code}: {response.text[:300]}"
                 )

@@ -299,3 +299,18 @@ def test_casework_run_drives_the_adk_server(project: Path, model: StubServer) ->
         m["role"] == "assistant" and m.get("content") == "Which order number is it?"
         for m in asked[0]
     ), asked[0]
+
+
+def test_an_app_the_server_does_not_serve_stops_the_run(
+    adk_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("CASEWORK_DB_URL", *PROXY_VARS):
+        monkeypatch.delenv(var, raising=False)
+    root = _project(tmp_path / "proj", f"adk:{adk_url}/nope")
+    monkeypatch.chdir(root)
+    check = _cli("dataset", "check", "refunds")
+    assert check.exit_code == 1
+    assert f"agent.spec: the URL answered HTTP 404. Got 'adk:{adk_url}/nope'" in check.stderr
+    run = _cli("run", "refunds", "-k", "1", "--timeout", "60")
+    assert run.exit_code == 1, run.output
+    assert f"ADK server {adk_url} does not serve app 'nope'" in run.stderr

@@ -13,7 +13,7 @@ injection task's ground truth appended (injection carried out).
 and agreement rows ``{benchmark, category, perturbation, trials, agree, benchmark_passed,
 disagreements}`` (``benchmark_passed``: trials AgentDojo passes, so a reader sees that a kind of
 trajectory is not passed, or failed, wholesale).
-Usage: ``python benchmarks/conformance_agentdojo.py [--sample N]``.
+Usage: ``python benchmarks/conformance_agentdojo.py [--sample N] [--pairs N] [--suites a,b]``.
 """
 
 from __future__ import annotations
@@ -189,9 +189,16 @@ def _env_class(name: str) -> type[AgentDojoEnvironment]:
 
 
 def measure(
-    sample: int | None = None, suites: tuple[str, ...] = SUITES, seed: int = 34
+    sample: int | None = None,
+    suites: tuple[str, ...] = SUITES,
+    seed: int = 34,
+    pairs_sample: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Import counts and verdict agreement per suite (``sample`` bounds tasks per suite)."""
+    """Import counts and verdict agreement per suite.
+
+    ``sample`` bounds user tasks and user × injection pairs per suite; ``pairs_sample`` bounds
+    only the pairs (every user task still runs).
+    """
     rng = random.Random(seed)
     rows: list[dict[str, Any]] = []
     for name in suites:
@@ -202,6 +209,8 @@ def measure(
         if sample is not None:
             user_ids = sorted(rng.sample(user_ids, min(sample, len(user_ids))))
             pairs = sorted(rng.sample(pairs, min(sample, len(pairs))))
+        elif pairs_sample is not None:
+            pairs = sorted(rng.sample(pairs, min(pairs_sample, len(pairs))))
         made = cases_from_suite(suite, AgentDojoOptions(attack=None))
         by_id = {c.id: c for c in made.cases}
         gradable = len(
@@ -272,7 +281,7 @@ def measure(
         if pairs:
             options = AgentDojoOptions()
             security, injected = _security_cases(suite, options, pairs)
-            if sample is None:
+            if sample is None and pairs_sample is None:
                 rows.append(
                     {
                         "benchmark": "agentdojo",
@@ -328,8 +337,13 @@ def main(argv: list[str] | None = None) -> int:
     """Print the rows as JSON lines."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=None, help="Tasks per suite (default: all).")
+    parser.add_argument(
+        "--pairs", type=int, default=None, help="User × injection pairs per suite (default: all)."
+    )
+    parser.add_argument("--suites", default=",".join(SUITES), help="Comma-separated suites.")
     args = parser.parse_args(argv)
-    for row in measure(args.sample):
+    suites = tuple(s for s in args.suites.split(",") if s)
+    for row in measure(args.sample, suites, pairs_sample=args.pairs):
         print(json.dumps(row, ensure_ascii=False))
     return 0
 

@@ -11,7 +11,13 @@ from pydantic import ValidationError
 
 from casework.gate._dataset_checks import _programmatic_findings
 from casework.grading.grade import grade
-from casework.grading.programmatic import CheckOutcome, register_check
+from casework.grading.programmatic import (
+    BroughtEnvironment,
+    CheckOutcome,
+    check_environment,
+    register_check,
+    register_environment,
+)
 from casework.schema import Case, Oracle, Trajectory
 
 
@@ -108,3 +114,19 @@ def test_class_programmatic_and_check_go_together() -> None:
         Oracle.model_validate({"class": "programmatic"})
     with pytest.raises(ValidationError, match="class 'programmatic' and check go together"):
         Oracle.model_validate({"class": "human", "check": "x:y"})
+
+
+def test_a_check_brings_its_environment_for_its_params_only() -> None:
+    @register_environment("test-balance-moved")
+    def _bank(params: Mapping[str, Any]) -> BroughtEnvironment | None:
+        return (
+            BroughtEnvironment(f"bank {params['amount']}", dict) if params.get("amount") else None
+        )
+
+    assert (brought := check_environment(_case("test-balance-moved").oracle)) is not None
+    assert brought.name == "bank 5" and brought.make() == {}
+    no_amount = Oracle.model_validate({"class": "programmatic", "check": "test-balance-moved"})
+    assert check_environment(no_amount) is None
+    assert check_environment(_case("test-broken").oracle) is None  # registered, brings none
+    assert check_environment(_case("no_such_module_xyz:check").oracle) is None
+    assert check_environment(Oracle.model_validate({"class": "human"})) is None

@@ -200,6 +200,37 @@ class ToolSession:
             return ToolReply(error=f"tool '{name}' failed: {type(exc).__name__}: {exc}")
         return ToolReply(result=clone(result))
 
+    def user_tools(self) -> list[dict[str, Any]]:
+        """The simulated user's own tools (telecom's phone): the environment's ``user_tools()``."""
+        declared = getattr(self._environment, "user_tools", None)
+        return list(declared()) if callable(declared) else []
+
+    def user_call(
+        self, name: str, arguments: Mapping[str, Any] | None = None
+    ) -> TrajectoryToolCall:
+        """Serve one call of the simulated user's own tools.
+
+        The caller records it: not an agent's call, it rides on the user's message.
+        """
+        args = dict(arguments or {})
+        serve = getattr(self._environment, "user_call", None)
+        with self._lock:
+            if not callable(serve):
+                reply = ToolReply(error="the user has no tools of their own in this case")
+            else:
+                try:
+                    reply = ToolReply(result=clone(serve(name, clone(args))))
+                except ToolError as exc:
+                    reply = ToolReply(error=str(exc))
+                except Exception as exc:  # a bug in the environment is the call's error
+                    reply = ToolReply(error=f"tool '{name}' failed: {type(exc).__name__}: {exc}")
+        return TrajectoryToolCall(
+            name=name,
+            arguments=clone(args),
+            result=reply.result if reply.error is None else None,
+            error=reply.error,
+        )
+
     def snapshot(self) -> tuple[list[TrajectoryToolCall], dict[str, Any]]:
         """The calls so far and the current state (effects replace the state, never mutate it)."""
         with self._lock:

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Sequence
+import json
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -55,6 +57,38 @@ _SYSTEM = (
 SIM_PROMPT_VERSION = "u-" + hashlib.sha256(_SYSTEM.encode()).hexdigest()[:12]
 
 _OPEN = "(The conversation starts: write your first message to the assistant.)"
+
+#: A line of the simulator's message that uses one of the user's own tools (τ²'s telecom phone).
+TOOL_LINE = re.compile(r"^TOOL:[ \t]*([A-Za-z_]\w*)[ \t]*(\{.*\})?[ \t]*$", re.MULTILINE)
+#: Most tool calls the simulated user makes before one message to the assistant.
+MAX_USER_CALLS = 10
+
+
+def _tools_text(tools: Sequence[Mapping[str, Any]]) -> str:
+    lines = [
+        "Your own device has these tools. To use one, write only lines of the form "
+        '`TOOL: name {"argument": value}`; you read each result before you write to the '
+        "assistant again. Report what they show; never invent a result."
+    ]
+    for tool in tools:
+        params = sorted((tool.get("parameters") or {}).get("properties") or {})
+        lines.append(f"- {tool['name']}({', '.join(params)}): {tool.get('description', '')}")
+    return "\n".join(lines)
+
+
+def tool_lines(text: str) -> list[tuple[str, dict[str, Any] | None]]:
+    """The tool calls a simulator's message asks for, as ``(name, arguments)``.
+
+    The arguments are ``None`` when they are not a JSON object.
+    """
+    out: list[tuple[str, dict[str, Any] | None]] = []
+    for name, raw in TOOL_LINE.findall(text):
+        try:
+            args = json.loads(raw) if raw else {}
+        except ValueError:
+            args = None
+        out.append((name, args if isinstance(args, dict) else None))
+    return out
 
 
 class UserSimRecord(BaseModel):
@@ -101,14 +135,25 @@ class UserSimulator:
 
     client: LLMClient
 
-    def prompt(self, scenario: UserScenario, turns: Sequence[Turn]) -> list[ChatMessage]:
+    def prompt(
+        self,
+        scenario: UserScenario,
+        turns: Sequence[Turn],
+        tools: Sequence[Mapping[str, Any]] = (),
+        used: Sequence[tuple[str, str]] = (),
+    ) -> list[ChatMessage]:
         """The simulator's messages: the scenario, then the conversation from the user's side.
 
         The assistant's text goes as ``user`` messages, the customer's own as ``assistant``.
 
-        Only user and assistant text is used: system notes, tool calls and results are left out.
+        Only user and assistant text is used: system notes, the agent's tool calls and results
+        are left out. A user with tools of their own (``tools``) reads how to use them, and the
+        calls made for the message being written (``used``: the line, its result) follow.
         """
-        messages = [ChatMessage("system", f"{_SYSTEM}\n\n{_scenario_text(scenario)}")]
+        system = f"{_SYSTEM}\n\n{_scenario_text(scenario)}"
+        if tools:
+            system += "\n\n" + _tools_text(tools)
+        messages = [ChatMessage("system", system)]
         for turn in turns:
             if turn.role == "assistant" and turn.content.strip():
                 messages.append(ChatMessage("user", turn.content))
@@ -116,15 +161,24 @@ class UserSimulator:
                 messages.append(ChatMessage("assistant", turn.content))
         if len(messages) == 1 or messages[-1].role == "assistant":
             messages.append(ChatMessage("user", _OPEN if len(messages) == 1 else "(no reply)"))
+        for line, result in used:
+            messages += [ChatMessage("assistant", line), ChatMessage("user", f"(result) {result}")]
         return messages
 
-    def next_message(self, scenario: UserScenario, turns: Sequence[Turn], seed: int) -> str:
-        """The user's next message (may hold the stop token).
+    def next_message(
+        self,
+        scenario: UserScenario,
+        turns: Sequence[Turn],
+        seed: int,
+        tools: Sequence[Mapping[str, Any]] = (),
+        used: Sequence[tuple[str, str]] = (),
+    ) -> str:
+        """The user's next message (may hold the stop token, or tool lines when it has tools).
 
         Raises:
             LLMError: The model failed.
         """
-        return self.client.complete(self.prompt(scenario, turns), seed=seed).text
+        return self.client.complete(self.prompt(scenario, turns, tools, used), seed=seed).text
 
 
 @dataclass
@@ -153,16 +207,50 @@ def _as_turn_calls(calls: Sequence[TrajectoryToolCall]) -> list[ToolCall]:
     ]
 
 
-def _user_says(conv: _Conversation, text: str) -> bool:
-    """Record the simulator's message; False when it holds the stop token."""
+def _user_says(conv: _Conversation, text: str, calls: Sequence[TrajectoryToolCall] = ()) -> bool:
+    """Record the simulator's message and its own tool calls; False when it holds the stop token."""
     conv.user_turns += 1
     stopped = STOP_TOKEN in text
-    text = text.replace(STOP_TOKEN, "").strip()
-    if text:
+    text = text.replace(STOP_TOKEN, "")
+    text = (TOOL_LINE.sub("", text) if calls else text).strip()
+    if calls:
+        # The user's own calls ride on their message; the agent never reads them (τ²'s too).
+        conv.messages.append(Message(role="user", content=text, tool_calls=list(calls)))
+    elif text:
         conv.messages.append(Message(role="user", content=text))
-        if not stopped:
-            conv.turns.append(Turn(role="user", content=text))
+    if text and not stopped:
+        conv.turns.append(Turn(role="user", content=text))
     return not stopped
+
+
+async def _user_turn(
+    simulator: UserSimulator,
+    scenario: UserScenario,
+    conv: _Conversation,
+    session: ToolSession,
+    seed: int,
+) -> tuple[str, list[TrajectoryToolCall]]:
+    """The simulator's next message, after the calls of its own tools it asks for first."""
+    tools = session.user_tools()
+    used: list[tuple[str, str]] = []
+    calls: list[TrajectoryToolCall] = []
+    while True:
+        text = await asyncio.to_thread(
+            simulator.next_message, scenario, conv.turns, seed, tools, used
+        )
+        asked = tool_lines(text) if tools else []
+        if not asked or len(calls) >= MAX_USER_CALLS:
+            return text, calls
+        for name, args in asked[: MAX_USER_CALLS - len(calls)]:
+            if args is None:
+                call = TrajectoryToolCall(name=name, error="arguments must be a JSON object")
+            else:
+                call = await asyncio.to_thread(session.user_call, name, args)
+            calls.append(call)
+            shown = call.error if call.error is not None else json.dumps(call.result)
+            used.append((f"TOOL: {name} {json.dumps(args or {})}", shown))
+        if STOP_TOKEN in text or TOOL_LINE.sub("", text).strip():
+            return text, calls  # it said something besides the calls: that is its message
 
 
 async def _agent_turn(
@@ -205,8 +293,8 @@ async def converse(
     conv = _Conversation(turns=list(request.turns))
     stop: StopReason | None = None
     if not conv.turns or conv.turns[-1].role != "user":
-        text = await asyncio.to_thread(simulator.next_message, scenario, conv.turns, seed)
-        if not _user_says(conv, text):
+        text, calls = await _user_turn(simulator, scenario, conv, session, seed)
+        if not _user_says(conv, text, calls):
             stop = "user_stop"
     while stop is None:
         stop = await _agent_turn(agent, request, session, conv)
@@ -215,8 +303,8 @@ async def converse(
         if conv.user_turns >= scenario.max_turns:
             stop = "max_turns"
             break
-        text = await asyncio.to_thread(simulator.next_message, scenario, conv.turns, seed)
-        if not _user_says(conv, text):
+        text, calls = await _user_turn(simulator, scenario, conv, session, seed)
+        if not _user_says(conv, text, calls):
             stop = "user_stop"
     last = conv.last
     trajectory = last.model_copy(

@@ -311,6 +311,16 @@ class GateConfig(_Section):
         return self
 
 
+class JudgeConfig(_Section):
+    """`[judge]`: how judge-decided verdicts are corrected."""
+
+    estimator: Literal["rogan-gladen", "ppi++"] = "rogan-gladen"
+    """Estimator of judge-corrected pass rates: `rogan-gladen` (the certification's TPR and TNR;
+    its interval covers at least nominally in casework's simulations) or `ppi++` (people's
+    verdicts on the run's own replies; narrower, below nominal with few reviewed cases). PPI++
+    falls back to Rogan–Gladen, and says so, where the run has no reviewed replies."""
+
+
 class RunConfig(_Section):
     """`[run]`: how `casework run` serves tools (tool environments, issue 16)."""
 
@@ -358,6 +368,8 @@ class Config(_Section):
     """Release gate."""
     run: RunConfig = Field(default_factory=RunConfig)
     """Tool environments for `casework run`."""
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    """Correcting judge-decided verdicts."""
 
 
 @dataclass(frozen=True)

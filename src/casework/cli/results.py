@@ -92,6 +92,9 @@ def corrected_json(c: CorrectedPass) -> dict[str, Any]:
         "judged": r.judged,
         "uncertified": list(c.uncertified),
         "uncorrectable": list(c.uncorrectable),
+        "estimator": c.estimator,
+        "reviewed": c.reviewed,
+        "note": c.note or None,
     }
 
 
@@ -118,10 +121,20 @@ def _results_json(res: RunResults) -> dict[str, Any]:
 def _print_corrected(res: RunResults) -> None:
     if not res.corrected:
         return
-    console.print(
-        "pass@1 corrected for the judge's measured error (Rogan–Gladen; 95% interval "
-        "carries the certification sample):"
-    )
+    overall = res.corrected.get("all") or next(iter(res.corrected.values()))
+    if overall.estimator == "ppi++":
+        console.print(
+            "pass@1 corrected for the judge's measured error (PPI++ with people's verdicts on "
+            f"{overall.reviewed} of this run's trial(s); 95% interval clustered by case):"
+        )
+    else:
+        console.print(
+            "pass@1 corrected for the judge's measured error (Rogan–Gladen; 95% interval "
+            "carries the certification sample):"
+        )
+    notes = sorted({c.note for c in res.corrected.values() if c.note})
+    for note in notes:
+        console.print(f"  [yellow]{note}[/]", highlight=False)
     for group, c in res.corrected.items():
         console.print(
             f"  {group}: {c.describe()} · {c.rate.judged} of {c.rate.n} trial(s) judge-decided",
@@ -199,7 +212,12 @@ def results_list_cmd(project: Project, fmt: str) -> None:
 @pass_project
 def results_show_cmd(project: Project, run: str, fmt: str) -> None:
     """Show pass@1, pass^k, pass@k and stability of RUN per slice, split and source."""
-    res = run_results(load_run(project, run))
+    from casework.runner.reviewed import reviewed_trials  # here: reads the workbench
+
+    loaded = load_run(project, run)
+    estimator = project.config.judge.estimator
+    reviewed = reviewed_trials(project, loaded) if estimator == "ppi++" else {}
+    res = run_results(loaded, estimator=estimator, reviewed=reviewed)
     if fmt == "json":
         from casework.runner.outputs import RunResultsOutput  # here: only JSON output needs it
 

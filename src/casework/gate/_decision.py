@@ -24,7 +24,7 @@ from casework.gate._statistical import (
 )
 from casework.project import GateConfig, ThresholdsConfig
 from casework.runner import CorrectedPass
-from casework.runner.analysis import TrialDecision, corrected_pass
+from casework.runner.analysis import Estimator, TrialDecision, corrected_pass
 from casework.runner.metrics import CaseTally, in_population
 from casework.runner.records import CheckCertification
 
@@ -96,6 +96,8 @@ class GateInputs:
             header's), which correct the judge-decided verdicts.
         imported_from: The agent spec of a run imported from another tool's results
             (``import:tau:…``); ``None`` for a run casework graded.
+        estimator: How the judge-decided share is corrected (`[judge] estimator`).
+        reviewed: People's verdict per ``(case_id, trial)`` of the run, for PPI++.
     """
 
     run_id: str
@@ -115,6 +117,8 @@ class GateInputs:
     decisions: Sequence[TrialDecision] = ()
     certification: Mapping[str, Mapping[str, CheckCertification]] = field(default_factory=dict)
     imported_from: str | None = None
+    estimator: Estimator = "rogan-gladen"
+    reviewed: Mapping[tuple[str, int], bool] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -222,7 +226,9 @@ class GateContext:
         ]
         chosen = set(cases)
         gated = [d for d in inputs.decisions if d.case_id in chosen]
-        corrected = corrected_pass(gated, inputs.certification)
+        corrected = corrected_pass(
+            gated, inputs.certification, estimator=inputs.estimator, reviewed=inputs.reviewed
+        )
         return cls(inputs, gate, thresholds, gating, cases, corrected)
 
     def shared_with_baseline(self) -> list[str]:

@@ -23,6 +23,7 @@ from casework.runner import load_run
 from casework.runner.analysis import measures_same, trial_decisions
 from casework.runner.metrics import in_population
 from casework.runner.records import LoadedRun, tallies
+from casework.runner.reviewed import reviewed_trials
 
 
 def releases_of(project: Project, run: LoadedRun) -> tuple[int | None, int | None]:
@@ -176,6 +177,8 @@ def gate_inputs(
         same_as_latest=same,
         decisions=trial_decisions(run.trials, admissible_only=True),
         certification=run.header.judge.certification if run.header.judge is not None else {},
+        estimator=project.config.judge.estimator,
+        reviewed=reviewed_trials(project, run) if project.config.judge.estimator == "ppi++" else {},
         # `casework import run` writes agent specs `import:<format>:<file>` (casework.interop).
         imported_from=run.header.agent_spec
         if run.header.agent_spec.startswith("import:")

@@ -35,6 +35,7 @@ from casework.runner import (
     load_run,
     run_results,
 )
+from casework.runner.reviewed import reviewed_trials
 
 __all__ = [
     "MAX_FAILING",
@@ -264,7 +265,15 @@ def _corrected_note(res: RunResults) -> str | None:
         return None
     overall = res.corrected.get("all")
     judged = f"{overall.rate.judged} of {overall.rate.n} trials" if overall else "some trials"
-    return (
+    if overall is not None and overall.estimator == "ppi++":
+        return (
+            f"A judge decided {judged}. Corrected pass@1 is PPI++: the judge's verdicts on every "
+            f"trial, rectified by people's verdicts on {overall.reviewed} of the run's own trials "
+            "(one stratum per slice and check kind); the interval is clustered by case. "
+            "Programmatic verdicts count as they are."
+        )
+    note = overall.note + ". " if overall is not None and overall.note else ""
+    return note + (
         f"A judge decided {judged}. Corrected pass@1 takes its measured error out "
         "(Rogan–Gladen, with the run's certification counts per slice and check kind); the "
         "interval (Lang & Reiczigel 2014) carries the certification sample's uncertainty. "
@@ -543,7 +552,9 @@ def write_report(
         show_frozen: Name failing frozen cases by id (never their content), for a local reviewer.
     """
     run = load_run(project, run_ref)
-    results = run_results(run)
+    estimator = project.config.judge.estimator
+    reviewed = reviewed_trials(project, run) if estimator == "ppi++" else {}
+    results = run_results(run, estimator=estimator, reviewed=reviewed)
     comparison = vs_results = None
     if vs_ref is not None:
         vs = load_run(project, vs_ref)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
+from casework.agreement._ppi import PPI_METHOD, PPIStratum, stratified_ppi
 from casework.agreement._rates import (
     CLUSTER_BOOTSTRAP,
     ClusteredPart,
@@ -39,12 +41,14 @@ __all__ = [
     "SMOKE",
     "CompareResult",
     "CorrectedPass",
+    "Estimator",
     "RetireResult",
     "RunResults",
     "TrialDecision",
     "compare_runs",
     "corrected_pass",
     "discriminates_update",
+    "ppi_corrected",
     "retire_cases",
     "run_results",
     "trial_decisions",
@@ -70,6 +74,9 @@ CHECK_KIND_OF: Mapping[str, str] = {
     "rubric": "answer_fact",
 }
 
+#: How the judge-decided share of a pass rate is corrected (`[judge] estimator`).
+Estimator = Literal["rogan-gladen", "ppi++"]
+
 Certifications = Mapping[str, Mapping[str, CheckCertification]]
 """Certification counts per slice and check kind, as in the run header's ``judge.certification``."""
 
@@ -87,6 +94,7 @@ class TrialDecision:
         kinds: Check kinds of the judged checks the verdict rests on (see :data:`CHECK_KIND_OF`;
             a judged check of another name keeps its name); empty when programmatic checks
             decided it.
+        trial: The trial's number (-1: unknown), which matches people's verdicts to it.
     """
 
     case_id: str
@@ -95,6 +103,7 @@ class TrialDecision:
     source: str
     passed: bool
     kinds: tuple[str, ...] = ()
+    trial: int = -1
 
 
 def _deciding_kinds(verdict: Verdict) -> tuple[str, ...]:
@@ -122,7 +131,13 @@ def trial_decisions(
     """
     return [
         TrialDecision(
-            t.case_id, t.slice, t.split, t.source, t.verdict.passed, _deciding_kinds(t.verdict)
+            t.case_id,
+            t.slice,
+            t.split,
+            t.source,
+            t.verdict.passed,
+            _deciding_kinds(t.verdict),
+            t.trial,
         )
         for t in trials
         if t.verdict.passed is not None and (t.verdict.admissible or not admissible_only)
@@ -140,19 +155,27 @@ class CorrectedPass:
         uncertified: ``slice/kind`` pairs whose judge-decided verdicts have no certification.
         uncorrectable: ``slice/kind`` pairs whose certification corrects nothing (a class
             without human verdicts, or a judge no better than chance).
+        estimator: The estimator used: ``rogan-gladen`` or ``ppi++``.
+        note: Why the configured estimator was not used (PPI++ without people's verdicts on
+            the run's replies falls back to Rogan–Gladen); empty when it was.
+        reviewed: Trials with people's verdicts the PPI++ estimate used (0 for Rogan–Gladen).
     """
 
     group: str
     rate: CorrectedRate
     uncertified: tuple[str, ...] = ()
     uncorrectable: tuple[str, ...] = ()
+    estimator: Estimator = "rogan-gladen"
+    note: str = ""
+    reviewed: int = 0
 
     def describe(self) -> str:
         """One phrase: ``corrected pass@1 0.714 [0.620, 0.800] (raw 0.750)``, or why there is none."""
         raw = "–" if self.rate.raw is None else f"{self.rate.raw:.3f}"
         r = self.rate
+        by = ", PPI++" if self.estimator == "ppi++" else ""
         if r.corrected is not None and r.low is not None and r.high is not None:
-            return f"corrected pass@1 {r.corrected:.3f} [{r.low:.3f}, {r.high:.3f}] (raw {raw})"
+            return f"corrected pass@1 {r.corrected:.3f} [{r.low:.3f}, {r.high:.3f}] (raw {raw}{by})"
         if self.uncertified:
             return f"pass@1 {raw} (raw; judge not certified for {', '.join(self.uncertified)})"
         return f"pass@1 {raw} (raw; judge no better than chance on {', '.join(self.uncorrectable)})"
@@ -188,8 +211,10 @@ def corrected_pass(
     confidence: float = 0.95,
     resamples: int = 2000,
     seed: int = 0,
+    estimator: Estimator = "rogan-gladen",
+    reviewed: Mapping[tuple[str, int], bool] | None = None,
 ) -> CorrectedPass | None:
-    """pass@1 of the decisions, with the judge-decided share corrected by Rogan–Gladen.
+    """pass@1 of the decisions, with the judge-decided share corrected by Rogan–Gladen or PPI++.
 
     pass@1 weighs each trial by ``1 / (cases × its case's decided trials)``. Programmatically
     decided trials count as they are; judge-decided ones are grouped by slice and deciding check
@@ -208,6 +233,11 @@ def corrected_pass(
         confidence: Confidence level of the interval.
         resamples: Bootstrap replicates of the interval.
         seed: Seed of the resampling.
+        estimator: ``rogan-gladen`` (the certification's counts) or ``ppi++`` (people's verdicts
+            on the run's own trials, :func:`ppi_corrected`; Rogan–Gladen, with a note, when a
+            slice and kind the judge decided has none).
+        reviewed: People's verdict per ``(case_id, trial)`` of the run
+            (:func:`casework.runner.reviewed.reviewed_trials`), for PPI++.
 
     Returns:
         ``None`` when no judge decided any of the decisions; else the figure, whose
@@ -216,6 +246,88 @@ def corrected_pass(
     """
     if not any(d.kinds for d in decisions):
         return None
+    note = ""
+    if estimator == "ppi++":
+        fitted = ppi_corrected(decisions, reviewed or {}, group=group, confidence=confidence)
+        if isinstance(fitted, CorrectedPass):
+            return fitted
+        note = fitted
+    figure = _rogan_gladen(decisions, certification, group, confidence, resamples, seed)
+    return replace(figure, note=note) if note else figure
+
+
+def _strata_key(d: TrialDecision) -> tuple[str, str] | None:
+    return (d.slice, "+".join(d.kinds)) if d.kinds else None
+
+
+def ppi_corrected(
+    decisions: Sequence[TrialDecision],
+    reviewed: Mapping[tuple[str, int], bool],
+    *,
+    group: str = "all",
+    confidence: float = 0.95,
+) -> CorrectedPass | str:
+    """pass@1 of the decisions by stratified PPI++, or why it cannot be computed.
+
+    One stratum per slice and the judged kinds a trial rests on (programmatic trials an exact
+    stratum), pass@1's weights (each case counts once); the labelled sample of a stratum is its
+    trials people reviewed (``reviewed``: their verdict, against the trial's own), and the
+    variance is clustered by case (:func:`casework.agreement._ppi.stratified_ppi`).
+
+    Returns:
+        The figure (``estimator="ppi++"``), or a sentence naming the slices and kinds the judge
+        decided without any reviewed trial (PPI++ has nothing to rectify them with).
+    """
+    per_case: dict[str, int] = defaultdict(int)
+    for d in decisions:
+        per_case[d.case_id] += 1
+    order = {cid: i for i, cid in enumerate(sorted(per_case))}
+    cases = len(order)
+    weights: dict[tuple[str, str] | None, list[float]] = {}
+    passes: dict[tuple[str, str] | None, list[float]] = {}
+    trials: dict[tuple[str, str] | None, int] = defaultdict(int)
+    labelled: dict[tuple[str, str], tuple[list[float], list[float], list[int]]] = {}
+    for d in decisions:
+        key = _strata_key(d)
+        w = 1 / (cases * per_case[d.case_id])
+        i = order[d.case_id]
+        weights.setdefault(key, [0.0] * cases)[i] += w
+        passes.setdefault(key, [0.0] * cases)[i] += w * d.passed
+        trials[key] += 1
+        if key is not None and (d.case_id, d.trial) in reviewed:
+            y, f, c = labelled.setdefault(key, ([], [], []))
+            y.append(float(reviewed[(d.case_id, d.trial)]))
+            f.append(float(d.passed))
+            c.append(i)
+    missing = sorted(f"{k[0]}/{k[1]}" for k in weights if k is not None and k not in labelled)
+    if missing:
+        return (
+            "PPI++ needs people's verdicts on this run's replies and has none for "
+            + ", ".join(missing)
+            + ": Rogan–Gladen used"
+        )
+    strata = [
+        PPIStratum(weights[key], passes[key], trials[key], exact=True)
+        if key is None
+        else PPIStratum(weights[key], passes[key], trials[key], *labelled[key])
+        for key in sorted(weights, key=str)
+    ]
+    fit = stratified_ppi(strata, confidence=confidence)
+    raw = sum(d.passed / (cases * per_case[d.case_id]) for d in decisions)
+    n, judged = len(decisions), sum(1 for d in decisions if d.kinds)
+    rate = CorrectedRate(raw, fit.estimate, fit.low, fit.high, n, judged, PPI_METHOD)
+    count = sum(len(v[0]) for v in labelled.values())
+    return CorrectedPass(group, rate, estimator="ppi++", reviewed=count)
+
+
+def _rogan_gladen(
+    decisions: Sequence[TrialDecision],
+    certification: Certifications,
+    group: str,
+    confidence: float,
+    resamples: int,
+    seed: int,
+) -> CorrectedPass:
     per_case: dict[str, int] = defaultdict(int)
     for d in decisions:
         per_case[d.case_id] += 1
@@ -320,7 +432,9 @@ def _grouped(
     return [summarize(f"{name}:{group}", buckets[group], k, seed=seed) for group in sorted(buckets)]
 
 
-def _corrected_groups(run: LoadedRun) -> dict[str, CorrectedPass]:
+def _corrected_groups(
+    run: LoadedRun, estimator: Estimator, reviewed: Mapping[tuple[str, int], bool]
+) -> dict[str, CorrectedPass]:
     """Corrected pass@1 of every group (named as the metrics' groups) a judge decided in."""
     every = trial_decisions(run.trials)
     if not any(d.kinds for d in every):
@@ -340,20 +454,27 @@ def _corrected_groups(run: LoadedRun) -> dict[str, CorrectedPass]:
         groups[RETIRED] = retired
     out = {}
     for name, members in groups.items():
-        figure = corrected_pass(members, certs, group=name)
+        figure = corrected_pass(members, certs, group=name, estimator=estimator, reviewed=reviewed)
         if figure is not None:
             out[name] = figure
     return out
 
 
-def run_results(run: LoadedRun, *, seed: int = 0) -> RunResults:
+def run_results(
+    run: LoadedRun,
+    *,
+    seed: int = 0,
+    estimator: Estimator = "rogan-gladen",
+    reviewed: Mapping[tuple[str, int], bool] | None = None,
+) -> RunResults:
     """Compute pass@1, pass^k, pass@k, stability and CIs for a run, overall and per group.
 
     The groups hold the population the gate counts (:func:`casework.runner.in_population`);
     retired cases that ran are one group of their own, :attr:`RunResults.retired`.
 
     Where a judge decided verdicts, :attr:`RunResults.corrected` holds pass@1 corrected for the
-    judge's measured error (:func:`corrected_pass`, with the run header's certification counts).
+    judge's measured error (:func:`corrected_pass`, with the run header's certification counts,
+    or by PPI++ with people's verdicts on the run's trials, ``reviewed``).
     """
     per_case = tallies(run.trials)
     counted = {cid: t for cid, t in per_case.items() if in_population(t.split)}
@@ -368,7 +489,7 @@ def run_results(run: LoadedRun, *, seed: int = 0) -> RunResults:
         flaky=sorted(cid for cid, t in counted.items() if t.n >= 2 and 0 < t.c < t.n),
         inadmissible=sum(not t.verdict.admissible for t in run.trials if in_population(t.split)),
         tallies=per_case,
-        corrected=_corrected_groups(run),
+        corrected=_corrected_groups(run, estimator, reviewed or {}),
         retired=summarize(RETIRED, retired, k, seed=seed) if retired else None,
     )
 

@@ -101,7 +101,7 @@ class GroupMetricsOutput(OutputPart):
 
 
 class CorrectedPassOutput(OutputPart):
-    """A pass rate corrected for a certified judge's measured error (Rogan–Gladen)."""
+    """A pass rate corrected for the judge's measured error (Rogan–Gladen or PPI++)."""
 
     raw: float | None
     """The pass rate as the verdicts say."""
@@ -119,6 +119,14 @@ class CorrectedPassOutput(OutputPart):
     """Judge kinds that decided verdicts without a certification."""
     uncorrectable: list[str]
     """Judge kinds whose certification cannot correct the rate."""
+    estimator: Literal["rogan-gladen", "ppi++"] = "rogan-gladen"
+    """The estimator used: `rogan-gladen` (certification counts) or `ppi++` (people's verdicts
+    on the run's own trials; `[judge] estimator`)."""
+    reviewed: int = 0
+    """Trials with people's verdicts PPI++ used (0 for Rogan–Gladen)."""
+    note: str | None = None
+    """Why the configured estimator was not used (PPI++ without reviewed trials falls back to
+    Rogan–Gladen); null when it was."""
 
 
 class RunResultsOutput(CommandOutput):

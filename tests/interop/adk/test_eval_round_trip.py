@@ -19,6 +19,7 @@ from google.adk.evaluation.conversation_scenarios import ConversationScenario
 from google.adk.evaluation.eval_case import (
     EvalCase,
     Invocation,
+    InvocationEvents,
     SessionInput,
     get_all_tool_calls,
     get_all_tool_responses,
@@ -59,7 +60,13 @@ def _session_events() -> list[Event]:
     text = types.Part.from_text
     return [
         _event("e-1", "user", "user", text(text="Where is my order ORD-1?")),
-        _event("e-1", APP, "model", _call("call-1", "get_order", order_id="ORD-1")),
+        _event(
+            "e-1",
+            APP,
+            "model",
+            text(text="Let me look that up."),
+            _call("call-1", "get_order", order_id="ORD-1"),
+        ),
         _event("e-1", APP, "user", _response("call-1", "get_order", {"status": "delivered"})),
         _event("e-1", APP, "model", text(text="It was delivered yesterday.")),
         _event("e-2", "user", "user", text(text="The mug is broken, refund it.")),
@@ -105,7 +112,18 @@ def _held(invocation: Invocation) -> dict[str, Any]:
     """What an invocation says, in ADK's own terms (its helpers read either intermediate form)."""
     data = invocation.intermediate_data
     final = invocation.final_response
+    if isinstance(data, InvocationEvents):
+        said = [
+            p.text
+            for e in data.invocation_events
+            for p in ((e.content.parts or []) if e.content else [])
+            if p.text
+        ]  # fmt: skip
+    else:
+        responses = data.intermediate_responses if data is not None else []
+        said = [p.text for _, parts in responses for p in parts if p.text]
     return {
+        "said": said,
         "user": [p.text for p in invocation.user_content.parts or []],
         "final": [p.text for p in final.parts or []] if final else [],
         "calls": [(c.name, c.args) for c in get_all_tool_calls(data)],
@@ -133,11 +151,20 @@ def test_an_eval_set_adk_writes_survives_the_round_trip(tmp_path: Path) -> None:
     assert [t.content for t in simulated.situation.turns] == ["I need a refund."]
     assert simulated.situation.user_scenario is not None
     assert simulated.situation.user_scenario.goal.startswith("Give order ORD-1")
-    # The one deliberate loss of the import is said: the last invocation's call ids.
+    # The model's words before its call are an assistant turn of the prefix.
+    assert [t.content for t in mug.situation.turns[:3]] == [
+        "Where is my order ORD-1?",
+        "Let me look that up.",
+        "It was delivered yesterday.",
+    ]
+    # The deliberate losses of the import are said: the last invocation's call ids, and the
+    # authors of intermediate replies.
     assert adk_file.notes == (
         "refunds_set.evalset.json: eval_cases.0: the last invocation's 2 call id(s) not kept: "
         "its calls are expected by name and arguments (as ADK's tool_trajectory_avg_score "
         "compares them); their results are kept as replay fixtures",
+        "refunds_set.evalset.json: eval_cases.0: intermediate_responses kept as assistant "
+        "turns, without authors",
     )
 
     export = eval_set_from_cases(cases, eval_set_id="refunds_set", name="", description="")

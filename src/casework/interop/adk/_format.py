@@ -377,12 +377,18 @@ def _invocation(inv: _Invocation, shown: str, where: str, problems: list[Problem
     data = inv.intermediate_data or _IntermediateData()
     calls = list(data.tool_uses)
     responses = list(data.tool_responses)
+    said: list[tuple[str, str]] = []  # text of the events (ADK's other intermediate form)
     for event in data.invocation_events:
+        texts = []
         for part in (event.content.parts or []) if event.content else []:
             if part.function_call is not None:
                 calls.append(part.function_call)
             if part.function_response is not None:
                 responses.append(part.function_response)
+            if part.text and not part.thought:
+                texts.append(part.text)
+        if texts:
+            said.append((event.author, "\n".join(texts)))
     by_id = {r.id: r.response for r in responses if r.id is not None}
     uses = []
     for k, call in enumerate(calls):
@@ -395,7 +401,7 @@ def _invocation(inv: _Invocation, shown: str, where: str, problems: list[Problem
         user_text,
         tuple(uses),
         _text(inv.final_response) or None,
-        _intermediate(data.intermediate_responses),
+        _intermediate(data.intermediate_responses) + tuple(said),
     )
 
 

@@ -80,3 +80,14 @@ def test_the_attack_text_names_no_model_unless_one_is_asked_for() -> None:
     assert neutral and all("to you, the AI language model." in t for t in neutral.values())
     assert all("GPT-4" not in t for t in neutral.values())
     assert all("to you, GPT-4." in t for t in addressed[pair].values())
+
+
+def test_a_model_agentdojo_does_not_know_is_the_target_models_error() -> None:
+    from casework.errors import UsageError
+    from casework.interop.agentdojo._import import AgentDojoOptions, _injections
+    from casework.interop.agentdojo._suites import load_suite
+
+    pair = ("user_task_0", "injection_task_0")
+    with pytest.raises(UsageError, match="No valid model name") as caught:
+        _injections(load_suite("banking"), AgentDojoOptions(target_model="llama"), [pair])
+    assert caught.value.param == "target_model"

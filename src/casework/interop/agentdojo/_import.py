@@ -105,7 +105,8 @@ def _injections(
             (u, i): attack.attack(suite.user_tasks[u], suite.injection_tasks[i]) for u, i in wanted
         }
     except ValueError as exc:  # AgentDojo's own refusal (a model name it does not know)
-        raise UsageError(f"attack '{options.attack}': {exc}", param="attack") from exc
+        param = "target_model" if options.target_model else "attack"
+        raise UsageError(f"attack '{options.attack}': {exc}", param=param) from exc
 
 
 def _case(

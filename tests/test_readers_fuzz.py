@@ -87,6 +87,7 @@ from casework.review._decisions import read_decisions
 from casework.review._items import ReviewItem
 from casework.review._sheets import read_verdict_sheet, render_sheet, verdict_signature
 from casework.review._sheets import sheet_line as review_sheet_line
+from casework.review._taxonomy import load_taxonomy
 from casework.runner.records import read_log
 from casework.schema import Case, LabelRecord
 from casework.workbench import open_workbench
@@ -119,6 +120,20 @@ retention_days = 30
 
 [privacy.id_patterns]
 order = '\\bORD-\\d{6}\\b'
+"""
+
+#: A project's trajectory review taxonomy (casework's own preset, shortened).
+TAXONOMY = """version = "ours-1"
+
+[[category]]
+id = "no-verification"
+group = "task verification"
+description = "Did not check a step's result."
+
+[[category]]
+id = "task-derailment"
+group = "inter-agent misalignment"
+description = "Drifted from the user's goal."
 """
 
 RENAMES = """[tools]
@@ -263,6 +278,8 @@ def _build(root: Path) -> None:
     (root / "agent" / "tools.json").write_text(json.dumps(TOOLS, indent=2), encoding="utf-8")
     (root / "agent" / "prompt.md").write_text("You are a refunds agent.\n", encoding="utf-8")
     (root / "renames.toml").write_text(RENAMES, encoding="utf-8")
+    (root / "taxonomy").mkdir()
+    (root / "taxonomy" / "trajectory.toml").write_text(TAXONOMY, encoding="utf-8")
     (root / "guidelines" / "refunds.md").write_text(GUIDELINE, encoding="utf-8")
     drafts = []
     for i in range(3):
@@ -637,6 +654,12 @@ READERS = [
     Reader("config", "casework.toml", "toml", load_project),
     Reader("tools", "agent/tools.json", "json", lambda r: declared_tools(load_project(r))),
     Reader("renames", "renames.toml", "toml", _renames),
+    Reader(
+        "trajectory-taxonomy",
+        "taxonomy/trajectory.toml",
+        "toml",
+        lambda r: load_taxonomy(load_project(r)),
+    ),
     Reader("guideline", "guidelines/refunds.md", "text", _guidelines),
     Reader("generic-jsonl", "traces/generic.jsonl", "jsonl", _traces("generic.jsonl", "jsonl")),
     Reader("generic-json", "traces/generic.json", "json", _traces("generic.json", None)),

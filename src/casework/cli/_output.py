@@ -66,7 +66,16 @@ _ENTRIES = [
         "casework.review.outputs:ReviewItemList",
         ("casework review list", "casework review decide"),
     ),
-    OutputEntry("review-add", "casework.review.outputs:ReviewAdd", ("casework review add-cases",)),
+    OutputEntry(
+        "review-add",
+        "casework.review.outputs:ReviewAdd",
+        ("casework review add-cases", "casework review add-trials"),
+    ),
+    OutputEntry(
+        "review-agreement",
+        "casework.review.outputs:ReviewAgreement",
+        ("casework review agreement",),
+    ),
     OutputEntry("review-sync", "casework.review.outputs:ReviewSync", ("casework review sync",)),
     OutputEntry(
         "review-sheets", "casework.review.outputs:ReviewSheets", ("casework review export",)

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from casework.cli._output import emit
+from casework.cli._review_trajectory import add_trials_cmd, agreement_cmd
 from casework.cli.context import FORMAT, console, example, pass_project
 from casework.dataset import read_cases
 from casework.decoding import decode_utf8
@@ -41,17 +42,19 @@ from casework.review import (
     review_kinds,
     sync_review,
 )
+from casework.runner.sim_audit import TRAJECTORY
 
 __all__ = ["COMMANDS", "apply_cmd"]
 
-_KINDS_HELP = "leakage-pair, generated-case, disagreement, judge-verdict"
+_KINDS_HELP = "leakage-pair, generated-case, disagreement, judge-verdict, trajectory"
 
 
 @click.group("review")
 def review_group() -> None:
     """Review queue: every human decision, decided one item at a time or on sheets.
 
-    Kinds: leakage pairs, generated cases, disagreements, judge verdicts; `dataset apply`
+    Kinds: leakage pairs, generated cases, disagreements, judge verdicts, trajectories
+    (`review add-trials`); `dataset apply`
     releases the decided work as one version. See docs/review.md.
     """
 
@@ -219,8 +222,28 @@ def _render_payload(task: ReviewTask) -> None:
         for call in p["tool_calls"]:
             console.print(escape(f"  -> {call['name']}({json.dumps(call['arguments'])})"))
         console.print(f"[bold]reply[/bold]: {escape(p['reply'])}")
+    elif task.kind == TRAJECTORY:
+        _render_trajectory(p)
     else:
         console.print(escape(json.dumps(p, indent=2, ensure_ascii=False)))
+
+
+def _render_trajectory(p: dict[str, Any]) -> None:
+    who = p.get("reviewer") or "adjudication (neither reviewer)"
+    console.print(f"trial {escape(p['case_id'])} #{p['trial']} · for {escape(who)}")
+    for turn in p["prefix"]:
+        console.print(f"  (prefix) {turn['role']}: {escape(turn['text'])}")
+    for s in p["steps"]:
+        if s["role"] == "tool_call":
+            got = f"error {s['error']}" if "error" in s else json.dumps(s.get("result"))
+            text = f"{s['name']}({json.dumps(s['arguments'])}) -> {got}"
+        else:
+            text = f"{s['role']}: {s['text']}"
+        console.print(f"[{s['index']}] {escape(text)}")
+    if p.get("state_diff"):
+        console.print(f"state diff: {escape(json.dumps(p['state_diff']))}")
+    for r in p.get("reviews", []):
+        console.print(escape(f"{r['reviewer']}: {json.dumps(r)}"))
 
 
 def _render_task(task: ReviewTask) -> None:
@@ -238,6 +261,8 @@ def _render_task(task: ReviewTask) -> None:
         how = "--pick A|B | --merge FIELD=A|B ... | --outcome OUTCOME [--required TOOL ...]"
     elif task.kind == JUDGE_VERDICT:
         how = "yes|no" if task.payload["kind"] == "answer_fact" else "|".join(kind.decisions[:4])
+    elif task.kind == TRAJECTORY:
+        how = "fail --step I --category C --severity S --fault F | none"
     console.print(f"\ndecide: casework review decide {task.id} {how} --reviewer NAME")
 
 
@@ -353,6 +378,12 @@ def _adjudication(
 @click.option(
     "--gap", "gap_note", default=None, help="Disagreement: tick 'guideline gap' with this note."
 )
+@click.option("--step", type=int, default=None, help="Trajectory fail: the first failing step.")
+@click.option("--category", default=None, help="Trajectory fail: a category of the taxonomy.")
+@click.option("--severity", default=None, help="Trajectory fail: minor, major or critical.")
+@click.option(
+    "--fault", default=None, help="Trajectory fail: agent, simulated_user, environment or case."
+)
 @FORMAT
 @pass_project
 def decide_cmd(
@@ -371,6 +402,10 @@ def decide_cmd(
     forbidden: tuple[str, ...],
     facts: tuple[str, ...],
     gap_note: str | None,
+    step: int | None,
+    category: str | None,
+    severity: str | None,
+    fault: str | None,
     fmt: str,
 ) -> None:
     """Decide review item ID; the first of two reviewers deciding one item wins.
@@ -383,14 +418,20 @@ def decide_cmd(
                     who labelled neither side
     judge-verdict:  resolve|clarify|refuse|escalate (outcome) or yes|no (fact), by the
                     reviewer the verdict was given to
+    trajectory:     fail --step I --category C --severity S --fault F | none, by the reviewer
+                    it was given to (an adjudication: by neither reviewer)
 
     With --decisions FILE, each line of FILE decides one item of any kind: {"item": ID or case
     id, "decision": ..., "reviewer": ..., "seconds": ...} plus what the kind takes ("reason";
     "case" for an edit; "fields", "label" or "gap_note" for a disagreement). Every line is
     checked before any is stored; a bad line is reported as FILE:LINE and nothing is decided.
     """  # noqa: D301 (\b keeps click from rewrapping the kinds' table)
+    marked = {"step": step, "category": category, "severity": severity, "fault": fault}
+    marked = {k: v for k, v in marked.items() if v is not None}
     if decisions_file is not None:
         single = (task_id, decision, reviewer, reason, seconds, data, pick, outcome, gap_note)
+        if marked:
+            raise UsageError("--decisions decides from the file alone: give no ID or options.")
         if any(v is not None for v in single) or fields or required or forbidden or facts:
             raise UsageError("--decisions decides from the file alone: give no ID or options.")
         _decide_file(project, decisions_file, fmt)
@@ -411,6 +452,10 @@ def decide_cmd(
     if chosen is None:
         raise UsageError("review decide: give the DECISION (see `casework review show ID`).")
     edited = _edited(data)
+    if marked:
+        if edited is not None or carried is not None:
+            raise UsageError("--step, --category, --severity and --fault are a trajectory's.")
+        carried = marked
     if edited is not None and carried is not None:
         raise UsageError("--edited is for a generated case; the other options for a disagreement.")
     task = decide_task(
@@ -601,4 +646,6 @@ def apply_cmd(project: Project, dataset: str, message: str, fmt: str) -> None:
         _render_apply(report)
 
 
+review_group.add_command(add_trials_cmd)
+review_group.add_command(agreement_cmd)
 COMMANDS: list[click.Command] = [review_group]

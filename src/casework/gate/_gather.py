@@ -24,6 +24,7 @@ from casework.runner.analysis import measures_same, trial_decisions
 from casework.runner.metrics import in_population
 from casework.runner.records import LoadedRun, tallies
 from casework.runner.reviewed import reviewed_trials
+from casework.runner.sim_audit import SimulatorAudit, audit_simulator
 
 
 def releases_of(project: Project, run: LoadedRun) -> tuple[int | None, int | None]:
@@ -132,6 +133,32 @@ def _absent(name: str) -> GateFinding:
     return GateFinding("dataset_absent", "error", message)
 
 
+def simulator_quarantine(
+    project: Project, run: LoadedRun, on: int | None = None
+) -> tuple[SimulatorAudit | None, list[GateFinding]]:
+    """The simulated user's audit of the run, and one warning per quarantined case.
+
+    A quarantined case (its simulator error rate above ``[thresholds] simulator_max_error``) is
+    left out of every gating figure until its scenario is fixed and re-released; the warning says
+    why. ``None`` when the run's dataset is not in the project.
+    """
+    if not project.dataset_dir(run.header.dataset).is_dir():
+        return None, []
+    on = releases_of(project, run)[0] if on is None else on
+    audit = audit_simulator(project, run, load_dataset(project, _checked_ref(run, on)).cases)
+    findings = [
+        GateFinding(
+            "simulator_quarantine",
+            "warning",
+            f"{audit.why(cid)}; left out of gating until its user_scenario is fixed and "
+            "re-released",
+            audit.cases[cid].slice,
+        )
+        for cid in audit.quarantined
+    ]
+    return audit, findings
+
+
 def gate_inputs(
     project: Project,
     run: LoadedRun,
@@ -160,6 +187,10 @@ def gate_inputs(
         if project.dataset_dir(name).is_dir()
         else [_absent(name)]
     )
+    audit, quarantine = simulator_quarantine(project, run, on)
+    findings += quarantine
+    held = set(audit.quarantined) if audit is not None else set()
+    trials = [t for t in run.trials if t.case_id not in held]
     return GateInputs(
         run_id=run.header.run_id,
         dataset_ref=run.header.dataset_ref,
@@ -167,7 +198,7 @@ def gate_inputs(
         findings=findings,
         slices=sorted({t.slice for t in run.trials}),
         slice_kappa=slice_kappas(project, run, on=on),
-        run=tallies(run.trials, admissible_only=True),
+        run=tallies(trials, admissible_only=True),
         inadmissible=dict(inadmissible),
         baseline=tallies(baseline.trials, admissible_only=True) if baseline is not None else None,
         baseline_id=baseline.header.run_id if baseline is not None else None,
@@ -175,7 +206,7 @@ def gate_inputs(
         latest_version=latest,
         allow_old_version=allow_old_version,
         same_as_latest=same,
-        decisions=trial_decisions(run.trials, admissible_only=True),
+        decisions=trial_decisions(trials, admissible_only=True),
         certification=run.header.judge.certification if run.header.judge is not None else {},
         estimator=project.config.judge.estimator,
         reviewed=reviewed_trials(project, run) if project.config.judge.estimator == "ppi++" else {},

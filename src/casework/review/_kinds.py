@@ -1,6 +1,7 @@
 """The registry of review kinds: each declares its decisions and how a decision is applied.
 
-Built in: ``leakage-pair``, ``generated-case``, ``disagreement`` and ``judge-verdict``. A new kind implements
+Built in: ``leakage-pair``, ``generated-case``, ``disagreement``, ``judge-verdict`` and
+``trajectory``. A new kind implements
 :class:`casework.review.ReviewKind` and calls :func:`register_kind` once at import.
 """
 
@@ -12,6 +13,7 @@ from casework.review._generated_case import GeneratedCaseKind
 from casework.review._judge_verdict import JudgeVerdictKind
 from casework.review._leakage_pair import LeakagePairKind
 from casework.review._task import ReviewKind
+from casework.review._trajectory import TrajectoryKind
 
 _KINDS: dict[str, ReviewKind] = {}
 
@@ -44,3 +46,4 @@ register_kind(LeakagePairKind())
 register_kind(GeneratedCaseKind())
 register_kind(DisagreementKind())
 register_kind(JudgeVerdictKind())
+register_kind(TrajectoryKind())

@@ -18,6 +18,7 @@ __all__ = [
     "JudgeSample",
     "NamedReviewItem",
     "ReviewAdd",
+    "ReviewAgreement",
     "ReviewImport",
     "ReviewItem",
     "ReviewItemList",
@@ -259,3 +260,22 @@ class JudgeSample(CommandOutput):
     """Drawn items per `slice/kind/judge verdict`."""
     sheets: dict[str, str]
     """The sheet written for each reviewer."""
+
+
+class ReviewAgreement(CommandOutput):
+    """`casework review agreement`: step-level agreement of doubled trajectory reviews."""
+
+    output: Literal["review-agreement"] = "review-agreement"
+    """Which output this is."""
+    pairs: int
+    """Doubled trials both reviewers decided."""
+    tolerance: int
+    """Steps two first failing steps may differ by and still agree."""
+    step_kappa: float | None
+    """Cohen's kappa on the first failing step (``none`` a category; None: undefined)."""
+    step_agreement: float | None
+    """Observed agreement on the first failing step."""
+    category_kappa: float | None
+    """Cohen's kappa on the category (``none`` a category; None: undefined)."""
+    category_agreement: float | None
+    """Observed agreement on the category."""

@@ -26,8 +26,8 @@ from casework.project import Project
 from casework.runner import (
     RunRequest,
     TrialRecord,
-    run_agent,
 )
+from casework.runner.shards import run_sharded
 
 __all__ = ["COMMANDS"]
 
@@ -67,6 +67,7 @@ class _Trials:
 @example(
     "casework run refunds --agent python:agents.refunds:answer -k 3",
     "casework run refunds@latest --split holdout --format json",
+    "casework run refunds -k 8 --concurrency 512 --workers 2",
 )
 @click.command("run")
 @click.argument("dataset", required=False, default="")
@@ -107,6 +108,19 @@ class _Trials:
     is_flag=True,
     help="Do not use the configured judge (judge checks stay undetermined).",
 )
+@click.option(
+    "--workers",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Worker processes sharing the trials (each its own event loop; --concurrency in all).",
+)
+@click.option(
+    "--ray",
+    "use_ray",
+    is_flag=True,
+    help="Run the shards as Ray tasks (RAY_ADDRESS, else a local Ray); see docs/agents.md.",
+)
 @FORMAT
 @pass_project
 def run_cmd(
@@ -122,6 +136,8 @@ def run_cmd(
     timeout_s: float,
     resume: str | None,
     no_judge: bool,
+    workers: int,
+    use_ray: bool,
     fmt: str,
 ) -> None:
     """Run an agent on DATASET[@VERSION]: k independent trials per case, graded, logged, stored.
@@ -149,7 +165,9 @@ def run_cmd(
         TimeRemainingColumn(),
     )
     with Bar("trials", fmt, *columns) as bar:
-        summary = run_agent(project, request, observer=_Trials(bar))
+        summary = run_sharded(
+            project, request, workers=workers, use_ray=use_ray, observer=_Trials(bar)
+        )
     end, header = summary.end, summary.header
     # Skipped golden actions change what a case's golden state is: said where the run is read.
     failures = header.golden_failures

@@ -1,0 +1,518 @@
+"""Runs sharded across worker processes on one machine, or across the workers of a Ray cluster.
+
+The parent checks every input and writes the run header exactly as :func:`run_agent` does, then
+deals the trials still to run round-robin into ``workers`` shards. Each shard runs in its own
+process on its own small event loop (the trials of :func:`run_agent`, unchanged) and appends its
+trials to ``runs/<run-id>.shards/part-NNN.jsonl`` (a copy of the header, then trial lines). The
+parent follows those files for progress and the workbench. When every shard has finished, it
+writes the run log once, atomically: the header, every trial line ordered by (trial, case in the
+header's order), the end record; then it removes the shard files. A killed shard leaves its
+finished trials in its file, so `resume` runs only the trials no file holds.
+Entry point: :func:`run_sharded`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import pickle
+import shutil
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from casework.atomic import atomic_write_text, atomic_writer
+from casework.dataset import load_dataset
+from casework.errors import CaseworkError, InputError, UsageError
+from casework.grading import load_judge
+from casework.project import Project, load_project
+from casework.runner.adapters import load_agent
+from casework.runner.records import RunEnd, RunHeader, TrialRecord, read_log
+from casework.runner.run import (
+    RunObserver,
+    RunRequest,
+    RunSummary,
+    _catalogues,
+    _DbWriter,
+    _load_for_resume,
+    _new_header,
+    _prepare,
+    _simulator,
+    _Trials,
+    run_agent,
+)
+from casework.runner.store import RunStore, log_path, trial_row
+from casework.runner.toolserver import ToolServer
+from casework.workbench import open_workbench
+
+__all__ = ["SHARD_POLL_S", "run_sharded", "shard_folder"]
+
+#: Seconds between two looks at the shard files (progress and the workbench follow them).
+SHARD_POLL_S = 0.1
+
+Key = tuple[str, int]
+
+
+def shard_folder(log: Path) -> Path:
+    """Where the shard files of the run logged at ``log`` live: ``runs/<run-id>.shards/``."""
+    return log.with_name(f"{log.stem}.shards")
+
+
+@dataclass(frozen=True)
+class _Shard:
+    """What one worker runs: picklable, so it crosses to a process or a Ray worker."""
+
+    root: str
+    run_id: str
+    path: str
+    items: tuple[Key, ...]
+    concurrency: int
+    use_judge: bool
+
+
+async def _shard_trials(project: Project, shard: _Shard) -> None:
+    """One shard's trials, recorded in its own file: the trials of `run_agent`, unchanged."""
+    loaded, dataset = _load_for_resume(project, RunRequest(resume=shard.run_id))
+    header = loaded.header
+    judge = load_judge(project) if shard.use_judge else None
+    judge = judge.for_cases(dataset.cases) if judge is not None else None
+    by_id = {c.id: c for c in dataset.cases}
+    prepared = _prepare(project, dataset, [by_id[cid] for cid in header.case_ids])
+    catalogues = _catalogues(project, dataset, header.case_ids, prepared)
+    simulator = _simulator(project, dataset, header, None)
+    agent = load_agent(
+        header.agent_spec,
+        root=project.root,
+        timeout_s=header.timeout_s,
+        concurrency=shard.concurrency,
+        pass_env=project.config.agent.pass_env,
+    )
+    server = ToolServer().start() if agent.needs_tool_server else None
+    try:
+        with Path(shard.path).open("a", encoding="utf-8") as log:
+            trials = _Trials(
+                header=header,
+                cases=by_id,
+                catalogues=catalogues,
+                agent=agent,
+                judge=judge,
+                judge_private=project.config.models.judge.keeps_data_local,
+                server=server,
+                log=log,
+                db=None,
+                observer=None,
+                clock=lambda: datetime.now(UTC),
+                simulator=simulator,
+                prepared=prepared,
+            )
+            await trials.run_all(shard.items, shard.concurrency)
+            log.flush()
+            with contextlib.suppress(OSError):
+                os.fsync(log.fileno())
+    finally:
+        if server is not None:
+            server.close()
+        await agent.aclose()
+
+
+def run_shard(shard: _Shard) -> None:
+    """Run one shard in this process (the body of a worker process or a Ray task)."""
+    asyncio.run(_shard_trials(load_project(Path(shard.root)), shard))
+
+
+def _process_main(shard: _Shard, conn: multiprocessing.connection.Connection) -> None:
+    """A worker process: run the shard, send back None or the error (pickled)."""
+    error: BaseException | None = None
+    try:
+        run_shard(shard)
+    except BaseException as exc:  # reported to the parent, which raises it
+        error = exc
+    try:
+        payload = pickle.dumps(error)
+    except Exception:
+        payload = pickle.dumps(CaseworkError(f"{type(error).__name__}: {error}"))
+    conn.send_bytes(payload)
+    conn.close()
+
+
+class _Follower:
+    """Reads the trial lines the shards append, as they appear (complete lines only)."""
+
+    def __init__(self, paths: Sequence[Path]) -> None:
+        self.offsets = dict.fromkeys(paths, 0)
+        self.tails = dict.fromkeys(paths, b"")
+
+    def new_lines(self) -> Iterator[tuple[Path, bytes]]:
+        """Trial lines completed since the last call (each file's first line, its header, skipped)."""
+        for path, offset in self.offsets.items():
+            with path.open("rb") as handle:
+                handle.seek(offset)
+                data = handle.read()
+            self.offsets[path] = offset + len(data)
+            data = self.tails[path] + data
+            cut = data.rfind(b"\n") + 1
+            self.tails[path] = data[cut:]
+            lines = data[:cut].split(b"\n")[:-1]
+            if offset == 0 and lines:
+                lines = lines[1:]
+            for raw in lines:
+                yield path, raw
+
+
+def _recorded(path: Path, shown: str) -> dict[Key, tuple[TrialRecord, str]]:
+    """The trials a log (or shard file) holds, with their lines; a torn last line is dropped."""
+    loaded = read_log(path, shown)
+    data = path.read_bytes()[: loaded.valid_bytes]
+    lines: dict[Key, str] = {}
+    for raw in data.split(b"\n")[1:]:
+        if raw.strip():
+            text = raw.decode("utf-8")
+            rec = TrialRecord.model_validate_json(text)
+            lines[(rec.case_id, rec.trial)] = text
+    return {(t.case_id, t.trial): (t, lines[(t.case_id, t.trial)]) for t in loaded.trials}
+
+
+def _deal(pending: Sequence[Key], workers: int) -> list[tuple[Key, ...]]:
+    """Pending trials dealt round-robin, so every shard gets a similar mix of cases."""
+    return [tuple(pending[i::workers]) for i in range(workers) if pending[i::workers]]
+
+
+def _next_parts(folder: Path, count: int) -> list[Path]:
+    """Fresh shard file names (``part-NNN.jsonl``): a resumed run never appends to an old part."""
+    used = [int(p.stem.split("-")[-1]) for p in folder.glob("part-*.jsonl")]
+    first = max(used, default=-1) + 1
+    return [folder / f"part-{first + i:03d}.jsonl" for i in range(count)]
+
+
+def _ensure_ray() -> Any:
+    """Import Ray and join ``RAY_ADDRESS`` (or start a local Ray) unless already connected.
+
+    Raises:
+        UsageError: Ray is not installed (``pip install "casework[ray]"``).
+    """
+    try:
+        import ray
+    except ImportError as exc:
+        raise UsageError(
+            'Ray is not installed. Install the extra: pip install "casework[ray]".', param="ray"
+        ) from exc
+    if not ray.is_initialized():
+        address = os.environ.get("RAY_ADDRESS")
+        ray.init(
+            address=address or None,
+            include_dashboard=False if not address else None,
+            ignore_reinit_error=True,
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+        )
+    return ray
+
+
+class _Workers:
+    """The running shards: local processes or Ray tasks, with a uniform wait and outcome."""
+
+    def __init__(self, shards: Sequence[_Shard], use_ray: bool) -> None:
+        self.errors: list[BaseException] = []
+        self.ray: Any = None
+        self.refs: list[Any] = []
+        self.procs: list[tuple[Any, multiprocessing.connection.Connection]] = []
+        if use_ray:
+            self.ray = _ensure_ray()
+            task = self.ray.remote(num_cpus=1, max_retries=0)(run_shard)
+            self.refs = [task.remote(s) for s in shards]
+            return
+        # spawn: a fresh interpreter per worker (the parent may hold threads and open handles).
+        ctx = multiprocessing.get_context("spawn")
+        for i, shard in enumerate(shards):
+            parent, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(
+                target=_process_main, args=(shard, child), name=f"casework-shard-{i}"
+            )
+            proc.start()
+            child.close()
+            self.procs.append((proc, parent))
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds; True once every shard has ended."""
+        if self.ray is not None:
+            done, self.refs = self.ray.wait(self.refs, num_returns=len(self.refs), timeout=timeout)
+            for ref in done:
+                self._ray_outcome(ref)
+            return not self.refs
+        alive = [p for p, _ in self.procs if p.exitcode is None]
+        if alive:
+            multiprocessing.connection.wait([p.sentinel for p in alive], timeout)
+        return all(p.exitcode is not None for p, _ in self.procs)
+
+    def _ray_outcome(self, ref: Any) -> None:
+        try:
+            self.ray.get(ref)
+        except self.ray.exceptions.RayTaskError as exc:
+            cause = exc.cause if isinstance(exc.cause, BaseException) else exc
+            self.errors.append(cause)
+        except self.ray.exceptions.RayError as exc:  # a worker or node died
+            self.errors.append(CaseworkError(f"a Ray worker running a shard stopped: {exc}"))
+
+    def outcome(self) -> None:
+        """Collect every shard's outcome (local processes); errors are kept in ``errors``."""
+        for i, (proc, conn) in enumerate(self.procs):
+            proc.join()
+            try:
+                payload = conn.recv_bytes() if conn.poll() else None
+            except EOFError:  # the worker died before it could answer
+                payload = None
+            conn.close()
+            error = pickle.loads(payload) if payload else None
+            if error is not None:
+                self.errors.append(error)
+            elif proc.exitcode != 0:
+                how = f"signal {-proc.exitcode}" if proc.exitcode < 0 else f"exit {proc.exitcode}"
+                self.errors.append(
+                    CaseworkError(
+                        f"shard {i} (worker process {proc.pid}) stopped by {how}; "
+                        "its finished trials are kept"
+                    )
+                )
+
+    def stop(self) -> None:
+        """End every shard still running (an interrupt in the parent)."""
+        for proc, _ in self.procs:
+            if proc.exitcode is None:
+                proc.terminate()
+            proc.join()
+        if self.ray is not None:
+            for ref in self.refs:
+                self.ray.cancel(ref, force=True)
+
+
+def run_sharded(
+    project: Project,
+    request: RunRequest,
+    *,
+    workers: int = 1,
+    use_ray: bool = False,
+    observer: RunObserver | None = None,
+    clock: Callable[[], datetime] | None = None,
+) -> RunSummary:
+    """Run (or resume) a run with its trials sharded across ``workers`` processes or Ray tasks.
+
+    With one local worker and no shard files from an earlier session, this is :func:`run_agent`.
+    Otherwise the trials still to run are dealt into ``workers`` shards (``request.concurrency``
+    trials in flight in all, split between them). The run log, the workbench rows and the end
+    record are those of a run in one process; the log's trial lines are ordered by (trial, case
+    in the header's order). The judge and the simulated user's client are the configured ones
+    (each worker builds its own).
+
+    With ``use_ray``, each shard is a Ray task on the cluster named by ``RAY_ADDRESS`` (a local
+    Ray otherwise); every node must see the project folder at the same path, as workers read the
+    dataset and write their shard files there.
+
+    Raises:
+        UsageError: Bad options, or anything :func:`run_agent` refuses.
+        CaseworkError: A shard failed or its worker was killed; the run stays resumable.
+    """
+    clock = clock or (lambda: datetime.now(UTC))
+    if workers < 1:
+        raise UsageError(f"must be at least 1. Got {workers}.", param="workers")
+    if request.concurrency < 1:
+        raise UsageError(f"must be at least 1. Got {request.concurrency}.", param="concurrency")
+    sharded_before = (
+        request.resume is not None and shard_folder(log_path(project, request.resume)).is_dir()
+    )
+    if workers == 1 and not use_ray and not sharded_before:
+        return run_agent(project, request, observer=observer, clock=clock)
+    return _Sharded(project, request, workers, use_ray, observer, clock).run()
+
+
+class _Sharded:
+    """One session of a sharded run, in the parent."""
+
+    def __init__(
+        self,
+        project: Project,
+        request: RunRequest,
+        workers: int,
+        use_ray: bool,
+        observer: RunObserver | None,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.project = project
+        self.request = request
+        self.workers = workers
+        self.use_ray = use_ray
+        self.observer = observer
+        self.clock = clock
+        self.lines: dict[Key, str] = {}
+        self.records: dict[Key, TrialRecord] = {}
+
+    def _start(self) -> tuple[RunHeader, Path, dict[Key, tuple[TrialRecord, str]]]:
+        """The header (written for a new run) and the trials earlier sessions recorded."""
+        project, request = self.project, self.request
+        judge = load_judge(project) if request.use_judge else None
+        if request.resume:
+            loaded, dataset = _load_for_resume(project, request)
+            header = loaded.header
+        else:
+            if not request.dataset:
+                raise UsageError("run: name a dataset (DATASET or DATASET@VERSION).")
+            dataset = load_dataset(project, request.dataset)
+            judge = judge.for_cases(dataset.cases) if judge is not None else None
+            header = _new_header(project, request, dataset, judge, self.clock())
+        by_id = {c.id: c for c in dataset.cases}
+        # Environments, shared states and golden replays fail here, before anything is written.
+        prepared = _prepare(project, dataset, [by_id[cid] for cid in header.case_ids])
+        # Catalogues and the simulated user are checked here too: a worker must not be first.
+        _catalogues(project, dataset, header.case_ids, prepared)
+        _simulator(project, dataset, header, None)
+        path = log_path(project, header.run_id)
+        if not request.resume:
+            header = header.model_copy(
+                update={
+                    "scoring": dict(prepared.scoring),
+                    "golden_failures": prepared.golden_failures,
+                }
+            )
+            if path.exists():
+                raise UsageError(f"run {header.run_id}: {project.relative(path)} already exists.")
+            atomic_write_text(path, header.model_dump_json() + "\n")
+        previous = _recorded(path, project.relative(path))
+        folder = shard_folder(path)
+        if folder.is_dir():
+            for part in sorted(folder.glob("part-*.jsonl")):
+                previous.update(_recorded(part, project.relative(part)))
+        return header, path, previous
+
+    def run(self) -> RunSummary:
+        project, request = self.project, self.request
+        header, path, previous = self._start()
+        for key, (rec, line) in previous.items():
+            self.records[key] = rec
+            self.lines[key] = line
+        pending = [
+            (cid, t) for t in range(header.k) for cid in header.case_ids if (cid, t) not in previous
+        ]
+        store = RunStore(open_workbench(project)) if request.store else None
+        if store is not None:
+            store.save_header(header)
+            store.save_trials([rec for rec, _ in previous.values()])
+        db = _DbWriter(store) if store is not None else None
+        started = time.perf_counter()
+        if self.observer is not None:
+            self.observer.started(len(header.case_ids) * header.k, len(previous))
+        try:
+            self._run_shards(header, path, pending, db)
+        except CaseworkError as exc:
+            exc.add_hint(
+                f"Run {header.run_id} is resumable: `resume` {header.run_id}.",
+                mentions=("resume",),
+            )
+            raise
+        finally:
+            if db is not None:
+                db.close()
+            if store is not None:
+                store.workbench.close()
+        if db is not None and db.error is not None:
+            raise db.error
+        end = self._merge(header, path, time.perf_counter() - started)
+        if store is not None:
+            store.workbench = open_workbench(project)
+            try:
+                if end.agent_version and not header.agent_version:
+                    header = header.model_copy(update={"agent_version": end.agent_version})
+                    store.update_header(header)
+                store.finish(end)
+            finally:
+                store.workbench.close()
+        return RunSummary(header, end, path, resumed=len(previous), ran=len(pending))
+
+    def _run_shards(
+        self, header: RunHeader, path: Path, pending: Sequence[Key], db: _DbWriter | None
+    ) -> None:
+        dealt = _deal(pending, self.workers)
+        if not dealt:
+            return
+        folder = shard_folder(path)
+        folder.mkdir(exist_ok=True)
+        parts = _next_parts(folder, len(dealt))
+        each = max(1, -(-self.request.concurrency // len(dealt)))
+        header_line = header.model_dump_json() + "\n"
+        shards = []
+        for part, items in zip(parts, dealt, strict=True):
+            atomic_write_text(part, header_line)
+            shards.append(
+                _Shard(
+                    str(self.project.root),
+                    header.run_id,
+                    str(part),
+                    items,
+                    each,
+                    self.request.use_judge,
+                )
+            )
+        follower = _Follower(parts)
+        running = _Workers(shards, self.use_ray)
+        try:
+            while not running.wait(SHARD_POLL_S):
+                self._follow(follower, db)
+        except BaseException:
+            running.stop()
+            raise
+        finally:
+            self._follow(follower, db)
+        running.outcome()
+        if running.errors:
+            raise running.errors[0]
+
+    def _follow(self, follower: _Follower, db: _DbWriter | None) -> None:
+        for part, raw in follower.new_lines():
+            text = raw.decode("utf-8")
+            try:
+                rec = TrialRecord.model_validate_json(text)
+            except ValueError as exc:
+                shown = self.project.relative(part)
+                raise InputError(shown, None, None, f"bad shard line: {exc}") from exc
+            key = (rec.case_id, rec.trial)
+            self.records[key] = rec
+            self.lines[key] = text
+            if db is not None:
+                db.put(trial_row(rec, text))
+            if self.observer is not None:
+                self.observer.trial_done(rec)
+
+    def _merge(self, header: RunHeader, path: Path, wall_s: float) -> RunEnd:
+        """The run log rewritten once: header, trials in a deterministic order, end record."""
+        position = {cid: i for i, cid in enumerate(header.case_ids)}
+        keys = sorted(self.lines, key=lambda key: (key[1], position[key[0]]))
+        records = [self.records[key] for key in keys]
+        agent_version = header.agent_version or next(
+            (r.trajectory.agent_version for r in records if r.trajectory.agent_version), None
+        )
+        end = RunEnd(
+            run_id=header.run_id,
+            finished_at=self.clock(),
+            trials=len(records),
+            passed=sum(r.verdict.passed is True for r in records),
+            failed=sum(r.verdict.passed is False for r in records),
+            undetermined=sum(r.verdict.passed is None for r in records),
+            errors=sum(r.trajectory.error is not None for r in records),
+            cost_usd=round(sum(r.trajectory.usage.cost_usd for r in records), 6),
+            wall_s=round(wall_s, 3),
+            agent_version=agent_version,
+        )
+        first = path.read_bytes().split(b"\n", 1)[0] + b"\n"
+        with atomic_writer(path) as out:
+            out.write(first)
+            for key in keys:
+                out.write(self.lines[key].encode("utf-8") + b"\n")
+            out.write(end.model_dump_json().encode("utf-8") + b"\n")
+        # The log now holds every trial: the shard files are spent.
+        shutil.rmtree(shard_folder(path), ignore_errors=True)
+        return end

@@ -30,9 +30,11 @@ from google.adk.evaluation.local_eval_sets_manager import LocalEvalSetsManager
 from google.adk.events.event import Event
 from google.genai import types
 
+from casework.grading.grade import grade
 from casework.interop.adk import ImportOptions
 from casework.interop.adk._convert import cases_from_adk, eval_set_from_cases
 from casework.interop.adk._format import read_adk_file
+from casework.schema import Trajectory
 
 APP = "refunds"
 
@@ -91,6 +93,7 @@ def _adk_wrote(root: Path) -> Path:
             eval_id="broken-mug",
             conversation=invocations,
             session_input=SessionInput(app_name=APP, user_id="u-1", state=state),
+            final_session_state={"refunds": [{"order_id": "ORD-1"}], "last order": "ORD-1"},
         ),
     )
     manager.add_eval_case(
@@ -147,6 +150,15 @@ def test_an_eval_set_adk_writes_survives_the_round_trip(tmp_path: Path) -> None:
         ("get_order", {"order_id": "ORD-404"}, None, "no order"),
         ("issue_refund", {"order_id": "ORD-1"}, {"refund_id": "R-1"}, None),
     ]
+    # ADK's expected final session state is state assertions over the trial's final state.
+    assert [(a.expr, a.value) for a in mug.oracle.assertions] == [
+        ('"refunds"', [{"order_id": "ORD-1"}]),
+        ('"last order"', "ORD-1"),
+    ]
+    assert mug.oracle.class_ == "programmatic"  # its reference reply's check decides too
+    final = {"refunds": [{"order_id": "ORD-1"}], "last order": "ORD-1", "seen": 1}
+    verdict = grade(mug, Trajectory(final_reply="Refunded: R-1.", final_state=final))
+    assert {c.name: c.status for c in verdict.checks}["state"] == "pass"
     # The scenario is played by casework's simulated user, opening with ADK's starting prompt.
     assert [t.content for t in simulated.situation.turns] == ["I need a refund."]
     assert simulated.situation.user_scenario is not None
@@ -182,6 +194,7 @@ def test_an_eval_set_adk_writes_survives_the_round_trip(tmp_path: Path) -> None:
         assert read.session_input is not None and kept.session_input is not None
         assert read.session_input.state == kept.session_input.state
         assert read.conversation_scenario == kept.conversation_scenario
+        assert read.final_session_state == kept.final_session_state
 
 
 def test_a_second_trip_changes_nothing(tmp_path: Path) -> None:

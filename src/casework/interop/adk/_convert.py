@@ -22,6 +22,7 @@ from casework.schema import (
     Oracle,
     Situation,
     Split,
+    StateAssertion,
     ToolCall,
     ToolFixture,
     ToolRequirement,
@@ -50,6 +51,8 @@ GUIDELINE_VERSION = "adk-import"
 RUBRIC = "The reply conveys the same information as the reference answer: {reference}"
 #: Author written on exported intermediate responses (casework keeps no sub-agent names).
 INTERMEDIATE_AUTHOR = "agent"
+#: Description of the state assertions an import makes of ADK's ``final_session_state``.
+FINAL_STATE = "ADK final_session_state"
 #: Oracle ref asking the runner to check the order of required tools (ADK's trajectory is ordered).
 IN_ORDER_REF = "grader:tools_in_order"
 
@@ -134,6 +137,19 @@ def _replay_fixtures(uses: Sequence[AdkToolUse]) -> list[ToolFixture]:
     return list(out.values())
 
 
+def _final_state(oracle: dict[str, Any], final: dict[str, Any] | None) -> dict[str, Any]:
+    """The oracle with one equality assertion per key of ADK's expected final session state."""
+    if not final:
+        return oracle
+    assertions = [
+        # A JMESPath quoted identifier is a JSON string: any key reads as itself.
+        StateAssertion(expr=json.dumps(key), value=value, description=FINAL_STATE)
+        for key, value in final.items()
+    ]
+    klass = "state_assertion" if oracle["class"] == "human" else oracle["class"]
+    return {**oracle, "class": klass, "assertions": assertions}
+
+
 def _scenario_case(
     ec: AdkEvalCase, scenario: AdkScenario, case_id: str, options: ImportOptions
 ) -> Case:
@@ -150,7 +166,7 @@ def _scenario_case(
             user_scenario=UserScenario(goal=scenario.conversation_plan, persona=scenario.persona),
         ),
         label=Label(outcome="resolve", guideline_version=GUIDELINE_VERSION, labellers=[]),
-        oracle=Oracle.model_validate({"class": "human"}),
+        oracle=Oracle.model_validate(_final_state({"class": "human"}, ec.final_state)),
     )
 
 
@@ -207,7 +223,7 @@ def case_from_adk(ec: AdkEvalCase, case_id: str, options: ImportOptions) -> Case
             guideline_version=GUIDELINE_VERSION,
             labellers=[],
         ),
-        oracle=Oracle.model_validate(oracle),
+        oracle=Oracle.model_validate(_final_state(oracle, ec.final_state)),
     )
 
 
@@ -398,6 +414,9 @@ def eval_set_from_cases(
         scenario = _scenario_eval_case(case, export.left_out)
         if scenario is not None:
             _count_left_out(case, export.left_out)
+            final = _final_session_state(case)
+            if final:
+                scenario["final_session_state"] = final
             if case.situation.state:
                 scenario["session_input"] = {
                     "app_name": "",
@@ -421,6 +440,9 @@ def eval_set_from_cases(
             last["final_response"] = _content(reference, "model")
         _count_left_out(case, export.left_out)
         eval_case: dict[str, Any] = {"eval_id": case.id, "conversation": conversation}
+        final = _final_session_state(case)
+        if final:
+            eval_case["final_session_state"] = final
         if case.situation.state:
             eval_case["session_input"] = {
                 "app_name": "",
@@ -472,6 +494,31 @@ def _other_fixtures(case: Case) -> bool:
     return any(f.effects or (f.tool, f.match) not in expected for f in case.situation.fixtures)
 
 
+def _final_key(a: StateAssertion) -> str | None:
+    """The session-state key an import's final_session_state assertion reads (else ``None``)."""
+    if a.description != FINAL_STATE or a.op != "eq" or a.language != "jmespath":
+        return None
+    try:
+        key = json.loads(a.expr)
+    except ValueError:
+        return None
+    return key if isinstance(key, str) else None
+
+
+def _final_session_state(case: Case) -> dict[str, Any]:
+    """ADK's ``final_session_state`` of the assertions an import made of it."""
+    out = {}
+    for a in case.oracle.assertions:
+        key = _final_key(a)
+        if key is not None:
+            out[key] = a.value
+    return out
+
+
+def _other_assertions(case: Case) -> bool:
+    return any(_final_key(a) is None for a in case.oracle.assertions)
+
+
 def _other_check(case: Case) -> bool:
     return case.oracle.class_ == "programmatic" and case.oracle.check != CHECK
 
@@ -492,7 +539,7 @@ def _count_left_out(case: Case, left_out: Counter[str]) -> None:
         ("forbidden tools", label.forbidden_tools),
         ("answer facts", label.answer_facts),
         ("fixtures other than the expected calls' recorded results", _other_fixtures(case)),
-        ("state assertions", case.oracle.assertions),
+        ("state assertions other than ADK's final_session_state", _other_assertions(case)),
         ("injected adversity", case.situation.injected),
         ("outcome other than resolve", label.outcome != "resolve"),
         ("rubric other than a reference reply", rubric),

@@ -208,6 +208,8 @@ class AdkEvalCase:
     ADK names the eval case after the file (the legacy query list)."""
     scenario: AdkScenario | None = None
     """The conversation scenario of an eval case with no conversation (``invocations`` empty)."""
+    final_state: dict[str, Any] | None = None
+    """ADK's ``final_session_state``: the session state expected when the conversation ends."""
 
 
 @dataclass(frozen=True)
@@ -291,7 +293,14 @@ def _eval_set(data: dict[str, Any], shown: str) -> AdkFile:
             scenario = _scenario(ec.conversation_scenario, shown, where, problems, notes)
             if scenario is not None:
                 cases.append(
-                    AdkEvalCase(ec.eval_id, (), state, f"{where}.eval_id", scenario=scenario)
+                    AdkEvalCase(
+                        ec.eval_id,
+                        (),
+                        state,
+                        f"{where}.eval_id",
+                        scenario=scenario,
+                        final_state=ec.final_session_state,
+                    )
                 )
             continue
         if ec.conversation is None:
@@ -306,7 +315,15 @@ def _eval_set(data: dict[str, Any], shown: str) -> AdkFile:
             _invocation(inv, shown, f"{where}.conversation.{j}", problems)
             for j, inv in enumerate(ec.conversation)
         ]
-        cases.append(AdkEvalCase(ec.eval_id, tuple(invocations), state, f"{where}.eval_id"))
+        cases.append(
+            AdkEvalCase(
+                ec.eval_id,
+                tuple(invocations),
+                state,
+                f"{where}.eval_id",
+                final_state=ec.final_session_state,
+            )
+        )
         ids = sum(use.id is not None for use in invocations[-1].tool_uses)
         if ids:
             notes.append(
@@ -317,11 +334,6 @@ def _eval_set(data: dict[str, Any], shown: str) -> AdkFile:
         if ec.rubrics:
             notes.append(
                 f"{shown}: {where}: rubrics not imported (write them as the case's rubric)"
-            )
-        if ec.final_session_state:
-            notes.append(
-                f"{shown}: {where}: final_session_state not imported "
-                "(write it as state assertions of the case's oracle)"
             )
         notes += _intermediate_notes(invocations, f"{shown}: {where}")
     InputErrors.raise_if_any(problems)

@@ -1,12 +1,13 @@
-"""Runner overhead: 2,000 cases x k=4 against a simulated agent sleeping 50 ms per turn, concurrency 64.
+"""Runner overhead: 2,000 cases x k=4 against a simulated agent sleeping 50 ms per turn.
 
-Compares `casework run` (fixture tools, grading, run log, workbench) with the ideal time
-(trials x turns x 50 ms / concurrency) and with a named peer in the same process: a bare
-``asyncio.Semaphore`` loop that only sleeps (no tools, grading or storage). Memory is sampled
-(current RSS) at every 10% of the trials to show it stays flat. Writes its figures into
-docs/benchmarks.md between ``<!-- bench:runner -->`` markers.
+At each concurrency (64 and 512 by default), compares `casework run` in one process and sharded
+across ``--workers`` processes (fixture tools, grading, run log, workbench) with the ideal time
+(trials x turns x 50 ms / concurrency) and with a named peer in the same run: a bare
+``asyncio.Semaphore`` loop that only sleeps (no tools, grading or storage). Reports CPU seconds
+and the load average, since the figures mean little on a shared machine without them. Writes
+into docs/benchmarks.md between ``<!-- bench:runner -->`` markers.
 
-Usage: ``python benchmarks/runner_bench.py [--cases 2000] [--k 4] [--concurrency 64] [--turns 2]``
+Usage: ``python benchmarks/runner_bench.py [--cases 2000] [--k 4] [--concurrency 64,512] [--workers 2]``
 """
 
 from __future__ import annotations
@@ -16,16 +17,20 @@ import asyncio
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 from docs_section import write_bench_section
 
 from casework.project import load_project
-from casework.runner import RunRequest, Tools, TrialRecord, run_agent
+from casework.runner import RunRequest, Tools, TrialRecord
+from casework.runner.shards import run_sharded
 from casework.schema import AgentInput, Trajectory
 
 SLEEP_S = 0.05
@@ -132,59 +137,160 @@ async def bare_peer(trials: int, concurrency: int) -> float:
     return time.perf_counter() - start
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its waited-for children."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+class Descendants:
+    """CPU seconds of every process below this one (shard workers fork from a forkserver, so
+    RUSAGE_CHILDREN never sees them): /proc sampled every 0.1 s, the last reading per process."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+        self._tick = os.sysconf("SC_CLK_TCK")
+
+    def _sample(self) -> None:
+        parent: dict[int, int] = {}
+        cpu: dict[int, float] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parent[int(entry)] = int(fields[1])
+            cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / self._tick
+        me = os.getpid()
+        for pid in cpu:
+            up, hops = parent.get(pid), 0
+            while up is not None and up != me and hops < 8:
+                up, hops = parent.get(up), hops + 1
+            if up == me:
+                self.seen[pid] = cpu[pid]
+
+    def _loop(self) -> None:
+        while not self._stop.wait(0.1):
+            self._sample()
+
+    def __enter__(self) -> Descendants:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def cpu_s(self) -> float:
+        return sum(self.seen.values())
+
+
+def _trial_span(log: Path) -> float:
+    """First trial start to last trial end in the run log (agent calls; same for every mode)."""
+    first, last = float("inf"), 0.0
+    for line in log.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        if obj["kind"] == "trial":
+            start = datetime.fromisoformat(obj["started_at"]).timestamp()
+            first = min(first, start)
+            last = max(last, start + obj["duration_s"])
+    return last - first
+
+
+def measure(cases: int, k: int, concurrency: int, workers: int) -> dict[str, float]:
+    """One `casework run` in a fresh project: wall, trial span, CPU seconds, RSS samples."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        make_project(root, cases)
+        os.chdir(root)
+        sampler = Sampler()
+        cpu = _cpu_s()
+        start = time.perf_counter()
+        with Descendants() as below:
+            summary = run_sharded(
+                load_project(root),
+                RunRequest(
+                    dataset="bench",
+                    agent="python:runner_bench:simulated_agent",
+                    k=k,
+                    concurrency=concurrency,
+                    use_judge=False,
+                ),
+                workers=workers,
+                observer=sampler,
+            )
+        wall = time.perf_counter() - start
+        assert summary.end.passed == cases * k, summary.end
+        return {
+            "wall": wall,
+            "span": _trial_span(summary.log),
+            # The forkserver itself and its workers are never waited for: counted from /proc.
+            "cpu": _cpu_s() - cpu + below.cpu_s,
+            "log_mib": summary.log.stat().st_size / 2**20,
+            "rss_end": sampler.samples[-1][1],
+        }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--k", type=int, default=4)
-    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument(
+        "--concurrency", default="64,512", help="comma-separated concurrencies to measure"
+    )
+    parser.add_argument(
+        "--workers", type=int, default=2, help="worker processes of the sharded run (--workers)"
+    )
     parser.add_argument(
         "--no-docs", action="store_true", help="print only; do not update docs/benchmarks.md"
     )
     args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    os.environ.pop("CASEWORK_DB_URL", None)
     trials = args.cases * args.k
-    ideal = trials * TURNS * SLEEP_S / args.concurrency
-    peer = asyncio.run(bare_peer(trials, args.concurrency))
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        make_project(root, args.cases)
-        os.chdir(root)
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        os.environ.pop("CASEWORK_DB_URL", None)
-        sampler = Sampler()
-        start = time.perf_counter()
-        summary = run_agent(
-            load_project(root),
-            RunRequest(
-                dataset="bench",
-                agent="python:runner_bench:simulated_agent",
-                k=args.k,
-                concurrency=args.concurrency,
-                use_judge=False,
-            ),
-            observer=sampler,
+    load_before = os.getloadavg()
+    rows = []
+    for concurrency in (int(c) for c in args.concurrency.split(",")):
+        ideal = trials * TURNS * SLEEP_S / concurrency
+        cpu = _cpu_s()
+        peer = asyncio.run(bare_peer(trials, concurrency))
+        peer_cpu = _cpu_s() - cpu
+        rows.append(
+            (concurrency, "ideal (trials x turns x 50 ms / concurrency)", ideal, ideal, 0.0)
         )
-        wall = time.perf_counter() - start
-        steady = sampler.last - sampler.first
-        setup = sampler.first - start
-        log_mib = summary.log.stat().st_size / 2**20
-    assert summary.end.passed == trials, summary.end
-    rss = [mib for _, mib in sampler.samples]
-    first_half = rss[1 : len(rss) // 2 + 1] or rss
+        rows.append(
+            (concurrency, "peer: bare `asyncio.Semaphore` loop, sleeps only", peer, ideal, peer_cpu)
+        )
+        for workers in sorted({1, args.workers}):
+            got = measure(args.cases, args.k, concurrency, workers)
+            what = "`casework run`" + (f" --workers {workers}" if workers > 1 else " (one process)")
+            rows.append((concurrency, f"{what}, trial span", got["span"], ideal, got["cpu"]))
+            rows.append((concurrency, f"{what}, end to end", got["wall"], ideal, got["cpu"]))
+    load_after = os.getloadavg()
+    table = "\n".join(
+        f"| {c} | {what} | {wall:.2f} s | {ideal / wall:.1%} | {cpu:.1f} |"
+        for c, what, wall, ideal, cpu in rows
+    )
     report = f"""
-Runner overhead (`benchmarks/runner_bench.py`), {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores.
+Runner overhead (`benchmarks/runner_bench.py`), {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores,
+load average {load_before[0]:.1f} before and {load_after[0]:.1f} after (other jobs share the cores:
+read the CPU seconds and the peer beside each figure).
 {args.cases:,} cases x k={args.k} = {trials:,} trials, simulated agent sleeping {int(SLEEP_S * 1000)} ms per turn x {TURNS} turns
-(one fixture tool call per turn), concurrency {args.concurrency}; every trial graded (tools + state assertion),
-logged to `runs/<id>.jsonl` ({log_mib:.1f} MiB) and stored in the SQLite workbench.
+(one fixture tool call per turn); every trial graded (tools + state assertion), logged to
+`runs/<id>.jsonl` and stored in the SQLite workbench. "Trial span" is first trial start to last
+trial end in the log; "end to end" adds loading the cases, starting the workers and merging the
+log. CPU seconds count the parent and its worker processes.
 
-| what | wall time | efficiency vs ideal |
-| --- | ---: | ---: |
-| ideal (trials x turns x 50 ms / concurrency) | {ideal:.2f} s | 100% |
-| peer: bare `asyncio.Semaphore` loop, sleeps only | {peer:.2f} s | {ideal / peer:.1%} |
-| `casework run` (python adapter), first to last trial | {steady:.2f} s | {ideal / steady:.1%} |
-| `casework run` end to end (+ {setup:.2f} s loading {args.cases:,} cases and opening the workbench, + {wall - steady - setup:.2f} s closing) | {wall:.2f} s | {ideal / wall:.1%} |
-
-Memory (current RSS) sampled every 10% of the trials: {", ".join(f"{m:.0f}" for m in rss)} MiB
-(first half max {max(first_half):.0f} MiB, end {rss[-1]:.0f} MiB).
+| concurrency | what | wall time | efficiency vs ideal | CPU s |
+| ---: | --- | ---: | ---: | ---: |
+{table}
 """
     print(report)
     if not args.no_docs:

@@ -18,6 +18,7 @@ import contextlib
 import logging
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.context
 import os
 import pickle
 import shutil
@@ -215,6 +216,19 @@ def _ensure_ray() -> Any:
     return ray
 
 
+def _context() -> multiprocessing.context.SpawnContext | multiprocessing.context.ForkServerContext:
+    """The way worker processes start: forkserver where there is one, else spawn.
+
+    A clean single-threaded server that has imported the runner once forks each worker, so N
+    workers do not each pay the imports; never a plain fork, as the parent may hold threads.
+    """
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    return ctx
+
+
 class _Workers:
     """The running shards: local processes or Ray tasks, with a uniform wait and outcome."""
 
@@ -228,8 +242,7 @@ class _Workers:
             task = self.ray.remote(num_cpus=1, max_retries=0)(run_shard)
             self.refs = [task.remote(s) for s in shards]
             return
-        # spawn: a fresh interpreter per worker (the parent may hold threads and open handles).
-        ctx = multiprocessing.get_context("spawn")
+        ctx = _context()
         for i, shard in enumerate(shards):
             parent, child = ctx.Pipe(duplex=False)
             proc = ctx.Process(

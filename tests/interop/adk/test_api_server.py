@@ -202,6 +202,25 @@ CASES = [
 ]
 
 
+SCENARIO = {
+    "id": "adk-simulated",
+    "situation": {
+        "goal": "a refund, the order given when asked",
+        "turns": [{"role": "user", "content": "I need a refund."}],
+        "user_scenario": {"goal": "get order ORD-1 refunded", "known_info": "It is ORD-1."},
+        "state": {"refunds": []},
+    },
+    "label": {
+        "outcome": "resolve",
+        "required_tools": [{"name": "issue_refund", "arguments": {"order_id": {"value": "ORD-1"}}}],
+    },
+    "oracle": {"class": "state_assertion", "assertions": [{"expr": "length(refunds)", "value": 1}]},
+}
+#: The simulated user, offline: names the order when asked, stops once refunded.
+USER_RULES = [
+    {"schema_version": 1, "when": "Done: refunded", "reply": "Thanks! ###STOP###"},
+    {"schema_version": 1, "when": "Which order number", "reply": "It is ORD-1."},
+]
 #: An offline judge reading the outcome of the final reply (ADK agents report no outcome field).
 JUDGE_RULES = [
     {"schema_version": 1, "regex": "<reply>\nWhich order", "reply": {"outcome": "clarify"}},
@@ -213,15 +232,18 @@ def _project(root: Path, spec: str) -> Path:
     root.mkdir()
     (root / "casework.toml").write_text(
         f'schema_version = 1\nname = "adk-served"\n\n[agent]\nspec = "{spec}"\n\n'
-        '[models.judge]\nprovider = "scripted"\nmodel = "scripted"\nscript = "judge.jsonl"\n',
+        '[models.judge]\nprovider = "scripted"\nmodel = "scripted"\nscript = "judge.jsonl"\n\n'
+        '[models.user]\nprovider = "scripted"\nmodel = "scripted-user"\nscript = "user.jsonl"\n',
         encoding="utf-8",
     )
     rules = "".join(json.dumps(rule) + "\n" for rule in JUDGE_RULES)
     (root / "judge.jsonl").write_text(rules, encoding="utf-8")
+    users = "".join(json.dumps(rule) + "\n" for rule in USER_RULES)
+    (root / "user.jsonl").write_text(users, encoding="utf-8")
     dataset = root / "datasets" / "refunds"
     dataset.mkdir(parents=True)
     lines = []
-    for case in CASES:
+    for case in [*CASES, SCENARIO]:
         label = {"guideline_version": "g1", **case["label"]}  # type: ignore[dict-item]
         row = {"schema_version": 1, "slice": "refunds", "split": "dev", "source": "hand"}
         lines.append(json.dumps({**row, **case, "label": label}, sort_keys=True))
@@ -260,11 +282,11 @@ def test_tools_are_declared_by_the_served_agent(project: Path) -> None:
     assert check.exit_code == 0, check.output
 
 
-def test_casework_run_drives_the_adk_server(project: Path, model: StubServer) -> None:
+def test_casework_run_drives_the_adk_server(project: Path, model: StubServer, adk_url: str) -> None:
     run = _cli("run", "refunds", "-k", "1", "--timeout", "60", "--format", "json")
     assert run.exit_code == 0, run.output
     summary = json.loads(run.stdout)
-    assert (summary["trials"], summary["errors"]) == (3, 0)
+    assert (summary["trials"], summary["errors"]) == (4, 0)
     trials = _trials(project, summary["run_id"])
     refund = trials["adk-refund"]["trajectory"]
     assert [(c["name"], c["arguments"]) for c in refund["tool_calls"]] == [
@@ -283,8 +305,26 @@ def test_casework_run_drives_the_adk_server(project: Path, model: StubServer) ->
         "adk-refund": {"required_tools": "pass", "state": "pass", "outcome": "pass"},
         "adk-clarify": {"forbidden_tools": "pass", "state": "pass", "outcome": "pass"},
         "adk-prefix": {"required_tools": "pass", "state": "pass", "outcome": "pass"},
+        "adk-simulated": {"required_tools": "pass", "state": "pass", "outcome": "pass"},
     }
-    assert summary["passed"] == 3
+    assert summary["passed"] == 4
+    # A simulated user's turns continue the trial's one ADK session: state and calls carry over.
+    simulated = trials["adk-simulated"]
+    assert simulated["user_sim"]["user_turns"] == 2 and simulated["user_sim"]["stop"] == "user_stop"
+    said = [(m["role"], m["content"]) for m in simulated["trajectory"]["messages"] if m["content"]]
+    assert said[0] == ("assistant", "Which order number is it?")
+    assert ("user", "It is ORD-1.") in said
+    assert [c["name"] for c in simulated["trajectory"]["tool_calls"]] == [
+        "get_order",
+        "issue_refund",
+    ]
+    sessions = httpx.get(
+        f"{adk_url}/apps/refunds/users/casework/sessions", timeout=10, trust_env=False
+    ).json()
+    assert len(sessions) == 4  # one per trial: the simulated user's second turn opened none
+    assert simulated["trajectory"]["final_state"] == {
+        "refunds": [{"order_id": "ORD-1", "amount": 79.0}]
+    }
     clarify = trials["adk-clarify"]
     assert clarify["trajectory"]["tool_calls"] == []
     assert clarify["trajectory"]["final_reply"] == "Which order number is it?"

@@ -123,7 +123,7 @@ def test_a_parallel_run_with_coverage_reports_it(tmp_path: Path) -> None:
     done = subprocess.run(
         [
             *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),
-            *("-n", "2", "--dist", "loadgroup", "--basetemp", str(tmp_path / "t")),
+            *("-n", "1", "--basetemp", str(tmp_path / "t")),
             *("--cov", "--cov-report=term", "tests/test_names.py"),
         ],
         cwd=ROOT,

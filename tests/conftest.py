@@ -15,7 +15,7 @@ from casework.cli import cli
 from casework.workbench import db as workbench_db
 from tests.factories import TOOLS, case_dict, write_lines
 from tests.workbench_template import MigratedTemplate
-from tests.xdist_workers import isolate_postgres, xdist_group_of
+from tests.xdist_workers import groups_first, isolate_postgres, xdist_group_of
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -29,11 +29,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests that must share a worker (read by ``--dist loadgroup``, before xdist reads it)."""
+    """Mark the tests that must share a worker (before xdist reads the marks); groups run first."""
     for item in items:
         group = xdist_group_of(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    groups_first(items)
 
 
 @pytest.fixture

@@ -14,7 +14,13 @@ from typing import cast
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
-from tests.xdist_workers import PG_ENV, ensure_database, worker_database_url, xdist_group_of
+from tests.xdist_workers import (
+    PG_ENV,
+    ensure_database,
+    groups_first,
+    worker_database_url,
+    xdist_group_of,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "postgresql+psycopg://casework:secret@127.0.0.1:5432/casework_test"
@@ -135,3 +141,14 @@ def test_a_parallel_run_with_coverage_reports_it(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "INTERNALERROR" not in done.stdout
     assert re.search(r"^TOTAL\s+\d+", done.stdout, re.M)
+
+
+def test_grouped_tests_are_handed_out_first_each_in_its_order() -> None:
+    def item(name: str, group: str | None) -> pytest.Item:
+        mark = pytest.mark.xdist_group(group).mark if group else None
+        return cast(pytest.Item, SimpleNamespace(name=name, get_closest_marker=lambda _: mark))
+
+    items = [item("a", None), item("f1", "fuzz"), item("b", None), item("w1", "web")]
+    items += [item("f2", "fuzz")]
+    groups_first(items)
+    assert [i.name for i in items] == ["f1", "w1", "f2", "a", "b"]

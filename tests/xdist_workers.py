@@ -85,3 +85,13 @@ def xdist_group_of(item: pytest.Item) -> str | None:
         if any(definition.scope == "module" for definition in definitions):
             return item.nodeid.split("::", 1)[0]
     return None
+
+
+def groups_first(items: list[pytest.Item]) -> None:
+    """Reorder ``items`` in place: the grouped tests first, each keeping its order.
+
+    ``--dist loadgroup`` hands a group to one worker as a whole; handed out last, the largest
+    group (the reader fuzz module, minutes on this machine) would leave the other core idle at
+    the end. Long units first and single tests filling in after is the usual schedule.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)

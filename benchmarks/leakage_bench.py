@@ -10,9 +10,13 @@ corpus of ``leakage_data.py`` at Jaccard >= 0.8 over word 3-shingles:
 - ``datasketch-default``: Python tokenisation, ``MinHash.bulk`` (128 permutations) and
   ``MinHashLSH(threshold=0.8)`` (its own choice of bands x rows), candidates verified by exact
   Jaccard on Python sets;
-- ``datasketch-matched``: the same with casework's parameters (26 bands x 8 rows, 208 permutations).
+- ``datasketch-matched``: the same with casework's parameters (26 bands x 8 rows, 208 permutations);
+- ``casework-ray`` (with ``--ray``): the LSH join with every stage on Ray Data (signatures, a
+  shuffle of band buckets, verification on workers) on a local Ray with this machine's cores;
+  Ray's start-up is left out of the time, as library imports are, and the pairs must equal
+  ``casework-lsh``'s.
 
-Usage: ``python benchmarks/leakage_bench.py [--sizes 50000,200000,1000000] [--skip-matched-above N]``.
+Usage: ``python benchmarks/leakage_bench.py [--sizes 50000,200000,1000000] [--skip-matched-above N] [--ray]``.
 Figures go to docs/benchmarks.md between the ``bench:leakage`` markers.
 """
 
@@ -35,7 +39,13 @@ from docs_section import write_bench_section
 HERE = Path(__file__).resolve().parent
 CACHE = Path(os.environ.get("LEAKAGE_BENCH_CACHE", "/tmp/casework-leakage-bench"))
 THRESHOLD = 0.8
-PIPELINES = ("casework-exact", "casework-lsh", "datasketch-default", "datasketch-matched")
+PIPELINES = (
+    "casework-exact",
+    "casework-lsh",
+    "datasketch-default",
+    "datasketch-matched",
+    "casework-ray",
+)
 
 
 def corpus(n: int) -> list[str]:
@@ -109,12 +119,30 @@ def one(pipeline: str, n: int, out: Path) -> None:
 
     import casework.leakage  # noqa: F401
 
+    if pipeline == "casework-ray":
+        import ray
+
+        ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
+        ray.data.DataContext.get_current().enable_progress_bars = False
     started = time.perf_counter()
-    if pipeline.startswith("casework"):
+    cpu = time.process_time()
+    if pipeline == "casework-ray":
+        from casework.leakage.ray_lsh import ray_lsh_join
+
+        found, params = ray_lsh_join(texts, THRESHOLD, num_perm=256)
+        pairs = found.as_set()
+        info: dict[str, Any] = {
+            "bands": params.bands,
+            "rows": params.rows,
+            "num_perm": params.num_perm,
+        }
+    elif pipeline.startswith("casework"):
         pairs, info = run_casework(texts, exact=pipeline == "casework-exact")
     else:
         pairs, info = run_datasketch(texts, matched=pipeline == "datasketch-matched")
     seconds = time.perf_counter() - started
+    # The driver's CPU only: Ray's workers are other processes (their time is in the wall time).
+    info["driver_cpu_s"] = round(time.process_time() - cpu, 2)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     result = {
         "pipeline": pipeline,
@@ -190,6 +218,7 @@ def main() -> None:
     parser.add_argument("--n", type=int)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--no-docs", action="store_true")
+    parser.add_argument("--ray", action="store_true", help="Also run casework-ray.")
     parser.add_argument(
         "--report-only", action="store_true", help="Rebuild the table from the last results."
     )
@@ -198,6 +227,7 @@ def main() -> None:
         one(args.one, args.n, args.out)
         return
     rows: list[dict[str, Any]] = []
+    notes: list[str] = []
     for n in (int(s) for s in args.sizes.split(",")):
         corpus(n)
         rerun = not args.report_only
@@ -208,8 +238,17 @@ def main() -> None:
                 continue
             if pipeline == "datasketch-matched" and n > args.skip_matched_above:
                 continue
+            if pipeline == "casework-ray" and not args.ray:
+                continue
             results.append(measure(pipeline, n, rerun=rerun))
         default = next((r for r, _ in results if r["pipeline"] == "datasketch-default"), None)
+        by_name = {r["pipeline"]: found for r, found in results}
+        if "casework-ray" in by_name:
+            same = by_name["casework-ray"] == by_name["casework-lsh"]
+            notes.append(
+                f"- {n:,} rows: casework-ray's pairs {'equal' if same else 'DIFFER from'} "
+                "casework-lsh's (Ray's start-up not timed; peak memory is the driver's only)."
+            )
         for result, pairs in results:
             result["recall"] = len(pairs & truth) / len(truth) if truth else 1.0
             result["precision"] = len(pairs & truth) / len(pairs) if pairs else 1.0
@@ -226,6 +265,8 @@ def main() -> None:
         "against the exact join (ground truth); every pipeline verifies candidates by exact Jaccard, "
         "so precision is 1.0 by construction.\n\n" + table(rows) + "\n\n" + targets(rows) + "\n"
     )
+    if notes:
+        section += "\n" + "\n".join(notes) + "\n"
     if args.skip_matched_above < max(r["n"] for r in rows):
         section += (
             f"\ndatasketch at matched parameters was not run above {args.skip_matched_above:,} rows: "

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -87,7 +89,7 @@ def _domain(tmp: Path, name: str, ids: list[str]) -> Path:
 
 
 @pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     root = tmp_path / "p"
     root.mkdir()
     (root / "casework.toml").write_text(CONFIG, "utf-8")
@@ -97,7 +99,14 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.syspath_prepend(str(root))
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
     subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
-    return root
+    # The agent and the user are imported by name: other tests' modules of those names are set
+    # aside while this runs, and ours leave with it.
+    names = ("golden_agent", "user_sim")
+    saved = {n: sys.modules.pop(n) for n in names if n in sys.modules}
+    yield root
+    for name in names:
+        sys.modules.pop(name, None)
+    sys.modules.update(saved)
 
 
 def _run(root: Path, dataset: str) -> tuple[RunSummary, list[TrialRecord]]:

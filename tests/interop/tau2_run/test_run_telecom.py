@@ -12,6 +12,7 @@ import importlib.util
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -40,6 +41,18 @@ def _bench() -> ModuleType:
     return module
 
 
+@pytest.fixture
+def own_modules() -> Iterator[None]:
+    """The example's `golden_agent` and `user_sim` are imported by name: none before, none after."""
+    names = ("golden_agent", "user_sim")
+    saved = {n: sys.modules.pop(n) for n in names if n in sys.modules}
+    yield
+    for name in names:
+        sys.modules.pop(name, None)
+    sys.modules.update(saved)
+
+
+@pytest.mark.usefixtures("own_modules")
 def test_telecom_runs_with_the_users_phone_and_agrees_with_tau2s_evaluator(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -53,8 +66,6 @@ def test_telecom_runs_with_the_users_phone_and_agrees_with_tau2s_evaluator(
     monkeypatch.chdir(root)
     monkeypatch.syspath_prepend(str(root))
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
-    for name in ("golden_agent", "user_sim"):  # an earlier test's module of the same name
-        monkeypatch.delitem(sys.modules, name, raising=False)
     subprocess.run(["git", "init", "-q", "."], cwd=root, check=True)
     project = load_project(root)
     import_tau2(

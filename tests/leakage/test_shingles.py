@@ -72,7 +72,7 @@ def test_hash_is_stable_across_processes_and_versions() -> None:
     )
     # Pinned value: stored flags and suppression hashes depend on it never changing.
     assert shingle_hash(["where", "is", "my"]) == 8210848008898461837
-    code = "from casework.shingling import shingle_hash; print(shingle_hash(['where', 'is', 'my']))"
+    code = "from casework.shingling._shingles import shingle_hash; print(shingle_hash(['where', 'is', 'my']))"
     other = subprocess.run(
         [sys.executable, "-c", code],
         env={**os.environ, "PYTHONHASHSEED": "12345"},

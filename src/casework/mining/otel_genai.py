@@ -113,8 +113,12 @@ def genai_messages(value: Any) -> list[RawMessage]:
 
 
 def chat_without_content(span: Span) -> bool:
-    """A GenAI model call recorded without its messages (content capture off)."""
-    return _operation(span) in CHAT_OPERATIONS and not (
+    """A GenAI model call (by its `gen_ai.operation.name`) recorded without its messages.
+
+    The span name alone does not make a GenAI span: another convention's span named `chat`
+    (OpenInference, say) is not a GenAI call with capture off.
+    """
+    return span.attributes.get("gen_ai.operation.name") in CHAT_OPERATIONS and not (
         _attr(span, "gen_ai.input.messages") or _attr(span, "gen_ai.output.messages")
     )
 

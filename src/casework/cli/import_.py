@@ -12,21 +12,11 @@ from casework.cli._moved import moved
 from casework.cli._output import emit, emit_document
 from casework.cli.context import FORMAT, console, example, pass_project
 from casework.cli.export import export_adk_cmd
-from casework.interop import (
-    FNCALL_STYLES,
-    RESULT_FORMATS,
-    CaseDefaults,
-    FncallOptions,
-    ImportOptions,
-    RunImportOptions,
-    Tau2Options,
-    import_adk,
-    import_cases,
-    import_fncall,
-    import_run,
-    import_tau2,
-    suggest_tools,
-)
+from casework.interop import RESULT_FORMATS, RunImportOptions, import_run, suggest_tools
+from casework.interop.adk import ImportOptions, import_adk
+from casework.interop.fncall import FNCALL_STYLES, FncallOptions, import_fncall
+from casework.interop.generic import CaseDefaults, import_cases
+from casework.interop.tau2 import Tau2Options, import_tau2
 from casework.project import Project
 from casework.schema import SPLITS
 
@@ -170,6 +160,16 @@ def _released(dataset: str, version: Any) -> None:
 @example(
     "casework import tau2 --domain airline --dataset airline",
     "casework import tau2 --domain telecom --tasks tasks_small.json --dataset telecom",
+    "casework import tau2 tau2-bench/data/tau2/domains/airline --dataset airline",
+)
+@import_group.command("tau2")
+@click.argument("domain_dir", type=click.Path(path_type=Path), required=False)
+@click.option(
+    "--domain",
+    default=None,
+    help="A domain of the installed τ²-bench (airline, retail, telecom), instead of DOMAIN_DIR.",
+)
+@click.option("--dataset", required=True, help="Dataset the domain's tasks go to.")
 @click.option(
     "--tasks",
     "tasks_file",
@@ -184,16 +184,6 @@ def _released(dataset: str, version: Any) -> None:
     default=None,
     help="tools.json or tools.py of the domain, for a layout where it is not beside the data.",
 )
-    "casework import tau2 tau2-bench/data/tau2/domains/airline --dataset airline",
-)
-@import_group.command("tau2")
-@click.argument("domain_dir", type=click.Path(path_type=Path), required=False)
-@click.option(
-    "--domain",
-    default=None,
-    help="A domain of the installed τ²-bench (airline, retail, telecom), instead of DOMAIN_DIR.",
-)
-@click.option("--dataset", required=True, help="Dataset the domain's tasks go to.")
 @click.option(
     "--split-file",
     type=click.Path(path_type=Path),
@@ -208,8 +198,6 @@ def _released(dataset: str, version: Any) -> None:
     default="dev",
     show_default=True,
     help="Split of tasks the split file does not place.",
-    tasks_file: str,
-    tools_file: Path | None,
 )
 @click.option("--id-prefix", default=None, help="Prepended to task ids (default: `<folder>-`).")
 @click.option("-m", "--message", default=None, help="Release message.")
@@ -220,6 +208,8 @@ def import_tau2_cmd(
     domain_dir: Path | None,
     domain: str | None,
     dataset: str,
+    tasks_file: str,
+    tools_file: Path | None,
     split_file: Path | None,
     slice_: str | None,
     split: Any,
@@ -246,11 +236,6 @@ def import_tau2_cmd(
         options,
         split_file,
         message,
-    if report.renamed:
-        console.print(
-            f"{len(report.renamed)} task id(s) the name rule refuses got safe ids "
-            "(the original is kept as provenance.original_id)"
-        )
         domain=domain,
         tasks_file=tasks_file,
         tools_file=tools_file,
@@ -261,6 +246,11 @@ def import_tau2_cmd(
         emit(Tau2Import.model_validate(asdict(report)))
         return
     console.print(f"read {len(report.imported)} task(s) into slice {report.slice}")
+    if report.renamed:
+        console.print(
+            f"{len(report.renamed)} task id(s) the name rule refuses got safe ids "
+            "(the original is kept as provenance.original_id)"
+        )
     if report.state:
         console.print(f"shared state: {report.state}")
     if report.tools:
@@ -475,6 +465,7 @@ def import_adk_cmd(
     slice_: str,
     split: Any,
     id_prefix: str,
+    reference: str,
     message: str | None,
     fmt: str,
 ) -> None:
@@ -546,13 +537,6 @@ def import_adk_cmd(
 @click.option("--version", "version", type=int, default=None, help="Release the run was on.")
 @click.option(
     "--dataset-hash", default=None, help="Content hash (8+ hex) of the release the run was on."
-@click.option(
-    "--id-map",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="JSON object of task id: case id, for task ids that are neither case ids nor the "
-    'original ids kept at import (τ-bench\'s "0" finds τ² airline\'s "airline-0" alone).',
-)
 )
 @click.option(
     "--threshold",
@@ -563,10 +547,16 @@ def import_adk_cmd(
 )
 @click.option("--run-id", default=None, help="Id of the imported run (default: from the file).")
 @click.option("--agent-version", default=None, help="Version label of the agent that was run.")
+@click.option(
+    "--id-map",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="JSON object of task id: case id, for task ids that are neither case ids nor the "
+    'original ids kept at import (τ-bench\'s "0" finds τ² airline\'s "airline-0" alone).',
+)
 @FORMAT
 @pass_project
 def import_run_cmd(
-    id_map: Path | None,
     project: Project,
     file: Path,
     results_format: Any,
@@ -577,6 +567,7 @@ def import_run_cmd(
     threshold: float,
     run_id: str | None,
     agent_version: str | None,
+    id_map: Path | None,
     fmt: str,
 ) -> None:
     """Import another tool's per-trial results FILE as a casework run log in runs/.
@@ -584,7 +575,6 @@ def import_run_cmd(
     Pinned to a release of `--dataset` (task ids are case ids) or standing alone. `results`,
     `compare` and `report` then read it; `gate` fails it (no per-check evidence). Nothing is
     written when any line is bad.
-        id_map=id_map,
     """
     options = RunImportOptions(
         format=results_format,
@@ -595,6 +585,7 @@ def import_run_cmd(
         threshold=threshold,
         run_id=run_id,
         agent_version=agent_version,
+        id_map=id_map,
     )
     report = import_run(project, file, options)
     if fmt == "json":

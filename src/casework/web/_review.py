@@ -1,11 +1,13 @@
-"""The review page: one generic item model, one template per kind (leakage pairs, generated cases).
+"""The review page: one generic item model, one template per kind (leakage pairs, trajectories…).
 
 Everything comes from :mod:`casework.review` (:func:`sync_leakage`, :func:`list_tasks`,
 :func:`get_task`, :func:`decide_task`), the functions `casework review` uses; the decisions
 offered are the kind's (:func:`casework.review.review_kind`); a kind without a template of its
 own shows its payload. A disagreement is listed, shown and decided only for adjudicators (the
 queue's rules then apply: never one who labelled the case). Of two reviewers deciding one item,
-the second gets a 409 page saying who decided it first.
+the second gets a 409 page saying who decided it first. A ``trajectory`` item has its own form
+(first failing step, category, severity, fault) and access rules
+(:mod:`casework.web._trajectory`); deciding one opens the person's next trajectory item.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from casework.review import (
     review_kind,
     sync_leakage,
 )
+from casework.runner.sim_audit import TRAJECTORY
 from casework.web._hints import hint_text, next_steps
 from casework.web._render import highlighted, render
 from casework.web._routes import route, viewer
 from casework.web._served import ServedClock, refuse_spent, spend_now
+from casework.web._trajectory import decision_of, next_item, page_context, refusal
 
 router = APIRouter()
 ROLE = ("reviewer",)
@@ -50,15 +54,18 @@ def _template(kind: str) -> str:
     return f"review/kind-{kind}.html" if own.is_file() else "review/kind-generic.html"
 
 
-def _may_see(request: Request, kind: str) -> bool:
+def _refused(request: Request, task: ReviewTask) -> str | None:
+    """Why the viewer may not see ``task`` (``None``: they may)."""
     who = viewer(request)
-    role = KIND_ROLES.get(kind)
-    return role is None or (who is not None and role in who.roles)
+    role = KIND_ROLES.get(task.kind)
+    if who is None or (role is not None and role not in who.roles):
+        return f"a {task.kind} item takes the {role} role"
+    return refusal(who, task) if task.kind == TRAJECTORY else None
 
 
 def _list_page(request: Request, status: int = 200, **extra: Any) -> Response:
     project = request.app.state.project
-    tasks = [t for t in list_tasks(project) if _may_see(request, t.kind)]
+    tasks = [t for t in list_tasks(project) if _refused(request, t) is None]
     open_tasks = [t for t in tasks if t.status == "open"]
     settled = sorted(
         (t for t in tasks if t.status != "open"), key=lambda t: t.decided_at or t.created_at
@@ -110,8 +117,9 @@ def _task(request: Request, task_id: int) -> ReviewTask:
         task = get_task(request.app.state.project, task_id)
     except UsageError as exc:
         raise HTTPException(404, "no such review item") from exc
-    if not _may_see(request, task.kind):
-        raise HTTPException(403, f"a {task.kind} item takes the {KIND_ROLES[task.kind]} role")
+    why = _refused(request, task)
+    if why is not None:
+        raise HTTPException(403, why)
     return task
 
 
@@ -144,12 +152,18 @@ def _item_page(
             task.payload["case"], indent=2, ensure_ascii=False, sort_keys=True
         )
         context["case_json"] = case
+    if task.kind == TRAJECTORY:
+        context |= page_context(request.app.state.project, task, extra.get("chosen", {}))
+        context["own_form"] = True
     return render(request, "review/item.html", status=status, title=f"Review {task.id}", **context)
 
 
 @route(router, "GET", "/review/{task_id}", roles=ROLE)
 def item_page(request: Request, task_id: int) -> Response:
     """One review item, rendered by its kind's template, with the kind's decisions."""
+    decided = request.query_params.get("decided", "")
+    if decided.isdigit():
+        return _item_page(request, _task(request, task_id), flash=f"Decided item {decided}.")
     return _item_page(request, _task(request, task_id))
 
 
@@ -176,6 +190,10 @@ def decide(
     reason: Text = "",
     case_json: Text = "",
     served: Text = "",
+    step: Text = "",
+    category: Text = "",
+    severity: Text = "",
+    fault: Text = "",
 ) -> Response:
     """Decide the item (the kind checks and applies the decision); the next open item follows."""
     who = viewer(request)
@@ -184,7 +202,12 @@ def decide(
     clock: ServedClock = request.app.state.served
     shown = clock.check(who, _subject(task_id), served)
     refuse_spent(request.app.state.workbench, shown)
+    chosen = {"step": step, "category": category, "severity": severity, "fault": fault}
     try:
+        if task.kind == TRAJECTORY:
+            decision, data = decision_of(step, category, severity, fault)
+        else:
+            data = _edited_case(decision, case_json)
         decide_task(
             request.app.state.project,
             task_id,
@@ -192,7 +215,7 @@ def decide(
             reviewer=who.name,
             reason=reason or None,
             seconds=round(shown.seconds, 3),
-            data=_edited_case(decision, case_json),
+            data=data,
         )
     except DecisionConflict as exc:
         fresh = _task(request, task_id)
@@ -206,6 +229,11 @@ def decide(
             error=exc.render(hint=hint_text),
             next_steps=next_steps(exc),
             edited=case_json or None,
+            chosen=chosen,
         )
     spend_now(request.app.state.workbench, shown)
+    if task.kind == TRAJECTORY:
+        after = next_item(list_tasks(request.app.state.project, kind=TRAJECTORY), who, task_id)
+        if after is not None:
+            return RedirectResponse(f"/review/{after}?decided={task_id}", status_code=303)
     return RedirectResponse(f"/review?decided={task_id}", status_code=303)

@@ -58,7 +58,96 @@
     radio.focus();
     if (radio.value === "write") form.querySelector("details.write").open = true;
   }
+  // Trajectory review: Up/Down (or J/K) and a step's number move between steps, F marks the step
+  // in focus as the first failing one, N marks none; I/O/P severity, A/U/E/C fault; T goes to the
+  // category (Escape back to the steps); Enter submits (Ctrl+Enter from the reason).
+  var stepDigits = "", stepDigitsAt = 0;
+  function allSteps() { return Array.prototype.slice.call(document.querySelectorAll("ol.steps li.step")); }
+  function currentStep() {
+    var el = document.activeElement;
+    return (el && el.closest && el.closest("li.step")) || document.querySelector("ol.steps li.step.current");
+  }
+  function focusStep(li) {
+    if (!li) return;
+    allSteps().forEach(function (s) { s.classList.remove("current"); });
+    li.classList.add("current");
+    li.focus({ preventScroll: true });
+    li.scrollIntoView({ block: "nearest" });
+  }
+  function showMarked(value) {
+    var shown = document.getElementById("marked-step");
+    if (shown) shown.textContent = value;
+  }
+  function markStep(value) {
+    var radio = document.querySelector('input[name=step][value="' + value + '"]');
+    if (!radio) return;
+    radio.checked = true;
+    showMarked(value);
+  }
+  function trajectoryKey(e, form) {
+    var el = document.activeElement;
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); return; }
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (el && el.tagName === "SELECT") {
+      // In the category list, letters and arrows choose a category, as the browser does.
+      if (e.key === "Escape") { e.preventDefault(); focusStep(currentStep() || allSteps()[0]); }
+      else if (e.key === "Enter") { e.preventDefault(); form.requestSubmit(); }
+      return;
+    }
+    if (typing(el)) return;
+    if (e.key === "Enter") {
+      if (el && (el.tagName === "BUTTON" || el.tagName === "A")) return; // they act on Enter themselves
+      e.preventDefault();
+      form.requestSubmit();
+      return;
+    }
+    var steps = allSteps(), at = steps.indexOf(currentStep());
+    if (e.key === "ArrowDown" || e.key === "j") { e.preventDefault(); focusStep(steps[Math.min(steps.length - 1, at + 1)]); return; }
+    if (e.key === "ArrowUp" || e.key === "k") { e.preventDefault(); focusStep(steps[Math.max(0, at - 1)]); return; }
+    if (/^[0-9]$/.test(e.key)) {
+      // Digits typed within 0.8 s make one number (step 12), as long as that step exists.
+      e.preventDefault();
+      var now = Date.now();
+      stepDigits = (now - stepDigitsAt < 800 ? stepDigits : "") + e.key;
+      stepDigitsAt = now;
+      var target = document.getElementById("step-" + Number(stepDigits));
+      if (!target) { stepDigits = e.key; target = document.getElementById("step-" + Number(e.key)); }
+      focusStep(target);
+      return;
+    }
+    var key = e.key.toLowerCase();
+    if (key === "f") {
+      var li = currentStep();
+      if (li) { e.preventDefault(); markStep(li.getAttribute("data-step")); }
+      return;
+    }
+    if (key === "t") { e.preventDefault(); form.querySelector("select[name=category]").focus(); return; }
+    var radio = form.querySelector('input[type=radio][data-key="' + key + '"]');
+    if (!radio) return;
+    e.preventDefault();
+    radio.checked = true;
+    if (radio.name === "step") showMarked(radio.value);
+  }
+  document.addEventListener("change", function (e) {
+    var t = e.target;
+    if (t instanceof HTMLInputElement && t.name === "step" && document.getElementById("trajectory-form")) showMarked(t.value);
+  });
+  // The trajectory page opens on its marked (or first) step; the review list on its first item.
+  function focusTrajectory() {
+    if (!document.getElementById("trajectory-form")) {
+      var item = document.querySelector("a.open-item");
+      if (item) item.focus({ preventScroll: true });
+      return;
+    }
+    var marked = document.querySelector("ol.steps input[name=step]:checked");
+    focusStep((marked && marked.closest("li.step")) || allSteps()[0]);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", focusTrajectory);
+  else focusTrajectory();
+
   document.addEventListener("keydown", function (e) {
+    var trajectory = document.getElementById("trajectory-form");
+    if (trajectory) { trajectoryKey(e, trajectory); return; }
     var decision = document.getElementById("adjudicate-form");
     if (decision) { adjudicationKey(e, decision); return; }
     var form = document.getElementById("label-form");

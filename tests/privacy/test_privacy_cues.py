@@ -11,6 +11,8 @@ that is, skipping never loses a detection.
 from __future__ import annotations
 
 import random
+import re
+import string
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stdnum.iso7064 import mod_97_10
 
-from casework.privacy import PseudonymKey, Scrubber, builtin_detectors
+from casework.privacy import PseudonymKey, Scrubber, builtin_detectors, ids, names
 from casework.privacy.checksums import IBAN_LENGTHS, iban_valid
-from casework.privacy.detection import Cue, Detector, text_scan
+from casework.privacy.detection import CASE_FOLDS_TO_ASCII, Cue, Detector, text_scan
 from casework.privacy.detectors import CardDetector, IbanDetector, PhoneDetector
 from casework.privacy.ids import NationalIdDetector
 from tests.privacy.faker_corpus import LOCALES, clean_messages
@@ -153,3 +155,52 @@ def test_the_iban_check_agrees_with_python_stdnums_mod_97() -> None:
             assert iban_valid(candidate) == expected, candidate
             agree += expected
     assert agree == 800  # each valid IBAN in two cases, and none of the mutated ones
+
+
+def test_the_characters_lower_casing_does_not_fold_as_the_regex_engine_are_all_listed() -> None:
+    # Every character outside ASCII that the engine, ignoring case, reads as an ASCII letter its
+    # lower-cased form is not; and none for the letters outside ASCII the cue patterns hold.
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    odd = set()
+    for cp in range(0x80, 0x110000):
+        ch = chr(cp)
+        if 0xD800 <= cp <= 0xDFFF or letter.fullmatch(ch) is None:
+            continue
+        if not any(ch.lower() == a for a in string.ascii_lowercase if re.fullmatch(a, ch, re.I)):
+            odd.add(ch)
+    assert odd == set(CASE_FOLDS_TO_ASCII)
+    cue_letters = {
+        ch
+        for pattern in (names._CUE, ids._ID_CUES, ids._POST_CUES, ids._EXPIRY)
+        for ch in pattern.pattern
+        if ord(ch) > 127
+    }
+    assert {"é", "ü", "ß", "ó"} <= cue_letters
+    for cue_letter in cue_letters:
+        same = re.compile(re.escape(cue_letter), re.IGNORECASE)
+        for cp in (*range(0x80, 0x3000), *range(0x1E00, 0x2200)):
+            if same.fullmatch(chr(cp)) is not None:
+                assert chr(cp).lower() == cue_letter.lower(), (cue_letter, chr(cp))
+
+
+_CUE_PAIRS = [
+    (names._CUE_HINT, names._CUE),
+    (ids._ID_CUE_HINT, ids._ID_CUES),
+    (ids._POST_HINT, ids._POST_CUES),
+    (ids._EXPIRY_HINT, ids._EXPIRY),
+]
+_CUE_WORDS = [
+    "My Name is", "I’m", "İD number", "ıd card", "SSN", "ſsn", "Thanks,\n", "— ", "ZIP", "Post code",
+    "ship to", "Exp ", "valid thru", "Gültig bis", "SÉCURITÉ SOCIALE", "codice fiscale", "PESEL",
+    "Kind regards,\n", "3/27", "12345678", " ", "’", "é", "K", "x",
+]  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_CUE_WORDS), max_size=6))
+def test_a_cue_is_never_hidden_by_the_lower_cased_hint(words: list[str]) -> None:
+    text = "".join(words)
+    scan = text_scan(text)
+    for hint, cue in _CUE_PAIRS:
+        if cue.search(text) is not None:
+            assert scan.may_hold(hint), (hint.pattern[:20], text)

@@ -16,7 +16,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple, Protocol, runtime_checkable
 
-__all__ = ["SEP", "SEP_OR_BRACKET", "Cue", "Detection", "Detector", "TextScan", "text_scan"]
+__all__ = [
+    "CASE_FOLDS_TO_ASCII",
+    "SEP",
+    "SEP_OR_BRACKET",
+    "Cue",
+    "Detection",
+    "Detector",
+    "TextScan",
+    "text_scan",
+]
 
 _NON_DIGIT = re.compile(r"\D")
 
@@ -62,6 +71,15 @@ SEP_OR_BRACKET = SEP[:-1] + "()]"
 _RUN = re.compile(rf"\d(?:{SEP_OR_BRACKET}*\d)*")
 
 
+#: The characters that the regex engine, ignoring case, reads as an ASCII letter that their
+#: lower-cased form is not (`İ` lower-cases to `i` and a combining dot, `ı` and `ſ` to
+#: themselves, yet match `i` and `s`). Every other character lower-cases as the engine folds it,
+#: so a text without these holds a case-insensitive cue only where its lower-cased form holds the
+#: cue's words, whatever else outside ASCII it holds (a curly apostrophe, a dash). Worked out
+#: over all of Unicode by `tests/privacy/test_privacy_cues.py`.
+CASE_FOLDS_TO_ASCII = frozenset("\u0130\u0131\u017f")
+
+
 class TextScan(NamedTuple):
     """What the detectors ask of every text, worked out once per text (see :func:`text_scan`).
 
@@ -71,22 +89,23 @@ class TextScan(NamedTuple):
             them): a card needs 13, a phone number 7, a cued national id 8, so most messages
             skip most detectors on this one figure.
         digits: How many digits the text holds (an IBAN needs 8).
-        ascii: Whether the text is all ASCII.
+        plain_case: Whether lower-casing the text mirrors the regex engine's case-insensitive
+            matching on it: true unless it holds one of :data:`CASE_FOLDS_TO_ASCII`.
     """
 
     lower: str
     longest: int
     digits: int
-    ascii: bool
+    plain_case: bool
 
     def may_hold(self, hint: re.Pattern[str]) -> bool:
         """Whether a case-insensitive cue pattern could match, judged by its ``hint``.
 
         ``hint`` holds lower-case words every cue contains; it is searched in :attr:`lower`.
-        A text with other than ASCII characters always may: the regex engine ignores case by
-        its own mapping, which lower-casing does not mirror for all of Unicode (`İ`, `ſ`, `K`).
+        A text holding one of :data:`CASE_FOLDS_TO_ASCII` always may: the regex engine ignores
+        case by its own mapping, which lower-casing does not mirror for those characters.
         """
-        return not self.ascii or hint.search(self.lower) is not None
+        return not self.plain_case or hint.search(self.lower) is not None
 
 
 class Cue(NamedTuple):
@@ -129,4 +148,5 @@ def text_scan(text: str) -> TextScan:
         digits += n
         if n > longest:
             longest = n
-    return TextScan(text.lower(), longest, digits, text.isascii())
+    plain_case = text.isascii() or CASE_FOLDS_TO_ASCII.isdisjoint(text)
+    return TextScan(text.lower(), longest, digits, plain_case)

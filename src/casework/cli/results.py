@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -28,6 +28,10 @@ from casework.runner import (
     load_run,
     run_results,
 )
+
+if TYPE_CHECKING:
+    from casework.runner.records import LoadedRun
+    from casework.runner.sim_audit import SimulatorAudit
 
 __all__ = ["COMMANDS", "corrected_json"]
 
@@ -98,11 +102,77 @@ def corrected_json(c: CorrectedPass) -> dict[str, Any]:
     }
 
 
-def _results_json(res: RunResults) -> dict[str, Any]:
+def _simulator_audit(project: Project, run: LoadedRun) -> SimulatorAudit | None:
+    """The simulated user's audit of a run with simulated users (``None`` for other runs)."""
+    if not any(t.user_sim for t in run.trials):
+        return None
+    from casework.gate._gather import simulator_quarantine  # here: reads the dataset, workbench
+
+    audit, _ = simulator_quarantine(project, run)
+    return audit if audit is not None and audit.cases else None
+
+
+def _frozen(run: LoadedRun) -> set[str]:
+    return {t.case_id for t in run.trials if t.frozen}
+
+
+def _simulator_json(audit: SimulatorAudit, frozen: set[str]) -> dict[str, Any]:
+    """The audit as `results show` prints it: frozen cases counted, never named."""
+    return {
+        "threshold": audit.threshold,
+        "slices": {
+            s: {
+                "errors": p.successes,
+                "trials": p.n,
+                "rate": p.estimate,
+                "low": p.low,
+                "high": p.high,
+            }
+            for s, p in sorted(audit.slices.items())
+        },
+        "quarantined": [c for c in audit.quarantined if c not in frozen],
+        "quarantined_frozen": sum(c in frozen for c in audit.quarantined),
+        "stale_reviews": audit.stale_reviews,
+        "cases": {
+            cid: {"trials": c.trials, "flagged": c.flagged, "reasons": c.reasons}
+            for cid, c in sorted(audit.cases.items())
+            if cid not in frozen
+        },
+    }
+
+
+def _print_simulator(audit: SimulatorAudit | None, frozen: set[str]) -> None:
+    if audit is None:
+        return
+    console.print(
+        "simulated user's error rate (mechanical checks and reviews blaming it; 95% interval "
+        f"clustered by case; quarantine above {audit.threshold:.0%}):"
+    )
+    for name, p in sorted(audit.slices.items()):
+        ci = f"[{p.low:.2f}, {p.high:.2f}]" if p.low is not None and p.high is not None else ""
+        rate = _f(p.estimate)
+        console.print(f"  {name}: {rate} {ci} · {p.successes} of {p.n} trial(s)", highlight=False)
+    for cid in audit.quarantined:
+        if cid not in frozen:
+            console.print(
+                f"  [yellow]quarantined from gating: {audit.why(cid)}[/]", highlight=False
+            )
+    hidden = sum(c in frozen for c in audit.quarantined)
+    if hidden:
+        console.print(f"  [yellow]{hidden} frozen case(s) quarantined from gating[/]")
+    if audit.stale_reviews:
+        console.print(
+            f"  {audit.stale_reviews} review(s) left out as stale (another scenario or simulator)"
+        )
+
+
+def _results_json(res: RunResults, simulator: SimulatorAudit | None = None) -> dict[str, Any]:
     h = res.run.header
     extra: dict[str, Any] = {}
     if res.corrected:  # only runs with judge-decided verdicts carry it
         extra["corrected_pass1"] = {g: corrected_json(c) for g, c in res.corrected.items()}
+    if simulator is not None:  # only runs with simulated users carry it
+        extra["simulator"] = _simulator_json(simulator, _frozen(res.run))
     return {
         "run_id": h.run_id,
         "dataset": h.dataset_ref,
@@ -218,10 +288,11 @@ def results_show_cmd(project: Project, run: str, fmt: str) -> None:
     estimator = project.config.judge.estimator
     reviewed = reviewed_trials(project, loaded) if estimator == "ppi++" else {}
     res = run_results(loaded, estimator=estimator, reviewed=reviewed)
+    audit = _simulator_audit(project, loaded)
     if fmt == "json":
         from casework.runner.outputs import RunResultsOutput  # here: only JSON output needs it
 
-        emit(RunResultsOutput.model_validate(_results_json(res)))
+        emit(RunResultsOutput.model_validate(_results_json(res, audit)))
         return
     h = res.run.header
     console.print(
@@ -236,6 +307,7 @@ def results_show_cmd(project: Project, run: str, fmt: str) -> None:
         table
     )  # a data table: never squeezed
     _print_corrected(res)
+    _print_simulator(audit, _frozen(loaded))
     if res.retired is not None:
         console.print(
             f"{res.retired.cases} retired case(s) (split smoke) are counted apart, in the "

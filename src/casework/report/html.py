@@ -24,6 +24,7 @@ from casework.dataset import load_dataset
 from casework.errors import CaseworkError
 from casework.gate import slice_kappas
 from casework.project import Project
+from casework.report._simulator import SimulatorView, simulator_audit, simulator_view
 from casework.report.charts import Series, bar_chart, line_chart, stacked_bars
 from casework.runner import (
     CompareResult,
@@ -36,6 +37,7 @@ from casework.runner import (
     run_results,
 )
 from casework.runner.reviewed import reviewed_trials
+from casework.runner.sim_audit import SimulatorAudit
 
 __all__ = [
     "MAX_FAILING",
@@ -70,6 +72,7 @@ class ReportData:
         show_frozen: Name frozen cases by id (never their content), for a local reviewer.
         frozen_ids: Cases known to be frozen besides those the run log marks (runs logged
             before trial records carried the flag).
+        simulator: The simulated user's audit, for a run with simulated users.
     """
 
     results: RunResults
@@ -79,6 +82,7 @@ class ReportData:
     kappa_gate: float = 0.6
     show_frozen: bool = False
     frozen_ids: frozenset[str] = frozenset()
+    simulator: SimulatorAudit | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +188,7 @@ class ReportContext:
         corrected_column: Whether the metrics table shows pass@1 corrected for the judge's
             measured error (a judge decided some verdicts).
         corrected_note: How the corrected figure is made, when it is shown.
+        simulator: The simulated user's error rate per slice and the quarantined cases.
     """
 
     title: str
@@ -208,6 +213,7 @@ class ReportContext:
     flaky_frozen: int
     corrected_column: bool = False
     corrected_note: str | None = None
+    simulator: SimulatorView | None = None
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -515,6 +521,7 @@ def report_context(data: ReportData) -> ReportContext:
         flaky_frozen=len(res.flaky) - len(flaky),
         corrected_column=bool(res.corrected),
         corrected_note=_corrected_note(res),
+        simulator=simulator_view(data.simulator, frozen) if data.simulator else None,
     )
 
 
@@ -569,6 +576,7 @@ def write_report(
         project.config.thresholds.kappa_gate,
         show_frozen=show_frozen,
         frozen_ids=_dataset_frozen(project, run.header.dataset, run.header.dataset_hash),
+        simulator=simulator_audit(project, run),
     )
     atomic_write_text(out, render_report(data))
     return out

@@ -17,6 +17,9 @@ __all__ = [
     "RunListing",
     "RunResultsOutput",
     "RunSummary",
+    "SimulatorAuditOutput",
+    "SimulatorCaseOutput",
+    "SimulatorSliceOutput",
     "SliceComparison",
 ]
 
@@ -129,10 +132,53 @@ class CorrectedPassOutput(OutputPart):
     Rogan–Gladen); null when it was."""
 
 
+class SimulatorSliceOutput(OutputPart):
+    """The simulated user's error rate in one slice, pooled over its cases."""
+
+    errors: int
+    """Trials with a mechanical finding or a current review blaming the simulated user."""
+    trials: int
+    """Trials with a simulated user (and reviews of other runs on the same scenario)."""
+    rate: float | None
+    """``errors / trials``."""
+    low: float | None
+    """Lower end of the 95% interval, clustered by case (cluster-robust Wilson)."""
+    high: float | None
+    """Upper end of that interval."""
+
+
+class SimulatorCaseOutput(OutputPart):
+    """The simulated user's record on one (non-frozen) case."""
+
+    trials: int
+    """Trials with a simulated user."""
+    flagged: int
+    """Trials with a finding or a current review blaming the simulated user."""
+    reasons: dict[str, int]
+    """Each finding or review (``check: message``) and the trials it was seen in."""
+
+
+class SimulatorAuditOutput(OutputPart):
+    """The simulated user audited in one run (docs/review.md, "The simulated user, audited")."""
+
+    threshold: float
+    """``[thresholds] simulator_max_error``: a case above it is quarantined from gating."""
+    slices: dict[str, SimulatorSliceOutput]
+    """Error rate per slice with its case-level interval."""
+    quarantined: list[str]
+    """Non-frozen cases above the threshold (left out of gating until re-released)."""
+    quarantined_frozen: int
+    """Frozen cases above the threshold: counted, never named."""
+    stale_reviews: int
+    """Reviews left out: made on another scenario or simulator."""
+    cases: dict[str, SimulatorCaseOutput]
+    """Per non-frozen case with a simulated user."""
+
+
 class RunResultsOutput(CommandOutput):
     """`casework results show`: a run's metrics per slice, split and source."""
 
-    omit_when_none: ClassVar[frozenset[str]] = frozenset({"corrected_pass1"})
+    omit_when_none: ClassVar[frozenset[str]] = frozenset({"corrected_pass1", "simulator"})
 
     output: Literal["run-results"] = "run-results"
     """Which output this is."""
@@ -158,6 +204,9 @@ class RunResultsOutput(CommandOutput):
     """Trials whose verdict rests on a judge not certified for it."""
     corrected_pass1: dict[str, CorrectedPassOutput] | None = None
     """pass@1 per group corrected for the judge's error (only when a judge decided verdicts)."""
+    simulator: SimulatorAuditOutput | None = None
+    """The simulated user's error rate per slice and the quarantined cases (only for runs with
+    simulated users)."""
 
 
 class SliceComparison(OutputPart):

@@ -14,8 +14,12 @@ Recall: a planted identifier counts as found when a detection of its kind covers
 (the identifier itself, without a `mailto:` or `tel:` scheme, angle brackets or a port).
 False hits: detections on the corpus's clean messages.
 
-Run: `python benchmarks/scrub_bench.py [--messages N] [--rounds R]`; it rewrites the `bench:scrub`
-section of docs/benchmarks.md.
+Instructions: with valgrind installed, each engine also scrubs the corpus's first 400 messages
+under callgrind, cold, and the instructions per message are reported beside the rates: a count
+the load on the cores does not change, where the rates and their ratio move with it.
+
+Run: `python benchmarks/scrub_bench.py [--messages N] [--rounds R] [--instructions N]`; it
+rewrites the `bench:scrub` section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ import multiprocessing as mp
 import os
 import platform
 import random
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -192,6 +199,53 @@ def interleaved_rates(
     return best
 
 
+def _instructions_child(name: str, n: int, messages: int) -> None:
+    """Scrub the first ``n`` corpus messages with one engine, cold (run under callgrind)."""
+    texts = [m.text for m in corpus(messages, seed=2026)][:n]
+    read_phone.cache_clear()
+    engine = casework_engine() if name == "casework" else presidio_engine()
+    run = casework_scrub if name == "casework" else presidio_scrub
+    run(engine, "warm up 4111 1111 1111 1111 ada@example.com +44 20 7946 0958")
+    for text in texts:
+        run(engine, text)
+
+
+def instructions(name: str, n: int, messages: int) -> float | None:
+    """Instructions per new message for one engine: valgrind's callgrind counts, load-independent.
+
+    The same script runs twice under callgrind, scrubbing none and then ``n`` of the corpus's
+    messages (the same for both engines), each starting cold; the difference over ``n`` is what
+    one message costs, whatever else the cores are doing. ``None`` without valgrind.
+    """
+    if shutil.which("valgrind") is None:
+        return None
+    counts = []
+    for k in (0, n):
+        proc = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--callgrind-out-file=/dev/null",
+                sys.executable,
+                __file__,
+                "--instructions-child",
+                name,
+                str(k),
+                "--messages",
+                str(messages),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": "0"},  # the same string hashes in both runs
+        )
+        found = re.search(r"Collected : (\d+)", proc.stderr)
+        if found is None:
+            return None
+        counts.append(int(found.group(1)))
+    return (counts[1] - counts[0]) / n
+
+
 def detector_costs(texts: Sequence[str], rounds: int) -> tuple[float, dict[str, float]]:
     """Where casework's time goes: µs of CPU per new message, all detectors and each left out.
 
@@ -327,6 +381,18 @@ def _verdict(cw: dict[str, Any], pr: dict[str, Any]) -> str:
 
 def render(results: dict[str, Any]) -> str:
     cw, pr = results["casework"], results["presidio"]
+    instr = results.get("instructions")
+    instr_lines = (
+        [
+            "",
+            f"Instructions per new message, counted by valgrind's callgrind (the first "
+            f"{instr['n']} messages of the corpus, each engine starting cold; a count other jobs "
+            f"on the cores do not change): casework {instr['casework']:,.0f}, Presidio "
+            f"{instr['presidio']:,.0f}, ratio {instr['presidio'] / instr['casework']:.1f}×.",
+        ]
+        if instr is not None
+        else []
+    )
     lines = [
         "## Scrubbing: casework vs Presidio (pattern recognisers)",
         "",
@@ -365,6 +431,7 @@ def render(results: dict[str, Any]) -> str:
         f"Ratio on new messages, 1 process, round by round (casework and Presidio timed back to "
         f"back in each round): median {results['ratio']['median']:.1f}×, range "
         f"{results['ratio']['low']:.1f}–{results['ratio']['high']:.1f}× over {results['rounds']} rounds.",
+        *instr_lines,
         "",
         "Target: at least 20,000 short messages/s on 2 cores and at least 20× Presidio, with higher recall.",
         _verdict(cw, pr),
@@ -422,7 +489,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--faker", type=int, default=60, help="Faker values per kind and locale")
     parser.add_argument("--rounds", type=int, default=3, help="throughput rounds (best kept)")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument(
+        "--instructions",
+        type=int,
+        default=400,
+        help="messages each engine scrubs under valgrind's callgrind (0: skip)",
+    )
+    parser.add_argument("--instructions-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.instructions_child:
+        _instructions_child(
+            args.instructions_child[0], int(args.instructions_child[1]), args.messages
+        )
+        return
     from importlib.metadata import version
 
     messages = corpus(args.messages, seed=2026)
@@ -465,6 +544,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         "formats": formats_recall(lambda t: presidio_spans(pr_engine, t), args.formats),
     }
     results["presidio"]["faker"], _ = faker_recall(presidio_faker_spans(pr_engine), args.faker)
+    if args.instructions:
+        counts = {
+            e: instructions(e, args.instructions, args.messages) for e in ("casework", "presidio")
+        }
+        if all(v is not None for v in counts.values()):
+            results["instructions"] = {**counts, "n": args.instructions}
     body = render(results)
     print(body)
     if not args.no_write:

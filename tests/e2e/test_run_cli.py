@@ -293,3 +293,18 @@ def test_the_text_run_names_the_command_that_shows_it(invoke: Invoke) -> None:
     header = [cell.strip() for cell in listed.stdout.splitlines()[1].split("┃")[1:-1]]
     assert header == ["run", "dataset", "agent", "version", "k", "finished"]
     assert "refunds" in listed.stdout and "yes" in listed.stdout
+
+
+def test_latest_names_the_run_started_last(invoke: Invoke, root: Path) -> None:
+    none_yet = invoke("report", "latest")
+    assert none_yet.exit_code == 2
+    assert "run 'latest': this project has no run yet." in none_yet.stderr
+    first = _run(invoke, GOOD, "-good-")
+    second = _run(invoke, GOOD, "-good-")
+    assert first != second
+    shown = invoke("results", "show", "latest", "--format", "json")
+    assert shown.exit_code == 0, shown.stderr
+    assert json.loads(shown.stdout)["run_id"] == second
+    report = invoke("report", "latest", "-o", "latest.html")
+    assert report.exit_code == 0, report.stderr
+    assert second in (root / "latest.html").read_text(encoding="utf-8")

@@ -7,6 +7,7 @@ Entry points: :class:`RunStore` (writes), :func:`load_run` (a run id, id prefix 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import insert, select
@@ -151,7 +152,9 @@ def _resolve_id(wb: Workbench, ref: str) -> str | None:
 
 
 def load_run(project: Project, ref: str) -> LoadedRun:
-    """Load a run by id, unique id prefix, or path of a run log (`runs/<id>.jsonl`).
+    """Load a run by id, unique id prefix, path of a run log (`runs/<id>.jsonl`), or `latest`.
+
+    `latest` is the run that started last, in the workbench or as a log file in the runs folder.
 
     The workbench is asked first; a log file is read when the run is not in the workbench
     (a log copied from CI, say).
@@ -162,6 +165,8 @@ def load_run(project: Project, ref: str) -> LoadedRun:
     as_path = Path(ref)
     if ref.endswith(".jsonl") and as_path.is_file():
         return read_log(as_path, project.relative(as_path))
+    if ref == LATEST:
+        return _latest(project)
     with open_workbench(project) as wb:
         run_id = _resolve_id(wb, ref)
         if run_id is not None:
@@ -172,6 +177,30 @@ def load_run(project: Project, ref: str) -> LoadedRun:
     raise UsageError(
         f"run '{ref}': no such run in the workbench or {project.relative(path)}; list the runs to see which exist."
     )
+
+
+#: The run reference that names the run started last.
+LATEST = "latest"
+
+
+def _latest(project: Project) -> LoadedRun:
+    in_workbench = list_runs(project)
+    files = list_run_files(project)
+    newest_row = in_workbench[0] if in_workbench else None
+    newest_file = files[0] if files else None
+    if newest_row is None and newest_file is None:
+        raise UsageError("run 'latest': this project has no run yet.")
+    if newest_file is not None and (
+        newest_row is None or newest_file.header.started_at > _aware(newest_row.started_at)
+    ):
+        return newest_file
+    assert newest_row is not None
+    return load_run(project, newest_row.id)
+
+
+def _aware(at: datetime) -> datetime:
+    """Workbench timestamps come back naive from SQLite; they were written in UTC."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 def list_runs(project: Project) -> list[RunRow]:

@@ -198,4 +198,7 @@ def test_a_refused_form_keeps_its_values_and_says_why(
     assert no_category.status_code == 422
     assert "category: one of the taxonomy&#39;s" in no_category.text
     assert re.search(r'name="step" value="1" form="trajectory-form" checked', no_category.text)
+    for bad, says in (("x", "the index of a step. Got &#39;x&#39;."), ("99", "step: the index")):
+        refused = ana.post(f"/review/{tasks[0].id}", {"served": served, **FAIL, "step": bad})
+        assert refused.status_code == 422 and says in refused.text
     assert get_task(bookings, tasks[0].id).status == "open"

@@ -220,6 +220,22 @@ def test_a_flawed_scenario_is_quarantined_from_the_gate_until_fixed_and_re_relea
     assert report.cases == 5
 
 
+def test_a_frozen_quarantined_case_is_counted_never_named(copy: Path) -> None:
+    _set_known_info(copy, "Please book 1 seat from JFK to LAX on 2026-12-12 (user u-ben).")
+    rows = [json.loads(r) for r in (copy / CASES).read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        if row["id"] == "bk-conversation":
+            row["frozen"] = True
+    (copy / CASES).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    project = load_project(copy)
+    _release("a frozen case whose known_info contradicts its goal")
+    run = _run(project)
+    report = gate_run(project, run.header.run_id)
+    [quarantine] = [w for w in report.warnings if w.code == "simulator_quarantine"]
+    assert quarantine.message.startswith("1 frozen case(s) whose simulated user errs too often")
+    assert "bk-conversation" not in quarantine.message and "LAX" not in quarantine.message
+
+
 def test_mechanical_checks_and_reviews_make_the_rate_and_a_changed_simulator_goes_stale(
     copy: Path,
 ) -> None:

@@ -146,6 +146,7 @@ def simulator_quarantine(
         return None, []
     on = releases_of(project, run)[0] if on is None else on
     audit = audit_simulator(project, run, load_dataset(project, _checked_ref(run, on)).cases)
+    frozen = {t.case_id for t in run.trials if t.frozen}
     findings = [
         GateFinding(
             "simulator_quarantine",
@@ -155,6 +156,20 @@ def simulator_quarantine(
             audit.cases[cid].slice,
         )
         for cid in audit.quarantined
+        if cid not in frozen
+    ]
+    # A frozen case is counted, never named: its reasons quote its scenario.
+    hidden = Counter(audit.cases[cid].slice for cid in audit.quarantined if cid in frozen)
+    findings += [
+        GateFinding(
+            "simulator_quarantine",
+            "warning",
+            f"{n} frozen case(s) whose simulated user errs too often (above [thresholds] "
+            "simulator_max_error); left out of gating until their user_scenario is fixed and "
+            "re-released",
+            slice_name,
+        )
+        for slice_name, n in sorted(hidden.items())
     ]
     return audit, findings
 

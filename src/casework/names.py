@@ -38,7 +38,9 @@ _CASE_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~:+-]{0,199}")
 #: The rule for case ids, as messages state it: a name's characters plus `~:+`, because a
 #: synthetic variant is `<seed>~<transform>[-n]` and imported ids keep their `:` and `+`. Case
 #: ids never become paths on their own.
-CASE_ID_RULE = "starts with a letter or digit and holds only letters, digits and ._~:+- (at most 200)"
+CASE_ID_RULE = (
+    "starts with a letter or digit and holds only letters, digits and ._~:+- (at most 200)"
+)
 
 
 def case_id_problem(value: str) -> str | None:

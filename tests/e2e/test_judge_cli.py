@@ -45,7 +45,9 @@ def test_calibrate_is_the_labeller_check_under_its_old_name(invoke: Invoke) -> N
     old = invoke("judge", "calibrate", "--slice", "refunds", "--format", "json")
     assert new.exit_code == old.exit_code == 0
     assert json.loads(new.stdout)["kappa"] == json.loads(old.stdout)["kappa"] == 1.0
-    usage = "judge (scripted-judge): 4 requests, 0 from cache, tokens not reported by the provider\n"
+    usage = (
+        "judge (scripted-judge): 4 requests, 0 from cache, tokens not reported by the provider\n"
+    )
     assert new.stderr == usage  # every command that calls a model ends with its usage line
     assert old.stderr == note_text("judge calibrate", "judge labeller-check") + "\n" + usage
     text = invoke("judge", "labeller-check", "--slice", "refunds")

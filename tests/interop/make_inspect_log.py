@@ -17,6 +17,7 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
+from typing import Literal
 
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
@@ -38,7 +39,11 @@ def task() -> Task:
 
 def main() -> int:
     # The mock model answers every call with the same text: "refunded" passes r-1 and r-3.
-    for fmt, suffix in (("eval", ".eval"), ("json", ".json")):
+    formats: tuple[tuple[Literal["eval", "json"], str], ...] = (
+        ("eval", ".eval"),
+        ("json", ".json"),
+    )
+    for fmt, suffix in formats:
         reply = ModelOutput.from_content("mockllm/model", "Your order is refunded.")
         # Usage given, so the mock model does not count tokens (tiktoken would fetch its tables).
         reply.usage = ModelUsage(input_tokens=5, output_tokens=4, total_tokens=9)

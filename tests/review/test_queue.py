@@ -222,7 +222,9 @@ def test_unknown_decision_and_item_are_usage_errors(root: Path) -> None:
     )
     missing = run(root, "review", "show", "99")
     assert missing.exit_code == 2
-    assert missing.stderr == "ID: no review item 99. Next: `casework review list` to see the items.\n"
+    assert (
+        missing.stderr == "ID: no review item 99. Next: `casework review list` to see the items.\n"
+    )
     kind = run(root, "review", "list", "--kind", "pairs")
     assert kind.exit_code == 2
     assert kind.stderr.startswith(

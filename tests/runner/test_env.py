@@ -10,21 +10,21 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import StateRefError, initial_state, load_dataset, load_state_ref
+from casework.dataset import load_dataset
+from casework.dataset.state import StateRefError, initial_state, load_state_ref
 from casework.errors import InputError
 from casework.gate import check_project
 from casework.project import Project, load_project
-from casework.runner import (
+from casework.runner import RunRequest, run_agent
+from casework.runner.environment import (
     FixtureEnvironment,
     GoldenActionError,
-    RunRequest,
-    ToolServer,
-    ToolSession,
     final_state_of,
-    read_log,
     replay_golden,
-    run_agent,
 )
+from casework.runner.fixtures import ToolSession
+from casework.runner.records import read_log
+from casework.runner.toolserver import ToolServer
 from casework.schema import Case, GoldenAction, StateRef
 from tests.runner import env_samples
 from tests.runner.builders import make_project, refund_case

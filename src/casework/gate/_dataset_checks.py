@@ -13,29 +13,24 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from casework.dataset import (
+from casework.dataset import DatasetScan, ProgressCallback, declared_tools
+from casework.dataset.check import CheckReport, DatasetChecks, Finding
+from casework.dataset.parallel import (
     PARALLEL_MIN_BYTES,
-    CheckReport,
-    DatasetChecks,
-    DatasetScan,
-    Finding,
-    ProgressCallback,
-    ToolDecl,
-    declared_tools,
-    environment_tools,
     parallel_workers,
     scan_bytes,
-    scan_dataset,
     scan_dataset_chunks,
 )
+from casework.dataset.stream import scan_dataset
+from casework.dataset.tools import ToolDecl, environment_tools
 from casework.errors import CaseworkError
 from casework.gate._quota import unsatisfiable_shares
 from casework.grading.programmatic import CheckLoadError, resolve_check
-from casework.privacy import presidio_second_opinion, residual_pii
+from casework.privacy.residual import presidio_second_opinion, residual_pii
 from casework.project import Project
-from casework.runner import in_population
+from casework.runner.metrics import in_population
 from casework.schema import Case
-from casework.synth import synthetic_cap_violations
+from casework.synth.cap import synthetic_cap_violations
 
 
 class _SliceSource(NamedTuple):

@@ -22,7 +22,7 @@ from casework import __version__
 from casework.atomic import atomic_write_text
 from casework.dataset import load_dataset
 from casework.errors import CaseworkError
-from casework.gate import slice_kappas
+from casework.gate._gather import slice_kappas
 from casework.project import Project
 from casework.report._simulator import SimulatorView, simulator_audit, simulator_view
 from casework.report.charts import Series, bar_chart, line_chart, stacked_bars

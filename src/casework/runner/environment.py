@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from casework.dataset import apply_diff, initial_state, parse_tool_declarations
+from casework.dataset.state import apply_diff, initial_state
+from casework.dataset.tools import parse_tool_declarations
 from casework.errors import CaseworkError, ConfigError, UsageError
 from casework.plugins import load_object
 from casework.runner.fixtures import ToolError, ToolSession, clone, fast_clone

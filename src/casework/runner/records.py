@@ -22,7 +22,7 @@ from pydantic import (
     model_serializer,
 )
 
-from casework.dataset import problems_from_validation
+from casework.dataset.jsonl import problems_from_validation
 from casework.decoding import BadJSON, parse_json
 from casework.errors import InputError, InputErrors
 from casework.grading import Verdict

@@ -24,22 +24,14 @@ from typing import IO, Any, Protocol, cast
 
 from casework import __version__
 from casework.atomic import atomic_write_text
-from casework.dataset import (
-    CASES_FILE,
-    CatalogueError,
-    CatalogueFiles,
-    Dataset,
-    ToolDecl,
-    apply_shared,
-    case_catalogue,
-    declared_tools,
-    initial_state,
-    load_dataset,
-    select_cases,
-    state_diff,
-)
+from casework.dataset import Dataset, declared_tools, load_dataset, select_cases
+from casework.dataset.catalogue import CatalogueError, CatalogueFiles, case_catalogue
+from casework.dataset.state import apply_shared, initial_state, state_diff
+from casework.dataset.tools import ToolDecl
+from casework.dataset.versions import CASES_FILE
 from casework.errors import CaseworkError, ConfigError, Hint, InputError, UsageError
-from casework.grading import CHECK_KINDS, Judge, Verdict, grade, load_judge
+from casework.grading import Judge, Verdict, grade, load_judge
+from casework.grading.judge import CHECK_KINDS
 from casework.grading.programmatic import check_environment
 from casework.grading.scoring import Scoring, imported_from_tau2
 from casework.grading.tau2_state import tau2_domain_of

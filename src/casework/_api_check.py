@@ -205,8 +205,9 @@ def uses(root: Path, packages: set[str]) -> Uses:
             found.unreadable.append(f"{path.relative_to(root)}:{error.lineno}: {error.msg}")
             continue
         aliases: dict[str, str] = {}
+        shown = str(path.relative_to(root))  # once per file: per node it was most of the check
         for node in ast.walk(tree):
-            at = f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}"
+            at = f"{shown}:{getattr(node, 'lineno', 0)}"
             if isinstance(node, ast.ImportFrom):
                 base = _absolute(node, module, is_package=is_package)
                 for alias in node.names:

@@ -40,27 +40,16 @@ from casework.dataset.migrate import load_renames
 from casework.dataset.stream import scan_dataset
 from casework.dataset.versions import content_hash, files_hash
 from casework.errors import CaseworkError
-from casework.interop import (
-    CaseDefaults,
-    FncallOptions,
-    FncallStyle,
-    ImportOptions,
-    ResultFormat,
-    Tau2Options,
-    cases_from_adk,
-    cases_from_fncall,
-    cases_from_rows,
-    cases_from_tau2,
-    parse_case_map,
-    parse_fncall_map,
-    read_adk_file,
-    read_results,
-    read_rows,
-    read_tau2_domain,
-    run_records,
-    standalone_pin,
-)
-from casework.interop.run_import import read_id_map
+from casework.interop.adk import ImportOptions
+from casework.interop.adk._convert import cases_from_adk
+from casework.interop.adk._format import read_adk_file
+from casework.interop.fncall import FncallOptions, cases_from_fncall, parse_fncall_map
+from casework.interop.fncall._rows import FncallStyle
+from casework.interop.generic import CaseDefaults, read_rows
+from casework.interop.generic._cases import cases_from_rows, parse_case_map
+from casework.interop.results import ResultFormat
+from casework.interop.run_import import read_id_map, read_results, run_records, standalone_pin
+from casework.interop.tau2 import Tau2Options, cases_from_tau2, read_tau2_domain
 from casework.interop.tau2._layout import installed_domain
 from casework.interop.tau2._tools import tools_from_package
 from casework.labelling import (
@@ -247,13 +236,6 @@ ADK_EVAL_SET = {
 
 _WEATHER = {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}  # fmt: skip
 W2C_ROWS = [
-    {"id": "multi_turn_base_0", "question": [[{"role": "user", "content": "Add 2 and 3."}], [{"role": "user", "content": "Then halve it."}]],
-     "involved_classes": ["MathAPI"], "initial_config": {}, "ground_truth": [["add(a=2, b=3)"], ["divide(a=5, b=2)"]]},
-]  # fmt: skip
-#: BFCL's declarations of its MathAPI class, as `multi_turn_func_doc/math_api.json` holds them.
-BFCL_DOCS = [
-    {"name": "add", "description": "Add.", "parameters": {"type": "dict", "properties": {"a": {"type": "float"}, "b": {"type": "float"}}, "required": ["a", "b"]}},
-    {"name": "divide", "description": "Divide.", "parameters": {"type": "dict", "properties": {"a": {"type": "float"}, "b": {"type": "float"}}, "required": ["a", "b"]}},
     {"uuid": "w-1", "question": "Weather in Porto?", "tools": [json.dumps(_WEATHER)], "correct_answer": "tool_call",
      "target_tool": json.dumps(_WEATHER),
      "answers": {"tool_call": json.dumps({"name": "get_weather", "arguments": {"city": "Porto"}})}},
@@ -264,6 +246,13 @@ BFCL_ROWS = [
      "function": [{"name": "get_weather", "parameters": {"type": "dict", "properties": {"city": {"type": "string"}}}}],
      "ground_truth": [{"get_weather": {"city": ["Lisbon", "Lisboa"]}}]},
     {"id": "irrelevance_0", "question": [[{"role": "user", "content": "Sing."}]], "function": [_WEATHER]},
+    {"id": "multi_turn_base_0", "question": [[{"role": "user", "content": "Add 2 and 3."}], [{"role": "user", "content": "Then halve it."}]],
+     "involved_classes": ["MathAPI"], "initial_config": {}, "ground_truth": [["add(a=2, b=3)"], ["divide(a=5, b=2)"]]},
+]  # fmt: skip
+#: BFCL's declarations of its MathAPI class, as `multi_turn_func_doc/math_api.json` holds them.
+BFCL_DOCS = [
+    {"name": "add", "description": "Add.", "parameters": {"type": "dict", "properties": {"a": {"type": "float"}, "b": {"type": "float"}}, "required": ["a", "b"]}},
+    {"name": "divide", "description": "Divide.", "parameters": {"type": "dict", "properties": {"a": {"type": "float"}, "b": {"type": "float"}}, "required": ["a", "b"]}},
 ]  # fmt: skip
 
 

@@ -185,11 +185,16 @@ FILES: tuple[FileKind, ...] = (
     ),
     FileKind(
         "run logs",
-        "runs/<run-id>.jsonl",
+        "runs/<run-id>.jsonl (and a killed sharded run's runs/<run-id>.shards/part-NNN.jsonl)",
         "trials: the agent's replies, tool calls and final state",
         "erased",
-        ("casework.runner.run", "casework.runner.redact", "casework.interop.run_import"),
-        ("runs/*.jsonl",),
+        (
+            "casework.runner.run",
+            "casework.runner.redact",
+            "casework.runner.shards",
+            "casework.interop.run_import",
+        ),
+        ("runs/*.jsonl", "runs/*.shards/part-*.jsonl"),
         f.erase_run_logs,
     ),
     FileKind(
@@ -259,7 +264,8 @@ FILES: tuple[FileKind, ...] = (
         "listed",
         (
             "casework.interop.tau2._domains",
-            "casework.interop.fncall",
+            "casework.interop.fncall._rows",
+            "casework.interop.agentdojo._import",
             "casework.interop.inspect._samples",
             "casework.interop.verdicts_out",
             "casework.report.html",

@@ -163,6 +163,18 @@ def redact_run_logs(
         if not dry_run:
             atomic_write_bytes(path, text)
         out.append(LogRedaction(path, run_id, dropped))
+    # A sharded run that was killed keeps its workers' parts until it is resumed: trial lines
+    # only (`run --workers`), so every line naming a removed case (or holding a mark) goes.
+    for path in sorted(folder.glob("*.shards/part-*.jsonl")):
+        lines = path.read_bytes().splitlines(keepends=True)
+        kept = [line for line in lines if not any(m in line for m in (*ids, *encoded))]
+        if len(kept) == len(lines):
+            continue
+        if not dry_run:
+            atomic_write_bytes(path, b"".join(kept))
+        out.append(
+            LogRedaction(path, path.parent.name.removesuffix(".shards"), len(lines) - len(kept))
+        )
     return out
 
 

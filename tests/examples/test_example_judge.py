@@ -352,17 +352,25 @@ def test_labeller_check_then_certification_on_the_example_then_a_run_graded_by_t
     cert = invoke("judge", "certify")
     assert cert["method"] == "wilson" and cert["confidence"] == 0.95
     by_slice = {c["slice"]: c for c in cert["certifications"]}  # type: ignore[attr-defined]
+    # The people's verdicts cover the judge's replies several trials to a case: the interval
+    # counts reviewed cases, not trials. The judge agreed with people on every account and
+    # order_status reply, but on too few failing cases for a TNR lower bound of 0.80.
     assert {s: (c["kind"], c["current"], c["admissible"]) for s, c in by_slice.items()} == {
-        "account": ("answer_fact", True, True),
-        "order_status": ("answer_fact", True, True),
+        "account": ("answer_fact", True, False),
+        "order_status": ("answer_fact", True, False),
         "refunds": ("answer_fact", True, False),
     }
+    for name in ("account", "order_status"):
+        rates = by_slice[name]
+        assert rates["tpr"]["estimate"] == rates["tnr"]["estimate"] == 1.0
+        assert rates["tpr"]["low"] >= 0.8 > rates["tnr"]["low"]
+        assert rates["interval"].startswith("wilson, effective sample size")
     assert by_slice["refunds"]["more_needed"]["fail"] is None  # its TNR is below 0.80 itself
 
     after = invoke("run", "refunds", "--agent", good, "-k", "1")
     results = invoke("results", "show", str(after["run_id"]))
-    # Only refunds' judge verdicts stay inadmissible; account's and order_status's gate now.
-    assert results["inadmissible"] == _judged_trials(scratch, str(after["run_id"]))["refunds"]
+    # No certification is admissible: every judge verdict of the run stays inadmissible.
+    assert results["inadmissible"] == sum(_judged_trials(scratch, str(after["run_id"])).values())
 
 
 def test_a_reply_cannot_forge_the_facts_the_stand_in_checks(judge: Judge) -> None:

@@ -30,9 +30,10 @@ ADK = [
 ]
 
 
-def adk_case() -> Case:
+def adk_case(reference: Any = "judge") -> Case:
+    """The ADK case imported with its reference reply in a judge's rubric (``--reference judge``)."""
     adk_file = parse_adk(ADK, shown="cart.test.json", file_name="cart.test.json")
-    (imported,) = cases_from_adk([adk_file], ImportOptions(slice="adk"))
+    (imported,) = cases_from_adk([adk_file], ImportOptions(slice="adk", reference=reference))
     return imported.case
 
 
@@ -184,3 +185,12 @@ def test_allow_error_on_a_forbidden_tool_is_a_located_error(tmp_path: Any) -> No
         "datasets/adk/cases.jsonl:1: label: forbidden_tools: allow_error applies to "
         'required_tools only. Got {"outcome": "resolve"'
     )
+
+
+def test_by_default_adks_own_response_match_fails_a_reply_contradicting_the_reference() -> None:
+    case = adk_case(reference="response_match")
+    assert case.oracle.class_ == "programmatic"
+    verdict = grade(case, CONTRADICTS)
+    assert verdict.passed is False
+    same = Trajectory(final_reply=REFERENCE, outcome="resolve", tool_calls=[cart_call()])
+    assert grade(case, same).passed is True

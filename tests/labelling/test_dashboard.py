@@ -171,9 +171,12 @@ def test_label_status_reports_cost_and_minutes(board_project: Project) -> None:
     shown = CliRunner().invoke(
         cli, ["label", "status", "refunds", "--dashboard", "--format", "json"]
     )
-    assert json.loads(shown.stdout) == json.loads(
-        json.dumps(dashboard(board_project, "refunds").as_json())
-    )
+    # The command's JSON is the dashboard's, with the output model's kind and schema version.
+    assert json.loads(shown.stdout) == {
+        "output": "label-dashboard",
+        "schema_version": 1,
+        **json.loads(json.dumps(dashboard(board_project, "refunds").as_json())),
+    }
 
 
 def test_no_timings_means_n_a(

@@ -117,18 +117,19 @@ step "Blind verdict sheets: 240 judge verdicts, stratified by slice and the judg
 step "(stand-in for the people who grade the replies)" python3 demo/simulated_reviewers.py verdict-sheets
 step "Import their verdicts (all or nothing) and their agreement on the shared items" \
   casework review import verdict-sheets/verdicts-rev-01.jsonl verdict-sheets/verdicts-rev-02.jsonl
-step "Certify: TPR and TNR lower bounds must reach 0.80 at 95% (account, order_status yes; refunds no)" \
+step "Certify: TPR and TNR lower bounds must reach 0.80 at 95%, counting reviewed cases, not trials (too few failing cases here: no slice yet)" \
   casework judge certify
 commit "judge certified"
 
 # --- 8. Runs, pass^k, discrimination, the gate and the report (retirement: end of step 13) -----
-# The judge's verdicts on account and order_status count now: its certification is current.
+# The judge agreed with people on every account and order_status reply, but on too few failing
+# cases: its verdicts do not count yet, so the gate below fails closed and says why.
 step "Run the good agent, k=3 trials per case" bash -c 'casework run refunds --agent python:agents.refunds_agent:good -k 3 --seed 7 | tee run-good.txt'
 step "Run the deliberately degraded agent" bash -c 'casework run refunds --agent python:agents.refunds_agent:degraded -k 3 --seed 7 | tee run-bad.txt'
 good=$(run_id < run-good.txt); bad=$(run_id < run-bad.txt)
 step "pass@1 and pass^k per slice, real vs synthetic, stability" casework results show "$good"
 step "Does the dataset separate a known-better agent from a known-worse one?" casework results compare "$good" "$bad"
-step "The release gate (fails closed: latest release only, a floor, every gating slice run)" casework gate --run "$good" --baseline "$bad"
+fails "The release gate: paired against the degraded agent, but the judge's verdicts are not admissible yet" casework gate --run "$good" --baseline "$bad"
 step "The report" casework report "$good" --vs "$bad" --out report.html
 commit "runs"
 

@@ -98,7 +98,7 @@ def test_sample_import_certify_in_text(invoke: Invoke, tmp_path: Path) -> None:
         cert.stdout
     )
     # Two of each class, all agreeing: Wilson's lower bound 2 / (2 + 1.96²) = 0.34; 14 more each.
-    assert "not admissible; more human verdicts needed — pass: 14, fail: 14" in cert.stdout
+    assert "not admissible; more reviewed cases needed — pass: 15, fail: 15" in cert.stdout
 
 
 def test_tune_add_checks_the_keys(invoke: Invoke) -> None:

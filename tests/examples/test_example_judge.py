@@ -365,6 +365,8 @@ def test_labeller_check_then_certification_on_the_example_then_a_run_graded_by_t
         assert rates["tpr"]["estimate"] == rates["tnr"]["estimate"] == 1.0
         assert rates["tpr"]["low"] >= 0.8 > rates["tnr"]["low"]
         assert rates["interval"].startswith("wilson, effective sample size")
+        # More failing *cases* would decide it (the rule counts what the interval counts).
+        assert rates["more_needed"]["pass"] == 0 and rates["more_needed"]["fail"] > 0
     assert by_slice["refunds"]["more_needed"]["fail"] is None  # its TNR is below 0.80 itself
 
     after = invoke("run", "refunds", "--agent", good, "-k", "1")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 from numpy.typing import NDArray
 from scipy.stats import beta
 
@@ -189,16 +190,32 @@ def clustered_proportion_interval(
         normal_quantile(confidence)
         _bounds(1, 1, confidence, method)
         return Proportion(0, 0, None, None, None, name, confidence)
-    groups = len(n_arr)
     p = hits / total
-    if p in (0.0, 1.0) or groups < 2:
-        # No spread to measure: count each case once, as the least the data can claim.
-        effective = float(groups)
-    else:
-        v = float(((x_arr - p * n_arr) ** 2).sum()) / total**2
-        effective = total / max(1.0, v * total / (p * (1 - p)))
+    effective = _effective(x_arr, n_arr)
     low, high = _bounds(p * effective, effective, confidence, method)
     return Proportion(hits, total, p, low, high, name, confidence)
+
+
+def _effective(x_arr: npt.NDArray[np.float64], n_arr: npt.NDArray[np.float64]) -> float:
+    """The effective sample of items grouped in cases: items over the design effect."""
+    total, groups = float(n_arr.sum()), len(n_arr)
+    p = float(x_arr.sum()) / total
+    if p in (0.0, 1.0) or groups < 2:
+        # No spread to measure: count each case once, as the least the data can claim.
+        return float(groups)
+    v = float(((x_arr - p * n_arr) ** 2).sum()) / total**2
+    return total / max(1.0, v * total / (p * (1 - p)))
+
+
+def effective_sample(successes: Sequence[int], n: Sequence[int]) -> float:
+    """How many independent items the cases' items are worth (:func:`clustered_proportion_interval`).
+
+    >>> round(effective_sample([3] * 8 + [0] * 2, [3] * 10), 6)
+    10.0
+    """
+    x_arr, n_arr = np.asarray(successes, dtype=float), np.asarray(n, dtype=float)
+    keep = n_arr > 0
+    return _effective(x_arr[keep], n_arr[keep]) if keep.any() else 0.0
 
 
 class KappaInterval(NamedTuple):

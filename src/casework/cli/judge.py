@@ -247,7 +247,7 @@ def _cert_line(r: CertificationResult) -> str:
             if m != 0
         ]
         if needs:
-            text += "; more human verdicts needed — " + ", ".join(needs)
+            text += "; more reviewed cases needed — " + ", ".join(needs)
         if r.flip is not None and r.flips_too_often:
             text += (
                 f"; its verdicts flip on {r.flip.rate:.0%} of the items asked again, above "

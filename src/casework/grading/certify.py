@@ -15,6 +15,7 @@ whose flip rate exceeds ``[thresholds] judge_max_flip`` is not admissible.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ from casework.agreement import kappa_interval
 from casework.agreement._rates import (
     Proportion,
     clustered_proportion_interval,
+    effective_sample,
     more_needed,
     proportion_interval,
 )
@@ -195,17 +197,28 @@ class CertificationResult:
     def more_needed(self) -> dict[str, int | None]:
         """Further human verdicts of each class (``pass``, ``fail``) the lower bounds need.
 
-        0: enough; ``None``: more verdicts at the current agreement never suffice.
+        0: enough; ``None``: more verdicts at the current agreement never suffice. When people
+        reviewed several trials of one case the interval counts cases, so the rule does too:
+        the answer is further reviewed *cases* of the class (at the current rate, one verdict
+        each), not further trials.
         """
         st = self.settings
         return {
-            "pass": more_needed(
-                self.tp, self.tp + self.fn, st.tpr, confidence=st.confidence, method=st.method
-            ),
-            "fail": more_needed(
-                self.tn, self.tn + self.fp, st.tnr, confidence=st.confidence, method=st.method
-            ),
+            "pass": self._more(self.tp, self.fn, [(c[0], c[0] + c[1]) for c in self.cases], st.tpr),
+            "fail": self._more(self.tn, self.fp, [(c[2], c[2] + c[3]) for c in self.cases], st.tnr),
         }
+
+    def _more(
+        self, agree: int, disagree: int, per_case: list[tuple[int, int]], threshold: float
+    ) -> int | None:
+        st = self.settings
+        n = agree + disagree
+        if per_case and n:
+            effective = effective_sample([x for x, _ in per_case], [m for _, m in per_case])
+            # The evidence the interval counts: ``effective`` items at the observed rate.
+            n_eff = max(1, math.floor(effective))
+            agree, n = round(agree / n * n_eff), n_eff
+        return more_needed(agree, n, threshold, confidence=st.confidence, method=st.method)
 
     def as_json(self) -> dict[str, object]:
         """JSON form (stored in the workbench, printed with ``--format json``)."""

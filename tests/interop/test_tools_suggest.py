@@ -34,7 +34,7 @@ def test_adk_tool_uses_give_inferred_parameters() -> None:
         "properties": {"request": {"type": "string"}},
         "required": ["request"],
     }
-    assert pack["description"].startswith("TODO: describe (inferred from 1 call(s))")
+    assert pack["description"] == "Describe this tool (inferred from 1 call(s))."
     assert found["transfer_to_agent"].seen_in == (PRETRIP,)
 
 

@@ -113,16 +113,21 @@ def tools_from_adk(files: Sequence[AdkFile]) -> list[ToolSuggestion]:
                     if f.path not in where.setdefault(use.name, []):
                         where[use.name].append(f.path)
     return [
-        ToolSuggestion(
-            {
-                "name": name,
-                "description": f"TODO: describe (inferred from {len(uses[name])} call(s))",
-                "parameters": _schema_from_uses(uses[name]),
-            },
-            tuple(where[name][:5]),
-        )
+        ToolSuggestion(_inferred(name, uses[name], ""), tuple(where[name][:5]))
         for name in sorted(uses)
     ]
+
+
+def _inferred(name: str, uses: Sequence[Mapping[str, Any]], where: str) -> dict[str, Any]:
+    """A declaration drafted from a tool's calls: parameters inferred, the description for people.
+
+    The description says it still has to be written, so a patch applied unread is visible.
+    """
+    return {
+        "name": name,
+        "description": f"Describe this tool (inferred from {len(uses)} call(s){where}).",
+        "parameters": _schema_from_uses(uses),
+    }
 
 
 def _maybe_json(value: Any) -> Any:
@@ -185,11 +190,7 @@ def tools_from_spans(spans: Sequence[Span]) -> list[ToolSuggestion]:
                 if conv.origin not in seen:
                     seen.append(conv.origin)
     for name, args in uses.items():
-        found[name] = {
-            "name": name,
-            "description": f"TODO: describe (inferred from {len(args)} call(s) in traces)",
-            "parameters": _schema_from_uses(args),
-        }
+        found[name] = _inferred(name, args, " in traces")
     return [ToolSuggestion(found[n], tuple(where[n][:5])) for n in sorted(found)]
 
 

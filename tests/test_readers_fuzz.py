@@ -47,6 +47,7 @@ from casework.interop.fncall import FncallOptions, cases_from_fncall, parse_fnca
 from casework.interop.fncall._rows import FncallStyle
 from casework.interop.generic import CaseDefaults, read_rows
 from casework.interop.generic._cases import cases_from_rows, parse_case_map
+from casework.interop.inspect._samples import inspect_samples
 from casework.interop.results import ResultFormat
 from casework.interop.run_import import read_id_map, read_results, run_records, standalone_pin
 from casework.interop.tau2 import Tau2Options, cases_from_tau2, read_tau2_domain
@@ -256,6 +257,40 @@ BFCL_DOCS = [
 ]  # fmt: skip
 
 
+#: A GenAI event record as an instrumentation in `event_only` mode exports it (OTLP log export).
+OTLP_LOGS = {
+    "resourceLogs": [
+        {
+            "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "s"}}]},
+            "scopeLogs": [
+                {
+                    "logRecords": [
+                        {
+                            "timeUnixNano": "1764590400000000000",
+                            "traceId": "4bf92f3577b34da6a3ce929d0e0e4736",
+                            "spanId": "00f067aa0ba902b7",
+                            "eventName": "gen_ai.client.inference.operation.details",
+                            "attributes": [
+                                {"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}},
+                                {
+                                    "key": "gen_ai.input.messages",
+                                    "value": {
+                                        "stringValue": json.dumps(
+                                            [{"role": "user", "parts": [{"type": "text", "content": "Refund ORD-000001"}]}]
+                                        )
+                                    },
+                                },
+                            ],
+                            "body": {},
+                        }
+                    ]
+                }
+            ],
+        }
+    ]
+}  # fmt: skip
+
+
 def _jsonl(items: list[Any]) -> bytes:
     return "".join(json.dumps(i) + "\n" for i in items).encode("utf-8")
 
@@ -321,6 +356,7 @@ def _build(root: Path) -> None:
         + _jsonl([simple_chat()])
     )
     (traces / "oi.json").write_text(json.dumps(OPENINFERENCE), encoding="utf-8")
+    (traces / "otel-logs.json").write_text(json.dumps(OTLP_LOGS), encoding="utf-8")
     (root / "adk").mkdir()
     (root / "adk" / "home.test.json").write_text(json.dumps(ADK_EVAL_SET), encoding="utf-8")
     _results_files(root / "results")
@@ -405,6 +441,22 @@ def _results_files(folder: Path) -> None:
     (folder / "inspect.eval").write_bytes(
         (INTEROP_DATA / "inspect" / "refunds-deflate.eval").read_bytes()
     )
+    # `export inspect-samples` output read back: Inspect tool messages and the whole case kept.
+    called = case_dict("s-2")
+    called["situation"]["turns"] = [
+        {"role": "user", "content": "Where is ORD-000001?"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"name": "get_order", "arguments": {"order_id": "ORD-000001"}, "result": {"s": 1}},
+                {"name": "get_order", "arguments": {"order_id": "x"}, "id": "c-9", "error": "no"},
+            ],
+        },
+        {"role": "user", "content": "And the refund?"},
+    ]
+    samples = inspect_samples([Case.model_validate(case_dict("s-1")), Case.model_validate(called)])
+    (folder / "samples.jsonl").write_bytes(_jsonl(samples))
 
 
 def _verdict_sheets(root: Path) -> None:
@@ -654,6 +706,8 @@ READERS = [
     Reader("generic-json", "traces/generic.json", "json", _traces("generic.json", None)),
     Reader("otel", "traces/otel.jsonl", "jsonl", _traces("otel.jsonl", "otel")),
     Reader("otel-detected", "traces/otel.jsonl", "jsonl", _traces("otel.jsonl", None)),
+    Reader("otel-logs", "traces/otel-logs.json", "json", _traces("otel-logs.json", "otel")),
+    Reader("otel-logs-detected", "traces/otel-logs.json", "json", _traces("otel-logs.json", None)),
     Reader("openinference", "traces/oi.json", "json", _traces("oi.json", "openinference")),
     Reader(
         "label-sheet-jsonl",
@@ -705,6 +759,12 @@ READERS = [
         "results/samples.csv",
         "csv",
         _rows("samples.csv", CaseDefaults("inspect", "m")),
+    ),
+    Reader(
+        "inspect-samples-jsonl",
+        "results/samples.jsonl",
+        "jsonl",
+        _rows("samples.jsonl", CaseDefaults("inspect", "m")),
     ),
     Reader("results-tau", "results/tau.json", "json", _results("tau.json", "tau")),
     Reader(

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from casework.atomic import atomic_write_bytes
-from casework.dataset import load_dataset, release
+from casework.dataset import release
 from casework.dataset.lock import dataset_lock
 from casework.dataset.tools import parse_tool_declarations
-from casework.dataset.versions import CASES_FILE
 from casework.errors import InputError, InputErrors, Problem, UsageError
 from casework.interop._paths import MISSING, resolve
 from casework.interop.fncall.bfcl import (
@@ -37,7 +36,7 @@ from casework.interop.fncall.bfcl import (
     source_language,
 )
 from casework.interop.generic import read_rows
-from casework.interop.generic._cases import CaseCollector, Row, RowProblem
+from casework.interop.generic._cases import CaseCollector, Row, RowProblem, existing_cases
 from casework.names import check_name, name_problem
 from casework.project import Project
 from casework.schema import Case, Split, VersionRecord
@@ -527,18 +526,7 @@ def import_fncall(
     )
     cases, files = cases_from_fncall(rows, shown, paths, options, dataset, docs)
     with dataset_lock(project, dataset):
-        folder = project.dataset_dir(dataset)
-        existing = (
-            list(load_dataset(project, dataset).cases) if (folder / CASES_FILE).exists() else []
-        )
-        known = {c.id for c in existing}
-        InputErrors.raise_if_any(
-            Problem(
-                shown, None, "id", f"case id '{c.id}' is already in dataset '{dataset}'", c.id, True
-            )
-            for c in cases
-            if c.id in known
-        )
+        existing = existing_cases(project, dataset, cases, shown)
         for rel, body in sorted(files.items()):
             target = project.path(rel)
             if not target.is_file() or target.read_bytes() != body:

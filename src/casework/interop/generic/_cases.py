@@ -476,6 +476,25 @@ class CasesImportReport:
     version: VersionRecord | None
 
 
+def existing_cases(project: Project, dataset: str, new: Sequence[Case], shown: str) -> list[Case]:
+    """The dataset's cases an import adds to (none for a new dataset); call under its lock.
+
+    Raises:
+        InputErrors: A new case's id is already in the dataset (every one, located).
+    """
+    folder = project.dataset_dir(dataset)
+    existing = list(load_dataset(project, dataset).cases) if (folder / CASES_FILE).exists() else []
+    known = {c.id for c in existing}
+    InputErrors.raise_if_any(
+        Problem(
+            shown, None, "id", f"case id '{c.id}' is already in dataset '{dataset}'", c.id, True
+        )
+        for c in new
+        if c.id in known
+    )
+    return existing
+
+
 def import_cases(
     project: Project,
     path: Path,
@@ -501,18 +520,7 @@ def import_cases(
         raise InputError(shown, None, None, "file not found")
     cases = cases_from_rows(read_rows(path.read_bytes(), shown), shown, paths, defaults)
     with dataset_lock(project, dataset):
-        folder = project.dataset_dir(dataset)
-        existing = (
-            list(load_dataset(project, dataset).cases) if (folder / CASES_FILE).exists() else []
-        )
-        known = {c.id for c in existing}
-        InputErrors.raise_if_any(
-            Problem(
-                shown, None, "id", f"case id '{c.id}' is already in dataset '{dataset}'", c.id, True
-            )
-            for c in cases
-            if c.id in known
-        )
+        existing = existing_cases(project, dataset, cases, shown)
         version = release(
             project,
             dataset,

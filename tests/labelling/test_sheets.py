@@ -102,6 +102,7 @@ def test_csv_sheet_is_blind_and_readable(tmp_path: Path) -> None:
         "fixtures",
         "state",
         "injected",
+        "sent_back_by",
         "outcome",
         "required:get_order",
         "required:issue_refund",

@@ -243,8 +243,11 @@ CSV_FIXED = (
     "fixtures",
     "state",
     "injected",
+    "sent_back_by",
 )
-"""Leading columns of a CSV sheet (adjudication sheets add `labels` and `differs`)."""
+"""Leading columns of a CSV sheet (adjudication sheets add `labels` and `differs`).
+
+Sheets written before `sent_back_by` existed lack that column and still read."""
 
 
 def _scenario_lines(situation: Mapping[str, Any]) -> list[str]:
@@ -281,6 +284,25 @@ def _conversation(situation: Mapping[str, Any]) -> str:
                 text += f" => {json.dumps(call['result'], ensure_ascii=False)}"
             out.append(text)
     return "\n".join(out)
+
+
+def _rules_text(rules: Sequence[Mapping[str, Any]]) -> str:
+    """The CSV cell of ``sent_back_by``: one rule a line, ``version: selector`` (or the version)."""
+    return "\n".join(
+        f"{r['guideline_version']}: {r['rule']}" if r.get("rule") else str(r["guideline_version"])
+        for r in rules
+    )
+
+
+def _rules_from_text(cell: str) -> list[dict[str, str | None]]:
+    """The rules :func:`_rules_text` wrote; a guideline version holds no ``": "``."""
+    rules: list[dict[str, str | None]] = []
+    for text in cell.replace("\r\n", "\n").split("\n"):
+        if not text.strip():
+            continue
+        version, sep, rule = text.partition(": ")
+        rules.append({"guideline_version": version.strip(), "rule": rule if sep else None})
+    return rules
 
 
 def _label_text(shown: Mapping[str, Any]) -> str:
@@ -322,7 +344,9 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
 
     Answer columns: ``outcome``, ``required:<tool>`` and ``forbidden:<tool>`` (yes / no, empty
     means no) and ``answer_facts`` (one fact per line inside the cell); ``signature`` comes
-    last, as on the JSONL sheet. A cell whose text a
+    last, as on the JSONL sheet. ``sent_back_by`` holds the guideline rules that sent the row
+    back for relabelling, one a line (``refunds-g8: <selector>``, or only the version when the
+    selector reads the old label); it is empty for other rows. A cell whose text a
     spreadsheet would run as a formula (it starts with ``=``, ``+``, ``-``, ``@``, a tab or a
     carriage return) starts with an apostrophe instead (:func:`escape_cell`); import removes it.
     """
@@ -351,6 +375,7 @@ def render_csv(lines: Sequence[Mapping[str, Any]], kind: SheetKind, tools: Seque
             _compact(situation.get("fixtures")),
             _compact(situation.get("state")),
             _compact(situation.get("injected")),
+            _rules_text(line.get("sent_back_by") or ()),
         ]
         if kind == "adjudication":
             row += ["\n".join(_label_text(s) for s in line["labels"]), ", ".join(line["differs"])]
@@ -487,6 +512,8 @@ def _csv_object(header: Sequence[str], row: Sequence[str]) -> dict[str, Any]:
             obj[group][tool] = cell
         elif name == "answer_facts":
             obj[name] = [f for f in cell.replace("\r\n", "\n").split("\n") if f.strip()]
+        elif name == "sent_back_by":
+            obj[name] = _rules_from_text(cell)
         else:
             obj[name] = cell
     return obj

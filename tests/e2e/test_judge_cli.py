@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from casework.cli import cli
 from casework.cli._moved import note_text
 from tests.e2e.test_run_cli import GOOD, JUDGE, SLOPPY
+from tests.output_schema import printed
 from tests.runner.builders import make_project
 
 Invoke = Callable[..., Result]
@@ -92,6 +93,10 @@ def test_sample_import_certify_in_text(invoke: Invoke, tmp_path: Path) -> None:
     imported = invoke("judge", "verdicts", "import", *map(str, sheets))
     assert imported.exit_code == 0, imported.stderr
     assert "human–human agreement on 2 item(s) graded by two people: 2/2 agree" in imported.stdout
+    again = invoke("judge", "verdicts", "import", *map(str, sheets), "--format", "json")
+    assert again.exit_code == 0, again.stderr
+    stored = printed("judge-verdicts-import", again.stdout)
+    assert stored["stored"] == stored["replaced"] and stored["human_agreement"]["agreeing"] == 2
     cert = invoke("judge", "certify")
     assert cert.exit_code == 0, cert.stderr
     assert "wilson 95% intervals; admissible when the lower bounds reach TPR 0.8 and TNR 0.8" in (

@@ -18,6 +18,7 @@ from tests.labelling.builders import (
     read_jsonl,
     workbench_url,
 )
+from tests.output_schema import printed
 
 __all__ = ["workbench_url"]
 
@@ -86,7 +87,7 @@ def test_the_labelling_workflow(project: Path, run: Run, tmp_path: Path) -> None
     assert imported.stdout.startswith("stored 12 labels from 3 sheets")
 
     listed = ok(run("adjudicate", "list", "refunds", "--format", "json"))
-    [contested] = json.loads(listed.stdout)
+    [contested] = printed("disagreement-list", listed.stdout)
     assert (contested["case_id"], contested["differs"], contested["adjudicator"]) == (
         "d-2",
         ["outcome", "required_tools"],

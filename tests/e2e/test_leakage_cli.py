@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -10,6 +11,7 @@ from click.testing import CliRunner, Result
 from casework.cli import cli
 from casework.cli._moved import note_text
 from tests.leakage.corpora import PROMPT, case_row, project_rows, write_project
+from tests.output_schema import printed
 
 PROMPT_COPY = (
     "hi the steel pan from order 3141592 stopped working after two days please help me asap"
@@ -23,6 +25,10 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.chdir(folder)
     monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
     yield folder
+
+
+def _printed(kind: str, result: Result) -> Any:
+    return printed(kind, result.stdout)
 
 
 def run(root: Path, *args: str) -> Result:
@@ -52,7 +58,7 @@ def test_scan_review_resolve_flow(root: Path) -> None:
     assert "4 pairs across splits at Jaccard ≥ 0.80: 0 new" in text.stdout
 
     listed = run(root, "leakage", "review", "support", "--format", "json")
-    assert [f["status"] for f in json.loads(listed.stdout)] == ["open"] * 4
+    assert [f["status"] for f in _printed("leakage-flag-list", listed)] == ["open"] * 4
     listed_text = run(root, "leakage", "review", "support")
     assert listed_text.stdout.splitlines()[-1] == (
         "decide: casework leakage decide support FLAG --move ROW | --keep | --template"
@@ -75,7 +81,12 @@ def test_scan_review_resolve_flow(root: Path) -> None:
         (("h-base", "s-near"), "--keep"),
         (("d-short", "h-short"), "--template"),
     ):
-        assert run(root, "leakage", "decide", "support", str(ids[pair]), option).exit_code == 0
+        decided = run(
+            root, "leakage", "decide", "support", str(ids[pair]), option, "--format", "json"
+        )
+        assert decided.exit_code == 0, decided.output
+        flag = _printed("leakage-flag", decided)
+        assert (flag["left_id"], flag["right_id"], flag["status"]) == (*pair, "decided")
 
     resolved = run(root, "leakage", "resolve", "support")
     assert resolved.exit_code == 0, resolved.output
@@ -95,6 +106,19 @@ def test_scan_review_resolve_flow(root: Path) -> None:
 
 #: What the old spelling `leakage decide` prints first (its new home is the review queue).
 DECIDE = note_text("leakage decide", "review decide") + "\n"
+
+
+def test_the_old_resolve_spelling_prints_its_registered_model(root: Path) -> None:
+    assert run(root, "dataset", "release", "support", "-m", "first").exit_code == 0
+    scan = json.loads(run(root, "leakage", "scan", "support", "--format", "json").stdout)
+    for flag in scan["flags"]:
+        moved = ["--move", flag["right_id"]] if flag["left_id"] == "d-near" else ["--keep"]
+        assert run(root, "leakage", "decide", "support", str(flag["id"]), *moved).exit_code == 0
+    resolved = _printed(
+        "leakage-resolve", run(root, "leakage", "resolve", "support", "--format", "json")
+    )
+    assert (resolved["version"], resolved["moved"], resolved["kept"]) == (2, ["h-near"], 3)
+    assert resolved["output"] == "leakage-resolve" and len(resolved["hash"]) == 64
 
 
 def test_review_usage_errors(root: Path) -> None:

@@ -35,6 +35,7 @@ from casework.schema import LabelRecord
 from casework.workbench import open_workbench
 from tests.factories import write_lines
 from tests.labelling.builders import answer_jsonl, draft, make_project, read_jsonl, workbench_url
+from tests.output_schema import printed
 
 __all__ = ["workbench_url"]
 
@@ -108,6 +109,9 @@ def test_names_are_hidden_unless_revealed(kappa_project: Project) -> None:
     assert "lab-alice" not in hidden and "lab-bob" not in hidden
     cli_out = CliRunner().invoke(cli, ["adjudicate", "queue", "refunds", "--format", "json"])
     assert cli_out.exit_code == 0, cli_out.output
+    shown = printed("adjudication-queue", cli_out.stdout)
+    assert [e["case_id"] for e in shown["entries"]] == ["b-4", "a-1"]
+    assert all("names" not in e for e in shown["entries"])
     assert "lab-alice" not in cli_out.stdout and "lab-bob" not in cli_out.stdout
     revealed = adjudication_queue(kappa_project, "refunds", reveal_names=True)
     assert revealed.entries[0].names == {"A": "lab-alice", "B": "lab-bob"}
@@ -146,6 +150,24 @@ def test_decisions_are_checked_and_a_labeller_cannot_adjudicate(kappa_project: P
     assert done.assigned_now and done.label == FinalLabel("escalate")
     assert [e.case_id for e in adjudication_queue(kappa_project, "refunds").entries] == ["a-1"]
     assert labelling_status(kappa_project, "refunds").totals["ready"] == 8 - 1
+    by_cli = CliRunner().invoke(
+        cli,
+        [
+            "adjudicate",
+            "decide",
+            "refunds",
+            "a-1",
+            "--by",
+            "adj-1",
+            "--pick",
+            "A",
+            "--format",
+            "json",
+        ],
+    )
+    assert by_cli.exit_code == 0, by_cli.output
+    decided = printed("adjudication-decided", by_cli.stdout)
+    assert (decided["case_id"], decided["assigned_now"], decided["gap"]) == ("a-1", True, None)
 
 
 def test_two_adjudicators_at_once_store_one_decision(

@@ -64,7 +64,7 @@ _ENTRIES = [
     OutputEntry(
         "review-item-list",
         "casework.review.outputs:ReviewItemList",
-        ("casework review list", "casework review decide"),
+        ("casework review list", "casework review decide", "casework author review"),
     ),
     OutputEntry(
         "review-add",
@@ -88,9 +88,14 @@ _ENTRIES = [
     ),
     OutputEntry("judge-sample", "casework.review.outputs:JudgeSample", ("casework judge sample",)),
     OutputEntry(
+        "judge-verdicts-import",
+        "casework.review.outputs:JudgeVerdictsImport",
+        ("casework judge verdicts import",),
+    ),
+    OutputEntry(
         "judge-labeller-check",
         "casework.grading.outputs:JudgeLabellerCheck",
-        ("casework judge labeller-check",),
+        ("casework judge labeller-check", "casework judge calibrate"),
     ),
     OutputEntry(
         "judge-certify", "casework.grading.outputs:JudgeCertify", ("casework judge certify",)
@@ -107,7 +112,24 @@ _ENTRIES = [
         "label-status", "casework.labelling.outputs:LabelStatus", ("casework label status",)
     ),
     OutputEntry(
-        "label-dashboard", "casework.labelling.outputs:LabelDashboard", ("casework label status",)
+        "label-dashboard",
+        "casework.labelling.outputs:LabelDashboard",
+        ("casework label status", "casework label dashboard"),
+    ),
+    OutputEntry(
+        "disagreement-list",
+        "casework.labelling.outputs:DisagreementList",
+        ("casework adjudicate list",),
+    ),
+    OutputEntry(
+        "adjudication-queue",
+        "casework.labelling.outputs:AdjudicationQueue",
+        ("casework adjudicate queue",),
+    ),
+    OutputEntry(
+        "adjudication-decided",
+        "casework.labelling.outputs:AdjudicationDecided",
+        ("casework adjudicate decide",),
     ),
     OutputEntry(
         "guideline-gap-list",
@@ -127,6 +149,17 @@ _ENTRIES = [
     OutputEntry(
         "leakage-corpus", "casework.leakage.outputs:LeakageCorpus", ("casework leakage corpus",)
     ),
+    OutputEntry(
+        "leakage-flag-list",
+        "casework.leakage.outputs:LeakageFlagList",
+        ("casework leakage review",),
+    ),
+    OutputEntry(
+        "leakage-flag", "casework.leakage.outputs:LeakageFlag", ("casework leakage decide",)
+    ),
+    OutputEntry(
+        "leakage-resolve", "casework.leakage.outputs:LeakageResolve", ("casework leakage resolve",)
+    ),
     OutputEntry("mine", "casework.mining.outputs:MineOutput", ("casework mine",)),
     OutputEntry("synth", "casework.synth.outputs:SynthOutput", ("casework synth",)),
     OutputEntry(
@@ -139,7 +172,9 @@ _ENTRIES = [
     OutputEntry("shape-set", "casework.shapes.outputs:ShapeSetOutput", ("casework shapes show",)),
     OutputEntry("shape", "casework.shapes.outputs:ShapeRecord", ("casework shapes show",)),
     OutputEntry(
-        "shape-author", "casework.authoring.outputs:AuthorOutput", ("casework shapes author",)
+        "shape-author",
+        "casework.authoring.outputs:AuthorOutput",
+        ("casework shapes author", "casework author"),
     ),
     OutputEntry(
         "shape-author-report",

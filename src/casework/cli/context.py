@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,6 @@ __all__ = [
     "FORMAT",
     "AppState",
     "console",
-    "emit_json",
     "err_console",
     "example",
     "get_state",
@@ -116,11 +114,6 @@ SHEETS_OUT = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder to write the sheets to.",
 )
-
-
-def emit_json(data: Any) -> None:
-    """Print ``data`` as indented JSON on stdout (dates and other values via ``str``)."""
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
 def example(*lines: str) -> Callable[[C], C]:

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from casework.cli._moved import note_moved
 from casework.cli._output import emit
-from casework.cli.context import FORMAT, SLICES, console, emit_json, example, pass_project
+from casework.cli.context import FORMAT, SLICES, console, example, pass_project
 from casework.dataset import load_dataset
 from casework.errors import UsageError
 from casework.grading import (
@@ -210,7 +210,9 @@ def verdicts_import_cmd(project: Project, sheets: tuple[Path, ...], fmt: str) ->
     """Store the answers of returned verdict SHEET... (all or none) and human–human agreement."""
     report = import_verdicts(project, sheets)
     if fmt == "json":
-        emit_json(report.as_json())
+        from casework.review.outputs import JudgeVerdictsImport  # here: only JSON needs it
+
+        emit(JudgeVerdictsImport.model_validate(report.as_json()))
         return
     agree = report.agreement
     console.print(

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from casework.cli._moved import moved, note_moved
 from casework.cli._output import emit
-from casework.cli.context import FORMAT, SHEETS_OUT, console, emit_json, example, pass_project
+from casework.cli.context import FORMAT, SHEETS_OUT, console, example, pass_project
 from casework.errors import UsageError
 from casework.labelling import (
     MERGE_FIELDS,
@@ -413,7 +413,9 @@ def adjudicate_queue_cmd(
     """List DATASET's disagreements, lowest-agreement slice first, labels side by side as A and B."""
     queue = adjudication_queue(project, dataset, reveal_names=reveal_names, adjudicator=adjudicator)
     if fmt == "json":
-        emit_json(queue.as_json())
+        from casework.labelling.outputs import AdjudicationQueue  # here: only JSON needs it
+
+        emit(AdjudicationQueue.model_validate(queue.as_json()))
         return
     if not queue.entries:
         console.print(f"{queue.dataset}: no open disagreements.")
@@ -517,7 +519,9 @@ def adjudicate_decide_cmd(
         seconds=seconds,
     )
     if fmt == "json":
-        emit_json(result.as_json())
+        from casework.labelling.outputs import AdjudicationDecided  # here: only JSON needs it
+
+        emit(AdjudicationDecided.model_validate(result.as_json()))
         return
     final = result.label
     console.print(
@@ -532,18 +536,22 @@ def adjudicate_decide_cmd(
 def _render_disagreements(project: Project, dataset: str, fmt: str) -> None:
     found = list_disagreements(project, dataset)
     if fmt == "json":
-        emit_json(
-            [
-                {
-                    "case_id": d.case_id,
-                    "slice": d.slice,
-                    "guideline_version": d.guideline_version,
-                    "differs": list(d.differs),
-                    "adjudicator": d.adjudicator,
-                    "labels": [r.model_dump(mode="json") for r in d.labels],
-                }
-                for d in found
-            ]
+        from casework.labelling.outputs import DisagreementList  # here: only JSON needs it
+
+        emit(
+            DisagreementList.model_validate(
+                [
+                    {
+                        "case_id": d.case_id,
+                        "slice": d.slice,
+                        "guideline_version": d.guideline_version,
+                        "differs": list(d.differs),
+                        "adjudicator": d.adjudicator,
+                        "labels": [r.model_dump(mode="json") for r in d.labels],
+                    }
+                    for d in found
+                ]
+            )
         )
         return
     if not found:

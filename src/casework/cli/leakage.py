@@ -14,7 +14,7 @@ from rich.table import Table
 
 from casework.cli._moved import note_moved
 from casework.cli._output import emit
-from casework.cli.context import FORMAT, console, emit_json, err_console, example, pass_project
+from casework.cli.context import FORMAT, console, err_console, example, pass_project
 from casework.errors import UsageError
 from casework.leakage import (
     CorpusReport,
@@ -219,7 +219,9 @@ def review_cmd(project: Project, dataset: str, everything: bool, fmt: str) -> No
     """List the leakage flags of DATASET waiting for a decision (`leakage decide`)."""
     flags = list_flags(project, dataset, everything=everything)
     if fmt == "json":
-        emit_json([_flag_json(f) for f in flags])
+        from casework.leakage.outputs import LeakageFlagList  # here: only JSON needs it
+
+        emit(LeakageFlagList.model_validate([_flag_json(f) for f in flags]))
     elif flags:
         console.print(_flag_table(flags, f"{dataset}: leakage flags"))
         console.print(
@@ -269,7 +271,9 @@ def decide_cmd(
         project, dataset, flag_id, decision, move_id=move_id, reviewer=reviewer, note=note
     )
     if fmt == "json":
-        emit_json(_flag_json(flag))
+        from casework.leakage.outputs import LeakageFlag  # here: only JSON needs it
+
+        emit(LeakageFlag.model_validate(_flag_json(flag)))
     else:
         what = f"move {flag.move_id} to dev" if flag.decision == "move" else flag.decision
         console.print(f"flag {flag.id} ({flag.left_id} ~ {flag.right_id}): {what}")
@@ -285,16 +289,18 @@ def resolve_cmd(project: Project, dataset: str, message: str | None, fmt: str) -
     """Apply the review decisions of DATASET; moves become a new dataset version."""
     report = resolve(project, dataset, message=message)
     if fmt == "json":
-        emit_json(
-            {
-                "dataset": report.dataset,
-                "version": None if report.version is None else report.version.number,
-                "hash": None if report.version is None else report.version.hash,
-                "moved": report.moved,
-                "kept": report.kept,
-                "templates": report.templates,
-                "superseded": report.superseded,
-            }
+        from casework.leakage.outputs import LeakageResolve  # here: only JSON needs it
+
+        emit(
+            LeakageResolve(
+                dataset=report.dataset,
+                version=None if report.version is None else report.version.number,
+                hash=None if report.version is None else report.version.hash,
+                moved=report.moved,
+                kept=report.kept,
+                templates=report.templates,
+                superseded=report.superseded,
+            )
         )
         return
     if report.version is not None:

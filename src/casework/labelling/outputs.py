@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, RootModel
 
 from casework.schema.output import CommandOutput, OutputPart
 
 __all__ = [
+    "AdjudicationDecided",
+    "AdjudicationEntryOutput",
+    "AdjudicationQueue",
+    "DisagreementList",
+    "DisagreementOutput",
+    "FinalLabelOutput",
     "GuidelineGapList",
     "GuidelineGapOutput",
     "GuidelineList",
@@ -21,10 +27,12 @@ __all__ = [
     "PlannedAssignmentOutput",
     "RelabelRuleOutput",
     "RuleDashboardOutput",
+    "ShownLabelOutput",
     "SkippedOutput",
     "SliceCalibrationOutput",
     "SliceDashboardOutput",
     "SliceStatusOutput",
+    "ToolNameOutput",
 ]
 
 
@@ -280,3 +288,122 @@ class GuidelineOutput(OutputPart):
 
 class GuidelineList(RootModel[list[GuidelineOutput]]):
     """`casework label guideline list`: every slice's guideline (a JSON list)."""
+
+
+class ShownLabelOutput(OutputPart):
+    """One blind label as the adjudicator sees it (no labeller id, no timestamp)."""
+
+    name: Literal["A", "B"]
+    """`A` or `B` (role order: first, then second)."""
+    outcome: str
+    """The outcome class."""
+    required_tools: list[str]
+    """Tools marked required, sorted."""
+    forbidden_tools: list[str]
+    """Tools marked forbidden, sorted."""
+    answer_facts: list[str]
+    """Facts the labeller expects in the reply."""
+
+
+class AdjudicationEntryOutput(OutputPart):
+    """One disagreement waiting for an adjudicator."""
+
+    omit_when_none = frozenset({"names"})
+
+    case_id: str
+    """The case."""
+    slice: str
+    """Its slice."""
+    guideline_version: str
+    """The round's (current) guideline version."""
+    slice_kappa: float | None
+    """The slice's Cohen kappa under that version (null: undefined)."""
+    slice_rows: int
+    """Double-labelled rows that kappa is computed on."""
+    differs: list[str]
+    """Fields the labels differ on."""
+    labels: list[ShownLabelOutput]
+    """The blind labels, A then B."""
+    situation: dict[str, Any]
+    """The case's situation, as the labellers saw it (`casework schema case`)."""
+    assigned: bool
+    """True when an adjudicator holds the case."""
+    names: dict[str, str] | None = None
+    """Only with `--reveal-names`: `A`, `B` and `adjudicator` to people's ids."""
+
+
+class ToolNameOutput(OutputPart):
+    """A declared tool, for writing a final label."""
+
+    name: str
+    """The tool's name."""
+    description: str
+    """Its description."""
+
+
+class AdjudicationQueue(CommandOutput):
+    """`casework adjudicate queue` (old spelling of `review list --kind disagreement`)."""
+
+    output: Literal["adjudication-queue"] = "adjudication-queue"
+    """Which output this is."""
+    dataset: str
+    """Dataset name."""
+    tools: list[ToolNameOutput]
+    """Declared tools, for writing a final label."""
+    entries: list[AdjudicationEntryOutput]
+    """The open disagreements, lowest-agreement slice first."""
+
+
+class FinalLabelOutput(OutputPart):
+    """The label an adjudicator decided (tools by name)."""
+
+    outcome: str
+    """The outcome class."""
+    required_tools: list[str]
+    """Required tools."""
+    forbidden_tools: list[str]
+    """Forbidden tools."""
+    answer_facts: list[str]
+    """Expected facts."""
+
+
+class AdjudicationDecided(CommandOutput):
+    """`casework adjudicate decide` (old spelling of `review decide`): what was stored."""
+
+    output: Literal["adjudication-decided"] = "adjudication-decided"
+    """Which output this is."""
+    dataset: str
+    """Dataset name."""
+    case_id: str
+    """The case."""
+    slice: str
+    """Its slice."""
+    guideline_version: str
+    """The round."""
+    label: FinalLabelOutput
+    """The final label, stored as the adjudicator's raw label."""
+    assigned_now: bool
+    """True when the case had no adjudicator and was assigned to this one."""
+    gap: GuidelineGapOutput | None
+    """The guideline gap note stored with it (null: none)."""
+
+
+class DisagreementOutput(OutputPart):
+    """A case whose blind labels differ, under its newest guideline version."""
+
+    case_id: str
+    """The case."""
+    slice: str
+    """Its slice."""
+    guideline_version: str
+    """The round's guideline version."""
+    differs: list[str]
+    """Fields the labels differ on."""
+    adjudicator: str | None
+    """Who holds the adjudication (null: not assigned)."""
+    labels: list[dict[str, Any]]
+    """The blind labels, first then second, as lines of `labels.jsonl` (`casework schema label`)."""
+
+
+class DisagreementList(RootModel[list[DisagreementOutput]]):
+    """`casework adjudicate list` (old spelling of `review list --kind disagreement`): a JSON list."""

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import RootModel
+
 from casework.schema.output import CommandOutput, OutputPart
 
 __all__ = [
     "CorpusHitOutput",
     "FlagOutput",
     "LeakageCorpus",
+    "LeakageFlag",
+    "LeakageFlagList",
     "LeakagePrompt",
+    "LeakageResolve",
     "LeakageScan",
     "LshOutput",
     "PromptHitOutput",
@@ -206,3 +211,32 @@ class LeakageCorpus(CommandOutput):
     """Every row found, per document."""
     skipped: list[str]
     """Problems with corpus input, located (`path:line: …`), skipped."""
+
+
+class LeakageFlagList(RootModel[list[FlagOutput]]):
+    """`casework leakage review` (old spelling of `review list --kind leakage-pair`): a JSON list."""
+
+
+class LeakageFlag(RootModel[FlagOutput]):
+    """`casework leakage decide` (old spelling of `review decide`): the flag as decided."""
+
+
+class LeakageResolve(CommandOutput):
+    """`casework leakage resolve` (old spelling of `dataset apply`): what the decisions did."""
+
+    output: Literal["leakage-resolve"] = "leakage-resolve"
+    """Which output this is."""
+    dataset: str
+    """Dataset name."""
+    version: int | None
+    """The new release's number (null: no row had to move)."""
+    hash: str | None
+    """Its content hash (null: no release)."""
+    moved: list[str]
+    """Ids of rows moved to dev."""
+    kept: int
+    """Pairs kept as they are."""
+    templates: int
+    """Pairs marked template-like (suppressed until a row changes)."""
+    superseded: int
+    """Other unresolved flags whose pair no longer crosses splits after the moves."""

@@ -16,6 +16,7 @@ __all__ = [
     "HeldLabel",
     "HumanAgreementOutput",
     "JudgeSample",
+    "JudgeVerdictsImport",
     "NamedReviewItem",
     "ReviewAdd",
     "ReviewAgreement",
@@ -155,6 +156,21 @@ class HumanAgreementOutput(OutputPart):
 class VerdictsStored(OutputPart):
     """Judge-verdict sheets stored."""
 
+    stored: int
+    """Answers stored (new or replacing an earlier answer of the same person)."""
+    replaced: int
+    """Of them, answers that replaced an earlier one."""
+    unanswered: int
+    """Lines left blank (nothing stored for them)."""
+    human_agreement: HumanAgreementOutput
+    """Human–human agreement over every stored overlapped item."""
+
+
+class JudgeVerdictsImport(CommandOutput):
+    """`casework judge verdicts import` (old spelling of `review import`): what the sheets stored."""
+
+    output: Literal["judge-verdicts-import"] = "judge-verdicts-import"
+    """Which output this is."""
     stored: int
     """Answers stored (new or replacing an earlier answer of the same person)."""
     replaced: int

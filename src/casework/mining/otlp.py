@@ -2,7 +2,9 @@
 
 Entry point: :func:`read_spans`. A file holds one `ExportTraceServiceRequest` object, a list of
 them, or one per line (the collector's file exporter); a trace may be split across batches and
-files. Trace and span ids are accepted in hex (the OTLP/JSON rule) or base64 (protobuf JSON).
+files. Trace and span ids are accepted in hex (the OTLP/JSON rule) or base64 (protobuf JSON), and
+keys in lowerCamelCase (OTLP/JSON) or as the proto field names (protobuf's JSON printer with
+``preserving_proto_field_name``).
 
 GenAI instrumentations may emit message content as log events instead of span attributes (the
 GenAI conventions' `event_only` mode): an `ExportLogsServiceRequest` (`resourceLogs`) is read too,
@@ -127,31 +129,47 @@ def _values(container: Any) -> list[Any]:
 def attribute_value(value: Any) -> Any:
     """Decode an OTLP `AnyValue` (`stringValue`, `intValue`, `arrayValue`, `kvlistValue`...).
 
-    A value of the wrong JSON type is kept as it is rather than failing the whole file.
+    The proto field names (`string_value`…, what protobuf's JSON printer writes with
+    ``preserving_proto_field_name``) are read too. A value of the wrong JSON type is kept as it
+    is rather than failing the whole file.
     """
     if not isinstance(value, Mapping):
         return value
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "boolValue" in value:
-        return bool(value["boolValue"])
-    if "intValue" in value:
-        raw = value["intValue"]
+    for camel, snake in _ANY_VALUE_KEYS:
+        if camel in value or snake in value:
+            return _any_value(camel, _key(value, camel, snake))
+    return None
+
+
+#: The ``AnyValue`` fields: JSON name and proto field name.
+_ANY_VALUE_KEYS = (
+    ("stringValue", "string_value"),
+    ("boolValue", "bool_value"),
+    ("intValue", "int_value"),
+    ("doubleValue", "double_value"),
+    ("arrayValue", "array_value"),
+    ("kvlistValue", "kvlist_value"),
+    ("bytesValue", "bytes_value"),
+)
+
+
+def _any_value(kind: str, raw: Any) -> Any:
+    if kind == "boolValue":
+        return bool(raw)
+    if kind == "intValue":
         if isinstance(raw, int | str | float) and not isinstance(raw, bool):
             try:
                 return int(raw)
             except (ValueError, OverflowError):  # not a number, NaN, infinity
                 return raw
         return raw
-    if "doubleValue" in value:
-        return _double(value["doubleValue"])
-    if "arrayValue" in value:
-        return [attribute_value(v) for v in _values(value["arrayValue"])]
-    if "kvlistValue" in value:
-        return attributes(_values(value["kvlistValue"]))
-    if "bytesValue" in value:
-        return value["bytesValue"]
-    return None
+    if kind == "doubleValue":
+        return _double(raw)
+    if kind == "arrayValue":
+        return [attribute_value(v) for v in _values(raw)]
+    if kind == "kvlistValue":
+        return attributes(_values(raw))
+    return raw
 
 
 def attributes(items: Any) -> dict[str, Any]:
@@ -239,7 +257,9 @@ def _events(w: _Where, sp: Mapping[str, Any], where: str) -> tuple[SpanEvent, ..
         out.append(
             SpanEvent(
                 name if isinstance(name, str) else "",
-                w.time(ev.get("timeUnixNano"), f"{where}.events.{i}.timeUnixNano"),
+                w.time(
+                    _key(ev, "timeUnixNano", "time_unix_nano"), f"{where}.events.{i}.timeUnixNano"
+                ),
                 attrs,
             )
         )
@@ -267,8 +287,12 @@ def _span(
         span_id=span_id,
         parent_id=normalise_id(_key(sp, "parentSpanId", "parent_span_id"), 8),
         name=name if isinstance(name, str) else "",
-        start_ns=w.time(sp.get("startTimeUnixNano"), f"{where}.startTimeUnixNano"),
-        end_ns=w.time(sp.get("endTimeUnixNano"), f"{where}.endTimeUnixNano"),
+        start_ns=w.time(
+            _key(sp, "startTimeUnixNano", "start_time_unix_nano"), f"{where}.startTimeUnixNano"
+        ),
+        end_ns=w.time(
+            _key(sp, "endTimeUnixNano", "end_time_unix_nano"), f"{where}.endTimeUnixNano"
+        ),
         attributes=attrs,
         resource=resource,
         events=events,

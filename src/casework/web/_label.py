@@ -2,6 +2,12 @@
 
 Everything about cases comes from :mod:`casework.labelling` (the functions the sheets use);
 this module adds only the web's own rows: what was shown and for how long, notes, skips.
+
+The page prefetches the case that comes after the one on screen (``GET …/next``: the case and
+its form, with no served-at token). A submit names the item it prefetched; when that is the
+next item, the answer holds only progress and a fresh token for it (``#case-slot``), and the
+page shows the prefetched case with that token: its time on screen starts when it is shown,
+never when it was fetched.
 """
 
 from __future__ import annotations
@@ -76,14 +82,27 @@ def _skips(session: Session, labeller: str) -> dict[tuple[str, str, str], WebSki
     return {(r.dataset, r.case_id, r.guideline_version): r for r in rows}
 
 
-def _next(queue: LabellerQueue, skips: dict[tuple[str, str, str], WebSkipRow]) -> HeldCase | None:
-    """The next open case: unskipped ones in queue order, then skipped ones, oldest skip first."""
+def _item_key(held: HeldCase) -> str:
+    """What names a prefetched item: it is shown only while the next item is this one."""
+    return json.dumps([held.dataset, held.case_id, held.guideline_version])
+
+
+def _next(
+    queue: LabellerQueue,
+    skips: dict[tuple[str, str, str], WebSkipRow],
+    excluding: tuple[str, str] | None = None,
+) -> HeldCase | None:
+    """The next open case: unskipped ones in queue order, then skipped ones, oldest skip first.
+
+    ``excluding`` leaves one case out: the one on screen, when asking what comes after it.
+    """
 
     def order(item: HeldCase) -> tuple[bool, str]:
         skip = skips.get((item.dataset, item.case_id, item.guideline_version))
         return (skip is not None, skip.skipped_at.isoformat() if skip else "")
 
-    open_items = sorted(queue.open_items(), key=order)
+    items = [i for i in queue.open_items() if (i.dataset, i.case_id) != excluding]
+    open_items = sorted(items, key=order)
     return open_items[0] if open_items else None
 
 
@@ -126,13 +145,13 @@ def _fixture_rows(situation: dict[str, Any]) -> list[dict[str, str]]:
     return rows
 
 
-def _case_context(
-    case: BlindCase, who: Viewer, clock: ServedClock, served: str | None
-) -> dict[str, Any]:
+def _case_context(case: BlindCase, served: str) -> dict[str, Any]:
+    """The context of ``label/_case.html``; ``served`` is empty on a prefetched case."""
     situation = case.line["situation"]
     own = case.own
     return {
         "case": case,
+        "item_key": _item_key(case.held),
         "situation": situation,
         "guideline_html": guideline_html(case.guideline_text),
         "fixture_rows": _fixture_rows(situation),
@@ -142,7 +161,7 @@ def _case_context(
             for k in ("state", "injected")
             if situation.get(k)
         },
-        "served": served or clock.token(who, _subject(case.held.dataset, case.held.case_id)),
+        "served": served,
         "outcomes": OUTCOMES,
         "chosen": own.outcome if own else None,
         "required": {t.name for t in own.required_tools} if own else set(),
@@ -157,12 +176,15 @@ def _work(
     who: Viewer,
     target: tuple[str, str] | None = None,
     served: str | None = None,
+    prefetched: str = "",
     **extra: Any,
 ) -> dict[str, Any]:
     """The context of the work area: progress, the case (next, or ``target``), done list.
 
     ``served`` keeps the served-at token of a refused submit on the form shown again, so the
-    time the labeller spent before fixing it still counts.
+    time the labeller spent before fixing it still counts. ``prefetched`` names the item the
+    page holds already (:func:`_item_key`): when it is the next one, the context holds only a
+    ``slot`` with its key and a token made now, when it is about to be shown.
     """
     project = request.app.state.project
     states: States = {}
@@ -175,10 +197,16 @@ def _work(
         if held is None:
             raise CaseNotHeld(f"{who.name} holds no case '{target[1]}' of '{target[0]}'.")
     context: dict[str, Any] = {"queue": queue, "case": None, "skipped": skips, **extra}
-    if held is not None:
-        case = blind_case(project, session, who.name, held.dataset, held.case_id, states=states)
-        kept = served if target == (held.dataset, held.case_id) else None
-        context.update(_case_context(case, who, request.app.state.served, kept))
+    if held is None:
+        return context
+    clock: ServedClock = request.app.state.served
+    kept = served if target == (held.dataset, held.case_id) else None
+    token = kept or clock.token(who, _subject(held.dataset, held.case_id))
+    if prefetched and prefetched == _item_key(held):
+        context["slot"] = {"item": prefetched, "served": token}
+        return context
+    case = blind_case(project, session, who.name, held.dataset, held.case_id, states=states)
+    context.update(_case_context(case, token))
     return context
 
 
@@ -204,6 +232,28 @@ def case_page(request: Request, dataset: str, case_id: str) -> Response:
             return _page(request, **_work(request, session, who, (dataset, case_id)))
         except CaseNotHeld as exc:
             raise HTTPException(404, "no such case in your queue") from exc
+
+
+@route(router, "GET", "/label/{dataset}/{case_id}/next", roles=ROLE)
+def prefetch_next(request: Request, dataset: str, case_id: str) -> Response:
+    """The case after this one, for the page to hold until this one is submitted.
+
+    It carries no served-at token (its form's ``served`` is empty, and a submit of it is
+    refused): the token comes with the submit that shows it. 204 when nothing comes after.
+    """
+    who = _who(request)
+    project = request.app.state.project
+    with request.app.state.workbench.reading() as session:
+        states: States = {}
+        queue = labeller_queue(project, session, who.name, states=states)
+        held = _next(queue, _skips(session, who.name), excluding=(dataset, case_id))
+        if held is None:
+            return Response(status_code=204)
+        case = blind_case(project, session, who.name, held.dataset, held.case_id, states=states)
+        response = render(request, "label/_case.html", **_case_context(case, ""))
+    # A fetched-ahead form is the labeller's own work: no shared cache may keep it.
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def _record_view(
@@ -266,8 +316,9 @@ def submit(
     guideline_version: Text = "",
     served: Text = "",
     visible_seconds: Text = "",
+    prefetched: Text = "",
 ) -> Response:
-    """Store (or revise) the label, then show the next case."""
+    """Store (or revise) the label, then show the next case (or a token for the prefetched one)."""
     who = _who(request)
     clock: ServedClock = request.app.state.served
     shown = clock.check(who, _subject(dataset, case_id), served)
@@ -314,7 +365,7 @@ def submit(
     if not is_htmx(request):
         return RedirectResponse("/label", status_code=303)
     with wb.reading() as session:
-        return _page(request, **_work(request, session, who, flash=flash))
+        return _page(request, **_work(request, session, who, prefetched=prefetched, flash=flash))
 
 
 def _retrying(write: Callable[[], T], *, one_at_a_time: bool = False) -> T:

@@ -1,4 +1,5 @@
-// casework labeller page: keyboard shortcuts, answer-fact lines, time on screen.
+// casework labeller page: keyboard shortcuts, answer-fact lines, time on screen, the next case
+// fetched ahead.
 // Loaded from /static (the Content-Security-Policy allows no inline script).
 (function () {
   "use strict";
@@ -20,11 +21,45 @@
     field.value = (ms / 1000).toFixed(1);
   }
   document.addEventListener("submit", function (e) { if (e.target.id === "label-form") fillVisible(e.target); }, true);
+  // The next case is fetched while this one is on screen, without a served-at token: the submit
+  // names it, and when it is indeed next the answer brings only the token (#case-slot), made as
+  // the case is shown. Anything else (no prefetch yet, another next case) renders as before.
+  var prefetched = null;
+  function prefetchNext() {
+    prefetched = null;
+    var current = document.querySelector("#work .columns[data-next]");
+    if (!current || !window.fetch) return;
+    fetch(current.getAttribute("data-next"), { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (r) { return r.status === 200 ? r.text() : null; })
+      .then(function (html) {
+        if (html === null || !current.isConnected) return;
+        var holder = document.createElement("div");
+        holder.innerHTML = html;
+        var node = holder.querySelector(".columns[data-item]");
+        if (node) prefetched = { item: node.getAttribute("data-item"), node: node };
+      })
+      .catch(function () { prefetched = null; });
+  }
+  function showPrefetched() {
+    var slot = document.getElementById("case-slot");
+    if (!slot) return true;
+    var held = prefetched;
+    prefetched = null;
+    if (!held || held.item !== slot.getAttribute("data-item")) {
+      htmx.ajax("GET", "/label", { target: "#work", swap: "innerHTML" });
+      return false;
+    }
+    held.node.querySelector("input[name=served]").value = slot.getAttribute("data-served");
+    slot.replaceWith(held.node);
+    htmx.process(held.node);
+    return true;
+  }
   document.addEventListener("htmx:configRequest", function (e) {
     var form = e.detail.elt;
     if (form && form.id === "label-form") {
       fillVisible(form);
       e.detail.parameters["visible_seconds"] = form.querySelector("input[name=visible_seconds]").value;
+      if (prefetched) e.detail.parameters["prefetched"] = prefetched.item;
     }
   });
   // Keyboard focus on the outcome (so 1-4, Tab and Space work at once), the page at its top.
@@ -33,12 +68,15 @@
     if (first) first.focus({ preventScroll: true });
   }
   document.addEventListener("htmx:afterSwap", function () {
+    if (!showPrefetched()) return;
     resetTimer();
     window.scrollTo(0, 0);
     focusOutcome();
+    prefetchNext();
   });
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", focusOutcome);
-  else focusOutcome();
+  function pageReady() { focusOutcome(); prefetchNext(); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", pageReady);
+  else pageReady();
 
   function typing(el) {
     return el && (el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && el.type === "text"));

@@ -14,15 +14,24 @@ corpus of ``leakage_data.py`` at Jaccard >= 0.8 over word 3-shingles:
 - ``casework-ray`` (with ``--ray``): the LSH join with every stage on Ray Data (signatures, a
   shuffle of band buckets, verification on workers) on a local Ray with this machine's cores;
   Ray's start-up is left out of the time, as library imports are, and the pairs must equal
-  ``casework-lsh``'s.
+  ``casework-lsh``'s;
+- ``casework-streamed`` (with ``--rows``): the same LSH join streamed in bounded memory
+  (``--memory-mb``, default 2048): the corpus file read in batches, band keys sorted per band on
+  disk, candidates verified in batches; its pairs must equal ``casework-lsh``'s where that runs.
 
 Usage: ``python benchmarks/leakage_bench.py [--sizes 50000,200000,1000000] [--skip-matched-above N] [--ray]``.
 Figures go to docs/benchmarks.md between the ``bench:leakage`` markers.
+``python benchmarks/leakage_bench.py --rows 1000000,10000000`` measures the streamed join (and the
+in-memory one up to ``--in-memory-up-to`` rows, default 2,000,000) and writes the
+``bench:leakage-scale`` section; ``--quick`` runs both modes at small sizes and writes nothing.
+Each pipeline's child records its CPU seconds (user + system, ``getrusage``), peak RSS and the
+load average. Corpora are written once, streamed, to ``build/leakage/support-N.txt``.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -37,7 +46,7 @@ from typing import Any
 from docs_section import write_bench_section
 
 HERE = Path(__file__).resolve().parent
-CACHE = Path(os.environ.get("LEAKAGE_BENCH_CACHE", "/tmp/casework-leakage-bench"))
+CACHE = Path(os.environ.get("LEAKAGE_BENCH_CACHE", str(HERE.parent / "build" / "leakage")))
 THRESHOLD = 0.8
 PIPELINES = (
     "casework-exact",
@@ -45,21 +54,52 @@ PIPELINES = (
     "datasketch-default",
     "datasketch-matched",
     "casework-ray",
+    "casework-streamed",
 )
 
 
-def corpus(n: int) -> list[str]:
-    """The seeded corpus of ``n`` rows (generated once, cached as a text file)."""
+def corpus_path(n: int) -> Path:
+    """The seeded corpus of ``n`` rows as a text file (written once, streamed, then reused)."""
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"support-{n}.txt"
     if not path.exists():
         sys.path.insert(0, str(HERE))
-        from leakage_data import generate
+        from leakage_data import write_corpus
 
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("\n".join(generate(n, seed=0)) + "\n", encoding="utf-8")
-        tmp.replace(path)
-    return path.read_text(encoding="utf-8").split("\n")[:n]
+        write_corpus(n, path, seed=0)
+    return path
+
+
+def corpus(n: int) -> list[str]:
+    """The seeded corpus of ``n`` rows, in memory."""
+    return corpus_path(n).read_text(encoding="utf-8").split("\n")[:n]
+
+
+def run_streamed(n: int, memory_mb: int) -> tuple[set[tuple[int, int]], dict[str, Any]]:
+    """The streamed LSH join over the corpus file, read in batches (never whole in memory)."""
+    from casework.leakage.scratch import scratch_folder
+    from casework.leakage.streamed import batch_rows, streamed_lsh_join
+
+    step = batch_rows(memory_mb)
+    with corpus_path(n).open(encoding="utf-8") as lines:
+
+        def batches() -> Any:
+            while batch := [line.rstrip("\n") for line in itertools.islice(lines, step)]:
+                yield batch
+
+        with scratch_folder(CACHE / "scratch") as folder:
+            found, params, stats = streamed_lsh_join(
+                batches(), THRESHOLD, scratch=folder, memory_mb=memory_mb, num_perm=256
+            )
+    return found.as_set(), {
+        "bands": params.bands,
+        "rows": params.rows,
+        "num_perm": params.num_perm,
+        "memory_mb": memory_mb,
+        "batches": stats.batches,
+        "band_parts": stats.band_parts,
+        "candidates": stats.candidates,
+    }
 
 
 def run_casework(texts: list[str], exact: bool) -> tuple[set[tuple[int, int]], dict[str, Any]]:
@@ -110,9 +150,9 @@ def run_datasketch(texts: list[str], matched: bool) -> tuple[set[tuple[int, int]
     return found, {"bands": lsh.b, "rows": lsh.r, "num_perm": num_perm}
 
 
-def one(pipeline: str, n: int, out: Path) -> None:
+def one(pipeline: str, n: int, out: Path, memory_mb: int = 2048) -> None:
     """Run one pipeline in this process and write its figures (and pairs) to ``out``."""
-    texts = corpus(n)
+    texts = corpus(n) if pipeline != "casework-streamed" else []
     # Library imports are paid once per process, not per scan: keep them out of the timing.
     import datasketch  # noqa: F401
     import scipy.stats  # noqa: F401
@@ -124,14 +164,19 @@ def one(pipeline: str, n: int, out: Path) -> None:
 
         ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
         ray.data.DataContext.get_current().enable_progress_bars = False
+    load_before = os.getloadavg()[0]
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     cpu = time.process_time()
-    if pipeline == "casework-ray":
+    info: dict[str, Any]
+    if pipeline == "casework-streamed":
+        pairs, info = run_streamed(n, memory_mb)
+    elif pipeline == "casework-ray":
         from casework.leakage.ray_lsh import ray_lsh_join
 
         found, params = ray_lsh_join(texts, THRESHOLD, num_perm=256)
         pairs = found.as_set()
-        info: dict[str, Any] = {
+        info = {
             "bands": params.bands,
             "rows": params.rows,
             "num_perm": params.num_perm,
@@ -143,7 +188,10 @@ def one(pipeline: str, n: int, out: Path) -> None:
     seconds = time.perf_counter() - started
     # The driver's CPU only: Ray's workers are other processes (their time is in the wall time).
     info["driver_cpu_s"] = round(time.process_time() - cpu, 2)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    info["cpu_s"] = round(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime, 2)
+    info["load"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+    peak_mb = after.ru_maxrss / 1024
     result = {
         "pipeline": pipeline,
         "n": n,
@@ -156,13 +204,18 @@ def one(pipeline: str, n: int, out: Path) -> None:
 
 
 def measure(
-    pipeline: str, n: int, *, rerun: bool = True
+    pipeline: str, n: int, *, rerun: bool = True, memory_mb: int = 2048
 ) -> tuple[dict[str, Any], set[tuple[int, int]]]:
     """Run one pipeline in a fresh process (or, with ``rerun=False``, read its last result)."""
     out = CACHE / f"result-{pipeline}-{n}.json"
     if rerun or not out.exists():
         subprocess.run(
-            [sys.executable, __file__, "--one", pipeline, "--n", str(n), "--out", str(out)],
+            [
+                sys.executable,
+                __file__,
+                *("--one", pipeline, "--n", str(n), "--out", str(out)),
+                *("--memory-mb", str(memory_mb)),
+            ],
             check=True,
         )
     data = json.loads(out.read_text(encoding="utf-8"))
@@ -209,6 +262,90 @@ def targets(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def scale_table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| rows | pipeline | memory setting | CPU s (user + sys) | wall s | peak RSS | load (start, end) | pairs | same pairs as in-memory |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |",
+    ]
+    for r in rows:
+        setting = f"{r['memory_mb']:,} MB" if "memory_mb" in r else "—"
+        same = {True: "yes", False: "NO", None: "—"}[r.get("same")]
+        lines.append(
+            f"| {r['n']:,} | {r['pipeline']} | {setting} | {r['cpu_s']:.1f} | {r['seconds']:.1f} | "
+            f"{r['peak_mb'] / 1024:.2f} GB | {r['load'][0]:.1f}, {r['load'][1]:.1f} | "
+            f"{r['pairs']:,} | {same} |"
+        )
+    return "\n".join(lines)
+
+
+def extrapolate(rows: list[dict[str, Any]], target: int) -> str:
+    """The in-memory join's peak memory at ``target`` rows, by a line through the two largest."""
+    mem = sorted((r["n"], r["peak_mb"]) for r in rows if r["pipeline"] == "casework-lsh")
+    if len(mem) < 2:
+        return ""
+    (n1, m1), (n2, m2) = mem[-2:]
+    slope = (m2 - m1) / (n2 - n1)
+    at = m2 + slope * (target - n2)
+    return (
+        f"- The in-memory LSH join took {m1 / 1024:.2f} GB at {n1:,} rows and {m2 / 1024:.2f} GB "
+        f"at {n2:,}: {slope * 1024:.2f} KB a row, so about **{at / 1024:.1f} GB at "
+        f"{target:,} rows (extrapolated, not run)**."
+    )
+
+
+def scale(args: argparse.Namespace, sizes: list[int]) -> str:
+    """Streamed join at each size, the in-memory one beside it where it fits; the docs section."""
+    rows: list[dict[str, Any]] = []
+    for n in sizes:
+        corpus_path(n)
+        streamed, found = measure("casework-streamed", n, memory_mb=args.memory_mb)
+        streamed["same"] = None
+        if n <= args.in_memory_up_to:
+            in_memory, truth = measure("casework-lsh", n)
+            in_memory["same"] = None
+            streamed["same"] = found == truth
+            rows.append(in_memory)
+        rows.append(streamed)
+        print(json.dumps(streamed), flush=True)
+    lines = []
+    for r in rows:
+        if r["pipeline"] != "casework-streamed":
+            continue
+        if r["n"] >= 10_000_000:
+            met = r["seconds"] < 180 and r["peak_mb"] < 8 * 1024
+            goal = "under 3 min and 8 GB"
+        elif r["n"] >= 1_000_000:
+            met = r["seconds"] < 10
+            goal = "under 10 s"
+        else:
+            continue
+        lines.append(
+            f"- {r['n']:,} rows {goal}: **{'met' if met else 'missed'}** ({r['seconds']:.1f} s "
+            f"wall, {r['cpu_s']:.1f} CPU s, {r['peak_mb'] / 1024:.2f} GB, load "
+            f"{r['load'][0]:.1f}–{r['load'][1]:.1f})."
+        )
+    biggest = max(sizes)
+    if extra := extrapolate(rows, biggest if biggest > args.in_memory_up_to else 10_000_000):
+        lines.append(extra)
+    return (
+        "## Leakage at scale: the streamed LSH join\n\n"
+        f"`python benchmarks/leakage_bench.py --rows {','.join(str(n) for n in sizes)}` on "
+        f"{os.cpu_count()} cores. The corpus of `benchmarks/leakage_data.py` (written once, "
+        "streamed, to `build/leakage/`), Jaccard ≥ 0.8 over word 3-shingles, 26 bands × 8 rows. "
+        "`casework-streamed` reads the file in batches, writes band keys and shingle hashes to a "
+        "scratch folder, sorts each band's keys with numpy and verifies candidates in batches, "
+        f"within `[leakage] memory_mb = {args.memory_mb}`; `casework-lsh` is the in-memory join "
+        "(the whole corpus in memory). Each pipeline runs in a fresh process: CPU seconds are its "
+        "user + system time (both cores count), peak RSS its maximum resident memory.\n\n"
+        + scale_table(rows)
+        + "\n\n"
+        + "\n".join(lines)
+        + "\n\nThe machine was shared with other engineers' test runs while this ran (see the load "
+        "column): wall time is noisy, CPU seconds less so. Rerun in a quiet hour with the command "
+        "above.\n"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="50000,200000,1000000")
@@ -219,13 +356,29 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--no-docs", action="store_true")
     parser.add_argument("--ray", action="store_true", help="Also run casework-ray.")
+    parser.add_argument("--rows", help="Sizes for the streamed join (e.g. 1000000,10000000).")
+    parser.add_argument("--memory-mb", type=int, default=2048)
+    parser.add_argument("--in-memory-up-to", type=int, default=2_000_000)
+    parser.add_argument(
+        "--quick", action="store_true", help="Small sizes, both modes, nothing written."
+    )
     parser.add_argument(
         "--report-only", action="store_true", help="Rebuild the table from the last results."
     )
     args = parser.parse_args()
     if args.one:
-        one(args.one, args.n, args.out)
+        one(args.one, args.n, args.out, args.memory_mb)
         return
+    if args.quick:
+        args.sizes, args.rows, args.no_docs = "20000", "20000,50000", True
+        args.skip_matched_above = 0
+    if args.rows:
+        section = scale(args, [int(s) for s in args.rows.split(",")])
+        print(section)
+        if not args.no_docs:
+            write_bench_section("leakage-scale", section)
+        if not args.quick:
+            return
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     for n in (int(s) for s in args.sizes.split(",")):

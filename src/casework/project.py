@@ -280,6 +280,9 @@ class LeakageConfig(_Section):
     """Rows below which the scan uses the exact join instead of MinHash-LSH."""
     num_perm: int = Field(default=256, ge=16)
     """MinHash permutations for the LSH engine."""
+    memory_mb: int = Field(default=2048, ge=64)
+    """Memory (MB) a near-duplicate scan keeps to: above it the LSH join streams band keys through
+    `.casework/tmp/leakage/`, and the exact join hands over to LSH."""
     corpus_containment: float = Field(default=0.8, gt=0, le=1)
     """Share of a row's 13-grams, or of its IDF-weighted shingles, that marks a corpus document as holding it."""
 

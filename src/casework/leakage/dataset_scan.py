@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from casework.atomic import PROJECT_TMP
 from casework.dataset import load_dataset
 from casework.dataset.lock import dataset_lock
 from casework.leakage.flagfile import flag_file, read_flags, write_flags
@@ -143,6 +144,8 @@ def scan_dataset(
         exact_below=config.leakage.exact_below,
         num_perm=config.leakage.num_perm,
         engine=engine,
+        memory_mb=config.leakage.memory_mb,
+        scratch=project.root / PROJECT_TMP / "leakage",
     )
     at_configured = used == configured
     by_id = {c.id: c for c in ds.cases}

@@ -29,6 +29,7 @@ __all__ = [
     "CURVE_POINTS",
     "LshParams",
     "band_candidates",
+    "band_keys",
     "choose_params",
     "collision_probability",
     "lsh_join",
@@ -127,7 +128,7 @@ def choose_params(threshold: float, num_perm: int = 256, min_recall: float = 0.9
     return best[2]
 
 
-def _band_keys(signatures: npt.NDArray[np.uint32], band: int, rows: int) -> npt.NDArray[np.uint64]:
+def band_keys(signatures: npt.NDArray[np.uint32], band: int, rows: int) -> npt.NDArray[np.uint64]:
     """One 64-bit key per row for band ``band`` (equal bands give equal keys)."""
     block = signatures[:, band * rows : (band + 1) * rows]
     if rows % 2:
@@ -158,7 +159,7 @@ def band_candidates(
     live_signatures = signatures if len(live) == n else signatures[live]
 
     def one_band(band: int) -> tuple[I64, I64]:
-        keys = _band_keys(live_signatures, band, params.rows)
+        keys = band_keys(live_signatures, band, params.rows)
         left, right = pairs_within_groups(live, keys)
         keep = cross_group(left, right, groups)
         return dedupe_pairs(left[keep], right[keep], n)

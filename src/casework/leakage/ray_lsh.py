@@ -26,7 +26,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from casework.leakage.batches import BATCH_ROWS, sketch_batch
-from casework.leakage.lsh import LshParams, _band_keys, choose_params, prefilter_cutoff
+from casework.leakage.lsh import LshParams, band_keys, choose_params, prefilter_cutoff
 from casework.leakage.minhash import EMPTY, estimate_jaccard
 from casework.leakage.pairs import (
     Pairs,
@@ -98,7 +98,7 @@ def _band_rows(
     out: dict[str, list[npt.NDArray[Any]]] = {"band": [], "key": [], "i": [], "g": []}
     for band in range(bands):
         out["band"].append(np.full(len(live), band, dtype=np.int64))
-        out["key"].append(_band_keys(sigs, band, rows))
+        out["key"].append(band_keys(sigs, band, rows))
         out["i"].append(np.asarray(batch["i"], dtype=np.int64)[live])
         out["g"].append(np.asarray(batch["g"], dtype=np.int64)[live])
     table = {name: np.concatenate(parts) for name, parts in out.items()}

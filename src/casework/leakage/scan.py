@@ -1,7 +1,9 @@
 """Cross-split scan: pairs of rows in different splits whose user text is nearly the same.
 
 Below ``exact_below`` rows the exact prefix-filter join runs; above it MinHash-LSH with exact
-verification. Entry point: :func:`find_split_pairs` (pure: cases in, verified pairs out).
+verification. Given a memory setting, the exact join hands over to LSH when it would need more,
+and LSH streams through a scratch folder when the in-memory join would (same pairs either way).
+Entry point: :func:`find_split_pairs` (pure: cases in, verified pairs out).
 """
 
 from __future__ import annotations
@@ -10,15 +12,18 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
 from casework.errors import UsageError
 from casework.leakage.batches import Sketch, sets_of
-from casework.leakage.join import exact_join
+from casework.leakage.join import exact_join, exact_join_mb
 from casework.leakage.lsh import LshParams, choose_params, lsh_join
 from casework.leakage.pairs import Pairs
+from casework.leakage.scratch import scratch_folder
+from casework.leakage.streamed import StreamStats, batch_rows, in_memory_mb, streamed_lsh_join
 from casework.leakage.text import compared_text
 from casework.schema import SPLITS, Case
 from casework.shingling import shingles, tokenize
@@ -75,6 +80,10 @@ class ScanResult:
     no_text: list[str] = field(default_factory=list)
     """Ids of rows with no words to compare (no user turn, scenario, tool set or data): they
     cannot be found as near-duplicates, so they are reported rather than skipped silently."""
+    streamed: StreamStats | None = None
+    """How the LSH join streamed through disk (None: it ran in memory)."""
+    notes: list[str] = field(default_factory=list)
+    """What the memory setting changed (the exact join handed over to LSH, LSH streamed)."""
 
     @property
     def curve(self) -> list[tuple[float, float]]:
@@ -116,6 +125,8 @@ def find_split_pairs(
     exact_below: int = 50_000,
     num_perm: int = 256,
     engine: Engine = "local",
+    memory_mb: float | None = None,
+    scratch: Path | None = None,
 ) -> ScanResult:
     """Every pair of rows in different splits with Jaccard >= ``threshold`` on their situation text.
 
@@ -131,19 +142,37 @@ def find_split_pairs(
         num_perm: Largest MinHash width for LSH (bands x rows are chosen within it).
         engine: ``local`` (threads) or ``ray`` (Ray Data workers: the whole LSH pipeline; for
             the exact join, shingling only).
+        memory_mb: Memory the scan keeps to (None: unbounded). Above it the exact join hands
+            over to LSH, and the local LSH join streams through ``scratch``; both are said in
+            the result's ``notes``.
+        scratch: Root of the scratch folders of a streamed join (a project's
+            ``.casework/tmp/leakage``); needed when the join streams.
 
     Raises:
-        UsageError: The threshold is outside (0, 1].
+        UsageError: The threshold is outside (0, 1], ``memory_mb`` is not positive, or the
+            join must stream and no ``scratch`` was given.
     """
     if not 0.0 < threshold <= 1.0:
         raise UsageError(f"must be in (0, 1]. Got {threshold}.", param="threshold")
+    if memory_mb is not None and not memory_mb > 0:
+        raise UsageError(f"must be positive. Got {memory_mb}.", param="memory_mb")
     started = time.perf_counter()
+    n = len(cases)
     chosen: Literal["exact", "lsh"] = (
-        method if method != "auto" else ("exact" if len(cases) < exact_below else "lsh")
+        method if method != "auto" else ("exact" if n < exact_below else "lsh")
     )
+    notes: list[str] = []
+    if chosen == "exact" and memory_mb is not None and exact_join_mb(n) > memory_mb:
+        chosen = "lsh"
+        notes.append(
+            f"the exact join of {n:,} rows needs about {exact_join_mb(n):,} MB, over the memory "
+            f"setting ({memory_mb:,g} MB): MinHash-LSH ran instead (recall ≥ 0.99 at the "
+            "threshold, every pair verified exactly)"
+        )
     texts = [compared_text(c.situation) for c in cases]
     groups = np.array([SPLITS.index(c.split) for c in cases], dtype=np.int64)
     params: LshParams | None = None
+    streamed: StreamStats | None = None
     if chosen == "exact":
         sketch = _sketch(texts, k, 0, engine)
         found: Pairs = exact_join(sketch.sets, threshold, groups=groups)
@@ -153,6 +182,30 @@ def find_split_pairs(
         from casework.leakage.ray_lsh import ray_lsh_join
 
         found, params = ray_lsh_join(texts, threshold, k=k, groups=groups, num_perm=num_perm)
+    elif memory_mb is not None and in_memory_mb(n) > memory_mb:
+        if scratch is None:
+            raise UsageError(
+                f"a scan of {n:,} rows within {memory_mb:,g} MB streams through a scratch folder. "
+                "Got none.",
+                param="scratch",
+            )
+        step = batch_rows(memory_mb)
+        with scratch_folder(scratch) as folder:
+            found, params, streamed = streamed_lsh_join(
+                (texts[i : i + step] for i in range(0, n, step)),
+                threshold,
+                scratch=folder,
+                memory_mb=memory_mb,
+                k=k,
+                num_perm=num_perm,
+                groups=groups,
+            )
+        notes.append(
+            f"the in-memory LSH join of {n:,} rows needs about {in_memory_mb(n):,} MB, over the "
+            f"memory setting ({memory_mb:,g} MB): it streamed through disk ({streamed.batches} "
+            f"batches, each band sorted in {streamed.band_parts} part"
+            f"{'s' if streamed.band_parts != 1 else ''}), with the same pairs"
+        )
     else:
         params = choose_params(threshold, num_perm)
         sketch = _sketch(texts, k, params.num_perm, engine)
@@ -187,4 +240,6 @@ def find_split_pairs(
         pairs=pairs,
         seconds=time.perf_counter() - started,
         no_text=[c.id for c, text in zip(cases, texts, strict=True) if not tokenize(text)],
+        streamed=streamed,
+        notes=notes,
     )

@@ -1,0 +1,340 @@
+"""MinHash-LSH join in bounded memory: batches sketched to disk, band keys sorted per band.
+
+The same join as :func:`casework.leakage.lsh.lsh_join` (same signatures, bands, filters and
+exact verification, so the same pairs with the same Jaccard), with memory bounded by
+``memory_mb`` instead of the row count:
+
+1. each batch of texts is shingled and MinHashed; its band keys (one file per band), signatures,
+   shingle hashes and set sizes are appended to files in a scratch folder;
+2. each band's keys are read back and sorted (in key-range parts when a band does not fit), and
+   the rows sharing a key give candidate pairs, written to buckets by their first row;
+3. each bucket's pairs are de-duplicated and verified in batches: the size filter, the signature
+   estimate and exact Jaccard, over the signatures and shingle hashes read back from disk (the
+   rows of a batch in row order, so the files are read front to back).
+
+Entry points: :func:`streamed_lsh_join`, :func:`batch_rows`, :func:`in_memory_mb`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from casework.errors import UsageError
+from casework.leakage.batches import sets_of
+from casework.leakage.lsh import LshParams, band_keys, choose_params, prefilter_cutoff
+from casework.leakage.minhash import estimate_jaccard
+from casework.leakage.pairs import (
+    Pairs,
+    cross_group,
+    dedupe_pairs,
+    pairs_within_groups,
+    verify_pairs,
+)
+from casework.shingling._sets import I64, ShingleSets, gather_segments
+from casework.shingling._shingles import DEFAULT_SEED
+
+__all__ = [
+    "StreamStats",
+    "batch_rows",
+    "in_memory_mb",
+    "streamed_lsh_join",
+]
+
+#: Bytes a row costs on the in-memory LSH path (text, shingle sets, signatures, candidates),
+#: measured at 1,000,000 rows of the leakage benchmark's corpus: 3.1 GB.
+IN_MEMORY_ROW_BYTES = 3_200
+#: Bytes a row costs while a batch is sketched (text, Arrow tokens, shingles, signatures).
+_SKETCH_ROW_BYTES = 6_000
+#: Bytes a live row costs while its band part is sorted (key, row, order, sorted copies).
+_BAND_ROW_BYTES = 48
+#: Bytes a candidate pair costs while a bucket is de-duplicated (key, its sorted copy, masks).
+_PAIR_BYTES = 40
+#: Bytes a candidate pair costs while verified (its rows' signatures and shingles, the merge).
+_VERIFY_PAIR_BYTES = 4_000
+_MB = 1 << 20
+
+
+def in_memory_mb(rows: int) -> int:
+    """Estimated peak memory (MB) of the in-memory LSH join of ``rows`` rows."""
+    return math.ceil(rows * IN_MEMORY_ROW_BYTES / _MB)
+
+
+def batch_rows(memory_mb: float) -> int:
+    """Texts per batch that the first pass of :func:`streamed_lsh_join` sketches at a time."""
+    return max(100, int(memory_mb * _MB) // _SKETCH_ROW_BYTES)
+
+
+@dataclass(frozen=True)
+class StreamStats:
+    """How a streamed join ran (said in the scan's output)."""
+
+    rows: int
+    """Rows joined."""
+    batches: int
+    """Batches of texts sketched."""
+    band_parts: int
+    """Key-range parts each band was sorted in (1: a whole band at a time)."""
+    candidates: int
+    """Distinct candidate pairs verified."""
+    memory_mb: float
+    """The memory setting the join kept to."""
+
+
+class _Sketches:
+    """Append-only files of the first pass: band keys, signatures, shingle hashes and set sizes."""
+
+    def __init__(self, folder: Path, bands: int, stack: ExitStack) -> None:
+        self.folder = folder
+        self.bands = bands
+        self.band_files: list[BinaryIO] = [
+            stack.enter_context((folder / f"band-{b}.u64").open("wb")) for b in range(bands)
+        ]
+        self.signatures = stack.enter_context((folder / "signatures.u32").open("wb"))
+        self.hashes = stack.enter_context((folder / "hashes.u64").open("wb"))
+        self.sizes = stack.enter_context((folder / "sizes.i64").open("wb"))
+        self.rows = 0
+        self.batches = 0
+
+    def add(self, sets: ShingleSets, signatures: npt.NDArray[np.uint32], rows: int) -> None:
+        for band, out in enumerate(self.band_files):
+            out.write(band_keys(signatures, band, rows).tobytes())
+        self.signatures.write(np.ascontiguousarray(signatures).tobytes())
+        self.hashes.write(sets.hashes.tobytes())
+        self.sizes.write(sets.sizes().astype(np.int64).tobytes())
+        self.rows += len(sets)
+        self.batches += 1
+
+    def close(self) -> None:
+        for out in [*self.band_files, self.signatures, self.hashes, self.sizes]:
+            out.close()
+
+
+def _band_parts(live: int, budget: int) -> int:
+    return max(1, math.ceil(live * _BAND_ROW_BYTES / budget))
+
+
+def _band_pairs(
+    keys_path: Path,
+    live: npt.NDArray[np.bool_],
+    part: int,
+    parts: int,
+    groups: I64 | None,
+    budget: int,
+) -> tuple[I64, I64]:
+    """Candidate pairs of one band among live rows whose key falls in key-range ``part``."""
+    n = len(live)
+    keys_all = np.memmap(keys_path, dtype=np.uint64, mode="r", shape=(n,)) if n else None
+    rows_parts: list[I64] = []
+    key_parts: list[npt.NDArray[np.uint64]] = []
+    step = max(1, budget // 32)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        assert keys_all is not None
+        keys = np.asarray(keys_all[lo:hi])
+        keep = live[lo:hi]
+        if parts > 1:
+            keep = keep & (keys % np.uint64(parts) == np.uint64(part))
+        picked = np.flatnonzero(keep)
+        rows_parts.append(picked + lo)
+        key_parts.append(keys[picked])
+    del keys_all
+    if not rows_parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    left, right = pairs_within_groups(np.concatenate(rows_parts), np.concatenate(key_parts))
+    keep_pairs = cross_group(left, right, groups)
+    return dedupe_pairs(left[keep_pairs], right[keep_pairs], n)
+
+
+class _Buckets:
+    """Candidate pair keys ``left * n + right``, appended to files by ranges of ``left``."""
+
+    def __init__(self, folder: Path, n: int, count: int, stack: ExitStack) -> None:
+        self.n = n
+        self.count = count
+        self.paths = [folder / f"pairs-{i}.i64" for i in range(count)]
+        self.files = [stack.enter_context(p.open("wb")) for p in self.paths]
+
+    def add(self, left: I64, right: I64) -> None:
+        if not len(left):
+            return
+        # ``left`` comes sorted (from dedupe_pairs), so each bucket's pairs are one slice.
+        which = left * self.count // self.n
+        keys = left * np.int64(self.n) + right
+        cuts = np.searchsorted(which, np.arange(self.count + 1))
+        for i in range(self.count):
+            if cuts[i] < cuts[i + 1]:
+                self.files[i].write(keys[cuts[i] : cuts[i + 1]].tobytes())
+
+    def close(self) -> None:
+        for out in self.files:
+            out.close()
+
+
+def _unique_keys(path: Path, lo: int, hi: int, n: int, budget: int) -> Iterator[I64]:
+    """Distinct pair keys of a bucket holding first rows ``[lo, hi)``, in order, in bounded memory.
+
+    A bucket too big to de-duplicate at once is split into four by first row, recursively.
+    """
+    size = path.stat().st_size
+    if size // 8 * _PAIR_BYTES <= budget or hi - lo <= 1:
+        yield np.unique(np.fromfile(path, dtype=np.int64))
+        path.unlink()
+        return
+    cuts = np.linspace(lo, hi, 5).astype(np.int64)
+    cuts = np.unique(cuts)
+    subs = [path.with_name(f"{path.name}.{i}") for i in range(len(cuts) - 1)]
+    with ExitStack() as stack:
+        outs = [stack.enter_context(p.open("wb")) for p in subs]
+        data = np.memmap(path, dtype=np.int64, mode="r")
+        step = max(1, budget // 32)
+        for start in range(0, len(data), step):
+            keys = np.asarray(data[start : start + step])
+            which = np.clip(np.searchsorted(cuts, keys // n, side="right") - 1, 0, len(outs) - 1)
+            for i, out in enumerate(outs):
+                out.write(keys[which == i].tobytes())
+        del data
+    path.unlink()
+    for i, sub in enumerate(subs):
+        yield from _unique_keys(sub, int(cuts[i]), int(cuts[i + 1]), n, budget)
+
+
+def _read_rows(path: Path, dtype: type[np.generic], width: int, rows: I64) -> npt.NDArray[Any]:
+    """``rows`` (sorted) of a file of ``width``-wide records, mapped for this read only.
+
+    The map is dropped at once, so the pages read leave this process's resident memory.
+    """
+    if not len(rows):
+        return np.zeros((0, width), dtype=dtype)
+    mapped = np.memmap(path, dtype=dtype, mode="r").reshape(-1, width)
+    try:
+        return np.array(mapped[rows])
+    finally:
+        del mapped
+
+
+@dataclass(frozen=True)
+class _Verifier:
+    """Exact verification of candidate batches against the signatures and shingles on disk."""
+
+    folder: Path
+    offsets: I64
+    sizes: I64
+    params: LshParams
+    threshold: float
+
+    def __call__(self, left: I64, right: I64) -> Pairs:
+        small = np.minimum(self.sizes[left], self.sizes[right])
+        large = np.maximum(self.sizes[left], self.sizes[right])
+        keep = small >= self.threshold * large - 1e-9
+        left, right = left[keep], right[keep]
+        rows = np.unique(np.concatenate([left, right]))
+        signatures = _read_rows(
+            self.folder / "signatures.u32", np.uint32, self.params.num_perm, rows
+        )
+        a, b = np.searchsorted(rows, left), np.searchsorted(rows, right)
+        keep = estimate_jaccard(signatures, a, b) >= prefilter_cutoff(
+            self.params.num_perm, self.threshold
+        )
+        del signatures
+        left, right = left[keep], right[keep]
+        if not len(left):
+            return Pairs.empty()
+        # Shingles are read for the rows the estimate kept only.
+        rows = np.unique(np.concatenate([left, right]))
+        index, offsets = gather_segments(self.offsets, rows)
+        hashes = _read_rows(self.folder / "hashes.u64", np.uint64, 1, index).reshape(-1)
+        found = verify_pairs(
+            ShingleSets(hashes, offsets),
+            np.searchsorted(rows, left),
+            np.searchsorted(rows, right),
+            self.threshold,
+        )
+        return Pairs(rows[found.left], rows[found.right], found.shared, found.jaccard)
+
+
+def streamed_lsh_join(
+    batches: Iterable[Sequence[str] | pa.Array],
+    threshold: float,
+    *,
+    scratch: Path,
+    memory_mb: float,
+    k: int = 3,
+    shingle_seed: int = DEFAULT_SEED,
+    num_perm: int = 256,
+    seed: int = 1,
+    min_recall: float = 0.99,
+    groups: I64 | None = None,
+) -> tuple[Pairs, LshParams, StreamStats]:
+    """Pairs of rows with Jaccard >= ``threshold``, as :func:`~casework.leakage.lsh.lsh_join` finds.
+
+    Args:
+        batches: The texts, in batches (rows are numbered across batches in order); a batch of
+            :func:`batch_rows` texts keeps the first pass within ``memory_mb``.
+        threshold: Jaccard similarity to report at or above.
+        scratch: An empty folder for the join's files (see :mod:`casework.leakage.scratch`).
+        memory_mb: Memory the band sorts, the de-duplication and the verification keep to.
+        k: Words per shingle.
+        shingle_seed: Seed of the shingle hashes.
+        num_perm: Largest signature width the parameters may use.
+        seed: Seed of the MinHash permutations.
+        min_recall: Theoretical recall required at the threshold.
+        groups: Optional group (split) code per row; only pairs across groups are returned.
+
+    Returns:
+        The verified pairs (ordered by row), the banding parameters and how the join ran.
+
+    Raises:
+        UsageError: ``memory_mb`` is not positive, or ``groups`` does not give one code per row.
+    """
+    if not memory_mb > 0:
+        raise UsageError(f"must be positive. Got {memory_mb}.", param="memory_mb")
+    params = choose_params(threshold, num_perm, min_recall)
+    budget = max(1, int(memory_mb * _MB))
+    with ExitStack() as stack:
+        sketches = _Sketches(scratch, params.bands, stack)
+        for texts in batches:
+            sketch = sets_of(
+                texts, k=k, seed=shingle_seed, num_perm=params.num_perm, perm_seed=seed
+            )
+            assert sketch.signatures is not None
+            sketches.add(sketch.sets, sketch.signatures, params.rows)
+        sketches.close()
+    n = sketches.rows
+    if groups is not None and len(groups) != n:
+        raise UsageError(f"must give one code per row ({n}). Got {len(groups)}.", param="groups")
+    sizes = np.fromfile(scratch / "sizes.i64", dtype=np.int64)
+    live = sizes > 0
+    parts = _band_parts(int(live.sum()), budget)
+    bucket_count = max(1, math.ceil(n * params.bands * 8 / budget))
+    with ExitStack() as stack:
+        buckets = _Buckets(scratch, max(n, 1), bucket_count, stack)
+        for band in range(params.bands):
+            path = scratch / f"band-{band}.u64"
+            for part in range(parts):
+                buckets.add(*_band_pairs(path, live, part, parts, groups, budget))
+            path.unlink()
+        buckets.close()
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    verify = _Verifier(scratch, offsets, sizes, params, threshold)
+    step = max(1_000, budget // _VERIFY_PAIR_BYTES)
+    found: list[Pairs] = []
+    candidates = 0
+    for i, path in enumerate(buckets.paths):
+        lo, hi = i * n // bucket_count, (i + 1) * n // bucket_count
+        for keys in _unique_keys(path, lo, hi, max(n, 1), budget):
+            candidates += len(keys)
+            for start in range(0, len(keys), step):
+                part_keys = keys[start : start + step]
+                found.append(verify(part_keys // n, part_keys % n))
+    stats = StreamStats(n, sketches.batches, parts, candidates, memory_mb)
+    return Pairs.concat(found), params, stats

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from casework.schema import OracleClass
 
@@ -31,16 +31,11 @@ class CheckResult(_Model):
     """True when an LLM judge decided this check."""
     admissible: bool = True
     """False when the deciding judge is not certified for the case's slice (never gates)."""
-    findings: list[bool] = Field(default_factory=list)
+    # Left out when empty by a field-level exclusion: a model-level wrap serializer made every
+    # dump of a trial record several times slower (it leaves pydantic's compiled path).
+    findings: list[bool] = Field(default_factory=list, exclude_if=lambda v: not v)
     """`answer_facts` only: the judge's finding for each expected fact, in label order (True:
     stated). Empty for other checks and in logs written before it existed; left out when empty."""
-
-    @model_serializer(mode="wrap")
-    def _drop_empty_findings(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
-        data: dict[str, object] = handler(self)
-        if not self.findings:
-            data.pop("findings", None)
-        return data
 
 
 class Verdict(_Model):

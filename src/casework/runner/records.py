@@ -17,9 +17,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    SerializerFunctionWrapHandler,
     ValidationError,
-    model_serializer,
 )
 
 from casework.dataset.jsonl import problems_from_validation
@@ -204,16 +202,9 @@ class TrialRecord(_Record):
     """Pass/fail with per-check evidence."""
     trajectory: Trajectory
     """What the agent did."""
-    user_sim: UserSimRecord | None = None
+    user_sim: UserSimRecord | None = Field(default=None, exclude_if=lambda v: v is None)
     """The simulated user's seed, model, turns and stop reason (cases with a `user_scenario`
     only; left out otherwise)."""
-
-    @model_serializer(mode="wrap")
-    def _drop_no_user_sim(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if self.user_sim is None:
-            data.pop("user_sim", None)
-        return data
 
     @property
     def passed(self) -> bool | None:

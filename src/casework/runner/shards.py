@@ -27,7 +27,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import orjson
 
 from casework.atomic import atomic_write_text, atomic_writer
 from casework.dataset import load_dataset
@@ -49,7 +51,7 @@ from casework.runner.run import (
     _Trials,
     run_agent,
 )
-from casework.runner.store import RunStore, log_path, trial_row
+from casework.runner.store import RunStore, log_path, trial_row_from_json
 from casework.runner.toolserver import ToolServer
 from casework.workbench import open_workbench
 
@@ -64,6 +66,15 @@ Key = tuple[str, int]
 def shard_folder(log: Path) -> Path:
     """Where the shard files of the run logged at ``log`` live: ``runs/<run-id>.shards/``."""
     return log.with_name(f"{log.stem}.shards")
+
+
+class _Outcome(NamedTuple):
+    """What the end record counts of one trial."""
+
+    passed: bool | None
+    error: bool
+    cost_usd: float
+    agent_version: str | None
 
 
 @dataclass(frozen=True)
@@ -363,7 +374,7 @@ class _Sharded:
         self.observer = observer
         self.clock = clock
         self.lines: dict[Key, str] = {}
-        self.records: dict[Key, TrialRecord] = {}
+        self.outcomes: dict[Key, _Outcome] = {}
 
     def _start(self) -> tuple[RunHeader, Path, dict[Key, tuple[TrialRecord, str]]]:
         """The header (written for a new run) and the trials earlier sessions recorded."""
@@ -406,7 +417,12 @@ class _Sharded:
         project, request = self.project, self.request
         header, path, previous = self._start()
         for key, (rec, line) in previous.items():
-            self.records[key] = rec
+            self.outcomes[key] = _Outcome(
+                rec.verdict.passed,
+                rec.trajectory.error is not None,
+                rec.trajectory.usage.cost_usd,
+                rec.trajectory.agent_version,
+            )
             self.lines[key] = line
         pending = [
             (cid, t) for t in range(header.k) for cid in header.case_ids if (cid, t) not in previous
@@ -485,38 +501,49 @@ class _Sharded:
             raise running.errors[0]
 
     def _follow(self, follower: _Follower, db: _DbWriter | None) -> None:
+        # A worker wrote each line from a validated record: the parent parses it, never
+        # validates it again (that cost the parent more CPU than a worker spent on the trial);
+        # only a progress observer gets the record itself. Resume validates shard files whole.
         for part, raw in follower.new_lines():
             text = raw.decode("utf-8")
             try:
-                rec = TrialRecord.model_validate_json(text)
-            except ValueError as exc:
+                obj = orjson.loads(raw)
+                key = (obj["case_id"], obj["trial"])
+                trajectory = obj["trajectory"]
+                self.outcomes[key] = _Outcome(
+                    obj["verdict"]["passed"],
+                    trajectory["error"] is not None,
+                    trajectory["usage"]["cost_usd"],
+                    trajectory["agent_version"],
+                )
+                row = trial_row_from_json(obj, text) if db is not None else None
+                rec = TrialRecord.model_validate(obj) if self.observer is not None else None
+            except (ValueError, KeyError, TypeError) as exc:
                 shown = self.project.relative(part)
                 raise InputError(shown, None, None, f"bad shard line: {exc}") from exc
-            key = (rec.case_id, rec.trial)
-            self.records[key] = rec
             self.lines[key] = text
-            if db is not None:
-                db.put(trial_row(rec, text))
-            if self.observer is not None:
+            if db is not None and row is not None:
+                db.put(row)
+            if self.observer is not None and rec is not None:
                 self.observer.trial_done(rec)
 
     def _merge(self, header: RunHeader, path: Path, wall_s: float) -> RunEnd:
         """The run log rewritten once: header, trials in a deterministic order, end record."""
         position = {cid: i for i, cid in enumerate(header.case_ids)}
         keys = sorted(self.lines, key=lambda key: (key[1], position[key[0]]))
-        records = [self.records[key] for key in keys]
+        records = [self.outcomes[key] for key in keys]
         agent_version = header.agent_version or next(
-            (r.trajectory.agent_version for r in records if r.trajectory.agent_version), None
+            (r.agent_version for r in records if r.agent_version), None
         )
         end = RunEnd(
             run_id=header.run_id,
             finished_at=self.clock(),
             trials=len(records),
-            passed=sum(r.verdict.passed is True for r in records),
-            failed=sum(r.verdict.passed is False for r in records),
-            undetermined=sum(r.verdict.passed is None for r in records),
-            errors=sum(r.trajectory.error is not None for r in records),
-            cost_usd=round(sum(r.trajectory.usage.cost_usd for r in records), 6),
+            passed=sum(r.passed is True for r in records),
+            failed=sum(r.passed is False for r in records),
+            undetermined=sum(r.passed is None for r in records),
+            errors=sum(r.error for r in records),
+            cost_usd=round(sum(r.cost_usd for r in records), 6),
             wall_s=round(wall_s, 3),
             agent_version=agent_version,
         )

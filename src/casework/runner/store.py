@@ -6,9 +6,10 @@ Entry points: :class:`RunStore` (writes), :func:`load_run` (a run id, id prefix 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import insert, select
 
@@ -26,6 +27,7 @@ __all__ = [
     "load_run",
     "log_path",
     "trial_row",
+    "trial_row_from_json",
 ]
 
 
@@ -121,6 +123,32 @@ def trial_row(record: TrialRecord, line: str) -> dict[str, object]:
         "admissible": record.verdict.admissible,
         "duration_s": record.duration_s,
         "cost_usd": record.trajectory.usage.cost_usd,
+        "record": line,
+    }
+
+
+def trial_row_from_json(obj: Mapping[str, Any], line: str) -> dict[str, object]:
+    """The workbench row of a trial from its run-log line and that line parsed (not validated).
+
+    For lines a runner wrote from a validated :class:`TrialRecord` (a shard's file): the same
+    row as :func:`trial_row`, without validating the whole record again.
+
+    Raises:
+        KeyError: A field the row needs is missing (not a trial line).
+        TypeError: A nested record is not an object.
+    """
+    verdict = obj["verdict"]
+    return {
+        "run_id": obj["run_id"],
+        "case_id": obj["case_id"],
+        "trial": obj["trial"],
+        "slice": obj["slice"],
+        "split": obj["split"],
+        "source": obj["source"],
+        "passed": verdict["passed"],
+        "admissible": verdict["admissible"],
+        "duration_s": obj["duration_s"],
+        "cost_usd": obj["trajectory"]["usage"]["cost_usd"],
         "record": line,
     }
 

@@ -317,11 +317,12 @@ class GateConfig(_Section):
 class JudgeConfig(_Section):
     """`[judge]`: how judge-decided verdicts are corrected."""
 
-    estimator: Literal["rogan-gladen", "ppi++"] = "rogan-gladen"
-    """Estimator of judge-corrected pass rates: `rogan-gladen` (the certification's TPR and TNR;
-    its interval covers at least nominally in casework's simulations) or `ppi++` (people's
-    verdicts on the run's own replies; narrower, below nominal with few reviewed cases). PPI++
-    falls back to Rogan–Gladen, and says so, where the run has no reviewed replies."""
+    estimator: Literal["rogan-gladen", "ppi++"] = "ppi++"
+    """Estimator of judge-corrected pass rates and differences: `ppi++` (default: people's
+    verdicts on the run's own replies; its interval covers nearest nominal in casework's
+    simulations, docs/judge.md) or `rogan-gladen` (the certification's TPR and TNR; wider, above
+    nominal). PPI++ falls back to Rogan–Gladen, and says so, where the run has no reviewed
+    replies."""
 
 
 class RunConfig(_Section):

@@ -61,7 +61,9 @@ def test_ppi_mean_equals_ppi_py(data: object, lam: float | None, n: int, big_n: 
 def test_one_stratum_of_singleton_cases_is_ppi_py(lam: float | None) -> None:
     y, yhat, unl = judge_data(3, 80, 1200)
     w = np.full(len(unl), 1 / len(unl))
-    ours = stratified_ppi([PPIStratum(w, w * unl, len(unl), y, yhat, [-1] * len(y))], lam=lam)
+    ours = stratified_ppi(
+        [PPIStratum(w, w * unl, len(unl), y, yhat, [-1] * len(y))], lam=lam, small_sample=False
+    )
     low, high = ppi_py.ppi_mean_ci(y, yhat, unl, alpha=0.05, lam=lam)
     assert (ours.low, ours.high) == pytest.approx((float(low[0]), float(high[0])), abs=1e-12)
 
@@ -76,7 +78,7 @@ def test_strata_combine_by_weight_each_with_its_own_lambda() -> None:
         PPIStratum(wa, wa * np.r_[ua, np.zeros(len(ub))], len(ua), ya, fa, [-1] * len(ya)),
         PPIStratum(wb, wb * np.r_[np.zeros(len(ua)), ub], len(ub), yb, fb, [-1] * len(yb)),
     ]
-    ours = stratified_ppi(strata)
+    ours = stratified_ppi(strata, small_sample=False)
     a, b = ppi_mean(ya, fa, ua), ppi_mean(yb, fb, ub)
     assert ours.lam == (a.lam[0], b.lam[0])
     assert ours.estimate == pytest.approx(0.6 * a.estimate + 0.4 * b.estimate, abs=1e-12)

@@ -19,7 +19,16 @@ its own :math:`\lambda`), the programmatic verdicts as an exact stratum, and eve
 variance **clustered by case** — the sandwich :math:`\sum_c \psi_c^2` over the cases' summed
 influences, a case's labelled and unlabelled trials summed together, so trials of one case (and
 a reviewed trial that is also one of the run's) count as the one piece of evidence they are.
-With one stratum and every item its own case it is :func:`ppi_mean`.
+With one stratum and every item its own case it is :func:`ppi_mean` (``small_sample=False``).
+
+By default the interval carries the small-sample corrections of cluster-robust inference
+(Cameron & Miller 2015, *A Practitioner's Guide to Cluster-Robust Inference*, J. Human Resources
+50(2), §VI): each term's case influences are scaled by :math:`\sqrt{G/(G-1)}` for its :math:`G`
+clusters (CR1: the run's cases for the judge's mean, each stratum's reviewed cases for its
+rectifier), and the quantile is Student's t on (reviewed cases - judged strata) degrees of freedom.
+The rectifier's clusters are few (tens of reviewed cases), so the plain sandwich with a normal
+quantile covered 0.928-0.937 at nominal 0.95 in the simulation of
+``tests/agreement/test_estimator_choice.py``, and 0.939-0.947 with the corrections.
 :func:`ppi_difference` is the corrected difference of two runs of one release, paired by case.
 """
 
@@ -31,11 +40,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.stats import t as student_t
 
 from casework.agreement.kappa import normal_quantile
 
 #: How the PPI++ interval is made, as the output names it.
-PPI_METHOD = "PPI++ (power-tuned), variance clustered by case"
+PPI_METHOD = "PPI++ (power-tuned), variance clustered by case (CR1), t interval"
+#: The same without the small-sample corrections (``small_sample=False``).
+PPI_METHOD_LARGE = "PPI++ (power-tuned), variance clustered by case, normal interval"
 
 
 @dataclass(frozen=True)
@@ -49,6 +61,7 @@ class PPIEstimate:
         se: Standard error of the estimate.
         lam: The power-tuning parameter of each judged stratum, in order.
         method: How the interval was made.
+        df: Degrees of freedom of the t quantile (``None``: a normal quantile).
     """
 
     estimate: float
@@ -57,6 +70,7 @@ class PPIEstimate:
     se: float
     lam: tuple[float, ...]
     method: str = PPI_METHOD
+    df: int | None = None
 
 
 def _as_array(values: ArrayLike, name: str) -> NDArray[np.float64]:
@@ -138,7 +152,7 @@ def ppi_mean(
     rect = ya - lam * fa
     est = lam * float(fu.mean()) + float(rect.mean())
     se = math.sqrt(lam * lam * float(fu.var()) / len(fu) + float(rect.var()) / len(ya))
-    return PPIEstimate(est, est - z * se, est + z * se, se, (lam,))
+    return PPIEstimate(est, est - z * se, est + z * se, se, (lam,), PPI_METHOD_LARGE)
 
 
 @dataclass(frozen=True)
@@ -177,13 +191,23 @@ class _Fit:
     lam: tuple[float, ...]
     influence: NDArray[np.float64]  # per case of the run
     outside: NDArray[np.float64]  # reviewed items in cases of their own
+    df: int  # clusters behind the rectifiers, less one per judged stratum
 
 
-def _fit(strata: Sequence[PPIStratum], cases: int, lam: float | None) -> _Fit:
+def _cr1(clusters: int, small_sample: bool) -> float:
+    """The CR1 factor on an influence: sqrt(G / (G - 1)) for G clusters (1 when off or G < 2)."""
+    return math.sqrt(clusters / (clusters - 1)) if small_sample and clusters > 1 else 1.0
+
+
+def _fit(
+    strata: Sequence[PPIStratum], cases: int, lam: float | None, small_sample: bool = False
+) -> _Fit:
     total = 0.0
     lams: list[float] = []
+    run_part = np.zeros(cases)  # the judge's mean and the exact strata, per case of the run
     influence = np.zeros(cases)
     outside: list[float] = []
+    df = 0
     for s in strata:
         w, p = _as_array(s.weights, "weights"), _as_array(s.passes, "passes")
         if len(w) != cases or len(p) != cases:
@@ -194,7 +218,7 @@ def _fit(strata: Sequence[PPIStratum], cases: int, lam: float | None) -> _Fit:
         mu = float(p.sum()) / share
         if s.exact:
             total += share * mu
-            influence += p - w * mu
+            run_part += p - w * mu
             continue
         y, f = _as_array(s.human, "human"), _as_array(s.judge, "judge")
         idx = np.asarray(s.cases, dtype=int)
@@ -210,26 +234,43 @@ def _fit(strata: Sequence[PPIStratum], cases: int, lam: float | None) -> _Fit:
         delta = float(rect.mean())
         total += share * (k * mu + delta)
         # Linearised contributions to the figure: unlabelled (weighted, per case) and labelled.
-        influence += k * (p - w * mu)
-        labelled = share * (rect - delta) / len(y)
+        run_part += k * (p - w * mu)
         inside = idx >= 0
+        clusters = len(np.unique(idx[inside])) + int((~inside).sum())
+        labelled = share * (rect - delta) / len(y) * _cr1(clusters, small_sample)
         np.add.at(influence, idx[inside], labelled[inside])
         outside.extend(labelled[~inside].tolist())
-    return _Fit(total, tuple(lams), influence, np.asarray(outside, dtype=float))
+        df += clusters - 1
+    influence += run_part * _cr1(cases, small_sample)
+    if not lams:
+        df = cases - 1
+    return _Fit(total, tuple(lams), influence, np.asarray(outside, dtype=float), max(1, df))
 
 
 def _interval(
-    estimate: float, variance: float, confidence: float, lam: tuple[float, ...], floor: float
+    estimate: float,
+    variance: float,
+    confidence: float,
+    lam: tuple[float, ...],
+    floor: float,
+    df: int | None,
 ) -> PPIEstimate:
     z = normal_quantile(confidence)
+    if df is not None:
+        z = float(student_t.ppf(1 - (1 - confidence) / 2, df))
     se = math.sqrt(max(0.0, variance))
     low = max(floor, estimate - z * se)
     high = min(1.0, estimate + z * se)
-    return PPIEstimate(estimate, low, high, se, lam)
+    method = PPI_METHOD if df is not None else PPI_METHOD_LARGE
+    return PPIEstimate(estimate, low, high, se, lam, method, df)
 
 
 def stratified_ppi(
-    strata: Sequence[PPIStratum], *, lam: float | None = None, confidence: float = 0.95
+    strata: Sequence[PPIStratum],
+    *,
+    lam: float | None = None,
+    confidence: float = 0.95,
+    small_sample: bool = True,
 ) -> PPIEstimate:
     r"""A run's pass rate by PPI++, stratified, its variance clustered by case.
 
@@ -244,6 +285,9 @@ def stratified_ppi(
         strata: The strata, with per-case arrays of one length.
         lam: One power-tuning parameter for every stratum (``None``: estimated per stratum).
         confidence: Confidence level of the interval.
+        small_sample: Scale each term's influences by CR1's :math:`\sqrt{G/(G-1)}` and take
+            Student's t quantile on (reviewed cases - judged strata) degrees of freedom (the
+            module's note); ``False``: the plain sandwich and a normal quantile.
 
     Raises:
         ValueError: Per-case arrays of different lengths, a judged stratum without reviewed
@@ -252,9 +296,10 @@ def stratified_ppi(
     normal_quantile(confidence)
     if not strata:
         raise ValueError("strata: give at least one stratum.")
-    fit = _fit(strata, len(_as_array(strata[0].weights, "weights")), lam)
+    fit = _fit(strata, len(_as_array(strata[0].weights, "weights")), lam, small_sample)
     variance = float((fit.influence**2).sum() + (fit.outside**2).sum())
-    return _interval(min(1.0, max(0.0, fit.estimate)), variance, confidence, fit.lam, 0.0)
+    df = fit.df if small_sample else None
+    return _interval(min(1.0, max(0.0, fit.estimate)), variance, confidence, fit.lam, 0.0, df)
 
 
 def ppi_difference(
@@ -263,13 +308,15 @@ def ppi_difference(
     *,
     lam: float | None = None,
     confidence: float = 0.95,
+    small_sample: bool = True,
 ) -> PPIEstimate:
     r"""The PPI++-corrected difference of two runs' pass rates (a - b), paired by case.
 
     Both runs are of one release, so their per-case arrays are aligned on the same cases. Each
     run's estimate is :func:`stratified_ppi`'s; the variance of the difference is
     :math:`\sum_c (\psi^a_c - \psi^b_c)^2`, so what a case does to both runs (its difficulty)
-    cancels. The interval is clipped to [-1, 1].
+    cancels. The interval is clipped to [-1, 1]; with ``small_sample`` its t quantile takes the
+    smaller of the two runs' degrees of freedom.
 
     Raises:
         ValueError: As :func:`stratified_ppi`, or runs over different numbers of cases.
@@ -280,9 +327,10 @@ def ppi_difference(
     cases, other = len(_as_array(a[0].weights, "weights")), len(_as_array(b[0].weights, "weights"))
     if other != cases:
         raise ValueError(f"b: the runs must be over the same cases ({cases}). Got {other}.")
-    fa, fb = _fit(a, cases, lam), _fit(b, cases, lam)
+    fa, fb = _fit(a, cases, lam, small_sample), _fit(b, cases, lam, small_sample)
     diff = fa.estimate - fb.estimate
     variance = float(
         ((fa.influence - fb.influence) ** 2).sum() + (fa.outside**2).sum() + (fb.outside**2).sum()
     )
-    return _interval(diff, variance, confidence, fa.lam + fb.lam, -1.0)
+    df = min(fa.df, fb.df) if small_sample else None
+    return _interval(diff, variance, confidence, fa.lam + fb.lam, -1.0, df)

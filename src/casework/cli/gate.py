@@ -13,7 +13,7 @@ from casework.cli.context import (
     example,
     pass_project,
 )
-from casework.cli.results import corrected_json
+from casework.cli.results import corrected_difference_json, corrected_json
 from casework.errors import GateFailed
 from casework.gate import GateReport, gate_run
 from casework.project import Project
@@ -55,6 +55,7 @@ def _comparison_json(report: GateReport) -> dict[str, Any]:
             }
             for s in c.slices
         ],
+        "corrected": None if c.corrected is None else corrected_difference_json(c.corrected),
     }
 
 

@@ -30,10 +30,11 @@ from casework.runner import (
 )
 
 if TYPE_CHECKING:
+    from casework.runner.corrected_difference import CorrectedDifference
     from casework.runner.records import LoadedRun
     from casework.runner.sim_audit import SimulatorAudit
 
-__all__ = ["COMMANDS", "corrected_json"]
+__all__ = ["COMMANDS", "corrected_difference_json", "corrected_json"]
 
 
 def _f(value: float | None) -> str:
@@ -324,7 +325,22 @@ def results_show_cmd(project: Project, run: str, fmt: str) -> None:
         )
 
 
-def _compare_json(res: CompareResult) -> dict[str, Any]:
+def corrected_difference_json(d: CorrectedDifference) -> dict[str, Any]:
+    """The JSON form of a judge-corrected difference (`results compare`, `gate --baseline`)."""
+    return {
+        "cases": d.cases,
+        "raw": d.raw,
+        "corrected": d.corrected,
+        "interval": None if d.low is None or d.high is None else [d.low, d.high],
+        "estimator": d.estimator,
+        "method": d.method,
+        "reviewed": list(d.reviewed),
+        "note": d.note or None,
+        "problem": d.problem or None,
+    }
+
+
+def _compare_json(res: CompareResult, fixed: CorrectedDifference | None) -> dict[str, Any]:
     c = res.comparison
     return {
         "better": res.better,
@@ -347,6 +363,7 @@ def _compare_json(res: CompareResult) -> dict[str, Any]:
             for s, x in res.by_slice.items()
         },
         "release": res.release.number if res.release else None,
+        "corrected_difference": None if fixed is None else corrected_difference_json(fixed),
     }
 
 
@@ -361,13 +378,15 @@ def _compare_json(res: CompareResult) -> dict[str, Any]:
 @pass_project
 def compare_cmd(project: Project, better: str, worse: str, no_write: bool, fmt: str) -> None:
     """Pair RUN_BETTER with RUN_WORSE case by case: discrimination, inverted cases, paired test."""
-    res = compare_runs(
-        project, load_run(project, better), load_run(project, worse), write=not no_write
-    )
+    from casework.runner.corrected_difference import runs_corrected_difference  # numpy, scipy
+
+    runs = load_run(project, better), load_run(project, worse)
+    res = compare_runs(project, *runs, write=not no_write)
+    fixed = runs_corrected_difference(project, *runs)
     if fmt == "json":
         from casework.runner.outputs import RunComparison  # here: only JSON output needs it
 
-        emit(RunComparison.model_validate(_compare_json(res)))
+        emit(RunComparison.model_validate(_compare_json(res, fixed)))
         return
     c = res.comparison
     console.print(f"[bold]{res.pair}[/] on {c.cases} shared cases")
@@ -379,6 +398,12 @@ def compare_cmd(project: Project, better: str, worse: str, no_write: bool, fmt: 
     console.print(
         f"mean per-case pass-rate difference {c.mean_delta:+.3f}{ci}; exact sign test p = {c.p_value:.3g}"
     )
+    if fixed is not None:
+        console.print(f"pass@1 {fixed.describe()}")
+        if fixed.corrected is not None:
+            console.print(f"interval: {fixed.method}")
+        if fixed.note:
+            console.print(f"[yellow]{fixed.note}[/]")
     table = Table("slice", "cases", "discrimination", "inverted")
     for s, x in res.by_slice.items():
         table.add_row(s, str(x.cases), f"{x.discrimination_rate:.3f}", str(len(x.inverted)))

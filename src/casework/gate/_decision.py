@@ -25,6 +25,7 @@ from casework.gate._statistical import (
 from casework.project import GateConfig, ThresholdsConfig
 from casework.runner import CorrectedPass
 from casework.runner.analysis import Estimator, TrialDecision, corrected_pass
+from casework.runner.corrected_difference import CorrectedDifference, corrected_difference
 from casework.runner.metrics import CaseTally, in_population
 from casework.runner.records import CheckCertification
 
@@ -98,6 +99,12 @@ class GateInputs:
             (``import:tau:…``); ``None`` for a run casework graded.
         estimator: How the judge-decided share is corrected (`[judge] estimator`).
         reviewed: People's verdict per ``(case_id, trial)`` of the run, for PPI++.
+        baseline_decisions: What decided each admissible, decided verdict of the baseline, for
+            the corrected difference.
+        baseline_certification: The baseline header's certification counts.
+        baseline_reviewed: People's verdict per ``(case_id, trial)`` of the baseline, for PPI++.
+        baseline_inadmissible: Baseline trials per slice whose verdict rests on an
+            inadmissible judge (left out of its tallies, so a comparison with it fails closed).
     """
 
     run_id: str
@@ -119,6 +126,12 @@ class GateInputs:
     imported_from: str | None = None
     estimator: Estimator = "rogan-gladen"
     reviewed: Mapping[tuple[str, int], bool] = field(default_factory=dict)
+    baseline_decisions: Sequence[TrialDecision] = ()
+    baseline_certification: Mapping[str, Mapping[str, CheckCertification]] = field(
+        default_factory=dict
+    )
+    baseline_reviewed: Mapping[tuple[str, int], bool] = field(default_factory=dict)
+    baseline_inadmissible: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -212,7 +225,32 @@ class GateContext:
         if base is None:
             return None
         return compare_with_baseline(
-            self.inputs.run, base, self.shared_with_baseline(), self.gating, self.gate
+            self.inputs.run,
+            base,
+            self.shared_with_baseline(),
+            self.gating,
+            self.gate,
+            corrected=self.corrected_difference,
+        )
+
+    @cached_property
+    def corrected_difference(self) -> CorrectedDifference | None:
+        """pass@1 of the run minus the baseline's over the shared gating cases, judge-corrected.
+
+        ``None`` without a baseline or when no judge decided a shared gating verdict of either.
+        """
+        shared = set(self.shared_with_baseline())
+        if not shared:
+            return None
+        i = self.inputs
+        return corrected_difference(
+            [d for d in i.decisions if d.case_id in shared],
+            [d for d in i.baseline_decisions if d.case_id in shared],
+            i.certification,
+            i.baseline_certification,
+            estimator=i.estimator,
+            run_reviewed=i.reviewed,
+            baseline_reviewed=i.baseline_reviewed,
         )
 
     @classmethod
@@ -463,9 +501,36 @@ def rule_regression(ctx: GateContext) -> Iterator[Ruling]:
     if cmp is None:
         yield _warn("baseline_disjoint", "baseline shares no graded case with the run")
         return
+    for s in ctx.gating:
+        bad = ctx.inputs.baseline_inadmissible.get(s, 0)
+        if bad:
+            yield _fail(
+                "baseline_judge_inadmissible",
+                f"slice '{s}': {bad} verdict(s) of the baseline {ctx.inputs.baseline_id} rest on "
+                "a judge not certified for this slice and check, so the comparison cannot count "
+                "them",
+                s,
+            )
     now, before = cmp.overall.run_rate, cmp.overall.baseline_rate
+    fixed = cmp.corrected
+    if fixed is not None and fixed.corrected is None:
+        yield _fail(
+            "difference_not_corrected",
+            f"against {ctx.inputs.baseline_id}: pass@1 {fixed.describe()}: the judge's measured "
+            "error is not recorded for both runs, so the difference cannot be corrected",
+            hint=Hint("judge certify", why="then run both systems again"),
+        )
     dropped = before - now > limit
-    if dropped:
+    if fixed is not None and fixed.corrected is not None:
+        dropped = -fixed.corrected > limit
+        if dropped:
+            yield _fail(
+                "regression",
+                f"against {ctx.inputs.baseline_id} on {len(shared)} shared cases: pass@1 "
+                f"{fixed.describe()} is a drop beyond {limit:g} (corrected for the judge's "
+                "measured error)",
+            )
+    elif dropped:
         yield _fail(
             "regression",
             f"{cmp.rule} fell from {before:.3f} ({ctx.inputs.baseline_id}) to {now:.3f} on "

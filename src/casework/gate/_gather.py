@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import date
+from typing import Any
 
 from casework.dataset import load_dataset, read_versions
 from casework.errors import ConfigError, Hint, UsageError
@@ -174,6 +175,26 @@ def simulator_quarantine(
     return audit, findings
 
 
+def _baseline_judged(project: Project, baseline: LoadedRun | None) -> dict[str, Any]:
+    """The baseline's judged verdicts, certification and people's verdicts (corrected difference)."""
+    if baseline is None:
+        return {}
+    judge = baseline.header.judge
+    ppi = project.config.judge.estimator == "ppi++"
+    return {
+        "baseline_decisions": trial_decisions(baseline.trials, admissible_only=True),
+        "baseline_certification": judge.certification if judge is not None else {},
+        "baseline_reviewed": reviewed_trials(project, baseline) if ppi else {},
+        "baseline_inadmissible": dict(
+            Counter(
+                t.slice
+                for t in baseline.trials
+                if not t.verdict.admissible and in_population(t.split)
+            )
+        ),
+    }
+
+
 def gate_inputs(
     project: Project,
     run: LoadedRun,
@@ -225,6 +246,7 @@ def gate_inputs(
         certification=run.header.judge.certification if run.header.judge is not None else {},
         estimator=project.config.judge.estimator,
         reviewed=reviewed_trials(project, run) if project.config.judge.estimator == "ppi++" else {},
+        **_baseline_judged(project, baseline),
         # `casework import run` writes agent specs `import:<format>:<file>` (casework.interop).
         imported_from=run.header.agent_spec
         if run.header.agent_spec.startswith("import:")

@@ -9,11 +9,13 @@ with ``[gate] floor_on = "lower_bound"``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from casework.project import GateConfig
+from casework.runner.corrected_difference import CorrectedDifference
 from casework.runner.metrics import CaseTally, bootstrap_ci
 from casework.runner.paired import (
     PairedDifference,
@@ -95,6 +97,9 @@ class BaselineComparison:
         mde: Minimum detectable effect at 80% power (``None``: one case).
         cases_needed: Cases in all that would decide an inconclusive comparison if the
             observed difference and spread held (``None``: decided, or no sample decides it).
+        corrected: The difference corrected for the judge's measured error, when a judge
+            decided shared gating verdicts of either run (``None``: no judge did); when present
+            the decision reads it instead of the raw ``overall``.
     """
 
     decision: Decision
@@ -106,6 +111,7 @@ class BaselineComparison:
     slices: tuple[SliceComparison, ...]
     mde: float | None
     cases_needed: int | None
+    corrected: CorrectedDifference | None = None
 
     def describe(self) -> str:
         """One sentence: the difference, its interval, the margin and the decision."""
@@ -113,8 +119,11 @@ class BaselineComparison:
         text = (
             f"{self.rule} difference {d.difference:+.3f} [{d.low:+.3f}, {d.high:+.3f}] on "
             f"{d.cases} shared cases (margin -{self.margin:g}; p non-inferior "
-            f"{self.p_noninferior:.3g}): {self.decision}"
+            f"{self.p_noninferior:.3g})"
         )
+        if self.corrected is not None:
+            text += f"; pass@1 {self.corrected.describe()}, which decides"
+        text += f": {self.decision}"
         if self.mde is not None:
             text += f"; minimum detectable effect {self.mde:.3f}"
         if self.decision == "inconclusive" and self.cases_needed is not None:
@@ -130,6 +139,7 @@ def compare_with_baseline(
     gate: GateConfig,
     *,
     confidence: float = 0.95,
+    corrected: CorrectedDifference | None = None,
 ) -> BaselineComparison | None:
     """Decide ship / block / inconclusive from the shared gating cases of two runs.
 
@@ -137,6 +147,11 @@ def compare_with_baseline(
     one-sided level ``(1 - confidence) / 2``) and no slice to show a regression; ``block`` is an
     observed difference below ``-margin`` or a slice whose Holm-adjusted inferiority p-value is
     below the one-sided level; anything else is ``inconclusive``.
+
+    With ``corrected`` (a judge decided shared verdicts: :mod:`casework.runner.corrected_difference`)
+    the overall difference and its interval are the corrected ones, and a difference that could
+    not be corrected is ``block`` (fail closed). The p-values, the minimum detectable effect,
+    the cases needed and the per-slice Holm tests stay on the raw paired differences.
 
     Returns:
         ``None`` when the runs share no graded gating case.
@@ -167,10 +182,17 @@ def compare_with_baseline(
         for (s, d), p, q in zip(per_slice, p_inf, adjusted, strict=True)
     )
     p_non = noninferiority_p(overall, margin)
+    point, low = overall.difference, overall.low
+    if corrected is not None:
+        point, low = (
+            (corrected.corrected, corrected.low)
+            if corrected.corrected is not None and corrected.low is not None
+            else (-math.inf, -math.inf)  # not correctable: fails closed
+        )
     decision: Decision
-    if overall.difference < -margin or any(s.regressed for s in slices):
+    if point < -margin or any(s.regressed for s in slices):
         decision = "block"
-    elif p_non < level:
+    elif (low > -margin) if corrected is not None else (p_non < level):
         decision = "ship"
     else:
         decision = "inconclusive"
@@ -185,4 +207,5 @@ def compare_with_baseline(
         slices,
         minimum_detectable_effect(overall),
         needed,
+        corrected,
     )

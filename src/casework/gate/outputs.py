@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from casework.runner.outputs import CorrectedPassOutput
+from casework.runner.outputs import CorrectedDifferenceOutput, CorrectedPassOutput
 from casework.schema.output import CommandOutput, OutputPart
 
 __all__ = ["GateComparison", "GateDecision", "GateReason", "SliceDifference"]
@@ -43,6 +43,8 @@ class SliceDifference(OutputPart):
 class GateComparison(OutputPart):
     """The run against the baseline over the shared gating cases, paired by case."""
 
+    omit_when_none: ClassVar[frozenset[str]] = frozenset({"corrected"})
+
     decision: Literal["ship", "block", "inconclusive"]
     """What the comparison supports on its own."""
     rule: str
@@ -71,6 +73,9 @@ class GateComparison(OutputPart):
     """Cases in all that would decide an inconclusive comparison (null: decided, or none would)."""
     slices: list[SliceDifference]
     """Each gating slice, Holm-corrected across them."""
+    corrected: CorrectedDifferenceOutput | None = None
+    """pass@1 of the run minus the baseline's corrected for the judge's measured error, which
+    decides when present (only when a judge decided shared gating verdicts of either run)."""
 
 
 class GateDecision(CommandOutput):

@@ -132,6 +132,29 @@ class CorrectedPassOutput(OutputPart):
     Rogan–Gladen); null when it was."""
 
 
+class CorrectedDifferenceOutput(OutputPart):
+    """pass@1 of one run minus another's over their shared cases, corrected for the judge."""
+
+    cases: int
+    """Shared cases."""
+    raw: float
+    """The raw difference (the verdicts as they are)."""
+    corrected: float | None
+    """The corrected difference (null: not correctable, see `problem`)."""
+    interval: list[float] | None
+    """Its 95% interval, as [low, high] (null: not correctable)."""
+    estimator: Literal["rogan-gladen", "ppi++"]
+    """The estimator used (`[judge] estimator`)."""
+    method: str
+    """How the interval was made."""
+    reviewed: list[int]
+    """Trials with people's verdicts PPI++ used, in each run ([0, 0] for Rogan–Gladen)."""
+    note: str | None = None
+    """Why the configured estimator was not used; null when it was."""
+    problem: str | None = None
+    """Why there is no corrected difference; null when there is one."""
+
+
 class SimulatorSliceOutput(OutputPart):
     """The simulated user's error rate in one slice, pooled over its cases."""
 
@@ -223,6 +246,8 @@ class SliceComparison(OutputPart):
 class RunComparison(CommandOutput):
     """`casework results compare`: two runs paired case by case."""
 
+    omit_when_none: ClassVar[frozenset[str]] = frozenset({"corrected_difference"})
+
     output: Literal["run-comparison"] = "run-comparison"
     """Which output this is."""
     better: str
@@ -251,6 +276,9 @@ class RunComparison(CommandOutput):
     """The comparison per slice."""
     release: int | None
     """Release number where `discriminates` was recorded, if one was made."""
+    corrected_difference: CorrectedDifferenceOutput | None = None
+    """pass@1 (better − worse) corrected for the judge's measured error (only when a judge
+    decided shared verdicts of either run)."""
 
 
 class RetireOutput(CommandOutput):

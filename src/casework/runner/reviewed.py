@@ -19,6 +19,7 @@ from casework.grading.certify import compare
 from casework.project import Project
 from casework.runner.records import LoadedRun, TrialRecord
 from casework.workbench import open_workbench
+from casework.workbench.db import workbench_exists
 from casework.workbench.models_judge import ReviewItemRow, ReviewVerdictRow
 
 __all__ = ["Reviewed", "judged_findings", "reviewed_trials"]
@@ -45,8 +46,11 @@ def reviewed_trials(project: Project, run: LoadedRun) -> dict[tuple[str, int], b
     """People's verdict on each fully reviewed trial of ``run`` (from the workbench).
 
     Items whose two people disagree are left out until adjudicated (as certification does); a
-    trial with a judged finding nobody reviewed is left out.
+    trial with a judged finding nobody reviewed is left out. A run no judge decided, or a
+    project without a workbench, has none (and no workbench is created to say so).
     """
+    if not any(judged_findings(t) for t in run.trials) or not workbench_exists(project):
+        return {}
     with open_workbench(project) as wb, wb.session() as s:
         items = s.scalars(select(ReviewItemRow).where(ReviewItemRow.run_id == run.header.run_id))
         found = list(items)

@@ -1,0 +1,130 @@
+"""`gate --baseline` and `results compare` with judged verdicts: the judge-corrected difference.
+
+Two runs with the same raw verdicts, the run's judge lenient (Se 0.95, Sp 0.70) and the
+baseline's fair (Se 0.90, Sp 0.80): raw, nothing changed; corrected, the run is 0.056 worse. The
+gate decides on the corrected difference, and fails closed when it cannot be corrected or the
+baseline's verdicts rest on an inadmissible judge.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from casework.cli import cli
+from casework.gate import GateInputs, evaluate_gate
+from casework.project import GateConfig, ThresholdsConfig
+from casework.runner.analysis import trial_decisions
+from casework.runner.records import CheckCertification, LoadedRun, tallies
+from tests.runner.builders import make_project
+from tests.runner.judged import FAIR, LENIENT, loaded, standard_trials, write_log
+
+Certs = dict[str, dict[str, CheckCertification]]
+#: Corrected pass@1 of standard_trials: (6 + 12 * RG) / 20 with each judge's Se and Sp.
+RUN_FIXED = (6 / 8 * 8 + 12 * (0.75 + 0.70 - 1) / (0.95 + 0.70 - 1)) / 20
+BASE_FIXED = (6 / 8 * 8 + 12 * (0.75 + 0.80 - 1) / (0.90 + 0.80 - 1)) / 20
+
+
+def _inputs(run_certs: Certs, base_certs: Certs, **kw: object) -> GateInputs:
+    trials = standard_trials()
+    base: dict[str, object] = {
+        "run_id": "new",
+        "dataset_ref": "refunds@2",
+        "finished": True,
+        "slices": ["refunds"],
+        "slice_kappa": {"refunds": 0.8},
+        "run": tallies(trials, admissible_only=True),
+        "dataset_version": 2,
+        "latest_version": 2,
+        "decisions": trial_decisions(trials, admissible_only=True),
+        "certification": run_certs,
+        "baseline": tallies(trials, admissible_only=True),
+        "baseline_id": "old",
+        "baseline_decisions": trial_decisions(trials, admissible_only=True),
+        "baseline_certification": base_certs,
+    }
+    base.update(kw)
+    return GateInputs(**base)  # type: ignore[arg-type]
+
+
+GATE = GateConfig(min_pass_rate=0.5, max_regression=0.03)
+
+
+def test_the_corrected_difference_decides_where_the_raw_one_ships() -> None:
+    lenient, fair = {"refunds": {"answer_fact": LENIENT}}, {"refunds": {"answer_fact": FAIR}}
+    same = evaluate_gate(_inputs(fair, fair), GATE, ThresholdsConfig())
+    assert same.decision == "ship", same.lines()  # one judge: raw and corrected agree
+    assert same.comparison is not None and same.comparison.corrected is not None
+    assert same.comparison.corrected.corrected == pytest.approx(0.0)
+    report = evaluate_gate(_inputs(lenient, fair), GATE, ThresholdsConfig())
+    cmp = report.comparison
+    assert cmp is not None and cmp.overall.difference == 0.0  # raw: nothing changed
+    fixed = cmp.corrected
+    assert fixed is not None and fixed.estimator == "rogan-gladen"
+    assert fixed.corrected == pytest.approx(RUN_FIXED - BASE_FIXED, abs=1e-12)
+    assert round(RUN_FIXED - BASE_FIXED, 3) == -0.056
+    assert report.decision == "block" and cmp.decision == "block"
+    [reason] = report.failures
+    assert reason.code == "regression"
+    assert reason.message.startswith(
+        "against old on 10 shared cases: pass@1 corrected difference -0.056 ["
+    )
+    assert reason.message.endswith(
+        "(raw +0.000, Rogan–Gladen) is a drop beyond 0.03 (corrected for the judge's measured "
+        "error)"
+    )
+    assert "corrected difference -0.056" in cmp.describe()
+
+
+def test_a_difference_that_cannot_be_corrected_fails_closed() -> None:
+    fair = {"refunds": {"answer_fact": FAIR}}
+    report = evaluate_gate(_inputs(fair, {}), GATE, ThresholdsConfig())
+    assert report.decision == "block"
+    codes = [r.code for r in report.failures]
+    assert codes == ["difference_not_corrected"], report.lines()
+    assert report.failures[0].message == (
+        "against old: pass@1 difference +0.000 (raw; judge not certified for "
+        "refunds/answer_fact (baseline)): the judge's measured error is not recorded for both "
+        "runs, so the difference cannot be corrected"
+    )
+
+
+def test_baseline_verdicts_of_an_inadmissible_judge_fail_closed() -> None:
+    fair = {"refunds": {"answer_fact": FAIR}}
+    report = evaluate_gate(
+        _inputs(fair, fair, baseline_inadmissible={"refunds": 3}), GATE, ThresholdsConfig()
+    )
+    assert [r.code for r in report.failures] == ["baseline_judge_inadmissible"]
+    assert report.failures[0].message.startswith(
+        "slice 'refunds': 3 verdict(s) of the baseline old"
+    )
+
+
+def _log(tmp: Path, name: str, certs: Certs, version: str) -> str:
+    run = loaded(standard_trials(), certs)
+    header = run.header.model_copy(update={"run_id": name, "agent_version": version})
+    return write_log(LoadedRun(header, run.trials, run.end, source=name), tmp / f"{name}.jsonl")
+
+
+def test_results_compare_prints_the_corrected_difference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CASEWORK_DB_URL", raising=False)
+    root = make_project(tmp_path / "p")
+    a = _log(tmp_path, "new", {"refunds": {"answer_fact": LENIENT}}, "v2")
+    b = _log(tmp_path, "old", {"refunds": {"answer_fact": FAIR}}, "v1")
+    runner = CliRunner()
+    args = ["--project", str(root), "results", "compare", a, b, "--no-write"]
+    data = json.loads(runner.invoke(cli, [*args, "--format", "json"]).stdout)
+    fixed = data["corrected_difference"]
+    assert fixed["corrected"] == pytest.approx(RUN_FIXED - BASE_FIXED, abs=1e-12)
+    assert (fixed["raw"], fixed["cases"], fixed["estimator"]) == (0.0, 10, "rogan-gladen")
+    assert fixed["interval"][0] < fixed["corrected"] < fixed["interval"][1]
+    assert fixed["method"] == "paired cluster bootstrap over cases, 2000 resamples, seed 0"
+    text = runner.invoke(cli, args)
+    assert text.exit_code == 0, text.output
+    assert "pass@1 corrected difference -0.056 [" in text.stdout
+    assert "(raw +0.000, Rogan–Gladen)" in text.stdout

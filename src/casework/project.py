@@ -287,6 +287,15 @@ class LeakageConfig(_Section):
     """Share of a row's 13-grams, or of its IDF-weighted shingles, that marks a corpus document as holding it."""
 
 
+class ShapesConfig(_Section):
+    """`[shapes]`: how `casework shapes build` scales."""
+
+    sample_size: int = Field(default=50_000, ge=100)
+    """Failing conversations the embedder and the clustering are fitted on; above it the rest are assigned to the shapes found in streaming batches."""
+    batch_size: int = Field(default=2_000, ge=1)
+    """Conversations embedded and assigned at once above the sample (memory follows it)."""
+
+
 class GateConfig(_Section):
     """`[gate]`: what a release needs from a run."""
 
@@ -368,6 +377,8 @@ class Config(_Section):
     """Synthetic variants."""
     leakage: LeakageConfig = Field(default_factory=LeakageConfig)
     """Leakage scans."""
+    shapes: ShapesConfig = Field(default_factory=ShapesConfig)
+    """Failure shapes at scale."""
     gate: GateConfig = Field(default_factory=GateConfig)
     """Release gate."""
     run: RunConfig = Field(default_factory=RunConfig)

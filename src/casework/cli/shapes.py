@@ -85,6 +85,7 @@ def _build_json(build: ShapeBuild) -> dict[str, Any]:
         "llm_fallbacks": build.llm_fallbacks,
         "saturation": asdict(build.saturation),
         "key_fingerprint": build.key_fingerprint,
+        "sampling": asdict(build.sampling) if build.sampling else None,
         "shapes": [_shape_row(s) for s in build.shapes],
     }
 
@@ -131,6 +132,14 @@ def _build_json(build: ShapeBuild) -> dict[str, Any]:
     help="Conversations clustered at once (the rest are assigned to the clusters found).",
 )
 @click.option("-m", "--message", default=None, help="Version message.")
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="Where reading, scrubbing, embedding and assignment run: local forked workers, or Ray "
+    "Data (extra casework[ray]). Above [shapes] sample_size the rest stream in batches.",
+)
 @_TRACE_FORMAT
 @FORMAT
 @pass_project
@@ -144,6 +153,7 @@ def build_cmd(
     min_size: int,
     sample: int,
     message: str | None,
+    engine: Any,
     trace_format: Any,
     fmt: str,
 ) -> None:
@@ -159,6 +169,7 @@ def build_cmd(
         cluster=ClusterParams(threshold=threshold, min_size=min_size, sample=sample),
         trace_format=trace_format,
         message=message,
+        engine=engine,
     )
     with Bar("reading and scrubbing trace files", fmt) as bar:
         build = build_shapes(
@@ -180,6 +191,13 @@ def build_cmd(
     )
     if build.after_as_of:
         console.print(f"left out {build.after_as_of} conversation(s) started after the as-of date")
+    if (sampled := build.sampling) is not None:
+        console.print(
+            f"sampled: fitted on {sampled.fitted} failing conversation(s) ([shapes] sample_size "
+            f"{sampled.sample_size}); {sampled.assigned} assigned to a shape, {sampled.unassigned} "
+            f"unassigned (outside every shape's radius), in batches of {sampled.batch_size}",
+            markup=False,
+        )
     console.print(_shapes_table(build.shapes))
     console.print(f"saturation: {build.saturation.explanation}", markup=False)
     if build.llm_fallbacks:

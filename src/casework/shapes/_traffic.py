@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 from casework.dataset.parallel import parallel_workers
 from casework.errors import InputErrors, Problem, UsageError
@@ -16,7 +17,7 @@ from casework.mining import draft_case, failure_signals, read_conversations
 from casework.mining.drafts import DraftOptions
 from casework.mining.mine import TraceFormat, trace_files
 from casework.privacy import Scrubber, load_key, scrubber_for
-from casework.privacy.keys import check_fingerprints
+from casework.privacy.keys import PseudonymKey, check_fingerprints
 from casework.project import Project
 from casework.shapes._text import case_text
 
@@ -62,10 +63,21 @@ class _Job:
     """What every file is read with (held in a global so forked workers inherit it)."""
 
     project: Project
+    key: PseudonymKey
     scrubber: Scrubber
     options: DraftOptions
     trace_format: TraceFormat | None
     as_of: date | None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A scrubber holds compiled pattern sets that cannot be pickled: a Ray worker gets the
+        # key and builds the same scrubber from the project's config.
+        state = dict(self.__dict__)
+        del state["scrubber"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, scrubber=scrubber_for(state["project"], state["key"]))
 
 
 _JOB: _Job | None = None
@@ -74,9 +86,14 @@ PARALLEL_MIN_FILES = 2
 
 
 def _read_file(path: Path) -> tuple[Failing, list[Problem]]:
-    """One file's failing conversations, drafted and scrubbed (raw conversations stay here)."""
+    """One file's failing conversations, read with the job forked workers inherit."""
     job = _JOB
     assert job is not None
+    return read_part(job, path)
+
+
+def read_part(job: _Job, path: Path) -> tuple[Failing, list[Problem]]:
+    """One file's failing conversations, drafted and scrubbed (raw conversations stay here)."""
     out = Failing()
     try:
         conversations, _ = read_conversations(job.project, [path], job.trace_format, ())
@@ -118,6 +135,77 @@ def _map(files: list[Path]) -> Iterator[tuple[Failing, list[Problem]]]:
         yield from pool.map(_read_file, files)
 
 
+@dataclass(frozen=True)
+class Traffic:
+    """Trace files ready to be read, with what every file is read with (the scrubber's key).
+
+    Attributes:
+        files: The trace files, in reading order.
+        shown: Each file as the user would name it.
+        key_fingerprint: Fingerprint of the pseudonym key used.
+        job: What every file is read with (picklable: Ray workers receive it).
+    """
+
+    files: list[Path]
+    shown: list[str]
+    key_fingerprint: str
+    job: _Job
+
+    def parts(self) -> Iterator[tuple[Failing, list[Problem]]]:
+        """Each file's failing conversations and problems, in file order (forked workers)."""
+        global _JOB
+        _JOB = self.job
+        try:
+            yield from _map(self.files)
+        finally:
+            _JOB = None
+
+
+def open_traffic(
+    project: Project,
+    paths: Sequence[Path],
+    *,
+    trace_format: TraceFormat | None = None,
+    as_of: date | None = None,
+    environ: Mapping[str, str] | None = None,
+    scrubbed_as: tuple[str, str] | None = None,
+) -> Traffic:
+    """The trace files at ``paths`` and the scrubber they are read with (nothing read yet).
+
+    Raises:
+        ConfigError: No usable pseudonym key, or not the key of ``scrubbed_as``.
+        UsageError: Bad paths.
+    """
+    key = load_key(project, environ if environ is not None else os.environ)
+    if scrubbed_as is not None:
+        check_fingerprints(
+            key,
+            [scrubbed_as[1]],
+            scrubbed_as[0],
+            "its members and these conversations would carry unrelated pseudonyms",
+        )
+    files = trace_files(paths)
+    now = datetime.now(UTC)
+    job = _Job(
+        project,
+        key,
+        scrubber_for(project, key),
+        DraftOptions("unsorted", "dev", now, project.config.privacy.retention_days),
+        trace_format,
+        as_of,
+    )
+    return Traffic(files, [project.relative(p) for p in files], key.fingerprint, job)
+
+
+def no_failing(conversations: int, param: str) -> UsageError:
+    """The error of traces where no conversation shows a failure signal."""
+    return UsageError(
+        f"none of the {conversations} conversation(s) read shows a failure signal "
+        "(thumbs down, escalation, retry, abandonment, tool error): nothing to cluster.",
+        param=param,
+    )
+
+
 def read_failing(
     project: Project,
     paths: Sequence[Path],
@@ -152,39 +240,22 @@ def read_failing(
         UsageError: Bad paths, or no conversation shows a failure signal.
         InputErrors: Bad trace records, of every file (nothing is written).
     """
-    key = load_key(project, environ if environ is not None else os.environ)
-    if scrubbed_as is not None:
-        check_fingerprints(
-            key,
-            [scrubbed_as[1]],
-            scrubbed_as[0],
-            "its members and these conversations would carry unrelated pseudonyms",
-        )
-    files = trace_files(paths)
-    now = datetime.now(UTC)
-    out = Failing(files=[project.relative(p) for p in files], key_fingerprint=key.fingerprint)
-    global _JOB
-    _JOB = _Job(
+    traffic = open_traffic(
         project,
-        scrubber_for(project, key),
-        DraftOptions("unsorted", "dev", now, project.config.privacy.retention_days),
-        trace_format,
-        as_of,
+        paths,
+        trace_format=trace_format,
+        as_of=as_of,
+        environ=environ,
+        scrubbed_as=scrubbed_as,
     )
+    out = Failing(files=traffic.shown, key_fingerprint=traffic.key_fingerprint)
     problems: list[Problem] = []
-    try:
-        for done, (part, found) in enumerate(_map(files), start=1):
-            out.merge(part)
-            problems.extend(found)
-            if on_progress is not None:
-                on_progress(done, len(files))
-    finally:
-        _JOB = None
+    for done, (part, found) in enumerate(traffic.parts(), start=1):
+        out.merge(part)
+        problems.extend(found)
+        if on_progress is not None:
+            on_progress(done, len(traffic.files))
     InputErrors.raise_if_any(problems)
     if not out.texts:
-        raise UsageError(
-            f"none of the {out.conversations} conversation(s) read shows a failure signal "
-            "(thumbs down, escalation, retry, abandonment, tool error): nothing to cluster.",
-            param=param,
-        )
+        raise no_failing(out.conversations, param)
     return out

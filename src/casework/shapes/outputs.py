@@ -58,6 +58,21 @@ class SaturationOutput(OutputPart):
     """One line saying what the figure means for collecting more traces."""
 
 
+class SamplingOutput(OutputPart):
+    """How a build above the fit sample (`[shapes] sample_size`) went."""
+
+    sample_size: int
+    """The fit sample's size setting."""
+    batch_size: int
+    """Conversations embedded and assigned at once."""
+    fitted: int
+    """Failing conversations the embedder and the clustering were fitted on (a seeded sample)."""
+    assigned: int
+    """Other failing conversations that joined the nearest shape within its radius."""
+    unassigned: int
+    """Other failing conversations outside every shape's radius (in no shape)."""
+
+
 class ShapeBuildOutput(CommandOutput):
     """`casework shapes build`: what a build read, the shapes it found and the version saved."""
 
@@ -76,13 +91,16 @@ class ShapeBuildOutput(CommandOutput):
     after_as_of: int
     """Conversations left out for starting after the as-of date."""
     unshaped: int
-    """Failing conversations in clusters smaller than the minimum shape size."""
+    """Failing conversations in no shape: in clusters smaller than the minimum shape size, or
+    (above the fit sample) outside every shape's radius."""
     llm_fallbacks: int
     """Shapes the LLM did not name in one sentence (named offline instead)."""
     saturation: SaturationOutput
-    """Good–Turing unseen share of the clustering."""
+    """Good–Turing unseen share of the clustering (above the fit sample: of the sample's)."""
     key_fingerprint: str
     """Fingerprint of the pseudonym key the conversations were scrubbed with."""
+    sampling: SamplingOutput | None = None
+    """Above the fit sample: what was fitted and assigned (null: every conversation clustered)."""
     shapes: list[ShapeRow]
     """The shapes, largest first."""
 

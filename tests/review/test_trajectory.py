@@ -267,7 +267,8 @@ def test_mechanical_checks_and_reviews_make_the_rate_and_a_changed_simulator_goe
         }
     )
     checks = {f.check for f in simulator_findings(case, bad)}
-    assert checks == {"ignored_instructions", "stopped_early"}
+    # FL-999 is in neither the scenario nor the conversation: the user made it up.
+    assert checks == {"ignored_instructions", "stopped_early", "invented"}
     unknown = case.model_copy(
         update={
             "situation": case.situation.model_copy(

@@ -52,10 +52,21 @@ SIMULATED_USER = "simulated_user"
 """The fault a review gives the simulated user."""
 _REVIEWED = "reviewed: a reviewer blamed the simulated user"
 
-# An identifier: an ISO date, a code with a digit or a dash (FL-202, u-ben, #1234), a number of
-# two digits or more, or an upper-case code of three letters or more (SFO).
-_IDENT = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b[A-Za-z]+-[A-Za-z0-9]+\b|#?\b\d{2,}\b|\b[A-Z]{3,}\b")
+# An identifier: an ISO date, a code with a dash (FL-202, u-ben), a name with a number
+# (anya_garcia_5901, gift_card_6276644: τ²'s user and payment ids), an upper-case code with a
+# digit (JMO1MG, HAT078: τ²'s reservations and flights), a number of two digits or more (#1234),
+# or an upper-case code of three letters or more (SFO).
+_IDENT = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b|\b[A-Za-z]+-[A-Za-z0-9]+\b|\b[A-Za-z]+(?:_[A-Za-z]+)*_\d+\b"
+    r"|\b(?=[A-Z0-9]{4,}\b)(?=[A-Z0-9]*\d)[A-Z0-9]*[A-Z][A-Z0-9]*\b|#?\b\d{2,}\b|\b[A-Z]{3,}\b"
+)
 _ONLY_WHEN_ASKED = re.compile(r"only when (?:they are |it is |you are )?asked", re.IGNORECASE)
+# The simulator's control tokens (casework's and τ²'s: ###STOP###, ###TRANSFER###,
+# ###OUT-OF-SCOPE###) are not things it says to the agent.
+_CONTROL = re.compile(r"###[A-Z-]+###")
+# Shapes a person cannot work out for themselves: said unprompted with a digit in them (an
+# ordinary hyphenated word is no code), they were leaked or made up.
+_GIVEN_ONLY = ("dash", "name", "alnum")
 
 
 def _shape(token: str) -> str:
@@ -65,7 +76,20 @@ def _shape(token: str) -> str:
         return "code"
     if re.fullmatch(r"#?\d+", token):
         return "number"
+    if re.fullmatch(r"[A-Z0-9]+", token):
+        return "alnum"
+    if "_" in token:  # anya_garcia_5901 and anya_garcia_1234 share a shape, gift_card_1 another
+        return token.rstrip("0123456789").lower()
     return token.split("-", 1)[0].lower() + "-"  # FL-202 and FL-101 share a shape, u-ben another
+
+
+def _kind(shape: str) -> str:
+    """``dash``, ``name``, ``alnum`` or the shape itself (``date``, ``code``, ``number``)."""
+    if shape.endswith("-"):
+        return "dash"
+    if shape.endswith("_"):
+        return "name"
+    return shape
 
 
 def identifiers(text: str) -> set[str]:
@@ -87,7 +111,8 @@ class SimFinding:
 
     Attributes:
         check: ``known_contradicts_goal``, ``revealed_unknown``, ``contradicted_known``,
-            ``ignored_instructions``, ``stopped_early``, ``max_turns`` or ``reviewed``.
+            ``invented``, ``ignored_instructions``, ``stopped_early``, ``max_turns`` or
+            ``reviewed``.
         message: What was seen, with the words at fault.
     """
 
@@ -96,7 +121,25 @@ class SimFinding:
 
 
 def _user_texts(trial: TrialRecord) -> list[str]:
-    return [m.content for m in trial.trajectory.messages if m.role == "user"]
+    return [_CONTROL.sub(" ", m.content) for m in trial.trajectory.messages if m.role == "user"]
+
+
+def _unsupported(trial: TrialRecord, scenario_ids: set[str]) -> list[str]:
+    """Identifiers a user message holds that neither the scenario nor an earlier message gave.
+
+    Only codes with a digit of shapes a person cannot work out (:data:`_GIVEN_ONLY`) count: a
+    date or an amount may be the user's own arithmetic.
+    """
+    given = set(scenario_ids)
+    found: set[str] = set()
+    for m in trial.trajectory.messages:
+        if m.role != "user":
+            given |= identifiers(m.content)
+            continue
+        for token in identifiers(_CONTROL.sub(" ", m.content)) - given:
+            if _kind(_shape(token)) in _GIVEN_ONLY and any(c.isdigit() for c in token):
+                found.add(token)
+    return sorted(found)
 
 
 def _by_shape(tokens: Iterable[str]) -> dict[str, set[str]]:
@@ -138,10 +181,16 @@ def simulator_findings(case: Case, trial: TrialRecord) -> list[SimFinding]:
     - ``revealed_unknown``: a user message holds an identifier of ``unknown_info``;
     - ``contradicted_known``: a user message holds an identifier of a shape ``known_info`` names
       that is neither in ``known_info`` nor the goal;
+    - ``invented``: a user message holds a code with a dash, a name with a number or an upper-case
+      code, with a digit in it, that neither the scenario (goal, persona, known and unknown info,
+      instructions) nor an earlier message of the conversation gave the user: the simulator
+      leaked it from somewhere it must not see (a database, the agent's tools) or made it up;
+      identifiers already reported as ``contradicted_known`` are not repeated;
     - ``ignored_instructions``: the instructions say to give details only when asked, and the
       user's first message already holds an identifier of ``known_info`` (the one instruction
       checked: others are left to people);
-    - ``stopped_early``: the user wrote the stop token right after the agent asked a question
+    - ``stopped_early``: the user wrote the stop token (or τ²'s transfer and out-of-scope
+      tokens, which τ² also counts as the user's stop) right after the agent asked a question
       (its last message holds ``?``), before the goal could be reached;
     - ``max_turns``: the conversation ran to ``max_turns`` user turns.
     """
@@ -163,6 +212,17 @@ def simulator_findings(case: Case, trial: TrialRecord) -> list[SimFinding]:
     if other:
         out.append(
             SimFinding("contradicted_known", f"the user said {', '.join(other)}, not in known_info")
+        )
+    scenario_ids = allowed | unknown | identifiers(scenario.persona)
+    scenario_ids |= identifiers(scenario.instructions)
+    invented = [t for t in _unsupported(trial, scenario_ids) if t not in other]
+    if invented:
+        out.append(
+            SimFinding(
+                "invented",
+                f"the user said {', '.join(invented)}, which neither its scenario nor the "
+                "conversation gave it",
+            )
         )
     if _ONLY_WHEN_ASKED.search(scenario.instructions) and said and identifiers(said[0]) & known:
         out.append(

@@ -307,6 +307,12 @@ def scale(args: argparse.Namespace, sizes: list[int]) -> str:
             rows.append(in_memory)
         rows.append(streamed)
         print(json.dumps(streamed), flush=True)
+    for n in [int(s) for s in args.in_memory_extra.split(",") if s]:
+        corpus_path(n)
+        extra, _ = measure("casework-lsh", n)
+        extra["same"] = None
+        rows.append(extra)
+    rows.sort(key=lambda r: (r["n"], r["pipeline"]))
     lines = []
     for r in rows:
         if r["pipeline"] != "casework-streamed":
@@ -325,11 +331,13 @@ def scale(args: argparse.Namespace, sizes: list[int]) -> str:
             f"{r['load'][0]:.1f}–{r['load'][1]:.1f})."
         )
     biggest = max(sizes)
-    if extra := extrapolate(rows, biggest if biggest > args.in_memory_up_to else 10_000_000):
-        lines.append(extra)
+    if line := extrapolate(rows, biggest if biggest > args.in_memory_up_to else 10_000_000):
+        lines.append(line)
     return (
         "## Leakage at scale: the streamed LSH join\n\n"
-        f"`python benchmarks/leakage_bench.py --rows {','.join(str(n) for n in sizes)}` on "
+        f"`python benchmarks/leakage_bench.py --rows {','.join(str(n) for n in sizes)}"
+        + (f" --in-memory-extra {args.in_memory_extra}" if args.in_memory_extra else "")
+        + f"` on "
         f"{os.cpu_count()} cores. The corpus of `benchmarks/leakage_data.py` (written once, "
         "streamed, to `build/leakage/`), Jaccard ≥ 0.8 over word 3-shingles, 26 bands × 8 rows. "
         "`casework-streamed` reads the file in batches, writes band keys and shingle hashes to a "
@@ -359,6 +367,11 @@ def main() -> None:
     parser.add_argument("--rows", help="Sizes for the streamed join (e.g. 1000000,10000000).")
     parser.add_argument("--memory-mb", type=int, default=2048)
     parser.add_argument("--in-memory-up-to", type=int, default=2_000_000)
+    parser.add_argument(
+        "--in-memory-extra",
+        default="",
+        help="Sizes at which only the in-memory join runs (for its memory's extrapolation).",
+    )
     parser.add_argument(
         "--quick", action="store_true", help="Small sizes, both modes, nothing written."
     )

@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import Result
 
 from casework.errors import InputError, UsageError
+from casework.leakage import scan
 from casework.leakage.batches import sets_of
 from casework.leakage.lsh import choose_params, lsh_join
 from casework.leakage.pairs import Pairs
 from casework.leakage.scan import find_split_pairs
 from casework.leakage.scratch import LOCK_NAME, clean_scratch, scratch_folder
 from casework.leakage.streamed import _unique_keys, streamed_lsh_join
-from casework.project import load_project
+from casework.project import Project, load_project
 from casework.schema import Case
 from casework.shingling._sets import I64
 from tests.leakage.corpora import case_row, planted
@@ -241,3 +245,21 @@ def test_a_bad_memory_setting_is_a_located_config_error(
     with pytest.raises(InputError) as caught:
         load_project(tmp_path)
     assert str(caught.value) == f"{tmp_path / 'casework.toml'}:3: leakage.memory_mb: {problem}"
+
+
+def test_the_scan_command_says_it_streamed(
+    leak_project: Project, run_cli: Callable[..., Result], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fixture's dataset is small: claim the in-memory join would not fit, as it would not
+    # at millions of rows, so the command takes the streamed path.
+    monkeypatch.setattr(scan, "in_memory_mb", lambda rows: 10**6)
+    text = run_cli("leakage", "scan", "support", "--method", "lsh")
+    # Exit 1: the planted leaks are open flags.
+    assert text.exit_code == 1, text.output
+    assert "memory: the in-memory LSH join of " in text.stdout
+    assert "it streamed through disk" in text.stdout
+    data = json.loads(
+        run_cli("leakage", "scan", "support", "--method", "lsh", "--format", "json").stdout
+    )
+    assert len(data["notes"]) == 1 and "streamed through disk" in data["notes"][0]
+    assert list((leak_project.root / ".casework" / "tmp" / "leakage").iterdir()) == []

@@ -96,6 +96,8 @@ def _render_scan(report: ScanReport) -> None:
         f"{report.dataset}: {r.rows} rows ({splits}) · {how} · engine {r.engine} · "
         f"threshold {r.threshold:.2f} · {r.seconds:.2f} s"
     )
+    for note in r.notes:
+        console.print(f"memory: {note}")
     if r.no_text:
         n = len(r.no_text)
         shown = ", ".join(r.no_text[:5]) + (" …" if n > 5 else "")
@@ -142,6 +144,7 @@ def _scan_json(report: ScanReport) -> dict[str, Any]:
         "recall_curve": [{"jaccard": s, "recall": round(v, 6)} for s, v in r.curve],
         "pairs": len(r.pairs),
         "no_text": r.no_text,
+        "notes": r.notes,
         "new": report.new,
         "reopened": report.reopened,
         "gone": report.gone,

@@ -105,6 +105,9 @@ class LeakageScan(CommandOutput):
     """Verified cross-split pairs."""
     no_text: list[str]
     """Ids of rows with no words to compare (they cannot be found as near-duplicates)."""
+    notes: list[str]
+    """What `[leakage] memory_mb` changed: the exact join handed over to LSH, or LSH streamed
+    through disk (same pairs)."""
     new: int
     """Flags opened by this scan."""
     reopened: int

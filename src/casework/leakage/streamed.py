@@ -18,7 +18,9 @@ Entry points: :func:`streamed_lsh_join`, :func:`batch_rows`, :func:`in_memory_mb
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,7 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from casework.errors import UsageError
-from casework.leakage.batches import sets_of
+from casework.leakage.batches import BATCH_ROWS, Sketch, sketch_batch
 from casework.leakage.lsh import LshParams, band_keys, choose_params, prefilter_cutoff
 from casework.leakage.minhash import estimate_jaccard
 from casework.leakage.pairs import (
@@ -89,6 +91,21 @@ class StreamStats:
     """The memory setting the join kept to."""
 
 
+@dataclass(frozen=True)
+class _Part:
+    """One slice of a batch, sketched, with its band keys."""
+
+    sketch: Sketch
+    keys: list[npt.NDArray[np.uint64]]
+
+
+def _sketch_part(texts: pa.Array, params: LshParams, k: int, shingle_seed: int, seed: int) -> _Part:
+    sketch = sketch_batch(texts, k=k, seed=shingle_seed, num_perm=params.num_perm, perm_seed=seed)
+    assert sketch.signatures is not None
+    keys = [band_keys(sketch.signatures, band, params.rows) for band in range(params.bands)]
+    return _Part(sketch, keys)
+
+
 class _Sketches:
     """Append-only files of the first pass: band keys, signatures, shingle hashes and set sizes."""
 
@@ -104,14 +121,13 @@ class _Sketches:
         self.rows = 0
         self.batches = 0
 
-    def add(self, sets: ShingleSets, signatures: npt.NDArray[np.uint32], rows: int) -> None:
-        for band, out in enumerate(self.band_files):
-            out.write(band_keys(signatures, band, rows).tobytes())
-        self.signatures.write(np.ascontiguousarray(signatures).tobytes())
-        self.hashes.write(sets.hashes.tobytes())
-        self.sizes.write(sets.sizes().astype(np.int64).tobytes())
-        self.rows += len(sets)
-        self.batches += 1
+    def add(self, part: _Part) -> None:
+        for keys, out in zip(part.keys, self.band_files, strict=True):
+            out.write(keys.data)
+        self.signatures.write(np.ascontiguousarray(part.sketch.signatures).data)
+        self.hashes.write(np.ascontiguousarray(part.sketch.sets.hashes).data)
+        self.sizes.write(part.sketch.sets.sizes().astype(np.int64).data)
+        self.rows += len(part.sketch.sets)
 
     def close(self) -> None:
         for out in [*self.band_files, self.signatures, self.hashes, self.sizes]:
@@ -301,12 +317,17 @@ def streamed_lsh_join(
     budget = max(1, int(memory_mb * _MB))
     with ExitStack() as stack:
         sketches = _Sketches(scratch, params.bands, stack)
+        # Slices of a batch are sketched on all cores (numpy and Arrow release the GIL) and
+        # written in order, without first joining them into one batch.
+        pool = stack.enter_context(ThreadPoolExecutor(os.cpu_count() or 1))
         for texts in batches:
-            sketch = sets_of(
-                texts, k=k, seed=shingle_seed, num_perm=params.num_perm, perm_seed=seed
-            )
-            assert sketch.signatures is not None
-            sketches.add(sketch.sets, sketch.signatures, params.rows)
+            arr = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.large_string())
+            slices = [arr.slice(i, BATCH_ROWS) for i in range(0, len(arr), BATCH_ROWS)]
+            for sketched in pool.map(
+                lambda t: _sketch_part(t, params, k, shingle_seed, seed), slices
+            ):
+                sketches.add(sketched)
+            sketches.batches += 1
         sketches.close()
     n = sketches.rows
     if groups is not None and len(groups) != n:

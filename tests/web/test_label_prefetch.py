@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from casework.workbench import Workbench
 from casework.workbench.models_labelling import RawLabelRow
-from tests.web.helpers import form_value, person
+from tests.web.helpers import MARKERS, form_value, person
 from tests.web.test_label import answer, current
 
 # ms.nonce.mac, as casework.web._served.ServedClock.token makes it.
@@ -35,6 +35,8 @@ def test_the_prefetched_case_carries_no_served_token(app: FastAPI, wb: Workbench
     assert form_value(ahead.text, "served") == ""
     assert TOKEN_RE.search(ahead.text) is None
     assert TOKEN_RE.search(page) is not None  # the shown page has one: the pattern matches
+    # The same blind view as the page: nothing hidden from labellers comes ahead of time.
+    assert not [m for m in MARKERS.values() if m in ahead.text]
     # Its form cannot be submitted as it came: no token, no time.
     refused = lab.htmx(f"/label/{following[0]}/{following[1]}", answer(ahead.text))
     assert refused.status_code == 400

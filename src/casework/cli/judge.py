@@ -237,6 +237,8 @@ def _cert_line(r: CertificationResult) -> str:
         f"TNR {_f(r.tnr.estimate)} [{_f(r.tnr.low)}, {_f(r.tnr.high)}] on {r.tn + r.fp} fail, "
         f"kappa {_f(k)} [{_f(klow)}, {_f(khigh)}]"
     )
+    if r.cases:  # several trials of one case: say what the interval counts
+        text += f" ({r.kappa_method.split(':')[0]})"
     if r.flip is not None:
         f = r.flip
         text += f", flip rate {f.rate:.3f} ({f.flipped} of {f.items} items, {f.samples} samples)"

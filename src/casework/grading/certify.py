@@ -31,6 +31,7 @@ from casework.agreement._rates import (
     more_needed,
     proportion_interval,
 )
+from casework.agreement.clustered_kappa import clustered_kappa_interval
 from casework.errors import UsageError
 from casework.project import Project
 from casework.workbench import open_workbench
@@ -156,7 +157,8 @@ class CertificationResult:
         fp: Human fail, judge pass.
         tpr: True-positive rate with its interval.
         tnr: True-negative rate with its interval.
-        kappa: Cohen's kappa of judge against people, with its asymptotic interval.
+        kappa: Cohen's kappa of judge against people, with its interval (asymptotic over
+            items, or clustered by case when ``cases`` are given).
         settings: Thresholds, confidence and interval method.
         current: Pinned to the judge as configured now (else stale).
         cases: ``(tp, fn, tn, fp)`` per reviewed case (empty: each item its own case). The
@@ -177,6 +179,7 @@ class CertificationResult:
     current: bool
     cases: tuple[tuple[int, int, int, int], ...] = ()
     flip: FlipRate | None = None
+    kappa_method: str = "asymptotic (Fleiss, Cohen & Everitt)"
 
     @property
     def admissible(self) -> bool:
@@ -248,6 +251,7 @@ class CertificationResult:
             else self.tp + self.fn + self.tn + self.fp,
             "case_counts": [list(c) for c in self.cases],
             "kappa": {"estimate": kappa, "low": low, "high": high},
+            "kappa_interval": self.kappa_method,
             "admissible": self.admissible,
             "more_needed": self.more_needed(),
             "flip": None if self.flip is None else self.flip.as_json(),
@@ -282,6 +286,8 @@ def certify_counts(
     if cases:
         if tuple(map(sum, zip(*cases, strict=True))) != (tp, fn, tn, fp):
             raise ValueError("cases: the per-case counts must sum to tp, fn, tn and fp.")
+        # Several trials of one case: kappa's interval counts cases too.
+        ck = clustered_kappa_interval([[[a, b], [d, c]] for a, b, c, d in cases], confidence=conf)
         return CertificationResult(
             pin=pin,
             tp=tp,
@@ -294,11 +300,12 @@ def certify_counts(
             tnr=clustered_proportion_interval(
                 [c[2] for c in cases], [c[2] + c[3] for c in cases], confidence=conf, method=method
             ),
-            kappa=(k.kappa, k.low, k.high),
+            kappa=(ck.kappa, ck.low, ck.high),
             settings=settings,
             current=current,
             cases=tuple(cases),
             flip=flip,
+            kappa_method=ck.method,
         )
     return CertificationResult(
         pin=pin,

@@ -132,7 +132,10 @@ class CertificationOutput(OutputPart):
     tnr: Rate
     """True-negative rate with its interval."""
     kappa: Interval
-    """Cohen's kappa of judge against people, with its asymptotic interval."""
+    """Cohen's kappa of judge against people, with its interval."""
+    kappa_interval: str | None = None
+    """How kappa's interval was made: asymptotic over items, or `clustered by case (N cases)`
+    when people reviewed several trials of one case."""
     admissible: bool
     """Both lower bounds reach their thresholds."""
     more_needed: dict[str, int | None]

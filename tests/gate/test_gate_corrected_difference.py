@@ -128,3 +128,21 @@ def test_results_compare_prints_the_corrected_difference(
     assert text.exit_code == 0, text.output
     assert "pass@1 corrected difference -0.056 [" in text.stdout
     assert "(raw +0.000, Rogan–Gladen)" in text.stdout
+
+
+def test_the_worked_example_of_docs_gate_md() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "gate.md").read_text(encoding="utf-8")
+    report = evaluate_gate(
+        _inputs({"refunds": {"answer_fact": LENIENT}}, {"refunds": {"answer_fact": FAIR}}),
+        GATE,
+        ThresholdsConfig(),
+    )
+    [reason] = report.failures
+    assert f"\n    {reason}\n" in docs
+    base_share, run_share = (0.75 + 0.80 - 1) / 0.70, (0.75 + 0.70 - 1) / 0.65
+    assert (
+        f"(0.75 + 0.80 − 1) / 0.70 = {base_share:.3f}, pass@1 (6 + 12 × {base_share:.3f})\n/ 20 = {BASE_FIXED:.3f}"
+        in docs
+    )
+    assert f"(0.75 + 0.70 − 1) / 0.65 = {run_share:.3f}, pass@1 {RUN_FIXED:.3f}" in docs
+    assert f"the run is **{BASE_FIXED - RUN_FIXED:.3f} worse**" in docs

@@ -24,7 +24,7 @@ from casework.errors import CaseworkError, InputError, UsageError
 from casework.interop.adk._format import AdkFile, read_adk_file
 from casework.mining.conversation import RawConversation
 from casework.mining.openinference import conversations_from_openinference
-from casework.mining.otel_genai import CONTENT_OFF, chat_without_content, conversations_from_genai
+from casework.mining.otel_genai import content_off, conversations_from_genai
 from casework.mining.otlp import Span, read_spans
 from casework.project import Project
 
@@ -255,11 +255,7 @@ def suggest_tools(project: Project, paths: Sequence[Path], source: ToolSource) -
         spans = read_spans(list(paths), shown)
         found = tools_from_spans(spans)
         if not found:
-            why = (
-                CONTENT_OFF
-                if any(chat_without_content(s) for s in spans)
-                else "no tool definition and no tool call in these traces"
-            )
+            why = content_off(spans) or "no tool definition and no tool call in these traces"
             raise InputError(", ".join(shown[p] for p in paths), None, None, why)
     try:
         declared = set(declared_tools(project))

@@ -22,7 +22,7 @@ from casework.mining.conversation import RawConversation
 from casework.mining.drafts import DraftOptions, draft_case
 from casework.mining.generic import parse_mapping, read_generic
 from casework.mining.openinference import conversations_from_openinference
-from casework.mining.otel_genai import CONTENT_OFF, chat_without_content, conversations_from_genai
+from casework.mining.otel_genai import content_off, conversations_from_genai
 from casework.mining.otlp import read_spans
 from casework.mining.signals import SIGNALS, failure_signals
 from casework.names import check_name
@@ -176,8 +176,9 @@ def read_conversations(
                     conversations_from_genai if fmt == "otel" else conversations_from_openinference
                 )
                 found = reader(spans)
-                if not found and fmt == "otel" and any(chat_without_content(s) for s in spans):
-                    raise InputErrors([_content_off(paths, shown)])
+                why = content_off(spans) if not found and fmt == "otel" else None
+                if why is not None:
+                    raise InputErrors([_content_off(paths, shown, why)])
         except InputErrors as exc:
             problems.extend(exc.problems)
         except InputError as exc:
@@ -189,9 +190,9 @@ def read_conversations(
     return out, {k: len(v) for k, v in by_format.items()}
 
 
-def _content_off(paths: Sequence[Path], shown: Mapping[Path, str]) -> Problem:
+def _content_off(paths: Sequence[Path], shown: Mapping[Path, str], why: str) -> Problem:
     """The files hold GenAI model calls but no message content: say how to turn capture on."""
-    return Problem(", ".join(shown[p] for p in paths), None, None, CONTENT_OFF)
+    return Problem(", ".join(shown[p] for p in paths), None, None, why)
 
 
 def _nothing_read(

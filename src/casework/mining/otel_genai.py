@@ -24,9 +24,11 @@ from casework.mining.otlp import Span
 from casework.mining.spantrees import SpanGroup, conversation_of, group_spans
 
 __all__ = [
+    "ADK_CONTENT_OFF",
     "CHAT_OPERATIONS",
     "CONTENT_OFF",
     "chat_without_content",
+    "content_off",
     "conversations_from_genai",
     "genai_messages",
 ]
@@ -43,6 +45,21 @@ CONTENT_OFF = (
     "true on instrumentations that follow the older conventions); with event_only, read the log "
     "export together with the trace export"
 )
+
+
+#: Why Google ADK's own spans hold no messages, and the settings ADK reads
+#: (google/adk/telemetry/context.py and _schema_version.py in google-adk 2.13).
+ADK_CONTENT_OFF = (
+    "the ADK spans carry no message content: ADK writes the messages on its spans only when "
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT is SPAN_ONLY or SPAN_AND_EVENT (true or "
+    "EVENT_ONLY put them on log events only: read the log export with the trace export); with "
+    "ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1 (ADK's legacy spans) set "
+    "OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental too. "
+    "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS governs only the legacy spans' "
+    "gcp.vertex.agent.llm_request / llm_response attributes, which casework does not read"
+)
+#: The instrumentation scope and attribute prefix of ADK's own spans.
+_ADK = "gcp.vertex.agent"
 
 
 def _parts_text(parts: Sequence[Any]) -> str:
@@ -121,6 +138,24 @@ def chat_without_content(span: Span) -> bool:
     return span.attributes.get("gen_ai.operation.name") in CHAT_OPERATIONS and not (
         _attr(span, "gen_ai.input.messages") or _attr(span, "gen_ai.output.messages")
     )
+
+
+def _adk_span(span: Span) -> bool:
+    return span.attributes.get("gen_ai.system") == _ADK or any(
+        k.startswith(f"{_ADK}.") for k in span.attributes
+    )
+
+
+def content_off(spans: Sequence[Span]) -> str | None:
+    """Why the spans' GenAI model calls hold no messages, naming the settings that record them.
+
+    ``None`` when no model call lacks its messages. Traces holding Google ADK's own spans (its
+    ``gcp.vertex.agent.*`` attributes) get ADK's settings (:data:`ADK_CONTENT_OFF`), others the
+    OpenTelemetry GenAI instrumentations' (:data:`CONTENT_OFF`).
+    """
+    if not any(chat_without_content(s) for s in spans):
+        return None
+    return ADK_CONTENT_OFF if any(_adk_span(s) for s in spans) else CONTENT_OFF
 
 
 def _attr(span: Span, key: str) -> Any:

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -103,13 +104,15 @@ def rss_mib() -> float:
 
 
 class Sampler:
-    """Samples RSS at every 10% of the trials."""
+    """Samples RSS at every 10% of the trials, and CPU seconds at the first and last trial."""
 
-    def __init__(self) -> None:
+    def __init__(self, cpu_now: Callable[[], float]) -> None:
         self.total = 0
         self.done = 0
         self.samples: list[tuple[int, float]] = []
         self.first = self.last = 0.0
+        self._cpu_now = cpu_now
+        self.cpu_first = self.cpu_last = 0.0
 
     def started(self, total: int, done: int) -> None:
         self.total = total
@@ -119,6 +122,10 @@ class Sampler:
     def trial_done(self, record: TrialRecord) -> None:
         self.done += 1
         self.last = time.perf_counter()
+        if self.done == 1:
+            self.cpu_first = self._cpu_now()
+        if self.done == self.total:
+            self.cpu_last = self._cpu_now()
         if self.done % max(1, self.total // 10) == 0:
             self.samples.append((self.done, rss_mib()))
 
@@ -146,9 +153,14 @@ def _cpu_s() -> float:
 
 class Descendants:
     """CPU seconds of every process below this one (shard workers fork from a forkserver, so
-    RUSAGE_CHILDREN never sees them): /proc sampled every 0.1 s, the last reading per process."""
+    RUSAGE_CHILDREN never sees them): /proc sampled every 0.1 s, the last reading per process.
 
-    def __init__(self) -> None:
+    Inactive for a run in one process: a scan of /proc costs milliseconds of this process's CPU
+    (on a busy machine), which would be counted against the run it measures.
+    """
+
+    def __init__(self, active: bool = True) -> None:
+        self.active = active
         self.seen: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
@@ -179,17 +191,30 @@ class Descendants:
         while not self._stop.wait(0.1):
             self._sample()
 
+    def now(self) -> float:
+        """CPU seconds of every process below this one, read now."""
+        if self.active:
+            self._sample()
+        return self.cpu_s
+
     def __enter__(self) -> Descendants:
-        self._thread.start()
+        if self.active:
+            self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join()
+        if self.active:
+            self._thread.join()
 
     @property
     def cpu_s(self) -> float:
         return sum(self.seen.values())
+
+
+def cpu_bound(ideal: float, cpu_s: float, cores: int) -> float:
+    """Efficiency the CPU alone allows: trials cannot end faster than their CPU on ``cores``."""
+    return ideal / max(ideal, cpu_s / max(1, cores))
 
 
 def _trial_span(log: Path) -> float:
@@ -210,10 +235,10 @@ def measure(cases: int, k: int, concurrency: int, workers: int) -> dict[str, flo
         root = Path(tmp)
         make_project(root, cases)
         os.chdir(root)
-        sampler = Sampler()
         cpu = _cpu_s()
         start = time.perf_counter()
-        with Descendants() as below:
+        with Descendants(active=workers > 1) as below:
+            sampler = Sampler(lambda: _cpu_s() + below.now())
             summary = run_sharded(
                 load_project(root),
                 RunRequest(
@@ -227,12 +252,15 @@ def measure(cases: int, k: int, concurrency: int, workers: int) -> dict[str, flo
                 observer=sampler,
             )
         wall = time.perf_counter() - start
-        assert summary.end.passed == cases * k, summary.end
+        trials = cases * k
+        assert summary.end.passed == trials, summary.end
         return {
             "wall": wall,
             "span": _trial_span(summary.log),
             # The forkserver itself and its workers are never waited for: counted from /proc.
             "cpu": _cpu_s() - cpu + below.cpu_s,
+            # From the first trial's end to the last's: start-up and merging left out.
+            "trial_cpu": (sampler.cpu_last - sampler.cpu_first) * trials / max(1, trials - 1),
             "log_mib": summary.log.stat().st_size / 2**20,
             "rss_end": sampler.samples[-1][1],
         }
@@ -263,20 +291,33 @@ def main() -> int:
         peer = asyncio.run(bare_peer(trials, concurrency))
         peer_cpu = _cpu_s() - cpu
         rows.append(
-            (concurrency, "ideal (trials x turns x 50 ms / concurrency)", ideal, ideal, 0.0)
+            (concurrency, "ideal (trials x turns x 50 ms / concurrency)", ideal, ideal, 0.0, 1)
         )
         rows.append(
-            (concurrency, "peer: bare `asyncio.Semaphore` loop, sleeps only", peer, ideal, peer_cpu)
+            (
+                concurrency,
+                "peer: bare `asyncio.Semaphore` loop, sleeps only",
+                peer,
+                ideal,
+                peer_cpu,
+                1,
+            )
         )
         for workers in sorted({1, args.workers}):
             got = measure(args.cases, args.k, concurrency, workers)
             what = "`casework run`" + (f" --workers {workers}" if workers > 1 else " (one process)")
-            rows.append((concurrency, f"{what}, trial span", got["span"], ideal, got["cpu"]))
-            rows.append((concurrency, f"{what}, end to end", got["wall"], ideal, got["cpu"]))
+            rows.append(
+                (concurrency, f"{what}, trial span", got["span"], ideal, got["cpu"], workers)
+            )
+            rows.append(
+                (concurrency, f"{what}, end to end", got["wall"], ideal, got["cpu"], workers)
+            )
     load_after = os.getloadavg()
+    cores = os.cpu_count() or 1
     table = "\n".join(
-        f"| {c} | {what} | {wall:.2f} s | {ideal / wall:.1%} | {cpu:.1f} |"
-        for c, what, wall, ideal, cpu in rows
+        f"| {c} | {what} | {wall:.2f} s | {ideal / wall:.1%} | {cpu:.1f} | "
+        f"{cpu / trials * 1000:.3f} | {cpu_bound(ideal, cpu, min(cores, procs)):.1%} |"
+        for c, what, wall, ideal, cpu, procs in rows
     )
     report = f"""
 Runner overhead (`benchmarks/runner_bench.py`), {platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} cores,
@@ -286,10 +327,17 @@ read the CPU seconds and the peer beside each figure).
 (one fixture tool call per turn); every trial graded (tools + state assertion), logged to
 `runs/<id>.jsonl` and stored in the SQLite workbench. "Trial span" is first trial start to last
 trial end in the log; "end to end" adds loading the cases, starting the workers and merging the
-log. CPU seconds count the parent and its worker processes.
+log. CPU seconds count the parent and its worker processes (user + system), which other jobs
+inflate far less than wall time: on a "trial span" row, from the end of the first trial to the
+end of the last (scaled to every trial); on an "end to end" row, the whole run with start-up
+and merging (for a sharded run the trial-span figure also holds whatever start-up a worker
+still did after another's first trial ended). "CPU-bound efficiency" is the efficiency that CPU alone allows,
+ideal / max(ideal, CPU s / usable cores), where usable cores is 1 for one process (one event
+loop) and min(cores, workers) for a sharded run: what the run would reach on otherwise idle
+cores if nothing but CPU held it back.
 
-| concurrency | what | wall time | efficiency vs ideal | CPU s |
-| ---: | --- | ---: | ---: | ---: |
+| concurrency | what | wall time | efficiency vs ideal | CPU s | CPU ms / trial | CPU-bound efficiency |
+| ---: | --- | ---: | ---: | ---: | ---: | ---: |
 {table}
 """
     print(report)

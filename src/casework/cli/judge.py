@@ -223,6 +223,11 @@ def verdicts_import_cmd(project: Project, sheets: tuple[Path, ...], fmt: str) ->
         console.print(
             f"human–human agreement on {agree.items} item(s) graded by two people: "
             f"{agree.agreeing}/{agree.items} agree, kappa {_f(agree.kappa)}"
+            + (
+                f" [{_f(agree.low)}, {_f(agree.high)}] ({agree.method.split(':')[0]})"
+                if agree.method and agree.low is not None
+                else ""
+            )
         )
 
 

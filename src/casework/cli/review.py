@@ -592,6 +592,9 @@ def import_cmd(project: Project, sheets: tuple[Path, ...], fmt: str) -> None:
         agree = v.agreement
         if agree.items:
             kappa = "–" if agree.kappa is None else f"{agree.kappa:.3f}"
+            if agree.method and agree.low is not None and agree.high is not None:
+                # several trials of one case: the interval counts cases
+                kappa += f" [{agree.low:.3f}, {agree.high:.3f}] ({agree.method.split(':')[0]})"
             console.print(
                 f"human–human agreement on {agree.items} item(s) graded by two people: "
                 f"{agree.agreeing}/{agree.items} agree, kappa {kappa}"

@@ -14,6 +14,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from casework.agreement import cohen_kappa
+from casework.agreement.clustered_kappa import clustered_kappa_interval
 from casework.errors import InputErrors, Problem
 from casework.labelling import sheet_key
 from casework.project import Project
@@ -37,16 +38,30 @@ class HumanAgreement:
         items: Items answered by two people.
         agreeing: Of them, items where both give the same pass/fail.
         kappa: Cohen's kappa of the two people's pass/fail (``None``: undefined or no items).
+        low: Lower end of kappa's 95% interval, clustered by case (``None``: undefined).
+        high: Upper end.
+        method: How the interval was made (``clustered by case (N cases): …``).
     """
 
     items: int
     agreeing: int
     kappa: float | None
+    low: float | None = None
+    high: float | None = None
+    method: str = ""
 
     def as_json(self) -> dict[str, object]:
         """JSON form."""
         share = self.agreeing / self.items if self.items else None
-        return {"items": self.items, "agreeing": self.agreeing, "share": share, "kappa": self.kappa}
+        return {
+            "items": self.items,
+            "agreeing": self.agreeing,
+            "share": share,
+            "kappa": self.kappa,
+            "kappa_low": self.low,
+            "kappa_high": self.high,
+            "kappa_interval": self.method or None,
+        }
 
 
 @dataclass(frozen=True)
@@ -199,7 +214,17 @@ def human_agreement(session: Session) -> HumanAgreement:
     second = ["pass" if b.human_pass else "fail" for _, b in pairs]
     agreeing = sum(x == y for x, y in zip(first, second, strict=True))
     kappa = cohen_kappa(first, second, categories=["pass", "fail"]).kappa
-    return HumanAgreement(len(pairs), agreeing, kappa)
+    # Items are trials' findings: several of one case are one case's evidence for the interval.
+    keys = [a.item_key for a, _ in pairs]
+    # Every item's case in one read (no IN list: a large review set would pass SQLite's limit).
+    found = session.execute(select(ReviewItemRow.key, ReviewItemRow.case_id))
+    case_of = {key: case_id for key, case_id in found}
+    tables: dict[str, list[list[int]]] = {}
+    for key, (a, b) in zip(keys, pairs, strict=True):
+        cell = tables.setdefault(case_of.get(key, key), [[0, 0], [0, 0]])
+        cell[0 if a.human_pass else 1][0 if b.human_pass else 1] += 1
+    k = clustered_kappa_interval(list(tables.values()))
+    return HumanAgreement(len(pairs), agreeing, kappa, k.low, k.high, k.method)
 
 
 def import_verdicts(

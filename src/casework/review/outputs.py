@@ -151,6 +151,13 @@ class HumanAgreementOutput(OutputPart):
     """`agreeing / items` (null with no items)."""
     kappa: float | None
     """Cohen's kappa of the two people's pass/fail (null: undefined or no items)."""
+    kappa_low: float | None = None
+    """Lower end of kappa's 95% interval, clustered by case (null: undefined)."""
+    kappa_high: float | None = None
+    """Upper end of kappa's 95% interval."""
+    kappa_interval: str | None = None
+    """How the interval was made: `clustered by case (N cases)` — several trials of one case
+    count as one case's evidence."""
 
 
 class VerdictsStored(OutputPart):

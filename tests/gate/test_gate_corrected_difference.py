@@ -16,11 +16,14 @@ from click.testing import CliRunner
 
 from casework.cli import cli
 from casework.gate import GateInputs, evaluate_gate
-from casework.project import GateConfig, ThresholdsConfig
+from casework.project import GateConfig, Project, ThresholdsConfig
 from casework.runner.analysis import trial_decisions
 from casework.runner.records import CheckCertification, LoadedRun, tallies
+from tests.gate.test_gate_corrected import _judged_log, project
 from tests.runner.builders import make_project
 from tests.runner.judged import FAIR, LENIENT, loaded, standard_trials, write_log
+
+__all__ = ["project"]  # the fixture, shared with test_gate_corrected
 
 Certs = dict[str, dict[str, CheckCertification]]
 #: Corrected pass@1 of standard_trials: (6 + 12 * RG) / 20 with each judge's Se and Sp.
@@ -146,3 +149,39 @@ def test_the_worked_example_of_docs_gate_md() -> None:
     )
     assert f"(0.75 + 0.70 − 1) / 0.65 = {run_share:.3f}, pass@1 {RUN_FIXED:.3f}" in docs
     assert f"the run is **{BASE_FIXED - RUN_FIXED:.3f} worse**" in docs
+
+
+def test_gate_cli_with_a_baseline_prints_and_decides_on_the_corrected_difference(
+    project: Project,
+) -> None:
+    both = {"refunds": {"answer_fact": LENIENT}, "SECRET-SLICE": {"answer_fact": LENIENT}}
+    lines = Path(_judged_log(project, both)).read_text(encoding="utf-8").splitlines()
+    fair = {s: {"answer_fact": FAIR.model_dump()} for s in both}
+    run, base = project.root / "runs" / "new.jsonl", project.root / "runs" / "base.jsonl"
+    run.write_text("\n".join(_renamed(x, "new") for x in lines) + "\n", encoding="utf-8")
+    base.write_text("\n".join(_renamed(x, "base", fair) for x in lines) + "\n", encoding="utf-8")
+    args = ["--project", str(project.root), "gate", "--run", str(run), "--baseline", str(base)]
+    result = CliRunner().invoke(cli, [*args, "--format", "json"])
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    fixed = data["comparison"]["corrected"]
+    expected = (0.8 + 0.7 - 1) / 0.65 - (0.8 + 0.8 - 1) / 0.7
+    assert fixed["corrected"] == pytest.approx(expected, abs=1e-12)
+    assert (fixed["raw"], fixed["estimator"]) == (0.0, "rogan-gladen")
+    # The default estimator is PPI++; no one reviewed these runs' replies, so it says why not.
+    assert fixed["note"].startswith("PPI++ needs people's verdicts on both runs' replies")
+    assert data["decision"] == "block"
+    assert "regression" in [f["code"] for f in data["failures"]]
+    text = CliRunner().invoke(cli, args)
+    assert f"pass@1 corrected difference {expected:+.3f} [" in text.stdout
+
+
+def _renamed(line: str, run_id: str, certification: object = None) -> str:
+    """A run log line with another run id (and, on the header, agent version and certification)."""
+    obj = json.loads(line)
+    obj["run_id"] = run_id
+    if obj["kind"] == "run":
+        obj["agent_version"] = run_id
+        if certification is not None:
+            obj["judge"]["certification"] = certification
+    return json.dumps(obj)

@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo tour test check lint typecheck layers pytest docs setup clean bench
+.PHONY: demo tour test check lint typecheck layers pytest docs setup clean bench phoenix-venv
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +15,23 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --no-deps 'bfcl-eval==2026.3.23'
 	touch $(STAMP)
 
-setup: $(STAMP)
+# Phoenix (arize-phoenix) in a venv of its own: its pins conflict with the test extra's. The
+# OpenInference export's test starts `phoenix serve` from it (tests/interop/test_phoenix.py).
+# The stamp names the version, so a new pin reinstalls and nothing else does.
+PHOENIX       := 20.26.1
+PHOENIX_VENV  := build/phoenix-venv
+PHOENIX_STAMP := $(PHOENIX_VENV)/.installed-$(PHOENIX)
+
+$(PHOENIX_STAMP):
+	rm -rf $(PHOENIX_VENV)
+	$(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/pip install -q --upgrade pip
+	$(PHOENIX_VENV)/bin/pip install -q 'arize-phoenix==$(PHOENIX)'
+	touch $(PHOENIX_STAMP)
+
+phoenix-venv: $(PHOENIX_STAMP)
+
+setup: $(STAMP) $(PHOENIX_STAMP)
 
 ## A first look at the main job on the bundled example project (a scratch copy under build/demo):
 ## release, blind labels, agreement, leakage, two agents run, the gate, the report.
@@ -45,7 +61,7 @@ layers: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m casework._api_check
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(PHOENIX_STAMP)
 	COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadgroup --cov --cov-report=term:skip-covered
 
 ## Regenerate docs/cli.md from the commands' help.

@@ -42,7 +42,14 @@ def _export_command(
     @FORMAT
     @pass_project
     def command(project: Project, run: str, out: Path, fmt: str, **extra: Any) -> None:
-        report = export_verdicts(project, run, name, out, endpoint=extra.get("endpoint"))
+        report = export_verdicts(
+            project,
+            run,
+            name,
+            out,
+            endpoint=extra.get("endpoint"),
+            project_name=extra.get("project_name", "default"),
+        )
         if fmt == "json":
             from casework.interop.outputs import VerdictExport  # here: only JSON output needs it
 
@@ -50,8 +57,17 @@ def _export_command(
             return
         what = "test case(s)" if name == "junit" else "evaluation(s)"
         console.print(f"{report.run_id}: wrote {report.records} {what} to {report.out}")
-        if report.posted:
+        if report.posted and report.sent is not None:
+            console.print(
+                f"sent {report.sent} annotation(s) to Phoenix {report.posted}: HTTP {report.status}"
+            )
+        elif report.posted:
             console.print(f"posted to {report.posted}: HTTP {report.status}")
+        for s in report.skipped:
+            console.print(
+                f"skipped {s.evaluations} annotation(s) of {s.case_id} trial {s.trial}: {s.reason}",
+                markup=False,
+            )
 
     command.__doc__ = doc
     if name == "otel":
@@ -61,6 +77,21 @@ def _export_command(
             help="Also POST the events to this OTLP/HTTP endpoint (`/v1/logs` is appended). "
             "Credentials: `user:password@` in it (sent as Basic auth) or the headers in "
             "OTEL_EXPORTER_OTLP_HEADERS; never printed.",
+        )(command)
+    if name == "openinference":
+        command = click.option(
+            "--endpoint",
+            default=None,
+            help="Also send the annotations to this Phoenix server (its URL, e.g. "
+            "http://localhost:6006), only for spans it holds; the others are listed with the "
+            "reason. API key: PHOENIX_API_KEY; never printed.",
+        )(command)
+        command = click.option(
+            "--phoenix-project",
+            "project_name",
+            default="default",
+            show_default=True,
+            help="The Phoenix project whose spans are annotated (with --endpoint).",
         )(command)
     made = example(*examples)(click.command(name)(command))
     export_group.add_command(made)
@@ -89,10 +120,13 @@ _export_command(
     "openinference",
     """Write RUN's verdicts as OpenInference span annotations (name, score, label, explanation).
 
-    The file is the body of Phoenix's `POST /v1/span_annotations`.
+    The file is the body of Phoenix's `POST /v1/span_annotations`. With --endpoint, only
+    annotations of spans the Phoenix project holds are sent (the agent must report its span in
+    trajectory.metadata); each other trial is listed with the reason.
     """,
     "casework-openinference.json",
     "casework export openinference latest -o phoenix-annotations.json",
+    "casework export openinference latest --endpoint http://localhost:6006 --phoenix-project my-agent",
 )
 
 

@@ -80,11 +80,10 @@ def _check_evaluation(c: CheckResult, frozen: bool) -> Evaluation:
     )
 
 
-def trace_ids(run_id: str, trial: TrialRecord) -> tuple[str, str]:
-    """``(trace_id, span_id)`` of the trial, as lower-case hex.
+def reported_ids(trial: TrialRecord) -> tuple[str, str] | None:
+    """``(trace_id, span_id)`` the trial's agent reported, as lower-case hex, else ``None``.
 
-    The trajectory's own when it reports them (``metadata.trace_id`` / ``metadata.span_id``, 32
-    and 16 hex digits), else derived from run id, case id and trial (a SHA-256 prefix).
+    Read from ``trajectory.metadata.trace_id`` / ``span_id`` (32 and 16 hex digits).
     """
     meta = trial.trajectory.metadata
     trace, span = meta.get("trace_id"), meta.get("span_id")
@@ -97,5 +96,17 @@ def trace_ids(run_id: str, trial: TrialRecord) -> tuple[str, str]:
         and _HEX.match(span.lower())
     ):
         return trace.lower(), span.lower()
+    return None
+
+
+def trace_ids(run_id: str, trial: TrialRecord) -> tuple[str, str]:
+    """``(trace_id, span_id)`` of the trial, as lower-case hex.
+
+    The trajectory's own when it reports them (:func:`reported_ids`), else derived from run id,
+    case id and trial (a SHA-256 prefix).
+    """
+    reported = reported_ids(trial)
+    if reported is not None:
+        return reported
     digest = hashlib.sha256(f"{run_id}/{trial.case_id}/{trial.trial}".encode()).hexdigest()
     return digest[:32], digest[32:48]

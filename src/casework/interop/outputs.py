@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field
+
 from casework.schema import VersionRecord
 from casework.schema.output import CommandOutput, OutputPart
 
@@ -14,6 +16,7 @@ __all__ = [
     "CasesImport",
     "FncallImport",
     "RunImport",
+    "SkippedTrial",
     "SuggestedTool",
     "Tau2Import",
     "ToolSuggestions",
@@ -212,6 +215,21 @@ class AdkExport(CommandOutput):
     """Exported cases holding something ADK cannot express, by what it is."""
 
 
+class SkippedTrial(OutputPart):
+    """A trial whose annotations were not sent to Phoenix, and why."""
+
+    case_id: str
+    """The trial's case."""
+    trial: int
+    """The trial's number."""
+    span_id: str
+    """The span its annotations name (hex)."""
+    evaluations: int
+    """Annotations left out."""
+    reason: str
+    """Why: the agent reported no span id, or Phoenix's project does not hold the span."""
+
+
 class VerdictExport(CommandOutput):
     """`casework export junit|otel|openinference`: a run's verdicts written for another tool."""
 
@@ -228,6 +246,11 @@ class VerdictExport(CommandOutput):
     records: int
     """Test cases (JUnit) or evaluations (OTLP, OpenInference) written."""
     posted: str | None
-    """The URL the OTLP request was posted to (credentials shown as `***`); null: not posted."""
+    """The URL the OTLP request or the annotations were posted to (credentials shown as `***`);
+    null: not posted."""
     status: int | None
     """The endpoint's HTTP status; null: not posted."""
+    sent: int | None = None
+    """Annotations Phoenix stored (`openinference --endpoint`); null: not posted to Phoenix."""
+    skipped: list[SkippedTrial] = Field(default_factory=list)
+    """Trials whose annotations were not sent to Phoenix: no span reported, or span absent."""

@@ -1,7 +1,8 @@
 """`casework export junit|otel|openinference`: a run's verdicts written in another tool's format.
 
 JUnit XML is for any CI; OTLP `gen_ai.evaluation.result` events and OpenInference span
-annotations (Phoenix) put the verdicts beside the traces in observability tools.
+annotations (Phoenix) put the verdicts beside the traces in observability tools. Annotations are
+sent to Phoenix only for spans it holds; the rest are listed with the reason.
 
 Entry point: :func:`export_verdicts` (project level: loads the run, writes atomically, posts to
 an OTLP/HTTP endpoint when one is named) over the renderers of each format:
@@ -22,7 +23,13 @@ from casework.atomic import atomic_write_bytes
 from casework.errors import UsageError
 from casework.interop.evaluations import evaluations
 from casework.interop.junit import junit_xml
-from casework.interop.openinference import openinference_annotations
+from casework.interop.openinference import (
+    DEFAULT_PROJECT,
+    SkippedTrial,
+    openinference_annotations,
+    phoenix_target,
+    post_to_phoenix,
+)
 from casework.interop.otel._http import otlp_target, post_otlp
 from casework.interop.otel._logs import otlp_logs
 from casework.project import Project
@@ -43,9 +50,11 @@ class VerdictExport:
         out: The file written.
         cases: Cases of the run.
         records: Test cases (JUnit) or evaluations (OTLP, OpenInference) written.
-        posted: The URL the OTLP request was posted to, if an endpoint was named (credentials
-            shown as ``***``).
+        posted: The URL the OTLP request or the annotations were posted to, if an endpoint was
+            named (credentials shown as ``***``).
         status: The endpoint's HTTP status.
+        sent: Annotations Phoenix stored (``openinference`` with an endpoint).
+        skipped: Trials whose annotations were not sent to Phoenix, with the reason.
     """
 
     run_id: str
@@ -55,6 +64,8 @@ class VerdictExport:
     records: int
     posted: str | None = None
     status: int | None = None
+    sent: int | None = None
+    skipped: tuple[SkippedTrial, ...] = ()
 
 
 def export_verdicts(
@@ -66,6 +77,7 @@ def export_verdicts(
     endpoint: str | None = None,
     timeout_s: float = 10.0,
     env: Mapping[str, str] | None = None,
+    project_name: str = DEFAULT_PROJECT,
 ) -> VerdictExport:
     """Write a run's verdicts as JUnit XML, OTLP/JSON or OpenInference annotations (atomically).
 
@@ -75,14 +87,28 @@ def export_verdicts(
     ``OTEL_EXPORTER_OTLP_LOGS_HEADERS`` or ``OTEL_EXPORTER_OTLP_HEADERS`` (in ``env``, default
     the process environment) are sent too; no message or result shows a credential.
 
+    With ``endpoint`` (``openinference``), the URL of a Phoenix server: the annotations of spans
+    that Phoenix project ``project_name`` holds are sent (``PHOENIX_API_KEY`` as a Bearer token),
+    and every other trial is listed in ``skipped`` with the reason (see
+    :func:`~casework.interop.openinference.post_to_phoenix`); the file holds them all.
+
     Raises:
-        UsageError: Unknown run, ``endpoint`` given for another format, not an http(s) URL, or
+        UsageError: Unknown run, ``endpoint`` given for JUnit, not an http(s) URL, or
             a malformed header variable (checked before anything is written).
-        CaseworkError: The endpoint is unreachable or refuses the request.
+        CaseworkError: The endpoint is unreachable or refuses the request, or Phoenix holds none
+            of the run's spans.
     """
-    if endpoint is not None and fmt != "otel":
-        raise UsageError("only the `otel` export posts to an endpoint.", param="endpoint")
-    target = None if endpoint is None else otlp_target(endpoint, os.environ if env is None else env)
+    environ = os.environ if env is None else env
+    if endpoint is not None and fmt == "junit":
+        raise UsageError(
+            "only the `otel` and `openinference` exports post to an endpoint.", param="endpoint"
+        )
+    target = None if endpoint is None or fmt != "otel" else otlp_target(endpoint, environ)
+    phoenix = (
+        None
+        if endpoint is None or fmt != "openinference"
+        else phoenix_target(endpoint, project_name, environ)
+    )
     run = load_run(project, run_ref)
     cases = len({t.case_id for t in run.trials})
     if fmt == "junit":
@@ -92,6 +118,19 @@ def export_verdicts(
         body = json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8") + b"\n"
         records = sum(len(evaluations(t)) for t in run.trials)
     atomic_write_bytes(out, body)
+    if phoenix is not None:
+        sent = post_to_phoenix(run, phoenix, timeout_s=timeout_s)
+        return VerdictExport(
+            run.header.run_id,
+            fmt,
+            project.relative(out),
+            cases,
+            records,
+            phoenix.shown,
+            sent.status,
+            sent.sent,
+            sent.skipped,
+        )
     status = post_otlp(target, body, timeout_s) if target is not None else None
     return VerdictExport(
         run.header.run_id,

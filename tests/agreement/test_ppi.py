@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from numpy.typing import NDArray
+from scipy.stats import t as student_t
 
 from casework.agreement._ppi import PPIStratum, ppi_difference, ppi_mean, stratified_ppi
 from casework.agreement._rates import clustered_proportion_interval
@@ -140,3 +141,24 @@ def test_the_worked_examples_of_docs_judge_md() -> None:
     assert f"6/8 + (3 − 2)/4 = **{plain.estimate:.3f}**" in docs
     tpr = clustered_proportion_interval([3] * 8 + [0] * 2, [3] * 10)
     assert f"TPR {tpr.estimate:.3f} with\n**[{tpr.low:.3f}, {tpr.high:.3f}]**" in docs
+
+
+def test_the_small_sample_example_of_docs_judge_md() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "judge.md").read_text(encoding="utf-8")
+    w = np.full(8, 1 / 8)
+    unl = np.array([1, 1, 1, 0, 1, 1, 0, 1], dtype=float)
+    stratum = [PPIStratum(w, w * unl, 8, [1, 1, 0, 1], [1, 0, 0, 1], [-1] * 4)]
+    plain = stratified_ppi(stratum, lam=1.0, small_sample=False)
+    fixed = stratified_ppi(stratum, lam=1.0)
+    assert plain.df is None and fixed.df == 3
+    assert f"**[{plain.low:.3f}, {plain.high:.3f}]** (SE {plain.se:.3f}, z = 1.96)" in docs
+    assert f"corrected, SE {fixed.se:.3f}" in docs
+    assert (
+        f"t on 3 degrees of freedom ({student_t.ppf(0.975, 3):.2f}):\n**[{fixed.low:.3f}, {fixed.high:.3f}]**"
+        in docs
+    )
+    # CR1 by term: the judge's mean over 8 cases, the rectifier over 4 reviewed replies.
+    rect = np.array([1, 1, 0, 1]) - np.array([1, 0, 0, 1])
+    judge_var = ((unl - unl.mean()) / 8) ** 2 * 8 / 7
+    rect_var = ((rect - rect.mean()) / 4) ** 2 * 4 / 3
+    assert fixed.se == pytest.approx(np.sqrt(judge_var.sum() + rect_var.sum()), abs=1e-12)

@@ -294,25 +294,43 @@ def extrapolate(rows: list[dict[str, Any]], target: int) -> str:
 
 
 def scale(args: argparse.Namespace, sizes: list[int]) -> str:
-    """Streamed join at each size, the in-memory one beside it where it fits; the docs section."""
+    """Streamed join at each size, the in-memory one beside it where it fits; the docs section.
+
+    The in-memory join alone runs first at the ``--in-memory-extra`` sizes; the section is
+    rewritten after every size, so a long run leaves the figures it has.
+    """
     rows: list[dict[str, Any]] = []
-    for n in sizes:
-        corpus_path(n)
-        streamed, found = measure("casework-streamed", n, memory_mb=args.memory_mb)
-        streamed["same"] = None
-        if n <= args.in_memory_up_to:
-            in_memory, truth = measure("casework-lsh", n)
-            in_memory["same"] = None
-            streamed["same"] = found == truth
-            rows.append(in_memory)
-        rows.append(streamed)
-        print(json.dumps(streamed), flush=True)
+    section = ""
+
+    def done(result: dict[str, Any]) -> None:
+        nonlocal section
+        rows.append(result)
+        print(json.dumps(result), flush=True)
+        section = scale_section(args, sizes, rows)
+        if not args.no_docs:
+            write_bench_section("leakage-scale", section)
+
     for n in [int(s) for s in args.in_memory_extra.split(",") if s]:
         corpus_path(n)
         extra, _ = measure("casework-lsh", n)
         extra["same"] = None
-        rows.append(extra)
-    rows.sort(key=lambda r: (r["n"], r["pipeline"]))
+        done(extra)
+    for n in sizes:
+        corpus_path(n)
+        truth = None
+        if n <= args.in_memory_up_to:
+            in_memory, truth = measure("casework-lsh", n)
+            in_memory["same"] = None
+            done(in_memory)
+        streamed, found = measure("casework-streamed", n, memory_mb=args.memory_mb)
+        streamed["same"] = None if truth is None else found == truth
+        done(streamed)
+    return section
+
+
+def scale_section(args: argparse.Namespace, sizes: list[int], rows: list[dict[str, Any]]) -> str:
+    """The ``bench:leakage-scale`` section from the figures so far."""
+    rows = sorted(rows, key=lambda r: (r["n"], r["pipeline"]))
     lines = []
     for r in rows:
         if r["pipeline"] != "casework-streamed":
@@ -386,10 +404,7 @@ def main() -> None:
         args.sizes, args.rows, args.no_docs = "20000", "20000,50000", True
         args.skip_matched_above = 0
     if args.rows:
-        section = scale(args, [int(s) for s in args.rows.split(",")])
-        print(section)
-        if not args.no_docs:
-            write_bench_section("leakage-scale", section)
+        print(scale(args, [int(s) for s in args.rows.split(",")]))
         if not args.quick:
             return
     rows: list[dict[str, Any]] = []

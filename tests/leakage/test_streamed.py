@@ -20,7 +20,7 @@ from casework.errors import InputError, UsageError
 from casework.leakage import scan
 from casework.leakage.batches import sets_of
 from casework.leakage.lsh import choose_params, lsh_join
-from casework.leakage.pairs import Pairs
+from casework.leakage.pairs import Pairs, iter_pairs_within_groups, pairs_within_groups
 from casework.leakage.scan import find_split_pairs
 from casework.leakage.scratch import LOCK_NAME, clean_scratch, scratch_folder
 from casework.leakage.streamed import _unique_keys, streamed_lsh_join
@@ -100,6 +100,22 @@ def test_a_bucket_over_the_budget_is_split_and_deduplicated_in_order(tmp_path: P
     assert len(parts) > 4
     assert np.concatenate(parts).tolist() == np.unique(keys).tolist()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_pairs_of_big_groups_come_in_parts_of_the_size_asked() -> None:
+    rng = np.random.default_rng(5)
+    # One key held by 300 rows (44,850 pairs), many small groups, many single rows.
+    keys = np.concatenate([np.zeros(300), rng.integers(1, 400, 700), np.arange(10**6, 10**6 + 500)])
+    members = rng.permutation(len(keys)).astype(np.int64)
+    whole = pairs_within_groups(members, keys.astype(np.uint64))
+    parts = list(iter_pairs_within_groups(members, keys.astype(np.uint64), max_pairs=1_000))
+    assert len(parts) > 40
+    # Parts split between elements, never inside one element's run of partners (at most 299).
+    assert max(len(a) for a, _ in parts) <= 1_000 + 299
+    left = np.concatenate([a for a, _ in parts])
+    right = np.concatenate([b for _, b in parts])
+    assert left.tolist() == whole[0].tolist() and right.tolist() == whole[1].tolist()
+    assert len(whole[0]) >= 300 * 299 // 2
 
 
 def _peak_bytes(texts: list[str], memory_mb: float | None, scratch: Path) -> int:

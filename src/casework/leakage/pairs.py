@@ -23,6 +23,7 @@ __all__ = [
     "dense_rows",
     "intersection_sizes",
     "intersection_weights",
+    "iter_pairs_within_groups",
     "pairs_within_groups",
     "verify_pairs",
 ]
@@ -82,31 +83,54 @@ def pairs_within_groups(members: I64, keys: npt.NDArray[np.integer[Any]]) -> tup
 
     ``members`` and ``keys`` are parallel; a group of size ``m`` yields ``m (m - 1) / 2`` pairs.
     """
-    if len(members) < 2:
+    parts = list(iter_pairs_within_groups(members, keys))
+    if not parts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    if len(parts) == 1:
+        return parts[0]
+    return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
+
+
+def iter_pairs_within_groups(
+    members: I64, keys: npt.NDArray[np.integer[Any]], max_pairs: int | None = None
+) -> Iterator[tuple[I64, I64]]:
+    """:func:`pairs_within_groups` in parts of about ``max_pairs`` pairs (one part if None).
+
+    Templated text puts many rows under one key, and a key held by ``m`` rows makes
+    ``m (m - 1) / 2`` pairs: parts bound the memory that takes, whatever the group sizes.
+    """
+    if len(members) < 2:
+        return
     order = np.argsort(keys)
     m = members[order]
     k = keys[order]
+    del order
     boundary = np.flatnonzero(k[1:] != k[:-1]) + 1
     starts = np.concatenate([[0], boundary]).astype(np.int64)
     sizes = np.diff(np.concatenate([starts, [len(k)]])).astype(np.int64)
+    del k, boundary
     in_group = np.repeat(sizes >= 2, sizes)
     if not in_group.any():
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return
     # Element e at position p inside its group pairs with the elements after it in the group.
     elem = np.flatnonzero(in_group).astype(np.int64)
     group_end = np.repeat(starts + sizes, sizes)[in_group]
+    del in_group, starts, sizes
     partners = group_end - elem - 1
-    first = np.repeat(elem, partners)
-    pair_offsets = np.zeros(len(elem) + 1, dtype=np.int64)
-    np.cumsum(partners, out=pair_offsets[1:])
-    second = (
-        np.arange(int(pair_offsets[-1]), dtype=np.int64)
-        - np.repeat(pair_offsets[:-1], partners)
-        + np.repeat(elem + 1, partners)
-    )
-    a, b = m[first], m[second]
-    return np.minimum(a, b), np.maximum(a, b)
+    del group_end
+    limit = int(partners.sum()) if max_pairs is None else max_pairs
+    for lo, hi in chunks(partners, max(1, limit)):
+        counts = partners[lo:hi]
+        first = np.repeat(elem[lo:hi], counts)
+        pair_offsets = np.zeros(hi - lo + 1, dtype=np.int64)
+        np.cumsum(counts, out=pair_offsets[1:])
+        second = (
+            np.arange(int(pair_offsets[-1]), dtype=np.int64)
+            - np.repeat(pair_offsets[:-1], counts)
+            + np.repeat(elem[lo:hi] + 1, counts)
+        )
+        a, b = m[first], m[second]
+        yield np.minimum(a, b), np.maximum(a, b)
 
 
 def dedupe_pairs(left: I64, right: I64, n_rows: int) -> tuple[I64, I64]:

@@ -38,7 +38,7 @@ from casework.leakage.pairs import (
     Pairs,
     cross_group,
     dedupe_pairs,
-    pairs_within_groups,
+    iter_pairs_within_groups,
     verify_pairs,
 )
 from casework.shingling._sets import I64, ShingleSets, gather_segments
@@ -60,6 +60,8 @@ _SKETCH_ROW_BYTES = 6_000
 _BAND_ROW_BYTES = 48
 #: Bytes a candidate pair costs while a bucket is de-duplicated (key, its sorted copy, masks).
 _PAIR_BYTES = 40
+#: Bytes a candidate pair costs while a band's pairs are made (indices, rows, filters, unique).
+_PAIR_GEN_BYTES = 120
 #: Bytes a candidate pair costs while verified (its rows' signatures and shingles, the merge).
 _VERIFY_PAIR_BYTES = 4_000
 _MB = 1 << 20
@@ -143,31 +145,54 @@ def _band_pairs(
     live: npt.NDArray[np.bool_],
     part: int,
     parts: int,
-    groups: I64 | None,
+    keep: _Keep,
     budget: int,
-) -> tuple[I64, I64]:
-    """Candidate pairs of one band among live rows whose key falls in key-range ``part``."""
+) -> Iterator[tuple[I64, I64]]:
+    """Candidate pairs of one band among live rows whose key falls in key-range ``part``.
+
+    Yielded in parts of at most about ``budget`` bytes, de-duplicated within a part and sorted,
+    with the pairs :class:`_Keep` drops (same group, sizes too far apart) already dropped.
+    """
     n = len(live)
-    keys_all = np.memmap(keys_path, dtype=np.uint64, mode="r", shape=(n,)) if n else None
+    if not n:
+        return
+    keys_all = np.memmap(keys_path, dtype=np.uint64, mode="r", shape=(n,))
     rows_parts: list[I64] = []
     key_parts: list[npt.NDArray[np.uint64]] = []
     step = max(1, budget // 32)
     for lo in range(0, n, step):
         hi = min(n, lo + step)
-        assert keys_all is not None
         keys = np.asarray(keys_all[lo:hi])
-        keep = live[lo:hi]
+        chosen = live[lo:hi]
         if parts > 1:
-            keep = keep & (keys % np.uint64(parts) == np.uint64(part))
-        picked = np.flatnonzero(keep)
+            chosen = chosen & (keys % np.uint64(parts) == np.uint64(part))
+        picked = np.flatnonzero(chosen)
         rows_parts.append(picked + lo)
-        key_parts.append(keys[picked])
+        key_parts.append(np.array(keys[picked]))
     del keys_all
-    if not rows_parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    left, right = pairs_within_groups(np.concatenate(rows_parts), np.concatenate(key_parts))
-    keep_pairs = cross_group(left, right, groups)
-    return dedupe_pairs(left[keep_pairs], right[keep_pairs], n)
+    members, keys = np.concatenate(rows_parts), np.concatenate(key_parts)
+    del rows_parts, key_parts
+    for left, right in iter_pairs_within_groups(members, keys, max(1, budget // _PAIR_GEN_BYTES)):
+        kept = keep(left, right)
+        yield dedupe_pairs(left[kept], right[kept], n)
+
+
+@dataclass(frozen=True)
+class _Keep:
+    """The filters that need no signature: pairs across groups whose sizes are within ``t``.
+
+    The in-memory join applies the size filter after merging the bands; a filter of single
+    pairs gives the same result before, and keeps the pairs it drops off the disk.
+    """
+
+    sizes: I64
+    threshold: float
+    groups: I64 | None
+
+    def __call__(self, left: I64, right: I64) -> npt.NDArray[np.bool_]:
+        a, b = self.sizes[left], self.sizes[right]
+        fits = np.minimum(a, b) >= self.threshold * np.maximum(a, b) - 1e-9
+        return fits & cross_group(left, right, self.groups)
 
 
 class _Buckets:
@@ -335,13 +360,15 @@ def streamed_lsh_join(
     sizes = np.fromfile(scratch / "sizes.i64", dtype=np.int64)
     live = sizes > 0
     parts = _band_parts(int(live.sum()), budget)
+    keep = _Keep(sizes, threshold, groups)
     bucket_count = max(1, math.ceil(n * params.bands * 8 / budget))
     with ExitStack() as stack:
         buckets = _Buckets(scratch, max(n, 1), bucket_count, stack)
         for band in range(params.bands):
             path = scratch / f"band-{band}.u64"
             for part in range(parts):
-                buckets.add(*_band_pairs(path, live, part, parts, groups, budget))
+                for left, right in _band_pairs(path, live, part, parts, keep, budget):
+                    buckets.add(left, right)
             path.unlink()
         buckets.close()
     offsets = np.zeros(n + 1, dtype=np.int64)

@@ -9,6 +9,11 @@ Both ADKs serve the same HTTP API (Python: ``google/adk/cli/api_server.py``; Jav
 - ``POST /run`` with ``{"appName", "userId", "sessionId", "newMessage"}`` runs one invocation
   and answers the list of events it produced (each: ``author``, ``content.parts`` with ``text``,
   ``functionCall`` or ``functionResponse``, ``usageMetadata``, ``partial``);
+- ``POST /run_sse`` with the same body and ``"streaming": true`` (``adk:URL/APP?stream=sse``)
+  answers the same events as server-sent events, one ``data:`` line of event JSON each, the
+  model's reply streamed as ``partial`` events before the whole one (Python's
+  ``run_agent_sse``; Java's ``ExecutionController.agentRunSse``); Python reports a failure
+  mid-stream as a ``data: {"error": …}`` event;
 - ``GET /apps/{app}/users/{user}/sessions/{id}`` answers the session with its ``state``.
 
 ADK runs the agent's own tools, so this adapter records the calls and their results from the
@@ -22,9 +27,10 @@ import json
 import weakref
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote
 
 import httpx
+from httpx_sse import SSEError, aconnect_sse
 
 from casework.dataset._tools_from import adk_target
 from casework.errors import CaseworkError, UsageError
@@ -188,7 +194,8 @@ class AdkAgent:
     """``adk:URL/APP``: each trial is a fresh session of APP on the ADK server at URL.
 
     The session starts with the case's data state as its session state and the conversation
-    prefix as its events; the trailing user turns go to ``POST /run`` as one message; later calls
+    prefix as its events; the trailing user turns go to ``POST /run`` as one message (to
+    ``POST /run_sse``, streaming, with ``adk:URL/APP?stream=sse``); later calls
     of the same trial (a simulated user's turns) continue the same session. Tool calls and results
     are recorded from the events and the final session state replaces the trial's state.
     """
@@ -204,6 +211,7 @@ class AdkAgent:
             )
         self.spec = spec
         self.base, self.app = target
+        self._sse = _stream_option(spec)
         self._timeout = timeout_s
         limits = httpx.Limits(
             max_connections=max(1, connections), max_keepalive_connections=max(1, connections)
@@ -274,24 +282,13 @@ class AdkAgent:
             # Turns the session holds already: the prefix and the agent's own earlier replies.
             new = [t.content for t in turns[max(known.sent, tail) :] if t.role == "user"]
             known.sent = len(turns)
-            message = _content("user", [{"text": text} for text in new])
-            response = await self._client.post(
-                "/run",
-                json={
-                    "appName": self.app,
-                    "userId": ADK_USER_ID,
-                    "sessionId": known.session_id,
-                    "newMessage": message,
-                },
-            )
-            if response.status_code != 200:
-                await self._served_or_stop()
-                raise _Failed(
-                    f"ADK /run answered HTTP {response.status_code}: {response.text[:300]}"
-                )
-            events = response.json()
-            if not isinstance(events, list):
-                raise _Failed("ADK /run answered something that is not a list of events")
+            body = {
+                "appName": self.app,
+                "userId": ADK_USER_ID,
+                "sessionId": known.session_id,
+                "newMessage": _content("user", [{"text": text} for text in new]),
+            }
+            events = await (self._run_sse(body) if self._sse else self._run(body))
             trajectory, calls = events_to_trajectory(events)
             final = await self._client.get(f"{self._sessions}/{quote(known.session_id)}")
             if final.status_code != 200:
@@ -314,9 +311,59 @@ class AdkAgent:
             session.state = state
         return trajectory
 
+    async def _run(self, body: dict[str, Any]) -> list[Any]:
+        """``POST /run``: the invocation's events, as one JSON list."""
+        response = await self._client.post("/run", json=body)
+        if response.status_code != 200:
+            await self._served_or_stop()
+            raise _Failed(f"ADK /run answered HTTP {response.status_code}: {response.text[:300]}")
+        events = response.json()
+        if not isinstance(events, list):
+            raise _Failed("ADK /run answered something that is not a list of events")
+        return events
+
+    async def _run_sse(self, body: dict[str, Any]) -> list[Any]:
+        """``POST /run_sse`` with ``streaming``: the invocation's events, as server-sent events."""
+        events: list[Any] = []
+        async with aconnect_sse(
+            self._client, "POST", "/run_sse", json={**body, "streaming": True}
+        ) as source:
+            if source.response.status_code != 200:
+                text = (await source.response.aread()).decode("utf-8", "replace")
+                await self._served_or_stop()
+                raise _Failed(
+                    f"ADK /run_sse answered HTTP {source.response.status_code}: {text[:300]}"
+                )
+            try:
+                async for sse in source.aiter_sse():
+                    if not sse.data.strip():
+                        continue
+                    event = json.loads(sse.data)
+                    if isinstance(event, dict) and "error" in event and "content" not in event:
+                        raise _Failed(f"ADK /run_sse reported an error: {event['error']}")
+                    events.append(event)
+            except SSEError as exc:
+                raise _Failed(f"ADK /run_sse answered no event stream: {exc}") from None
+        return events
+
     async def aclose(self) -> None:
         """Close the connection pool."""
         await self._client.aclose()
+
+
+def _stream_option(spec: str) -> bool:
+    """Whether an ``adk:`` spec asks for ``/run_sse`` (``?stream=sse``); any other query is refused."""
+    query = spec.partition("?")[2]
+    if not query:
+        return False
+    options = parse_qs(query, keep_blank_values=True)
+    if options == {"stream": ["sse"]}:
+        return True
+    raise UsageError(
+        "the only option of an adk: spec is ?stream=sse (events over ADK's /run_sse). "
+        f"Got '{spec}'.",
+        param="agent",
+    )
 
 
 class _Failed(Exception):

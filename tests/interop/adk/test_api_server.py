@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner, Result
+from httpx_sse import connect_sse
 
 from casework.cli import cli
 from casework.dataset.tools import declared_tools
@@ -82,6 +83,43 @@ def _model(body: dict[str, Any]) -> Action:
     return _tool_call("get_order", {"order_id": found[-1]}, "call-1")
 
 
+def _streamed(reply: Action) -> Action:
+    """A chat completion as the OpenAI streaming API sends it: chunks as server-sent events."""
+    choice = reply.body["choices"][0]
+    message = choice["message"]
+    delta: dict[str, Any] = {"role": "assistant"}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(message["tool_calls"])]
+    chunks = [delta]
+    text = message.get("content") or ""
+    # The reply in two pieces, so ADK streams partial events before the whole one.
+    chunks += (
+        [{"content": text[: len(text) // 2]}, {"content": text[len(text) // 2 :]}] if text else []
+    )
+    head = {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "stub-model",
+    }
+    lines = [{**head, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in chunks]
+    lines.append(
+        {
+            **head,
+            "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+            "usage": reply.body["usage"],
+        }
+    )
+    raw = "".join(f"data: {json.dumps(line)}\n\n" for line in lines) + "data: [DONE]\n\n"
+    return Action(raw=raw.encode())
+
+
+def _model_or_stream(body: dict[str, Any]) -> Action:
+    """The stand-in model, streaming its reply when asked to (ADK's /run_sse with streaming)."""
+    reply = _model(body)
+    return _streamed(reply) if body.get("stream") else reply
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -92,7 +130,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def model() -> Iterator[StubServer]:
     server = StubServer()
-    server.fallback = _model
+    server.fallback = _model_or_stream
     server.start()
     try:
         yield server
@@ -354,3 +392,69 @@ def test_an_app_the_server_does_not_serve_stops_the_run(
     run = _cli("run", "refunds", "-k", "1", "--timeout", "60")
     assert run.exit_code == 1, run.output
     assert f"ADK server {adk_url} does not serve app 'nope'" in run.stderr
+
+
+def test_run_sse_streams_the_same_trials_as_run(
+    adk_url: str, model: StubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("CASEWORK_DB_URL", *PROXY_VARS):
+        monkeypatch.delenv(var, raising=False)
+    outcomes: dict[str, Any] = {}
+    for name, spec in (
+        ("run", f"adk:{adk_url}/refunds"),
+        ("sse", f"adk:{adk_url}/refunds?stream=sse"),
+    ):
+        root = _project(tmp_path / name, spec)
+        monkeypatch.chdir(root)
+        asked = len(model.requests)
+        run = _cli("run", "refunds", "-k", "1", "--timeout", "60", "--format", "json")
+        assert run.exit_code == 0, run.output
+        summary = json.loads(run.stdout)
+        assert (summary["trials"], summary["errors"], summary["passed"]) == (4, 0, 4)
+        streamed = [bool(r.get("stream")) for r in model.requests[asked:]]
+        assert streamed and set(streamed) == {name == "sse"}  # /run_sse asked the model to stream
+        outcomes[name] = {
+            case_id: (
+                {c["name"]: c["status"] for c in trial["verdict"]["checks"]},
+                [
+                    (c["name"], c["arguments"], c["result"])
+                    for c in trial["trajectory"]["tool_calls"]
+                ],
+                trial["trajectory"]["final_reply"],
+                trial["trajectory"]["final_state"],
+                trial["trajectory"]["usage"],
+                [(m["role"], m["content"]) for m in trial["trajectory"]["messages"]],
+            )
+            for case_id, trial in _trials(root, summary["run_id"]).items()
+        }
+    assert outcomes["sse"] == outcomes["run"]
+    # The whole reply, not the streamed pieces of it, is the trial's final reply and message.
+    assert outcomes["sse"]["adk-refund"][2] == "Done: refunded 79.0 EUR (REF-1)."
+    # What the adapter skipped: the stream carries the reply in partial events before the whole.
+    base = f"{adk_url}/apps/refunds/users/casework/sessions"
+    session = httpx.post(base, json={"state": {"refunds": []}}, trust_env=False).json()["id"]
+    said = {"role": "user", "parts": [{"text": "I want my money back."}]}
+    body = {"appName": "refunds", "userId": "casework", "sessionId": session, "newMessage": said}
+    with (
+        httpx.Client(base_url=adk_url, trust_env=False, timeout=60) as client,
+        connect_sse(client, "POST", "/run_sse", json={**body, "streaming": True}) as source,
+    ):
+        events = [json.loads(e.data) for e in source.iter_sse()]
+    texts = [(e.get("partial", False), e["content"]["parts"][0]["text"]) for e in events]
+    assert texts == [
+        (True, "Which order "),
+        (True, "number is it?"),
+        (False, "Which order number is it?"),
+    ]
+
+
+def test_adk_specs_take_only_the_stream_option(
+    adk_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("CASEWORK_DB_URL", *PROXY_VARS):
+        monkeypatch.delenv(var, raising=False)
+    root = _project(tmp_path / "proj", f"adk:{adk_url}/refunds?stream=websocket")
+    monkeypatch.chdir(root)
+    run = _cli("run", "refunds", "-k", "1")
+    assert run.exit_code == 2, run.output
+    assert "the only option of an adk: spec is ?stream=sse" in run.stderr

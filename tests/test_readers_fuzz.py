@@ -9,6 +9,7 @@ lone surrogates, invalid UTF-8, byte-order marks, over-long CSV cells), plus pla
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import csv
 import gzip
@@ -291,6 +292,27 @@ OTLP_LOGS = {
 }  # fmt: skip
 
 
+def _proto_field_names(otlp_json: str) -> str:
+    """An OTLP JSON trace export as protobuf's JSON printer writes it with the proto field names."""
+    from google.protobuf import json_format
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    def ids_as_base64(value: Any) -> Any:  # OTLP/JSON's hex ids, as protobuf reads bytes
+        if isinstance(value, dict):
+            return {
+                k: base64.b64encode(bytes.fromhex(v)).decode()
+                if k in ("traceId", "spanId", "parentSpanId") and v
+                else ids_as_base64(v)
+                for k, v in value.items()
+            }
+        return [ids_as_base64(v) for v in value] if isinstance(value, list) else value
+
+    request = json_format.Parse(
+        json.dumps(ids_as_base64(json.loads(otlp_json))), ExportTraceServiceRequest()
+    )
+    return json_format.MessageToJson(request, preserving_proto_field_name=True)
+
+
 def _jsonl(items: list[Any]) -> bytes:
     return "".join(json.dumps(i) + "\n" for i in items).encode("utf-8")
 
@@ -357,6 +379,10 @@ def _build(root: Path) -> None:
     )
     (traces / "oi.json").write_text(json.dumps(OPENINFERENCE), encoding="utf-8")
     (traces / "otel-logs.json").write_text(json.dumps(OTLP_LOGS), encoding="utf-8")
+    (traces / "otel-proto.json").write_text(
+        _proto_field_names((EXAMPLE / "traces" / "otel-genai.jsonl").read_text().splitlines()[0]),
+        encoding="utf-8",
+    )
     (root / "adk").mkdir()
     (root / "adk" / "home.test.json").write_text(json.dumps(ADK_EVAL_SET), encoding="utf-8")
     _results_files(root / "results")
@@ -709,6 +735,9 @@ READERS = [
     Reader("otel-logs", "traces/otel-logs.json", "json", _traces("otel-logs.json", "otel")),
     Reader("otel-logs-detected", "traces/otel-logs.json", "json", _traces("otel-logs.json", None)),
     Reader("openinference", "traces/oi.json", "json", _traces("oi.json", "openinference")),
+    Reader(
+        "otel-proto-names", "traces/otel-proto.json", "json", _traces("otel-proto.json", "otel")
+    ),
     Reader(
         "label-sheet-jsonl",
         "sheets/refunds.lab-14.labels.jsonl",

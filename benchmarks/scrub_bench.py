@@ -199,23 +199,32 @@ def interleaved_rates(
     return best
 
 
-def _instructions_child(name: str, n: int, messages: int) -> None:
-    """Scrub the first ``n`` corpus messages with one engine, cold (run under callgrind)."""
+def _instructions_child(name: str, n: int, messages: int, warm: int) -> None:
+    """Scrub the first ``n`` corpus messages with one engine (run under callgrind).
+
+    First ``warm`` messages of another seed: the scrubber's RE2 sets learn their automata's
+    states from the texts they meet (see `casework.privacy.prefilter`), as in any mining run past
+    its first few thousand messages; the counted messages are new all the same (no phone number
+    among them was read before).
+    """
     texts = [m.text for m in corpus(messages, seed=2026)][:n]
-    read_phone.cache_clear()
     engine = casework_engine() if name == "casework" else presidio_engine()
     run = casework_scrub if name == "casework" else presidio_scrub
     run(engine, "warm up 4111 1111 1111 1111 ada@example.com +44 20 7946 0958")
+    for message in corpus(warm, seed=7) if warm else ():
+        run(engine, message.text)
+    read_phone.cache_clear()
     for text in texts:
         run(engine, text)
 
 
-def instructions(name: str, n: int, messages: int) -> float | None:
+def instructions(name: str, n: int, messages: int, warm: int = 0) -> float | None:
     """Instructions per new message for one engine: valgrind's callgrind counts, load-independent.
 
     The same script runs twice under callgrind, scrubbing none and then ``n`` of the corpus's
-    messages (the same for both engines), each starting cold; the difference over ``n`` is what
-    one message costs, whatever else the cores are doing. ``None`` without valgrind.
+    messages (the same for both engines), each after ``warm`` messages of another seed; the
+    difference over ``n`` is what one message costs, whatever else the cores are doing. ``None``
+    without valgrind.
     """
     if shutil.which("valgrind") is None:
         return None
@@ -233,6 +242,8 @@ def instructions(name: str, n: int, messages: int) -> float | None:
                 str(k),
                 "--messages",
                 str(messages),
+                "--warm",
+                str(warm),
             ],
             capture_output=True,
             text=True,
@@ -495,11 +506,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=400,
         help="messages each engine scrubs under valgrind's callgrind (0: skip)",
     )
+    parser.add_argument(
+        "--warm",
+        type=int,
+        default=0,
+        help="messages of another seed each engine scrubs before the counted ones under callgrind",
+    )
     parser.add_argument("--instructions-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.instructions_child:
         _instructions_child(
-            args.instructions_child[0], int(args.instructions_child[1]), args.messages
+            args.instructions_child[0], int(args.instructions_child[1]), args.messages, args.warm
         )
         return
     from importlib.metadata import version

@@ -16,6 +16,7 @@ from functools import lru_cache
 from importlib import resources
 
 from casework.privacy.detection import Detection, text_scan
+from casework.privacy.prefilter import Gate, ascii_superset
 from casework.privacy.pseudonyms import normalise
 
 __all__ = ["NameDetector", "first_names"]
@@ -275,6 +276,18 @@ class NameDetector:
     """
 
     kind = "name"
+    # A cue (its words start with a letter: a word boundary before them), then the letter a
+    # name or a title starts with, after the spaces `_CUE` ends with. On ASCII text there is no
+    # CJK name to read.
+    gate = Gate.any_of(
+        ascii_superset(
+            re.compile(
+                rf"(?<!\w)(?:{_STRONG}|{_WEAK}|{_SIGN_OFF})[ \t]*[A-Za-z]|(?:—|–|--)[ \t]*[A-Za-z]",
+                re.IGNORECASE,
+            ),
+            word_start=True,
+        )
+    )
 
     def __init__(self, names: frozenset[str] | None = None) -> None:
         self.names = names if names is not None else first_names()

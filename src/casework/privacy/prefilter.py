@@ -1,0 +1,304 @@
+r"""One compiled pass over a text that says which detectors can find anything in it.
+
+A built-in detector declares a :class:`Gate`: RE2 patterns of which an ASCII text must match
+all of at least one group for the detector to find anything there (a necessary condition, never
+a sufficient one). :class:`Prefilter` compiles every detector's patterns into RE2 sets; a set
+reports in a single pass over the text every pattern of it that matches, and the scrubber then
+calls only the detectors whose gate the text passes. On the benchmark's messages that leaves 2.5
+detector calls a message where the cues left 5.9 (see docs/benchmarks.md, ``bench:scrub``).
+
+Why RE2 sets: Python's ``re`` has no multi-pattern matcher (an alternation reports one match at
+a time). Hyperscan scans as fast (2.5 µs a message through its Python callbacks, against 2.0 µs
+for two RE2 sets) but took 2.2 s to compile these patterns, on every start; RE2 compiles them in
+milliseconds and learns its automaton's states from the texts it meets (about 70 ms of learning
+over the first 20,000 messages of the benchmark).
+
+Gates are written for ASCII texts only, where Python's ``\d``, ``\s``, ``\w`` and case folding
+are ASCII classes that RE2 spells exactly; a text holding anything else goes the older way
+(:class:`casework.privacy.detection.Cue`). :func:`ascii_superset` turns a detector's own Python
+pattern into such a pattern, so a gate and its detector share one source.
+
+Entry points: :class:`Gate`, :func:`ascii_superset`, :func:`digit_run`, :class:`Prefilter`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+import re2  # type: ignore[import-untyped]
+
+from casework.privacy.detection import SEP, SEP_OR_BRACKET, Cue, Detector
+
+__all__ = ["Gate", "Prefilter", "ascii_superset", "digit_run", "gate_of"]
+
+
+class Gate(NamedTuple):
+    """What an ASCII text must hold for a detector to find anything in it, as RE2 patterns.
+
+    Attributes:
+        clauses: Groups of RE2 patterns: the detector may find something in a text only if,
+            for at least one group, every pattern of the group matches somewhere in the text.
+    """
+
+    clauses: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def any_of(cls, *clauses: str | tuple[str, ...]) -> Gate:
+        """A gate passed by a text matching any of ``clauses`` (a tuple: all of its patterns)."""
+        return cls(tuple((c,) if isinstance(c, str) else c for c in clauses))
+
+    @classmethod
+    def of_cue(cls, cue: Cue) -> Gate:
+        """The gate a :class:`~casework.privacy.detection.Cue` describes, as RE2 patterns."""
+        patterns = []
+        if cue.run > 0:
+            patterns.append(digit_run(cue.run))
+        if cue.digits > 0:
+            patterns.append(f"[0-9](?:[^0-9]*[0-9]){{{cue.digits - 1}}}")
+        if cue.chars:
+            patterns.append("|".join(re2.escape(c) for c in cue.chars))
+        return cls((tuple(patterns),))  # no condition: one empty group, which every text passes
+
+
+def digit_run(digits: int) -> str:
+    """An RE2 pattern for a run of ``digits`` digits joined by separators or brackets.
+
+    Every gate counts digits this one way (the :attr:`Cue.run` of
+    :class:`~casework.privacy.detection.Cue`): counters that differ only in their length share
+    the states of the RE2 set's automaton, where counters of different shapes multiply them.
+    """
+    body = ascii_superset(SEP_OR_BRACKET)
+    return f"[0-9](?:{body}*[0-9]){{{digits - 1}}}" if digits > 1 else "[0-9]"
+
+
+def gate_of(detector: Detector) -> Gate | None:
+    """A detector's gate: its own, else its cue's, else ``None`` (it runs on every text)."""
+    gate = getattr(detector, "gate", None)
+    if isinstance(gate, Gate):
+        return gate
+    cue = getattr(detector, "cue", None)
+    return Gate.of_cue(cue) if isinstance(cue, Cue) else None
+
+
+def ascii_superset(source: str | re.Pattern[str], *, word_start: bool = False) -> str:
+    r"""A pattern matching, in any ASCII text, wherever the Python one does; ASCII itself.
+
+    ``source`` is a pattern or a compiled one (whose case and ASCII flags then count). The
+    result may match more: lookarounds, anchors and word boundaries are dropped (an assertion
+    left out only lets more through) and possessive quantifiers become greedy ones. Every class,
+    every escape (``\d``, ``\s``, ``\.``) and every character outside ASCII becomes the class of
+    the ASCII characters Python's own engine matches with it (so ``\s`` holds 0x1C–0x1F, and a
+    character outside ASCII that folds to none becomes a class no ASCII text holds). The result
+    reads the same in RE2, in Hyperscan and in Python. With ``word_start``, a ``(?<!\w)``
+    becomes ``\b``: the caller vouches that a word character follows it in every match (a
+    cue's words).
+
+    Raises:
+        ValueError: The pattern holds a backreference or a construct this does not read.
+    """
+    pattern = source if isinstance(source, str) else source.pattern
+    own = 0 if isinstance(source, str) else source.flags & (re.IGNORECASE | re.ASCII)
+    ignore_case = bool(own & re.IGNORECASE)
+    # A class inside a `(?i:…)` group is read ignoring case: more characters, never fewer.
+    flags = own | (re.IGNORECASE if "(?i" in pattern else 0)
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    quantified = False  # the last item written was a quantifier: a `+` after it is possessive
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            esc = pattern[i + 1]
+            if esc in "bB":
+                i += 2
+                continue
+            if (esc.isdigit() and esc != "0") or esc in "AZ":
+                raise ValueError(f"no ASCII superset for \\{esc} in {pattern!r}")
+            width = {"u": 6, "U": 10, "x": 4}.get(esc, 2)
+            out.append(_ascii_class(pattern[i : i + width], flags))
+            i += width
+            quantified = False
+            continue
+        if ch == "[":
+            end = _class_end(pattern, i)
+            out.append(_ascii_class(pattern[i:end], flags))
+            i = end
+            quantified = False
+            continue
+        if ch == "(" and pattern.startswith("(?", i):
+            if pattern.startswith(("(?<=", "(?<!", "(?=", "(?!"), i):
+                end = _group_end(pattern, i)
+                if word_start and pattern[i:end] == r"(?<!\w)":
+                    out.append(r"\b")
+                i = end
+                continue
+            if pattern.startswith("(?P<", i):
+                i = pattern.index(">", i) + 1
+                out.append("(?:")
+                continue
+            if pattern.startswith("(?>", i):
+                i += 3
+                out.append("(?:")
+                continue
+            if pattern.startswith("(?P=", i):
+                raise ValueError(f"no ASCII superset for a backreference in {pattern!r}")
+        if ch in "^$":
+            i += 1
+            continue
+        if ch == "+" and quantified:
+            quantified = False
+            i += 1
+            continue
+        quantified = ch in "*+?}"
+        out.append(ch if ch.isascii() else _ascii_class(ch, flags))
+        i += 1
+    body = "".join(out)
+    return f"(?i:{body})" if ignore_case else body
+
+
+@lru_cache(maxsize=512)
+def _ascii_class(item: str, flags: int) -> str:
+    r"""The ASCII characters Python's engine matches with one pattern item, as a class.
+
+    An item no ASCII character matches becomes ``[^\x00-\x7f]``, which no ASCII text holds.
+    """
+    one = re.compile(item, flags)
+    held = [c for c in map(chr, range(128)) if one.fullmatch(c) is not None]
+    if not held:
+        return r"[^\x00-\x7f]"
+    runs: list[list[int]] = []
+    for code in map(ord, held):
+        if runs and runs[-1][1] == code - 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return "[" + "".join(_ascii_run(a, b) for a, b in runs) + "]"
+
+
+def _ascii_run(first: int, last: int) -> str:
+    def one(code: int) -> str:
+        return chr(code) if chr(code).isalnum() else f"\\x{code:02x}"
+
+    return one(first) if first == last else f"{one(first)}-{one(last)}"
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the character class opening at ``start``."""
+    i = start + 1
+    i += pattern.startswith("^", i)
+    i += pattern.startswith("]", i)  # a `]` first in a class is a literal
+    while pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i + 1
+
+
+def _group_end(pattern: str, start: int) -> int:
+    """The index after the group opening at ``start`` (escapes and classes skipped)."""
+    depth = 0
+    i = start
+    in_class = False
+    while i < len(pattern):
+        ch = pattern[i]
+        i += 1
+        if ch == "\\":
+            i += 1
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            i += pattern.startswith("^", i)
+            i += pattern.startswith("]", i)  # a `]` first in a class is a literal
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise ValueError(f"unbalanced group in {pattern!r}")
+
+
+#: :data:`casework.privacy.detection.SEP` as an ASCII class.
+SEP_RE2 = ascii_superset(SEP)
+
+#: Patterns at least this long (alternations of cue words, of id forms) go in a second RE2 set.
+#: One set for all patterns learns far more automaton states, each made the first time a text
+#: reaches it: cold, on the benchmark's messages, 82 ms for the first 5,000 messages against
+#: 28 ms with two sets, for 1.35 against 2.0 µs a message once learnt (load 12).
+_LONG = 80
+#: Memory for each RE2 set's automaton: with RE2's default (8 MiB) the cache of states is reset
+#: again and again and a message costs ten times as much.
+_MAX_MEM = 32 << 20
+
+
+@lru_cache(maxsize=16)
+def _compiled(patterns: tuple[str, ...]) -> Any:
+    """One RE2 set of ``patterns`` (index ``i`` is pattern ``i``), the empty pattern last.
+
+    The empty pattern matches every text: an answer without it means RE2 gave up (its automaton
+    ran out of memory on a long text), and the caller then runs every detector.
+    """
+    options = re2.Options()
+    options.never_capture = True
+    options.log_errors = False
+    options.max_mem = _MAX_MEM
+    found = re2.Set.SearchSet(options)
+    for pattern in (*patterns, ""):
+        found.Add(pattern)
+    found.Compile()
+    return found
+
+
+class Prefilter:
+    """Which of a list of detectors may find something in an ASCII text, in one RE2 pass a set.
+
+    Args:
+        detectors: The detectors, in the order they run; one without a gate always runs.
+    """
+
+    def __init__(self, detectors: Sequence[Detector]) -> None:
+        gates = [(d, gate_of(d)) for d in detectors]
+        patterns = list(dict.fromkeys(p for _, g in gates if g for c in g.clauses for p in c))
+        short = tuple(p for p in patterns if len(p) < _LONG)
+        long = tuple(p for p in patterns if len(p) >= _LONG)
+        # A pattern's id in the answer: its index in the short set, or past the short set's
+        # sentinel its index in the long one (whose answer is shifted so).
+        self._offset = len(short) + 1
+        place = {p: i for i, p in enumerate(short)} | {
+            p: self._offset + i for i, p in enumerate(long)
+        }
+        self._gates = [
+            (d, None if g is None else tuple(frozenset(place[p] for p in c) for c in g.clauses))
+            for d, g in gates
+        ]
+        self._sets = [(_compiled(short), 0), (_compiled(long), self._offset)]
+        self._sentinels = frozenset({len(short), self._offset + len(long)})
+        self._plans: dict[frozenset[int], tuple[Detector, ...] | None] = {}
+
+    def plan(self, text: str) -> tuple[Detector, ...] | None:
+        """The detectors whose gate ``text`` passes, in order; ``None`` when RE2 cannot say.
+
+        ``text`` must be ASCII (:meth:`str.isascii`): the gates are written for ASCII text.
+        """
+        data = text.encode("ascii")
+        (first, _), (second, offset) = self._sets
+        held = frozenset(
+            [*(first.Match(data) or ()), *(offset + i for i in second.Match(data) or ())]
+        )
+        try:
+            return self._plans[held]
+        except KeyError:
+            pass
+        plan = (
+            tuple(
+                d
+                for d, clauses in self._gates
+                if clauses is None or any(clause <= held for clause in clauses)
+            )
+            if self._sentinels <= held
+            else None
+        )
+        if len(self._plans) < 4096:
+            self._plans[held] = plan
+        return plan

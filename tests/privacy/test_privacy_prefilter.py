@@ -1,0 +1,211 @@
+"""The RE2 prefilter: one pass over an ASCII text decides which detectors run, never hiding a find.
+
+A built-in detector declares a :class:`~casework.privacy.prefilter.Gate` (RE2 patterns an ASCII
+text must match for it to find anything); the scrubber calls it only on texts passing it. These
+tests check that every detection made on the seeded corpora (planted PII, planted formats,
+Faker's values in 13 locales and its clean sentences) and on random text lies in a text passing
+its detector's gate, that each gate pattern matches wherever the Python pattern it was made from
+does, that a detector is not called on a text failing its gate, and that the scrubber falls back
+to the cues when RE2 gives no answer. The detections themselves are pinned, unchanged, by
+`tests/privacy/test_privacy_detections_sample.py`.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from casework.privacy import PseudonymKey, Scrubber, builtin_detectors, ids, names
+from casework.privacy.detection import Detector
+from casework.privacy.detectors import (
+    CardDetector,
+    IbanDetector,
+    IpDetector,
+    PhoneDetector,
+    StreetAddressDetector,
+)
+from casework.privacy.ids import ExpiryDetector, NationalIdDetector, PostcodeDetector
+from casework.privacy.names import NameDetector
+from casework.privacy.prefilter import Prefilter, ascii_superset, gate_of
+from tests.privacy.faker_corpus import LOCALES, clean_messages
+from tests.privacy.faker_corpus import corpus as faker_corpus
+from tests.privacy.planted_formats import GENERATORS, KINDS, RandomPick
+from tests.privacy.planted_formats import message as format_message
+from tests.privacy.planted_pii import corpus as planted_corpus
+
+KEY = PseudonymKey(b"prefilter-test-key-not-secret-0123456789", "test")
+
+
+def _detectors() -> list[Detector]:
+    return builtin_detectors(tuple(dict.fromkeys(LOCALES.values())))
+
+
+def _texts() -> Iterator[str]:
+    for message in planted_corpus(800, seed=13):
+        yield message.text
+    rng = random.Random(13)
+    for kind in KINDS:
+        for _ in range(60):
+            pick = RandomPick(rng)
+            yield format_message(pick, GENERATORS[kind](pick))
+    for sample in faker_corpus(3, seed=13):
+        yield sample.text
+    yield from clean_messages(10, seed=13)
+
+
+def _assert_gates_hold(prefilter: Prefilter, detectors: list[Detector], text: str) -> int:
+    """Every detector finding something in ASCII ``text`` is in its plan; returns the finds."""
+    plan = prefilter.plan(text)
+    assert plan is not None
+    found = 0
+    for detector in detectors:
+        hits = list(detector.find(text))
+        found += len(hits)
+        if hits:
+            assert detector in plan, (type(detector).__name__, text)
+    return found
+
+
+def test_every_detection_lies_in_a_text_passing_its_detectors_gate() -> None:
+    detectors = _detectors()
+    prefilter = Prefilter(detectors)
+    found = texts = 0
+    for text in _texts():
+        if text.isascii():
+            texts += 1
+            found += _assert_gates_hold(prefilter, detectors, text)
+    assert texts > 1000 and found > 1000  # the corpora did reach every detector
+
+
+_PIECES = [
+    "0", "1", "2", "4", "7", "9", "12", "2A", " ", "-", ".", "/", ":", "::", "(", ")", "+", "_",
+    "@", "%40", "\t", "\x1c", "\n", "a", "A", "x", "X", "GB", "de", "IT", "NL", "ssn", "SSN ",
+    "BSN ", "zip ", "PLZ ", "exp ", "Valid thru ", "My name is ", "I'm ", "Thanks,\n", "-- ",
+    "Street", " St", "Rd.", "12 Baker", "RSSMRA", "LM", "ship to ", "www.", "://", "id card ",
+    "K1A", "SW1A 1AA", "QQ", "12/27", "03/2027", "4111", "111", "1111 ", "0958",
+]  # fmt: skip
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14))
+def test_on_random_text_a_detector_failing_its_gate_finds_nothing(pieces: list[str]) -> None:
+    detectors = _detectors()
+    _assert_gates_hold(Prefilter(detectors), detectors, "".join(pieces))
+
+
+#: The Python patterns gates are made from, with their flags.
+_SOURCES = [
+    ids._ANY_FORM,
+    ids._ID_CUES,
+    ids._POST_SHAPES,
+    ids._POST_CUES,
+    ids._EXPIRY,
+    ids._AFTER_CARD,
+    ids._SIX_DIGITS,
+    names._CUE,
+    StreetAddressDetector._number_then_word,
+    StreetAddressDetector._type,
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*_PIECES, "Ave", "codice fiscale ", "postal code ", "i am ", "Best,\n"]),
+        max_size=12,
+    )
+)
+def test_an_ascii_superset_matches_wherever_its_python_pattern_does(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    for source in _SOURCES:
+        if source.search(text) is not None:
+            # Python's engine reads the translation too (its syntax is shared): on ASCII text
+            # it must find a match wherever the original does.
+            translated = re.compile(ascii_superset(source, word_start=source is not names._CUE))
+            assert translated.search(text) is not None, (source.pattern[:40], text)
+
+
+def test_ascii_superset_reads_classes_as_pythons_engine_does() -> None:
+    assert ascii_superset(r"\s") == r"[\x09-\x0d\x1c-\x20]"  # 0x1C-0x1F are spaces to Python
+    assert ascii_superset(re.compile(r"[^\s]", re.ASCII)) == r"[\x00-\x08\x0e-\x1f\x21-\x7f]"
+    assert ascii_superset(re.compile("ß|é")) == r"[^\x00-\x7f]|[^\x00-\x7f]"  # no ASCII text
+    assert ascii_superset(re.compile("k", re.IGNORECASE)) == "(?i:k)"
+    assert ascii_superset(r"(?<![\w.])\d{2}(?!\d)\b") == "[0-9]{2}"
+    assert ascii_superset(r"(?<!\w)nie", word_start=True) == r"\bnie"
+    assert ascii_superset(r"(?P<b>[A-Z]){2}+x") == "(?:[A-Z]){2}x"
+    with pytest.raises(ValueError, match="backreference"):
+        ascii_superset(r"(?P<a>x)(?P=a)")
+
+
+@pytest.mark.parametrize(
+    ("text", "called"),
+    [
+        ("Hello, I'd like a refund for my kettle please.", []),
+        ("Order 12 of 40 pieces, 3 boxes, 1.5 kg each", []),
+        # Six digits in a run and more: the cues call every number detector; the gates only
+        # the phone detector.
+        ("reach me on 020 7946 0958", ["PhoneDetector"]),
+        ("ref 4471 of 3 boxes", []),
+    ],
+)
+def test_a_detector_is_not_called_on_an_ascii_text_failing_its_gate(
+    monkeypatch: pytest.MonkeyPatch, text: str, called: list[str]
+) -> None:
+    seen: list[str] = []
+    spied = (
+        PhoneDetector, CardDetector, IbanDetector, IpDetector, NationalIdDetector,
+        PostcodeDetector, StreetAddressDetector, ExpiryDetector, NameDetector,
+    )  # fmt: skip
+    for cls in spied:
+        real = cls.find
+
+        def spy(self: Any, t: str, real: Any = real, name: str = cls.__name__) -> Any:
+            seen.append(name)
+            return real(self, t)
+
+        monkeypatch.setattr(cls, "find", spy)
+    Scrubber(KEY).text(text)
+    assert seen == called
+
+
+def test_every_builtin_detector_has_a_gate() -> None:
+    assert all(gate_of(d) is not None for d in builtin_detectors())
+
+
+class _GivesUp:
+    """An RE2 set that answers nothing, as RE2 does when its automaton runs out of memory."""
+
+    def Match(self, data: bytes) -> None:
+        return None
+
+
+def test_the_scrubber_falls_back_to_the_cues_when_re2_gives_no_answer() -> None:
+    text = "Card 4111 1111 1111 1111, call 020 7946 0958, SSN 123-45-6789, ada@example.com"
+    scrubber = Scrubber(KEY)
+    expected = [(d.start, d.end, d.kind) for d in scrubber.conversation().detections(text)]
+    assert {k for _, _, k in expected} >= {"card", "phone", "ssn", "email"}
+    prefilter = scrubber._prefilter
+    prefilter._sets = [(_GivesUp(), 0), (_GivesUp(), prefilter._offset)]
+    prefilter._plans.clear()
+    assert prefilter.plan(text) is None
+    assert len(scrubber.detectors_for(text)) > 5  # the cue plan
+    got = [(d.start, d.end, d.kind) for d in scrubber.conversation().detections(text)]
+    assert got == expected
+
+
+def test_a_text_outside_ascii_is_planned_by_the_cues_and_found_the_same() -> None:
+    scrubber = Scrubber(KEY)
+    ascii_text = "Card 4111 1111 1111 1111 and 020 7946 0958"
+    wide = ascii_text + " \u2014 Ada"
+    plan = scrubber.detectors_for(wide)
+    assert NationalIdDetector in {type(d) for d in plan}  # the cues: a run of two digits
+    found = [(d.start, d.end, d.kind) for d in scrubber.conversation().detections(wide)]
+    assert found[:2] == [
+        (d.start, d.end, d.kind) for d in scrubber.conversation().detections(ascii_text)
+    ]

@@ -1,19 +1,24 @@
-"""Failure shapes at scale: `build_shapes` on 100,000 planted traces against TF-IDF + k-means.
+"""Failure shapes at scale: `build_shapes` on 100,000 to 1,000,000 planted traces vs k-means.
 
 Traces come from ``examples/refunds/traces-gen/generate.py`` (week 1: 15 planted shapes, one-off
-failures, successful traffic; one file per 10,000 traces). In fresh child processes, each timed
-(wall and CPU) with its peak RSS (its own, and its largest forked worker's):
+failures, successful traffic), generated once, 10,000 traces a file, into ``build/shapes-bench/``
+(each file written as soon as it is generated). In fresh child processes, each timed (wall and
+CPU) with its peak RSS (its own, and its largest forked worker's):
 
 - ``ours``: :func:`casework.shapes.build_shapes` with the default (offline TF-IDF + SVD)
-  embedder: read, scrub, embed, cluster (agglomerative, sampled above 4,000), name, save;
+  embedder: read, scrub, embed, cluster (agglomerative), name, save; above ``[shapes]
+  sample_size`` fitted on a seeded sample, the rest assigned in streaming batches
+  (``--engine ray``: on Ray Data);
 - ``peer``: the obvious pipeline on the same scrubbed failing texts: scikit-learn TF-IDF and
-  k-means with k = the planted number of shapes (given the answer ours has to find).
+  mini-batch k-means with k = the planted number of shapes (given the answer ours has to find).
 
-Both are scored with the adjusted Rand index against the planted labels (every conversation
-in no shape is a label of its own). A second, smaller table compares the clustering choice on
-the same embedding of one week of 3,000 traces: agglomerative with a distance threshold against
-HDBSCAN. ``python benchmarks/shapes_bench.py`` runs 100,000 traces; ``--n`` another size;
-``--docs`` rewrites this benchmark's section of docs/benchmarks.md.
+Each is scored in another child with the adjusted Rand index against the planted labels of every
+failing conversation (one in no shape is a label of its own). A second, smaller table compares
+the clustering choice on one embedding of 3,000 traces: agglomerative with a distance threshold
+against HDBSCAN. ``python benchmarks/shapes_bench.py --n 100000 200000 1000000`` runs those
+sizes (results kept in ``build/shapes-bench/results.json``, so sizes can be run one at a time);
+``--only ours|peer`` one pipeline; ``--docs`` rewrites this benchmark's section of
+docs/benchmarks.md from every stored result.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ order = '\\bORD-\\d{6}\\b'
 customer = '\\bCUS-\\d{5}\\b'
 """
 PER_FILE = 10_000
+CACHE = ROOT / "build" / "shapes-bench"
 
 
 def _generator() -> ModuleType:
@@ -55,18 +61,45 @@ def _generator() -> ModuleType:
     return module
 
 
+def _write_part(seed: int, part: int, n: int) -> None:
+    """One cached part: ``n`` week-1 traces of seed ``seed + part`` and their truth, atomically."""
+    folder = CACHE / f"seed{seed}"
+    lines, labels = _generator().generate(seed + part, 1, n)
+    for name, text in (
+        (f"part{part:03d}.truth.tsv", "".join(f"{t['session']}\t{t['shape']}\n" for t in labels)),
+        (f"part{part:03d}.jsonl", "\n".join(lines) + "\n"),
+    ):
+        tmp = folder / (name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(folder / name)
+
+
+def cached_parts(n: int, seed: int, workers: int = 2) -> list[Path]:
+    """The trace files of ``n`` traces (10,000 a file), generated once under build/ and kept.
+
+    Each part is written as soon as it is generated (a process per core), so a million traces
+    never sit in memory; the 100,000-trace set is the first ten parts of the million.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    folder = CACHE / f"seed{seed}"
+    folder.mkdir(parents=True, exist_ok=True)
+    sizes = [min(PER_FILE, n - start) for start in range(0, n, PER_FILE)]
+    paths = [folder / f"part{i:03d}.jsonl" for i in range(len(sizes))]
+    todo = [i for i, size in enumerate(sizes) if size != PER_FILE or not paths[i].exists()]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(_write_part, [seed] * len(todo), todo, [sizes[i] for i in todo]))
+    return paths
+
+
 def make_project(folder: Path, n: int, seed: int) -> None:
-    """A project with ``n`` week-1 traces under traces/ and their truth in truth.tsv."""
+    """A project with ``n`` week-1 traces under traces/ (hard links to the cached parts)."""
     (folder / "traces").mkdir(parents=True)
     (folder / "casework.toml").write_text(CONFIG, encoding="utf-8")
-    gen = _generator()
-    truth: list[str] = []
-    for part, start in enumerate(range(0, n, PER_FILE)):
-        lines, labels = gen.generate(seed + part, 1, min(PER_FILE, n - start))
-        path = folder / "traces" / f"part{part:03d}.jsonl"
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        truth += [f"{t['session']}\t{t['shape']}" for t in labels]
-    (folder / "truth.tsv").write_text("\n".join(truth) + "\n", encoding="utf-8")
+    for path in cached_parts(n, seed):
+        os.link(path, folder / "traces" / path.name)
+        truth = path.with_name(path.name.removesuffix(".jsonl") + ".truth.tsv")
+        os.link(truth, folder / truth.name)
 
 
 def _truth(folder: Path) -> dict[str, str]:
@@ -77,7 +110,12 @@ def _truth(folder: Path) -> dict[str, str]:
     project = load_project(folder)
     ctx = scrubber_for(project, load_key(project, {"CASEWORK_PSEUDONYM_KEY": KEY})).conversation()
     out = {}
-    for line in (folder / "truth.tsv").read_text(encoding="utf-8").splitlines():
+    lines = (
+        line
+        for path in sorted(folder.glob("*.truth.tsv"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+    )
+    for line in lines:
         session, shape = line.split("\t")
         out[f"mined-{ctx.identifier('session', session).partition('_')[2]}"] = shape
     return out
@@ -89,52 +127,86 @@ def _ari(truth: dict[str, str], case_ids: list[str], found: list[str]) -> float:
     return float(adjusted_rand_score([truth[c] for c in case_ids], found))
 
 
-def child_ours(folder: Path) -> dict[str, Any]:
-    """Build shapes; time, shapes found, ARI."""
+def child_ours(folder: Path, engine: str) -> dict[str, Any]:
+    """Build shapes (sampled above `[shapes] sample_size`); time, shapes found, sampling."""
     from casework.project import load_project
     from casework.shapes import BuildOptions, build_shapes
 
     project = load_project(folder)
+    load = os.getloadavg()[0]
     start, cpu = time.perf_counter(), time.process_time()
     build = build_shapes(
-        project, [folder / "traces"], "bench", BuildOptions(environ={"CASEWORK_PSEUDONYM_KEY": KEY})
+        project,
+        [folder / "traces"],
+        "bench",
+        BuildOptions(environ={"CASEWORK_PSEUDONYM_KEY": KEY}, engine=engine),  # type: ignore[arg-type]
     )
     seconds, cpu_s = time.perf_counter() - start, time.process_time() - cpu
-    truth = _truth(folder)
-    found = {m: s.id for s in build.shapes for m in s.members}
-    failing = [c for c, s in truth.items() if s != "success"]
+    sampling = build.sampling
     return {
         "seconds": seconds,
         "cpu": cpu_s,
+        "load": load,
+        "conversations": build.conversations,
         "failing": build.failing,
         "shapes": len(build.shapes),
         "singletons": build.saturation.singletons,
-        "ari": _ari(truth, failing, [found.get(c, f"alone-{c}") for c in failing]),
+        "sampling": None if sampling is None else sampling.__dict__,
     }
 
 
+def child_score(folder: Path, name: str) -> dict[str, Any]:
+    """ARI of a saved shape set (or a peer's labels file) against the planted shapes, all of them."""
+    truth = _truth(folder)
+    failing = [c for c, s in truth.items() if s != "success"]
+    if name == "bench":
+        from casework.project import load_project
+        from casework.shapes import load_shapes
+
+        shapes = load_shapes(load_project(folder), name).shapes
+        found = {m: s.id for s in shapes for m in s.members}
+    else:
+        rows = (folder / name).read_text(encoding="utf-8").splitlines()
+        found = dict(line.split("\t") for line in rows)
+    return {"ari": _ari(truth, failing, [found.get(c, f"alone-{c}") for c in failing])}
+
+
 def child_peer(folder: Path, k: int) -> dict[str, Any]:
-    """The same reading and scrubbing, then TF-IDF and k-means with the planted k."""
-    from sklearn.cluster import KMeans
+    """The same reading and scrubbing, then TF-IDF and mini-batch k-means with the planted k.
+
+    The peer keeps only each failing conversation's id and text (what it clusters) and writes
+    its labels to `peer.tsv` for scoring.
+    """
+    from sklearn.cluster import MiniBatchKMeans
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     from casework.project import load_project
-    from casework.shapes import read_failing
+    from casework.shapes._traffic import open_traffic
 
     project = load_project(folder)
+    load = os.getloadavg()[0]
     start, cpu = time.perf_counter(), time.process_time()
-    failing = read_failing(project, [folder / "traces"], environ={"CASEWORK_PSEUDONYM_KEY": KEY})
-    x = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True).fit_transform(failing.texts)
-    labels = KMeans(n_clusters=k, n_init=3, random_state=0).fit_predict(x)
+    traffic = open_traffic(project, [folder / "traces"], environ={"CASEWORK_PSEUDONYM_KEY": KEY})
+    case_ids: list[str] = []
+    texts: list[str] = []
+    for part, _ in traffic.parts():
+        case_ids += part.case_ids
+        texts += part.texts
+    x = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True).fit_transform(texts)
+    model = MiniBatchKMeans(n_clusters=k, n_init=3, batch_size=4096, random_state=0)
+    labels = model.fit_predict(x)
     seconds, cpu_s = time.perf_counter() - start, time.process_time() - cpu
-    truth = _truth(folder)
+    (folder / "peer.tsv").write_text(
+        "".join(f"{c}\t{v}\n" for c, v in zip(case_ids, labels, strict=True)), encoding="utf-8"
+    )
     return {
         "seconds": seconds,
         "cpu": cpu_s,
-        "failing": len(failing.texts),
+        "load": load,
+        "failing": len(texts),
         "shapes": k,
         "singletons": 0,
-        "ari": _ari(truth, failing.case_ids, [str(v) for v in labels]),
+        "sampling": None,
     }
 
 
@@ -185,7 +257,8 @@ def run_child(kind: str, folder: Path, *extra: str) -> dict[str, Any]:
     out, err = proc.communicate()
     if proc.returncode:
         raise SystemExit(f"{kind} failed: {err[-2000:]}")
-    return json.loads(out.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
 
 
 def _peaks() -> dict[str, float]:
@@ -198,33 +271,54 @@ def _peaks() -> dict[str, float]:
     }
 
 
-def report(
-    n: int, ours: dict[str, Any], peer: dict[str, Any], choice: dict[str, Any], load: float
-) -> str:
-    """The docs section."""
+def _row(n: int, name: str, r: dict[str, Any]) -> str:
+    sampled = r.get("sampling")
+    how = (
+        f"{sampled['fitted']:,} / {sampled['assigned']:,} / {sampled['unassigned']:,}"
+        if sampled
+        else "all at once"
+    )
+    return (
+        f"| {n:,} | {r['failing']:,} | {name} | {r['seconds']:.0f} | "
+        f"{r['cpu'] + r['worker_cpu']:.0f} | {r['rss_mb']:.0f} (workers ≤ {r['worker_rss_mb']:.0f})"
+        f" | {r['load']:.1f} | {r['shapes']} | {how} | {r['ari']:.3f} |"
+    )
 
-    def row(name: str, r: dict[str, Any]) -> str:
-        return (
-            f"| {name} | {r['seconds']:.1f} | {r['cpu'] + r['worker_cpu']:.1f} | {r['rss_mb']:.0f} "
-            f"(workers ≤ {r['worker_rss_mb']:.0f}) | {r['shapes']} | {r['ari']:.3f} |"
+
+def report(results: dict[str, dict[str, Any]], choice: dict[str, Any]) -> str:
+    """The docs section, from every stored result (ordered by size)."""
+    rows = []
+    for key in sorted(results, key=lambda k: (int(k.split(":")[1]), k)):
+        kind, n, engine = key.split(":")
+        r = results[key]
+        name = (
+            f"casework shapes build (--engine {engine})"
+            if kind == "ours"
+            else f"peer: TF-IDF + MiniBatchKMeans, k = {r['shapes']} given"
         )
-
+        rows.append(_row(int(n), name, r))
     a, h = choice["agglomerative"], choice["hdbscan"]
-    return f"""## Failure shapes: build on {n:,} traces vs TF-IDF + k-means
+    table = "\n".join(rows)
+    return f"""## Failure shapes: build at 100,000 to 1,000,000 traces vs TF-IDF + mini-batch k-means
 
-`python benchmarks/shapes_bench.py --docs` — {datetime.now(UTC).date()}, CPython {platform.python_version()}, {os.cpu_count()} cores, load average {load:.2f} at start (other jobs share the cores).
-Traces: `examples/refunds/traces-gen/generate.py` week 1 (15 planted shapes, one-off failures, 60% successful traffic), {ours["failing"]:,} failing conversations.
+`python benchmarks/shapes_bench.py --n 100000 200000 1000000 --docs` — {datetime.now(UTC).date()}, CPython {platform.python_version()}, {os.cpu_count()} cores, {_memory_gb()} GB RAM; load average at each run's start in its row (other jobs share the cores).
+Traces: `examples/refunds/traces-gen/generate.py` week 1 (15 planted shapes, one-off failures, 60% successful traffic), 10,000 traces a file, generated once into `build/shapes-bench/` (the 100,000 set is the first ten files of the million).
 
-| pipeline | wall s | CPU s (main + workers) | peak RSS MB | shapes | ARI vs planted |
-| --- | ---: | ---: | ---: | ---: | ---: |
-{row("casework shapes build (TF-IDF + SVD, agglomerative, k found)", ours)}
-{row(f"peer: TF-IDF + k-means, k = {peer['shapes']} given", peer)}
+| traces | failing | pipeline | wall s | CPU s (main + workers) | peak RSS MB | load | shapes | fitted / assigned / unassigned | ARI vs planted (all failing) |
+| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+{table}
 
-Both read and scrub the traces the same way (`read_failing`, forked workers, one per core); the
-CPU column adds the workers' CPU to the main process's. On a shared machine the wall time is
-mostly waiting for a core: compare CPU seconds with the 2 cores × wall seconds available. Peak RSS is the main
-process's; each forked worker's peak is given beside it (they run at the same time, so the total
-is at most main + 2 × worker). Target: under 2 minutes and 4 GB.
+Above `[shapes] sample_size` (50,000 failing conversations) casework fits TF-IDF + SVD and the
+clustering on a seeded sample and assigns the others in batches of `[shapes] batch_size` (2,000)
+to the nearest shape within 1.1 × its sample radius; the sample and one batch are in memory, the
+waiting conversations in an anonymous temporary file. The ARI is over every failing conversation
+of the set (each one in no shape is a label of its own). Both pipelines read and scrub the traces
+the same way (forked workers, one per core); the CPU column adds the workers' CPU to the main
+process's. The peer keeps every failing text and its TF-IDF matrix in memory and is given the
+answer (k = 15) ours has to find. Peak RSS is the main process's; each forked worker's peak is
+given beside it (they run at the same time, so the total is at most main + 2 × worker). On a
+shared machine the wall time is mostly waiting for a core: compare CPU seconds with the 2 cores
+× wall seconds available.
 
 The clustering choice, on one embedding of {choice["failing"]:,} failing conversations (3,000 traces, {choice["tails"]} one-off failures):
 
@@ -235,37 +329,82 @@ The clustering choice, on one embedding of {choice["failing"]:,} failing convers
 """
 
 
+def _memory_gb() -> int:
+    return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
+
+
+RESULTS = CACHE / "results.json"
+
+
+def _stored() -> dict[str, dict[str, Any]]:
+    return json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
+
+
+def _store(key: str, result: dict[str, Any]) -> None:
+    results = _stored()
+    results[key] = result
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def measure(n: int, seed: int, kind: str, engine: str) -> dict[str, Any]:
+    """One pipeline on ``n`` traces in fresh child processes (build, then score), stored."""
+    with tempfile.TemporaryDirectory(prefix="shapes-bench-", dir=CACHE) as tmp:
+        folder = Path(tmp) / "proj"
+        make_project(folder, n, seed)
+        if kind == "ours":
+            result = run_child("ours", folder, engine)
+            result |= run_child("score", folder, "bench")
+        else:
+            result = run_child("peer", folder, "15")
+            result |= run_child("score", folder, "peer.tsv")
+    _store(f"{kind}:{n}:{engine}", result)
+    return result
+
+
 def main() -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--n", type=int, nargs="+", default=[100_000])
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--engine", choices=("local", "ray"), default="local")
+    parser.add_argument(
+        "--peer-up-to", type=int, default=1_000_000, help="Run the peer up to this many traces."
+    )
+    parser.add_argument("--only", choices=("ours", "peer"), help="Run one pipeline only.")
     parser.add_argument("--docs", action="store_true", help="Rewrite the docs section.")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, folder = args.child[0], Path(args.child[1])
         if kind == "ours":
-            result = child_ours(folder)
+            result = child_ours(folder, args.child[2])
+        elif kind == "score":
+            result = child_score(folder, args.child[2])
         elif kind == "peer":
             result = child_peer(folder, int(args.child[2]))
         else:
             result = child_choice(folder)
         print(json.dumps({**result, **_peaks()}))
         return
-    load = os.getloadavg()[0]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    for n in args.n:
+        print(f"{n:,} traces (cached under {CACHE}) ...", flush=True)
+        if args.only in (None, "ours"):
+            print("ours", measure(n, args.seed, "ours", args.engine), flush=True)
+        if args.only in (None, "peer") and n <= args.peer_up_to:
+            print("peer", measure(n, args.seed, "peer", "local"), flush=True)
     with tempfile.TemporaryDirectory(prefix="shapes-bench-") as tmp:
-        big, small = Path(tmp) / "big", Path(tmp) / "small"
-        print(f"generating {args.n:,} traces ...", flush=True)
-        make_project(big, args.n, args.seed)
-        make_project(small, 3000, args.seed + 1000)
-        ours = run_child("ours", big)
-        print("ours", ours, flush=True)
-        peer = run_child("peer", big, "15")
-        print("peer", peer, flush=True)
+        small = Path(tmp) / "small"
+        (small / "traces").mkdir(parents=True)
+        (small / "casework.toml").write_text(CONFIG, encoding="utf-8")
+        lines, labels = _generator().generate(args.seed + 1000, 1, 3000)
+        (small / "traces" / "part.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (small / "part.truth.tsv").write_text(
+            "".join(f"{t['session']}\t{t['shape']}\n" for t in labels), encoding="utf-8"
+        )
         choice = run_child("choice", small)
-        print("choice", choice, flush=True)
-    body = report(args.n, ours, peer, choice, load)
+    body = report(_stored(), choice)
     print(body)
     if args.docs:
         from docs_section import write_bench_section

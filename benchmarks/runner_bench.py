@@ -307,7 +307,7 @@ def main() -> int:
             got = measure(args.cases, args.k, concurrency, workers)
             what = "`casework run`" + (f" --workers {workers}" if workers > 1 else " (one process)")
             rows.append(
-                (concurrency, f"{what}, trial span", got["span"], ideal, got["cpu"], workers)
+                (concurrency, f"{what}, trial span", got["span"], ideal, got["trial_cpu"], workers)
             )
             rows.append(
                 (concurrency, f"{what}, end to end", got["wall"], ideal, got["cpu"], workers)

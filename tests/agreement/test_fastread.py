@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-from casework.agreement.report import compact_label
+from casework.agreement.grouping import CompactLabel, LabelGroups, compact_label
 from casework.dataset.jsonl import canonical_line, parse_records
 from casework.labelling._fastread import file_stamp, read_checked_labels
 from casework.project import load_project
@@ -19,6 +20,24 @@ from tests.factories import TOOLS
 
 reading_module = importlib.import_module("casework.labelling.dataset_agreement")
 report_module = importlib.import_module("casework.agreement.report")
+
+
+class _Recorded(LabelGroups):
+    """Groups that also keep every label added, in order."""
+
+    def __init__(self, grouped: bool) -> None:
+        super().__init__({}, grouped=grouped)
+        self.seen: list[CompactLabel] = []
+
+    def add(self, label: CompactLabel) -> None:
+        self.seen.append(label)
+        super().add(label)
+
+
+def _read(path: Path, stamp: tuple[int, int, int, int] | None) -> list[CompactLabel] | None:
+    got = read_checked_labels(path, stamp, _Recorded)
+    assert got is None or isinstance(got, _Recorded)
+    return None if got is None else got.seen
 
 
 def write_labels(path: Path, lines: list[str]) -> None:
@@ -46,7 +65,7 @@ def test_checked_labels_equal_the_validated_records(tmp_path: Path) -> None:
     path = tmp_path / "labels.jsonl"
     write_labels(path, lines)
     records = parse_records(path.read_bytes(), LabelRecord, shown="labels.jsonl").records
-    got = read_checked_labels(path, file_stamp(path))
+    got = _read(path, file_stamp(path))
     assert got == [compact_label(r) for r in records]
     assert got is not None and got[-1].labelled_at == "2025-03-01T11:00:00.250000+02:00"
     assert got[-2].required == frozenset({"get_order", "issue_refund"})
@@ -54,15 +73,15 @@ def test_checked_labels_equal_the_validated_records(tmp_path: Path) -> None:
 
 def test_a_changed_or_odd_file_is_not_trusted(tmp_path: Path) -> None:
     path = tmp_path / "labels.jsonl"
-    assert read_checked_labels(path, None) == []
+    assert _read(path, None) == []
     _, labels = seed_dataset()
     write_labels(path, [canonical_line(r) for r in labels[:3]])
     stamp = file_stamp(path)
     write_labels(path, [canonical_line(r) for r in labels[:4]])
-    assert read_checked_labels(path, stamp) is None
+    assert _read(path, stamp) is None
     write_labels(path, ["{}"])
-    assert read_checked_labels(path, file_stamp(path)) is None
-    assert read_checked_labels(path, None) is None
+    assert _read(path, file_stamp(path)) is None
+    assert _read(path, None) is None
 
 
 def _project(root: Path) -> Path:
@@ -93,8 +112,10 @@ def test_the_parallel_scan_gives_the_sequential_report(
     used: list[bool] = []
     real = reading_module.read_checked_labels
 
-    def spy(path: Path, stamp: tuple[int, int, int, int] | None) -> object:
-        got = real(path, stamp)
+    def spy(
+        path: Path, stamp: tuple[int, int, int, int] | None, groups: Callable[[bool], LabelGroups]
+    ) -> object:
+        got = real(path, stamp, groups)
         used.append(got is not None)
         return got
 
@@ -116,7 +137,7 @@ def test_labels_changing_under_the_scan_are_read_again(
     if reading_module.parallel_workers() < 2:
         pytest.skip("one core, or threads alive: the scan would not fork")
     monkeypatch.setattr(reading_module, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(reading_module, "read_checked_labels", lambda path, stamp: None)
+    monkeypatch.setattr(reading_module, "read_checked_labels", lambda path, stamp, groups: None)
     assert reading_module.dataset_agreement(project, "refunds", bootstrap=0) == sequential
 
 

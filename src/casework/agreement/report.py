@@ -1,8 +1,10 @@
 """Agreement report of a dataset's raw labels, per slice and guideline version (never pooled).
 
-Entry points: :func:`agreement_report` (cases and label records in, report out; no I/O) and
+Entry points: :func:`agreement_report` (cases and label records in, report out; no I/O),
 :func:`report_from_facts` (the same from cases reduced to :class:`CaseFacts` and labels reduced to
-:class:`CompactLabel`, as :func:`casework.labelling.dataset_agreement` reads them from a dataset).
+:class:`~casework.agreement.grouping.CompactLabel`) and :func:`report_from_partition` (from labels
+already grouped into rows as they streamed past, as :func:`casework.labelling.dataset_agreement`
+reads them from a dataset; see :mod:`casework.agreement.grouping`).
 
 Which labels count. Adjudicator labels never do (the adjudicator saw the disagreement), nor do
 labels whose ``overlap_reason`` is ``disagreement`` (a row doubled because it was contested would
@@ -30,6 +32,14 @@ from casework.agreement.binary import BinaryAgreement, binary_agreement
 from casework.agreement.bootstrap import BootstrapCI, bootstrap_kappa
 from casework.agreement.clusters import FeatureCluster, Scalar, disagreement_clusters, flatten
 from casework.agreement.fleiss import FleissKappa, fleiss_kappa_from_ratings
+from casework.agreement.grouping import (
+    CompactLabel,
+    Group,
+    LabelGroups,
+    Partition,
+    Said,
+    compact_label,
+)
 from casework.agreement.gwet import GwetAC, gwet_ac1
 from casework.agreement.kappa import ClassKappa, CohenKappa, cohen_kappa, one_vs_rest_kappa
 from casework.agreement.krippendorff import KrippendorffAlpha, krippendorff_alpha_nominal
@@ -42,7 +52,6 @@ __all__ = [
     "AgreementReport",
     "AgreementSettings",
     "CaseFacts",
-    "CompactLabel",
     "Exclusions",
     "MultiRater",
     "SliceAgreement",
@@ -50,15 +59,10 @@ __all__ = [
     "agreement_report",
     "case_features",
     "check_duplicates",
-    "compact_label",
     "report_from_facts",
+    "report_from_partition",
     "version_sort_key",
 ]
-
-KAPPA_REASONS = frozenset({"calibration", "audit"})
-"""Overlap reasons whose double labels feed agreement."""
-
-_ROLE_ORDER = {"first": 0, "second": 1, "adjudicator": 2}
 
 _GUIDELINE_RE = re.compile(r"-g(\d+)$")
 
@@ -72,36 +76,6 @@ def version_sort_key(version: str) -> tuple[str, int, str]:
     if match is None:
         return (version, -1, version)
     return (version[: match.start()], int(match.group(1)), version)
-
-
-class CompactLabel(NamedTuple):
-    """What agreement reads of a raw label: tool requirements reduced to their tool names."""
-
-    case_id: str
-    labeller: str
-    role: str
-    overlap_reason: str | None
-    outcome: str
-    required: frozenset[str]
-    forbidden: frozenset[str]
-    guideline_version: str
-    labelled_at: str
-    """``labelled_at.isoformat()``, the text labels are ordered by."""
-
-
-def compact_label(record: LabelRecord) -> CompactLabel:
-    """The compact form of one validated record."""
-    return CompactLabel(
-        record.case_id,
-        record.labeller,
-        record.role,
-        record.overlap_reason,
-        record.outcome,
-        frozenset(t.name for t in record.required_tools),
-        frozenset(t.name for t in record.forbidden_tools),
-        record.guideline_version,
-        record.labelled_at.isoformat(),
-    )
 
 
 @dataclass(frozen=True)
@@ -261,10 +235,6 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _label_order(label: CompactLabel) -> tuple[int, str, str]:
-    return (_ROLE_ORDER[label.role], label.labelled_at, label.labeller)
-
-
 def case_features(case: Case) -> dict[str, list[Scalar]]:
     """The values clustering looks at: leaves of ``situation.state`` and other case attributes.
 
@@ -375,13 +345,6 @@ class CaseFacts:
         self.slices |= other.slices
 
 
-@dataclass
-class _Group:
-    rows: list[tuple[str, list[CompactLabel]]] = field(default_factory=list)
-    single: int = 0
-    no_reason: int = 0
-
-
 def check_duplicates(labels: Sequence[LabelRecord | CompactLabel], labels_path: str) -> None:
     """Refuse a labeller's second label of one case under one guideline version.
 
@@ -410,7 +373,7 @@ def check_duplicates(labels: Sequence[LabelRecord | CompactLabel], labels_path: 
 
 def _tool_rows(
     ids: Sequence[str],
-    labels: Sequence[Sequence[CompactLabel]],
+    labels: Sequence[Sequence[Said]],
     tools: Sequence[str],
     settings: AgreementSettings,
 ) -> tuple[list[ToolAgreement], list[bool]]:
@@ -458,7 +421,7 @@ def _tool_rows(
 def _slice_agreement(
     slice_name: str,
     version: str | None,
-    group: _Group,
+    group: Group,
     excluded: Exclusions,
     features_of: Mapping[str, Mapping[str, Sequence[Scalar]]],
     tools: Sequence[str],
@@ -500,7 +463,7 @@ def _slice_agreement(
         guideline_version=version,
         current=False,
         rows=len(ids),
-        labellers=len({rec.labeller for labs in labels for rec in labs}),
+        labellers=len(group.labellers),
         kappa=kappa,
         bootstrap=boot,
         ac1=ac1,
@@ -589,7 +552,41 @@ def report_from_facts(
     Raises:
         UsageError: ``slice`` names no slice of the cases, or ``guideline`` no label's version.
     """
-    slice_of = facts.slice_of
+    groups = LabelGroups(
+        facts.slice_of, slice=slice, guideline=guideline, check=False, grouped=False
+    )
+    for rec in labels:
+        groups.add(rec)
+    return report_from_partition(
+        facts,
+        groups.finish(),
+        dataset=dataset,
+        hash=hash,
+        tools=tools,
+        slice=slice,
+        guideline=guideline,
+        settings=settings,
+    )
+
+
+def report_from_partition(
+    facts: CaseFacts,
+    part: Partition,
+    *,
+    dataset: str,
+    hash: str,
+    tools: Iterable[str],
+    slice: str | None,
+    guideline: str | None,
+    settings: AgreementSettings,
+) -> AgreementReport:
+    """:func:`report_from_facts` of labels already grouped by :class:`LabelGroups`.
+
+    ``part`` must come from a :class:`LabelGroups` given the same ``slice`` and ``guideline``.
+
+    Raises:
+        UsageError: ``slice`` names no slice of the cases, or ``guideline`` no label's version.
+    """
     slices = sorted(facts.slices)
     if slice is not None and slice not in slices:
         raise UsageError(
@@ -597,15 +594,13 @@ def report_from_facts(
             f"(slices: {', '.join(slices) or 'none'}).",
             param="slice",
         )
-    known = [rec for rec in labels if rec.case_id in slice_of]
-    versions = sorted({rec.guideline_version for rec in known}, key=version_sort_key)
+    versions = sorted(part.versions, key=version_sort_key)
     if guideline is not None and guideline not in versions:
         raise UsageError(
             f"no label of {dataset or 'the dataset'} is under '{guideline}' "
             f"(versions: {', '.join(versions) or 'none'}).",
             param="guideline",
         )
-    part = _partition(known, slice_of, slice, guideline)
     notes: list[str] = []
     jobs: list[_SliceJob] = []  # in report order; each is `_slice_agreement`'s arguments
     for slice_name in slices if slice is None else [slice]:
@@ -613,7 +608,7 @@ def report_from_facts(
             (k for k in part.groups if k[0] == slice_name), key=lambda k: version_sort_key(k[1])
         )
         if not keys and guideline is None:
-            jobs.append(_SliceJob(slice_name, None, _Group(), Exclusions(), True))
+            jobs.append(_SliceJob(slice_name, None, Group(), Exclusions(), True))
             notes.append(f"slice '{slice_name}' has no label records: no agreement to measure.")
         for key in keys:
             group = part.groups[key]
@@ -639,7 +634,7 @@ class _SliceJob(NamedTuple):
 
     slice: str
     version: str | None
-    group: _Group
+    group: Group
     excluded: Exclusions
     current: bool
 
@@ -693,52 +688,7 @@ def _slice_results(
         _SHARED = None
 
 
-@dataclass
-class _Partition:
-    """Label records sorted into (slice, guideline version) groups, with what was left out."""
-
-    groups: dict[tuple[str, str], _Group] = field(default_factory=dict)
-    adjudicator: Counter[tuple[str, str]] = field(default_factory=Counter)
-    contested: Counter[tuple[str, str]] = field(default_factory=Counter)
-    other_version: int = 0
-
-
-def _partition(
-    known: Sequence[CompactLabel],
-    slice_of: Mapping[str, str],
-    slice: str | None,
-    guideline: str | None,
-) -> _Partition:
-    part = _Partition()
-    usable: dict[tuple[str, str], dict[str, list[CompactLabel]]] = defaultdict(dict)
-    for rec in known:
-        case_slice = slice_of[rec.case_id]
-        if slice is not None and case_slice != slice:
-            continue
-        if guideline is not None and rec.guideline_version != guideline:
-            part.other_version += 1
-            continue
-        key = (case_slice, rec.guideline_version)
-        if rec.role == "adjudicator":
-            part.adjudicator[key] += 1
-        elif rec.overlap_reason == "disagreement":
-            part.contested[key] += 1
-        else:
-            usable[key].setdefault(rec.case_id, []).append(rec)
-    for key in set(usable) | set(part.adjudicator) | set(part.contested):
-        group = part.groups[key] = _Group()
-        for case_id in sorted(usable.get(key, {})):
-            labs = sorted(usable[key][case_id], key=_label_order)
-            if len(labs) < 2:
-                group.single += 1
-            elif not any(r.overlap_reason in KAPPA_REASONS for r in labs):
-                group.no_reason += 1
-            else:
-                group.rows.append((case_id, labs))
-    return part
-
-
-def _grouping(part: _Partition, guideline: str | None) -> str:
+def _grouping(part: Partition, guideline: str | None) -> str:
     if guideline is not None:
         text = f"only labels under guideline '{guideline}'"
         if part.other_version:
@@ -753,7 +703,7 @@ def _grouping(part: _Partition, guideline: str | None) -> str:
     return "grouped by slice and guideline version (one version per slice)"
 
 
-def _exclusion_notes(part: _Partition) -> list[str]:
+def _exclusion_notes(part: Partition) -> list[str]:
     notes = []
     n_adj, n_dis = sum(part.adjudicator.values()), sum(part.contested.values())
     if n_adj:

@@ -261,7 +261,7 @@ def scan_dataset_chunks(
     workers: int,
     keep_labels: bool = True,
     on_progress: ProgressCallback | None = None,
-    with_files: Callable[[Path], Callable[[], None]] | None = None,
+    with_files: Callable[[Path], Callable[[list[J]], None]] | None = None,
     need_hash: bool = True,
 ) -> tuple[DatasetScan, list[J]]:
     """Scan ``name`` (a working tree, or a release ``name@N``) with ``workers`` processes.
@@ -281,9 +281,9 @@ def scan_dataset_chunks(
     cross-file checks; the scan's ``labels`` is then empty. Neither file is held whole.
 
     ``with_files`` is called with the folder holding the files read, before they are read; what
-    it returns is called after a scan that read the release (or tree) as it should, while the
-    files are still there (a release's copy is removed on return). With a fall back to the
-    one-process scan neither is called.
+    it returns is called with the jobs after a scan that read the release (or tree) as it
+    should, while the files are still there (a release's copy is removed on return). With a
+    fall back to the one-process scan neither is called.
 
     With ``need_hash=False`` a working tree of a dataset never released is not hashed (no
     release can be the content read): the scan's ``hash`` is then empty. At 1M cases the hash
@@ -301,7 +301,7 @@ def scan_dataset_chunks(
         after = with_files(folder) if with_files is not None else None
         scan, jobs = _scan_folder(folder, folder, *args)
         if after is not None:
-            after()
+            after(jobs)
         return scan, jobs
     record = resolve_version(versions, name, version)
     for working in (True, False):
@@ -317,7 +317,7 @@ def scan_dataset_chunks(
                 raise
             if scan.hash == record.hash:
                 if after is not None:
-                    after()
+                    after(jobs)
                 return replace(scan, version=record), jobs
             if place != folder:  # a checked copy read back differently: not to be trusted
                 break

@@ -2,26 +2,22 @@
 
 Entry point: :func:`dataset_agreement`, which applies the project's thresholds and declared tools.
 Reading is the labelling side's job (the release's cases and its raw labels, on every core for a
-large dataset); the numbers come from :func:`casework.agreement.report_from_facts`, which does
-no I/O.
+large dataset, the labels streamed into agreement rows by
+:class:`casework.agreement.grouping.LabelGroups`); the numbers come from
+:func:`casework.agreement.report.report_from_partition`, which does no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from casework.agreement import AgreementReport
 from casework.agreement.bands import BandEdges
-from casework.agreement.report import (
-    AgreementSettings,
-    CaseFacts,
-    CompactLabel,
-    check_duplicates,
-    compact_label,
-    report_from_facts,
-)
+from casework.agreement.grouping import LabelGroups, Partition, Ungrouped, compact_label
+from casework.agreement.report import AgreementSettings, CaseFacts, report_from_partition
 from casework.dataset import DatasetScan, ProgressCallback, declared_tools
 from casework.dataset.jsonl import collector_paused
 from casework.dataset.parallel import (
@@ -76,7 +72,7 @@ def _dataset_agreement(
     on_progress: ProgressCallback | None = None,
 ) -> AgreementReport:
     thresholds = project.config.thresholds
-    scan, facts, labels = _scan(project, ref, on_progress)
+    scan, facts, part = _scan(project, ref, slice, guideline, on_progress)
     try:
         tools = sorted(declared_tools(project))
         tool_note = None
@@ -92,10 +88,9 @@ def _dataset_agreement(
         bootstrap=bootstrap,
         seed=seed,
     )
-    check_duplicates(labels, project.relative(scan.path / "labels.jsonl"))
-    report = report_from_facts(
+    report = report_from_partition(
         facts,
-        labels,
+        part,
         dataset=scan.ref,
         hash=scan.hash,
         tools=tools,
@@ -109,27 +104,42 @@ def _dataset_agreement(
 
 
 def _scan(
-    project: Project, ref: str, on_progress: ProgressCallback | None = None
-) -> tuple[DatasetScan, CaseFacts, list[CompactLabel]]:
+    project: Project,
+    ref: str,
+    slice: str | None,
+    guideline: str | None,
+    on_progress: ProgressCallback | None = None,
+) -> tuple[DatasetScan, CaseFacts, Partition]:
     """Validate ``ref`` as :func:`casework.dataset.load_dataset` does, keeping only compact facts.
 
     A large working tree or release is read on every core: each worker reduces its cases to facts
-    and validates a share of the labels, which are then read without a second validation
-    (:func:`casework.labelling._fastread.read_checked_labels`). No case model outlives its line.
+    and validates a share of the labels, which are then streamed into agreement rows without a
+    second validation (:func:`casework.labelling._fastread.read_checked_labels`). No case model
+    outlives its line, and no label outlives its case's row.
+
+    Raises:
+        InputErrors: Bad dataset files, or a labeller labelled a case twice under one version.
     """
     facts = CaseFacts(decoded=True)
     size = scan_bytes(project, ref)
     workers = parallel_workers()
     if size is not None and size >= PARALLEL_MIN_BYTES and workers >= 2:
-        got: list[list[CompactLabel] | None] = []
+        got: list[LabelGroups | None] = []
 
-        def with_files(place: Path) -> Callable[[], None]:
+        def with_files(place: Path) -> Callable[[list[CaseFacts]], None]:
             # Stamped before the workers validate the labels, read after: a file that changed
             # in between (or a copy gone) gives None, and everything is read again below.
             stamp = file_stamp(place / LABELS_FILE)
-            return lambda: got.append(read_checked_labels(place / LABELS_FILE, stamp))
 
-        scan, parts = scan_dataset_chunks(
+            def after(parts: list[CaseFacts]) -> None:
+                for part in parts:
+                    facts.merge(part)
+                groups = partial(_groups, facts, slice, guideline)
+                got.append(read_checked_labels(place / LABELS_FILE, stamp, groups))
+
+            return after
+
+        scan, _ = scan_dataset_chunks(
             project,
             ref,
             lambda: CaseFacts(decoded=True),
@@ -138,10 +148,24 @@ def _scan(
             on_progress=on_progress,
             with_files=with_files,
         )
-        if got and got[0] is not None:
-            for part in parts:
-                facts.merge(part)
-            return scan, facts, got[0]
+        read = got[0] if got else None
+        if read is not None:
+            return scan, facts, read.finish(project.relative(scan.path / LABELS_FILE))
         facts = CaseFacts(decoded=True)  # the labels were not read as validated: read it all again
     scan = scan_dataset(project, ref, facts.add, on_progress=on_progress)
-    return scan, facts, [compact_label(rec) for rec in scan.labels]
+    try:
+        groups = _groups(facts, slice, guideline, True)
+        for rec in scan.labels:
+            groups.add(compact_label(rec))
+        groups.complete()
+    except Ungrouped:
+        groups = _groups(facts, slice, guideline, False)
+        for rec in scan.labels:
+            groups.add(compact_label(rec))
+    return scan, facts, groups.finish(project.relative(scan.path / LABELS_FILE))
+
+
+def _groups(
+    facts: CaseFacts, slice: str | None, guideline: str | None, grouped: bool
+) -> LabelGroups:
+    return LabelGroups(facts.slice_of, slice=slice, guideline=guideline, grouped=grouped)

@@ -75,6 +75,17 @@ def corpus(n: int) -> list[str]:
     return corpus_path(n).read_text(encoding="utf-8").split("\n")[:n]
 
 
+def _progress(line: str) -> None:
+    """A stage of a long streamed join, with the CPU seconds and peak RSS so far (to stderr)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(
+        f"[{time.strftime('%H:%M:%S')}] {line} · CPU {usage.ru_utime + usage.ru_stime:.0f} s · "
+        f"peak RSS {usage.ru_maxrss / 1024**2:.2f} GB · load {os.getloadavg()[0]:.1f}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def run_streamed(n: int, memory_mb: int) -> tuple[set[tuple[int, int]], dict[str, Any]]:
     """The streamed LSH join over the corpus file, read in batches (never whole in memory)."""
     from casework.leakage.scratch import scratch_folder
@@ -89,7 +100,12 @@ def run_streamed(n: int, memory_mb: int) -> tuple[set[tuple[int, int]], dict[str
 
         with scratch_folder(CACHE / "scratch") as folder:
             found, params, stats = streamed_lsh_join(
-                batches(), THRESHOLD, scratch=folder, memory_mb=memory_mb, num_perm=256
+                batches(),
+                THRESHOLD,
+                scratch=folder,
+                memory_mb=memory_mb,
+                num_perm=256,
+                progress=_progress,
             )
     return found.as_set(), {
         "bands": params.bands,
@@ -312,17 +328,19 @@ def scale(args: argparse.Namespace, sizes: list[int]) -> str:
 
     for n in [int(s) for s in args.in_memory_extra.split(",") if s]:
         corpus_path(n)
-        extra, _ = measure("casework-lsh", n)
+        extra, _ = measure("casework-lsh", n, rerun=not args.reuse)
         extra["same"] = None
         done(extra)
     for n in sizes:
         corpus_path(n)
         truth = None
         if n <= args.in_memory_up_to:
-            in_memory, truth = measure("casework-lsh", n)
+            in_memory, truth = measure("casework-lsh", n, rerun=not args.reuse)
             in_memory["same"] = None
             done(in_memory)
-        streamed, found = measure("casework-streamed", n, memory_mb=args.memory_mb)
+        streamed, found = measure(
+            "casework-streamed", n, memory_mb=args.memory_mb, rerun=not args.reuse
+        )
         streamed["same"] = None if truth is None else found == truth
         done(streamed)
     return section
@@ -385,6 +403,9 @@ def main() -> None:
     parser.add_argument("--rows", help="Sizes for the streamed join (e.g. 1000000,10000000).")
     parser.add_argument("--memory-mb", type=int, default=2048)
     parser.add_argument("--in-memory-up-to", type=int, default=2_000_000)
+    parser.add_argument(
+        "--reuse", action="store_true", help="With --rows: keep the results of earlier runs."
+    )
     parser.add_argument(
         "--in-memory-extra",
         default="",

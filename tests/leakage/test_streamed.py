@@ -82,10 +82,14 @@ def test_streamed_join_keeps_only_pairs_across_groups(tmp_path: Path) -> None:
     expected = _in_memory(texts, groups)
     assert len(expected) < len(_in_memory(texts))
     batches = (texts[i : i + 50] for i in range(0, len(texts), 50))
+    lines: list[str] = []
     found, _, _ = streamed_lsh_join(
-        batches, THRESHOLD, scratch=tmp_path, memory_mb=0.02, groups=groups
+        batches, THRESHOLD, scratch=tmp_path, memory_mb=0.02, groups=groups, progress=lines.append
     )
     _assert_same(found, expected)
+    assert lines[0] == "sketched 50 rows" and "sketched 2,000 rows" in lines
+    assert any(line.startswith("band 26 of 26: ") for line in lines)
+    assert lines[-1].startswith("verified ")
 
 
 def test_a_bucket_over_the_budget_is_split_and_deduplicated_in_order(tmp_path: Path) -> None:

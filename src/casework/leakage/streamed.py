@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -203,6 +203,7 @@ class _Buckets:
         self.count = count
         self.paths = [folder / f"pairs-{i}.i64" for i in range(count)]
         self.files = [stack.enter_context(p.open("wb")) for p in self.paths]
+        self.written = 0
 
     def add(self, left: I64, right: I64) -> None:
         if not len(left):
@@ -211,6 +212,7 @@ class _Buckets:
         which = left * self.count // self.n
         keys = left * np.int64(self.n) + right
         cuts = np.searchsorted(which, np.arange(self.count + 1))
+        self.written += len(keys)
         for i in range(self.count):
             if cuts[i] < cuts[i + 1]:
                 self.files[i].write(keys[cuts[i] : cuts[i + 1]].tobytes())
@@ -314,6 +316,7 @@ def streamed_lsh_join(
     seed: int = 1,
     min_recall: float = 0.99,
     groups: I64 | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[Pairs, LshParams, StreamStats]:
     """Pairs of rows with Jaccard >= ``threshold``, as :func:`~casework.leakage.lsh.lsh_join` finds.
 
@@ -329,6 +332,7 @@ def streamed_lsh_join(
         seed: Seed of the MinHash permutations.
         min_recall: Theoretical recall required at the threshold.
         groups: Optional group (split) code per row; only pairs across groups are returned.
+        progress: Called with a line of text as each stage ends (long scans take minutes).
 
     Returns:
         The verified pairs (ordered by row), the banding parameters and how the join ran.
@@ -340,6 +344,7 @@ def streamed_lsh_join(
         raise UsageError(f"must be positive. Got {memory_mb}.", param="memory_mb")
     params = choose_params(threshold, num_perm, min_recall)
     budget = max(1, int(memory_mb * _MB))
+    say = progress or (lambda line: None)
     with ExitStack() as stack:
         sketches = _Sketches(scratch, params.bands, stack)
         # Slices of a batch are sketched on all cores (numpy and Arrow release the GIL) and
@@ -353,6 +358,7 @@ def streamed_lsh_join(
             ):
                 sketches.add(sketched)
             sketches.batches += 1
+            say(f"sketched {sketches.rows:,} rows")
         sketches.close()
     n = sketches.rows
     if groups is not None and len(groups) != n:
@@ -370,6 +376,7 @@ def streamed_lsh_join(
                 for left, right in _band_pairs(path, live, part, parts, keep, budget):
                     buckets.add(left, right)
             path.unlink()
+            say(f"band {band + 1} of {params.bands}: {buckets.written:,} candidate pairs written")
         buckets.close()
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
@@ -384,5 +391,6 @@ def streamed_lsh_join(
             for start in range(0, len(keys), step):
                 part_keys = keys[start : start + step]
                 found.append(verify(part_keys // n, part_keys % n))
+            say(f"verified {candidates:,} distinct candidates of {buckets.written:,} written")
     stats = StreamStats(n, sketches.batches, parts, candidates, memory_mb)
     return Pairs.concat(found), params, stats

@@ -30,7 +30,7 @@ from httpx_sse import connect_sse
 from casework.cli import cli
 from casework.dataset.tools import declared_tools
 from casework.project import load_project
-from tests.llm.stub_server import Action, StubServer, chat_reply
+from tests.llm.stub_server import Action, StubServer, chat_reply, error_reply
 
 AGENTS = Path(__file__).resolve().parent / "agents"
 ADK = Path(sys.executable).with_name("adk")
@@ -458,3 +458,22 @@ def test_adk_specs_take_only_the_stream_option(
     run = _cli("run", "refunds", "-k", "1")
     assert run.exit_code == 2, run.output
     assert "the only option of an adk: spec is ?stream=sse" in run.stderr
+
+
+def test_an_error_adk_reports_mid_stream_fails_the_trial(
+    adk_url: str, model: StubServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("CASEWORK_DB_URL", *PROXY_VARS):
+        monkeypatch.delenv(var, raising=False)
+    root = _project(tmp_path / "proj", f"adk:{adk_url}/refunds?stream=sse")
+    monkeypatch.chdir(root)
+    # The model fails once the stream has begun: ADK answers 200, then an error event.
+    monkeypatch.setattr(model, "fallback", lambda body: error_reply(400, "model unavailable"))
+    run = _cli("run", "refunds", "-k", "1", "--timeout", "60", "--format", "json")
+    summary = json.loads(run.stdout)
+    assert (summary["trials"], summary["passed"]) == (4, 0), run.output
+    errors = {t["trajectory"]["error"] for t in _trials(root, summary["run_id"]).values()}
+    assert len(errors) == 1, errors
+    [error] = errors
+    assert error.startswith("ADK /run_sse reported an error: "), error
+    assert "model unavailable" in error

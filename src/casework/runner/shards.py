@@ -51,7 +51,7 @@ from casework.runner.run import (
     _Trials,
     run_agent,
 )
-from casework.runner.store import RunStore, log_path, trial_row_from_json
+from casework.runner.store import RunStore, log_path, trial_row, trial_row_from_json
 from casework.runner.toolserver import ToolServer
 from casework.workbench import open_workbench
 
@@ -75,6 +75,16 @@ class _Outcome(NamedTuple):
     error: bool
     cost_usd: float
     agent_version: str | None
+
+    @classmethod
+    def of(cls, rec: TrialRecord) -> _Outcome:
+        """The outcome of a validated record."""
+        return cls(
+            rec.verdict.passed,
+            rec.trajectory.error is not None,
+            rec.trajectory.usage.cost_usd,
+            rec.trajectory.agent_version,
+        )
 
 
 @dataclass(frozen=True)
@@ -417,12 +427,7 @@ class _Sharded:
         project, request = self.project, self.request
         header, path, previous = self._start()
         for key, (rec, line) in previous.items():
-            self.outcomes[key] = _Outcome(
-                rec.verdict.passed,
-                rec.trajectory.error is not None,
-                rec.trajectory.usage.cost_usd,
-                rec.trajectory.agent_version,
-            )
+            self.outcomes[key] = _Outcome.of(rec)
             self.lines[key] = line
         pending = [
             (cid, t) for t in range(header.k) for cid in header.case_ids if (cid, t) not in previous
@@ -501,31 +506,43 @@ class _Sharded:
             raise running.errors[0]
 
     def _follow(self, follower: _Follower, db: _DbWriter | None) -> None:
-        # A worker wrote each line from a validated record: the parent parses it, never
-        # validates it again (that cost the parent more CPU than a worker spent on the trial);
-        # only a progress observer gets the record itself. Resume validates shard files whole.
         for part, raw in follower.new_lines():
             text = raw.decode("utf-8")
             try:
-                obj = orjson.loads(raw)
-                key = (obj["case_id"], obj["trial"])
-                trajectory = obj["trajectory"]
-                self.outcomes[key] = _Outcome(
-                    obj["verdict"]["passed"],
-                    trajectory["error"] is not None,
-                    trajectory["usage"]["cost_usd"],
-                    trajectory["agent_version"],
-                )
-                row = trial_row_from_json(obj, text) if db is not None else None
-                rec = TrialRecord.model_validate(obj) if self.observer is not None else None
+                key, outcome, row, rec = self._read(raw, text, db is not None)
             except (ValueError, KeyError, TypeError) as exc:
                 shown = self.project.relative(part)
                 raise InputError(shown, None, None, f"bad shard line: {exc}") from exc
+            self.outcomes[key] = outcome
             self.lines[key] = text
             if db is not None and row is not None:
                 db.put(row)
             if self.observer is not None and rec is not None:
                 self.observer.trial_done(rec)
+
+    def _read(
+        self, raw: bytes, text: str, want_row: bool
+    ) -> tuple[Key, _Outcome, dict[str, object] | None, TrialRecord | None]:
+        """One shard line: its key, outcome, workbench row and (for an observer) its record.
+
+        A worker wrote the line from a validated record, so without a progress observer the
+        line is only parsed: validating it again cost the parent more CPU than the worker spent
+        running the trial. Resume validates shard files whole.
+        """
+        if self.observer is not None:
+            rec = TrialRecord.model_validate_json(raw)
+            row = trial_row(rec, text) if want_row else None
+            return (rec.case_id, rec.trial), _Outcome.of(rec), row, rec
+        obj = orjson.loads(raw)
+        trajectory = obj["trajectory"]
+        outcome = _Outcome(
+            obj["verdict"]["passed"],
+            trajectory["error"] is not None,
+            trajectory["usage"]["cost_usd"],
+            trajectory["agent_version"],
+        )
+        row = trial_row_from_json(obj, text) if want_row else None
+        return (obj["case_id"], obj["trial"]), outcome, row, None
 
     def _merge(self, header: RunHeader, path: Path, wall_s: float) -> RunEnd:
         """The run log rewritten once: header, trials in a deterministic order, end record."""

@@ -24,6 +24,7 @@ from leakage_bench import THRESHOLD, corpus
 
 from casework.leakage import exact_join, sets_of
 from casework.leakage import join as _join
+from casework.leakage.join import exact_join_mb
 
 
 def run(n: int) -> None:
@@ -55,7 +56,11 @@ def run(n: int) -> None:
         )
     assert found[1] == found[2], "the two filters found different pairs"
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2
-    print(f"  same pairs; peak memory so far {peak:.2f} GB")
+    print(
+        f"  same pairs; peak memory so far {peak:.2f} GB; the scan's estimate "
+        f"(exact_join_mb, above [leakage] memory_mb it hands over to LSH) "
+        f"{exact_join_mb(n) / 1024:.2f} GB"
+    )
 
 
 def main() -> None:

@@ -205,6 +205,17 @@ def test_a_killed_scan_leaves_a_folder_the_next_scan_removes(tmp_path: Path) -> 
     assert list(root.iterdir()) == []
 
 
+def test_any_scan_removes_what_a_killed_streamed_scan_left(tmp_path: Path) -> None:
+    root = tmp_path / ".casework" / "tmp" / "leakage"
+    left_behind = root / "scan-1-dead"
+    left_behind.mkdir(parents=True)
+    (left_behind / "signatures.u32").write_bytes(b"x" * 64)
+    os.utime(left_behind, (time.time() - 120, time.time() - 120))
+    # An exact scan of a few rows never streams, and still cleans up.
+    find_split_pairs(_cases(planted(30, seed=2)), THRESHOLD, memory_mb=2048, scratch=root)
+    assert list(root.iterdir()) == []
+
+
 def _cases(texts: list[str]) -> list[Case]:
     splits = ("dev", "holdout", "smoke")
     return [

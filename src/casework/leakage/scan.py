@@ -22,7 +22,7 @@ from casework.leakage.batches import Sketch, sets_of
 from casework.leakage.join import exact_join, exact_join_mb
 from casework.leakage.lsh import LshParams, choose_params, lsh_join
 from casework.leakage.pairs import Pairs
-from casework.leakage.scratch import scratch_folder
+from casework.leakage.scratch import clean_scratch, scratch_folder
 from casework.leakage.streamed import StreamStats, batch_rows, in_memory_mb, streamed_lsh_join
 from casework.leakage.text import compared_text
 from casework.schema import SPLITS, Case
@@ -146,7 +146,8 @@ def find_split_pairs(
             over to LSH, and the local LSH join streams through ``scratch``; both are said in
             the result's ``notes``.
         scratch: Root of the scratch folders of a streamed join (a project's
-            ``.casework/tmp/leakage``); needed when the join streams.
+            ``.casework/tmp/leakage``); needed when the join streams. Folders killed scans
+            left there are removed first.
 
     Raises:
         UsageError: The threshold is outside (0, 1], ``memory_mb`` is not positive, or the
@@ -157,6 +158,9 @@ def find_split_pairs(
     if memory_mb is not None and not memory_mb > 0:
         raise UsageError(f"must be positive. Got {memory_mb}.", param="memory_mb")
     started = time.perf_counter()
+    if scratch is not None:
+        # Every scan, streamed or not, removes what a killed streamed scan left.
+        clean_scratch(scratch)
     n = len(cases)
     chosen: Literal["exact", "lsh"] = (
         method if method != "auto" else ("exact" if n < exact_below else "lsh")

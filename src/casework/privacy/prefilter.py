@@ -4,14 +4,14 @@ A built-in detector declares a :class:`Gate`: RE2 patterns of which an ASCII tex
 all of at least one group for the detector to find anything there (a necessary condition, never
 a sufficient one). :class:`Prefilter` compiles every detector's patterns into RE2 sets; a set
 reports in a single pass over the text every pattern of it that matches, and the scrubber then
-calls only the detectors whose gate the text passes. On the benchmark's messages that leaves 2.5
-detector calls a message where the cues left 5.9 (see docs/benchmarks.md, ``bench:scrub``).
+calls only the detectors whose gate the text passes. On the benchmark's messages that leaves 2.6
+detector calls a message where the cues left 7.0 (see docs/privacy.md).
 
 Why RE2 sets: Python's ``re`` has no multi-pattern matcher (an alternation reports one match at
 a time). Hyperscan scans as fast (2.5 µs a message through its Python callbacks, against 2.0 µs
 for two RE2 sets) but took 2.2 s to compile these patterns, on every start; RE2 compiles them in
-milliseconds and learns its automaton's states from the texts it meets (about 70 ms of learning
-over the first 20,000 messages of the benchmark).
+milliseconds and learns its automata's states from the texts it meets (the benchmark's first
+20,000 messages cost 3.7 µs each to match, 2.0 µs once the states are learnt; load 12).
 
 Gates are written for ASCII texts only, where Python's ``\d``, ``\s``, ``\w`` and case folding
 are ASCII classes that RE2 spells exactly; a text holding anything else goes the older way

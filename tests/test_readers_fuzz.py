@@ -429,6 +429,44 @@ def _tau2_published(folder: Path) -> None:
     tools = tools_from_package("tau2.domains.airline.tools", "airline/tools.py")
     decls = [{**t.declaration, "tool_type": t.kind} for t in tools.values()]
     (folder / "tools.json").write_text(json.dumps(decls), encoding="utf-8")
+    _tau2_results(folder / "results.json", tasks[0])
+
+
+def _tau2_results(path: Path, task: dict[str, Any]) -> None:
+    """A τ² results file as τ² saves it (its `Results` model): one simulation, a tool call."""
+    # τ²-bench ships no type information.
+    from tau2.data_model import message as m  # type: ignore[import-untyped]
+    from tau2.data_model.simulation import (  # type: ignore[import-untyped]
+        AgentInfo,
+        Info,
+        Results,
+        RewardInfo,
+        SimulationRun,
+        TerminationReason,
+        UserInfo,
+    )
+    from tau2.data_model.tasks import Task  # type: ignore[import-untyped]
+    from tau2.environment.environment import EnvironmentInfo  # type: ignore[import-untyped]
+
+    call = m.ToolCall(id="c1", name="get_customer_by_phone", arguments={"phone_number": "5"})
+    messages = [
+        m.UserMessage(role="user", content="My phone has no signal."),
+        m.AssistantMessage(role="assistant", tool_calls=[call], usage={"prompt_tokens": 9}),
+        m.ToolMessage(id="c1", role="tool", content='{"customer_id": "C1"}', requestor="assistant"),
+        m.AssistantMessage(role="assistant", content="Fixed."),
+    ]
+    info = Info(
+        git_commit="", num_trials=1, max_steps=10, max_errors=10, seed=3,
+        user_info=UserInfo(implementation="user_simulator", llm="gpt-4.1", llm_args={}),
+        agent_info=AgentInfo(implementation="llm_agent", llm="gpt-4.1"),
+        environment_info=EnvironmentInfo(domain_name="telecom", policy=""),
+    )  # fmt: skip
+    sim = SimulationRun(
+        id="s", task_id=task["id"], start_time="2026-12-01T10:00:00", end_time="", duration=1.0,
+        termination_reason=TerminationReason.USER_STOP, reward_info=RewardInfo(reward=1.0),
+        messages=messages, trial=0, seed=3, agent_cost=0.5,
+    )  # fmt: skip
+    Results(info=info, tasks=[Task.model_validate(task)], simulations=[sim]).save(path)
 
 
 def _results_files(folder: Path) -> None:
@@ -842,6 +880,19 @@ if HAS_TAU2:  # read from the installed wheel, as published
         Reader("tau2-telecom-db", "tau2/telecom/db.toml", "toml", _tau2_telecom),
         Reader("tau2-telecom-tasks", "tau2/telecom/tasks.json", "json", _tau2_telecom),
         Reader("tau2-tools-json", "tau2/tools.json", "json", _tau2_tools),
+        Reader(
+            "results-tau2",
+            "tau2/results.json",
+            "json",
+            lambda r: run_records(
+                read_results(r / "tau2" / "results.json", "tau2", shown="results.json"),
+                run_id="imp",
+                pin=standalone_pin(b"", "results.json"),
+                spec="import:tau2",
+                threshold=1.0,
+                now=NOW,
+            ),
+        ),
     ]
 
 # ---------------------------------------------------------------------------------------------

@@ -7,9 +7,10 @@
 evaluator), the two models being scripted replies of an OpenAI-compatible stub on loopback, so
 the simulated user misbehaves in known, planted ways (stops at a question, says an id its
 scenario says it does not know, gives another user id than the one it knows, never ends) or
-behaves. Each simulation becomes a casework trial of the task as `casework import tau2` imports
-it (messages through casework's τ-bench results reader), and casework's audit must flag exactly
-the planted ones. τ²'s termination reason and reward stand beside casework's findings: τ²'s
+behaves. τ² saves the simulations as a results file with its own ``Results`` model; `casework
+import run --results-format tau2` imports it on the airline release `casework import tau2` made,
+each trial with the simulated user's record, and casework's audit must flag exactly the planted
+ones, as it does on the same simulations mapped by hand. τ²'s termination reason and reward stand beside casework's findings: τ²'s
 reward marks none of them, scoring a run the user spoiled as the agent's failure and one it made
 easier as a success (docs/review.md).
 """
@@ -17,19 +18,22 @@ easier as a success (docs/review.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import Result
 
+from casework.dataset import load_dataset
 from casework.interop.run_import import RunPin, run_records
-from casework.interop.tau2 import Tau2Options, cases_from_tau2, read_tau2_domain
-from casework.interop.tau2._layout import installed_domain
 from casework.interop.tau2._results import read_tau_results
-from casework.runner.records import LoadedRun
-from casework.runner.sim_audit import audit_cases, simulator_findings
+from casework.project import load_project
+from casework.runner import load_run
+from casework.runner.records import TrialRecord
+from casework.runner.sim_audit import audit_cases, audit_simulator, simulator_findings
 from casework.runner.user_sim import StopReason, UserSimRecord
 from casework.schema import Case
 from tests.llm.stub_server import Action, StubServer, chat_reply
@@ -178,9 +182,10 @@ def stub() -> Iterator[tuple[StubServer, Script]]:
         server.stop()
 
 
-# τ²'s reasons a simulation ended, as casework's simulated user records them: τ² counts its
-# transfer and out-of-scope tokens as the user's stop, and its step limit (messages of both
-# sides) is the nearest thing to casework's user-turn limit.
+# The hand mapping this test made before `import run --results-format tau2` existed, kept as the
+# check of the importer: τ²'s reasons a simulation ended as casework's simulated user records
+# them (τ² counts its transfer and out-of-scope tokens as the user's stop, and its step limit,
+# messages of both sides, is the nearest thing to casework's user-turn limit).
 STOPS: dict[str, StopReason] = {
     "user_stop": "user_stop",
     "max_steps": "max_turns",
@@ -205,27 +210,17 @@ def _openai_messages(sim: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _run(sims: list[Any], case: Case) -> LoadedRun:
-    """The simulations as one casework run of the case, its trials carrying the simulated user."""
+def _hand_mapped(sims: list[Any], case: Case) -> list[TrialRecord]:
+    """The simulations as trials of the case, mapped by hand (τ-bench's reader, the stops above)."""
     rows = [
-        {
-            "task_id": case.id,
-            "trial": i,
-            "reward": sim.reward_info.reward,
-            "info": {},
-            "traj": _openai_messages(sim),
-        }
+        {"task_id": case.id, "trial": i, "reward": sim.reward_info.reward, "info": {},
+         "traj": _openai_messages(sim)}
         for i, sim in enumerate(sims)
-    ]
+    ]  # fmt: skip
     results = read_tau_results(json.dumps(rows).encode(), "tau2-simulations.json")
     pin = RunPin("airline", "airline@1", "0" * 64, {case.id: case})
-    header, records, end = run_records(
-        results,
-        run_id="tau2-sims",
-        pin=pin,
-        spec="import:tau",
-        threshold=1.0,
-        now=datetime.now(UTC),
+    _, records, _ = run_records(
+        results, run_id="hand", pin=pin, spec="import:tau", threshold=1.0, now=datetime.now(UTC)
     )
     out = []
     for sim, record in zip(sims, records, strict=True):
@@ -238,11 +233,45 @@ def _run(sims: list[Any], case: Case) -> LoadedRun:
             stop=STOPS[sim.termination_reason.value],
         )
         out.append(record.model_copy(update={"user_sim": seen}))
-    return LoadedRun(header=header, trials=out, end=end)
+    return out
 
 
-def test_the_audit_flags_exactly_the_planted_tau2_simulations(
-    stub: tuple[StubServer, Script], monkeypatch: pytest.MonkeyPatch
+def _project(root: Path) -> Path:
+    (root / "agent").mkdir(parents=True)
+    (root / "agent" / "tools.json").write_text("[]", encoding="utf-8")
+    (root / "casework.toml").write_text(
+        'name = "t"\n[agent]\ntools = "agent/tools.json"\n', "utf-8"
+    )
+    return root
+
+
+def _save_results(sims: list[Any], task: Any, args: dict[str, Any], path: Path) -> None:
+    """The simulations as `tau2 run` saves them: τ²'s own ``Results`` model and save function."""
+    from tau2.data_model.simulation import Results
+    from tau2.run import get_info
+
+    for i, sim in enumerate(sims):
+        sim.trial = i  # what τ²'s `run_tasks` sets on each of its trials
+    info = get_info(
+        domain="airline",
+        agent="llm_agent",
+        user="user_simulator",
+        llm_agent="openai/scripted-agent",
+        llm_args_agent=args,
+        llm_user="openai/scripted-user",
+        llm_args_user=args,
+        num_trials=len(sims),
+        max_steps=40,
+        seed=300,
+    )
+    Results(info=info, tasks=[task], simulations=sims).save(path)
+
+
+def test_the_audit_flags_exactly_the_planted_tau2_simulations_imported_from_tau2_results(
+    stub: tuple[StubServer, Script],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    run_cli: Callable[..., Result],
 ) -> None:
     # τ²'s registry imports LiteLLM, which would fetch a price list over the network.
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -252,15 +281,6 @@ def test_the_audit_flags_exactly_the_planted_tau2_simulations(
 
     logger.remove()  # τ² logs every message of every step at DEBUG
     server, script = stub
-    folder = installed_domain("airline")
-    read = read_tau2_domain(folder, "tau2/airline")
-    cases, _ = cases_from_tau2(
-        read, Tau2Options(), read.db[0], {"path": "db.json", "sha256": "0" * 64}
-    )
-    case = next(c for c in cases if c.id.endswith(f"-{TASK}") or c.id == TASK)
-    scenario = case.situation.user_scenario
-    assert scenario is not None and USER_ID in scenario.known_info
-    assert "reservation" in scenario.unknown_info and "OBUT9V" not in scenario.unknown_info
     task = next(t for t in registry.get_tasks_loader("airline")() if t.id == TASK)
     args = {"api_base": server.url, "api_key": "offline", "num_retries": 0}
     planted = _planted()
@@ -282,10 +302,38 @@ def test_the_audit_flags_exactly_the_planted_tau2_simulations(
             )
         )
         assert script.agent == [] or p.max_steps < 40, (p.name, script.agent)
-    run = _run(sims, case)
+    results = tmp_path / "p" / "tau2-results.json"
+    _save_results(sims, task, args, _project(tmp_path / "p") / "tau2-results.json")
+    monkeypatch.chdir(tmp_path / "p")
+    # Before: "tau2" was not a results format (`--results-format` refused it).
+    out = run_cli("import", "tau2", "--domain", "airline", "--dataset", "airline")
+    assert out.exit_code == 0, out.output
+    out = run_cli("import", "run", str(results), "--results-format", "tau2",
+                  "--dataset", "airline", "--run-id", "tau2-sims")  # fmt: skip
+    assert out.exit_code == 0, out.output + out.stderr
+    project = load_project(tmp_path / "p")
+    run = load_run(project, "tau2-sims")
+    released = {c.id: c for c in load_dataset(project, "airline@1").cases}
+    case = released[f"airline-{TASK}"]
+    scenario = case.situation.user_scenario
+    assert scenario is not None and USER_ID in scenario.known_info
+    assert "reservation" in scenario.unknown_info and "OBUT9V" not in scenario.unknown_info
     rows = []
-    for p, sim, trial in zip(planted, sims, run.trials, strict=True):
+    for p, sim, trial, hand in zip(
+        planted, sims, run.trials, _hand_mapped(sims, case), strict=True
+    ):
+        assert trial.user_sim is not None and hand.user_sim is not None
+        assert (trial.user_sim.stop, trial.user_sim.user_turns) == (
+            hand.user_sim.stop,
+            hand.user_sim.user_turns,
+        )
+        assert trial.user_sim.model == "openai/scripted-user" and trial.user_sim.seed == 300
+        assert trial.verdict.passed is (sim.reward_info.reward >= 1.0)
+        assert [c.name for c in trial.trajectory.tool_calls] == [
+            c.name for c in hand.trajectory.tool_calls
+        ]
         ours = {f.check for f in simulator_findings(case, trial)}
+        assert ours == {f.check for f in simulator_findings(case, hand)}, p.name
         rows.append((p.name, sim.termination_reason.value, sim.reward_info.reward, sorted(ours)))
     # What τ² says of each run, beside casework's findings (docs/review.md shows this table).
     assert rows == [
@@ -301,3 +349,17 @@ def test_the_audit_flags_exactly_the_planted_tau2_simulations(
     found = audit.cases[case.id]
     assert (found.trials, found.flagged) == (6, 4)
     assert audit.quarantined == (case.id,)
+    # The gate's own audit (the project's threshold and reviews) quarantines it too.
+    assert audit_simulator(project, run, list(released.values())).quarantined == (case.id,)
+    # The user model's arguments are kept without the credential τ² saved with them.
+    kept = run.trials[0].trajectory.metadata["tau2"]["user"]
+    assert kept["llm_args"] == {"api_base": server.url, "num_retries": 0}
+    assert "offline" not in results.with_name("runs").joinpath("tau2-sims.jsonl").read_text("utf-8")
+    shown = run_cli("results", "show", "tau2-sims")
+    assert shown.exit_code == 0, shown.output + shown.stderr
+    # The gate quarantines the case (and, as for every imported run, blocks: `imported_run`).
+    gate = run_cli("gate", "--run", "tau2-sims", "--format", "json")
+    decision = json.loads(gate.stdout)
+    quarantined = [w for w in decision["warnings"] if w["code"] == "simulator_quarantine"]
+    assert len(quarantined) == 1 and f"case {case.id}:" in quarantined[0]["message"]
+    assert "imported_run" in {f["code"] for f in decision["failures"]}

@@ -515,6 +515,7 @@ def import_adk_cmd(
 
 @example(
     "casework import run inspect-logs/2026-04-02.eval --results-format inspect --dataset refunds",
+    "casework import run tau2-results/airline.json --results-format tau2 --dataset airline",
 )
 @import_group.command("run")
 @click.argument("file", type=click.Path(path_type=Path))
@@ -523,8 +524,8 @@ def import_adk_cmd(
     "results_format",
     type=click.Choice(RESULT_FORMATS),
     required=True,
-    help="generic (JSONL, one trial a line), inspect (Inspect AI .eval/.json log) or tau "
-    "(τ-bench results JSON).",
+    help="generic (JSONL, one trial a line), inspect (Inspect AI .eval/.json log), tau "
+    "(τ-bench results JSON) or tau2 (τ²-bench results JSON, the simulated user's record kept).",
 )
 @click.option(
     "--map",

@@ -16,9 +16,10 @@ from typing import Any, Literal, get_args
 from casework.decoding import BadJSON, parse_json
 from casework.errors import Problem
 from casework.interop._paths import MISSING
+from casework.runner.user_sim import UserSimRecord
 from casework.schema import Message, TrajectoryToolCall
 
-ResultFormat = Literal["generic", "inspect", "tau"]
+ResultFormat = Literal["generic", "inspect", "tau", "tau2"]
 #: The per-trial result formats `import run` reads.
 RESULT_FORMATS: tuple[ResultFormat, ...] = get_args(ResultFormat)
 
@@ -45,6 +46,9 @@ class ExternalTrial:
         duration_s: How long it took, in seconds, when the file says.
         input_tokens: Prompt tokens the trial used, when the file says.
         output_tokens: Completion tokens the trial used, when the file says.
+        cost_usd: What the agent's model calls cost, in US dollars, when the file says.
+        seed: Seed of the trial, when the file says.
+        user_sim: What the simulated user did, when the file says (τ²'s simulations).
     """
 
     task_id: str
@@ -61,6 +65,9 @@ class ExternalTrial:
     duration_s: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cost_usd: float | None = None
+    seed: int | None = None
+    user_sim: UserSimRecord | None = None
 
 
 @dataclass(frozen=True)

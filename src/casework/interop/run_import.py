@@ -2,8 +2,8 @@
 
 Entry points: :func:`import_run` (project level: reads, pins, writes atomically) over
 :func:`read_results` (picks the reader of the file's format: ``generic``, ``inspect``,
-``tau``), :func:`run_records` (pure: results to header, trial records and end record) and
-:func:`run_log_schema` (the JSON Schema of one run-log line, `casework schema run`).
+``tau``, ``tau2``), :func:`run_records` (pure: results to header, trial records and end
+record) and :func:`run_log_schema` (the JSON Schema of one run-log line, `casework schema run`).
 
 An imported trial's verdict carries one check, ``imported``, whose evidence is what the tool
 reported (pass, or reward against the threshold): casework has no per-check detail for it.
@@ -32,6 +32,7 @@ from casework.interop.generic._results import parse_field_map, read_generic_resu
 from casework.interop.inspect._log import read_inspect_results
 from casework.interop.results import ExternalResults, ExternalTrial, ResultFormat
 from casework.interop.tau2._results import read_tau_results
+from casework.interop.tau2._simulations import read_tau2_results
 from casework.names import check_name, name_problem
 from casework.project import Project
 from casework.runner import RunEnd, RunHeader, TrialRecord, log_path
@@ -50,7 +51,7 @@ class RunImportOptions:
     """How to import a results file.
 
     Attributes:
-        format: ``generic``, ``inspect`` or ``tau``.
+        format: ``generic``, ``inspect``, ``tau`` or ``tau2``.
         mapping: ``DST=SRC.PATH`` field mappings (generic; ``scorer=NAME`` for Inspect).
         dataset: Dataset whose cases the task ids name (``None``: the run stands alone).
         version: Release of ``dataset`` the run was on (default: the latest, or the one whose
@@ -144,7 +145,7 @@ def read_results(
 
     Args:
         path: The file.
-        fmt: ``generic``, ``tau`` or ``inspect``.
+        fmt: ``generic``, ``tau``, ``tau2`` or ``inspect``.
         mapping: ``DST=SRC.PATH`` specs (generic fields; ``scorer=NAME`` for Inspect).
         shown: How to name the file in errors.
         limits: How much a compressed file (an Inspect ``.eval`` zip) may inflate; default
@@ -156,7 +157,7 @@ def read_results(
     """
     name = shown or str(path)
     paths = parse_field_map(mapping)
-    if fmt == "tau" and mapping:
+    if fmt in ("tau", "tau2") and mapping:
         raise UsageError(
             "τ-bench results have a fixed shape; `map` is for generic files.", param="map"
         )
@@ -168,6 +169,7 @@ def read_results(
             data, name, paths, [s.partition("=")[0].strip() for s in mapping]
         ),
         "tau": lambda: read_tau_results(data, name),
+        "tau2": lambda: read_tau2_results(data, name),
         "inspect": lambda: read_inspect_results(
             data, name, paths["scorer"][0] if paths["scorer"] else None, limits
         ),
@@ -199,10 +201,15 @@ def _trial_record(
         final_reply=t.reply,
         tool_calls=list(t.tool_calls),
         metadata={
+            **t.metadata,
             "imported_from": t.where,
             **({"reward": t.reward} if t.reward is not None else {}),
         },
-        usage=Usage(input_tokens=t.input_tokens or 0, output_tokens=t.output_tokens or 0),
+        usage=Usage(
+            input_tokens=t.input_tokens or 0,
+            output_tokens=t.output_tokens or 0,
+            cost_usd=t.cost_usd or 0.0,
+        ),
     )
     return TrialRecord(
         run_id=run_id,
@@ -213,11 +220,12 @@ def _trial_record(
         source=case.source if case else "imported",
         satisfiable=case.satisfiable if case else True,
         frozen=case.frozen if case else False,
-        seed=0,
+        seed=t.seed or 0,
         started_at=t.started_at or at,
         duration_s=t.duration_s or 0.0,
         verdict=_verdict(t, fmt, threshold),
         trajectory=trajectory,
+        user_sim=t.user_sim,
     )
 
 
@@ -264,7 +272,7 @@ def run_records(
         failed=len(records) - passed,
         undetermined=0,
         errors=0,
-        cost_usd=0.0,
+        cost_usd=sum(r.trajectory.usage.cost_usd for r in records),
         wall_s=0.0,
     )
     return header, records, end

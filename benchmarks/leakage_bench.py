@@ -280,16 +280,17 @@ def targets(rows: list[dict[str, Any]]) -> str:
 
 def scale_table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| rows | pipeline | memory setting | CPU s (user + sys) | wall s | peak RSS | load (start, end) | pairs | same pairs as in-memory |",
-        "| ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | --- |",
+        "| rows | pipeline | memory setting | CPU s (user + sys) | wall s | peak RSS | load (start, end) | distinct candidates | pairs | same pairs as in-memory |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |",
     ]
     for r in rows:
         setting = f"{r['memory_mb']:,} MB" if "memory_mb" in r else "—"
         same = {True: "yes", False: "NO", None: "—"}[r.get("same")]
+        candidates = f"{r['candidates']:,}" if "candidates" in r else "—"
         lines.append(
             f"| {r['n']:,} | {r['pipeline']} | {setting} | {r['cpu_s']:.1f} | {r['seconds']:.1f} | "
             f"{r['peak_mb'] / 1024:.2f} GB | {r['load'][0]:.1f}, {r['load'][1]:.1f} | "
-            f"{r['pairs']:,} | {same} |"
+            f"{candidates} | {r['pairs']:,} | {same} |"
         )
     return "\n".join(lines)
 
@@ -376,7 +377,7 @@ def scale_section(args: argparse.Namespace, sizes: list[int], rows: list[dict[st
         + f"` on "
         f"{os.cpu_count()} cores. The corpus of `benchmarks/leakage_data.py` (written once, "
         "streamed, to `build/leakage/`), Jaccard ≥ 0.8 over word 3-shingles, 26 bands × 8 rows. "
-        "`casework-streamed` reads the file in batches, writes band keys and shingle hashes to a "
+        "`casework-streamed` reads the file in batches, writes band keys, signatures and shingle hashes to a "
         "scratch folder, sorts each band's keys with numpy and verifies candidates in batches, "
         f"within `[leakage] memory_mb = {args.memory_mb}`; `casework-lsh` is the in-memory join "
         "(the whole corpus in memory). Each pipeline runs in a fresh process: CPU seconds are its "

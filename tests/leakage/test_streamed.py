@@ -23,7 +23,12 @@ from casework.leakage.lsh import choose_params, lsh_join
 from casework.leakage.pairs import Pairs, iter_pairs_within_groups, pairs_within_groups
 from casework.leakage.scan import find_split_pairs
 from casework.leakage.scratch import LOCK_NAME, clean_scratch, scratch_folder
-from casework.leakage.streamed import _unique_keys, streamed_lsh_join
+from casework.leakage.streamed import (
+    _BAND_SHARE,
+    _band_parts,
+    _unique_keys,
+    streamed_lsh_join,
+)
 from casework.project import Project, load_project
 from casework.schema import Case
 from casework.shingling._sets import I64
@@ -120,6 +125,13 @@ def test_pairs_of_big_groups_come_in_parts_of_the_size_asked() -> None:
     right = np.concatenate([b for _, b in parts])
     assert left.tolist() == whole[0].tolist() and right.tolist() == whole[1].tolist()
     assert len(whole[0]) >= 300 * 299 // 2
+
+
+def test_a_band_and_its_pairs_each_keep_to_a_share_of_the_setting() -> None:
+    # 1,000,000 live rows at about 96 bytes each in a 100 MB setting: 40 MB a part, 3 parts.
+    assert _band_parts(1_000_000, 100 * 2**20) == 3
+    assert _band_parts(1_000_000, 10 * 2**30) == 1
+    assert _BAND_SHARE < 0.5
 
 
 def _peak_bytes(texts: list[str], memory_mb: float | None, scratch: Path) -> int:

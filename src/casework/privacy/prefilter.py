@@ -283,7 +283,7 @@ class Prefilter:
         ]
         self._sets = [(_compiled(short), 0), (_compiled(long), self._offset)]
         self._sentinels = frozenset({len(short), self._offset + len(long)})
-        self._plans: dict[frozenset[int], tuple[Detector, ...] | None] = {}
+        self._plans: dict[tuple[tuple[int, ...], ...], tuple[Detector, ...] | None] = {}
 
     def plan(self, text: str) -> tuple[Detector, ...] | None:
         """The detectors whose gate ``text`` passes, in order; ``None`` when RE2 cannot say.
@@ -292,13 +292,15 @@ class Prefilter:
         """
         data = text.encode("ascii")
         (first, _), (second, offset) = self._sets
-        held = frozenset(
-            [*(first.Match(data) or ()), *(offset + i for i in second.Match(data) or ())]
-        )
+        # Keyed by the two answers as RE2 gives them: building the set of ids costs more than
+        # the lookup, and is done only for an answer not met before.
+        short, long = first.Match(data), second.Match(data)
+        key = (tuple(short) if short else (), tuple(long) if long else ())
         try:
-            return self._plans[held]
+            return self._plans[key]
         except KeyError:
             pass
+        held = frozenset(key[0]) | {offset + i for i in key[1]}
         plan = (
             tuple(
                 d
@@ -309,5 +311,5 @@ class Prefilter:
             else None
         )
         if len(self._plans) < 4096:
-            self._plans[held] = plan
+            self._plans[key] = plan
         return plan

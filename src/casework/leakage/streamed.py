@@ -60,6 +60,10 @@ _SKETCH_ROW_BYTES = 6_000
 _BAND_ROW_BYTES = 96
 #: Bytes a candidate pair costs while a bucket is de-duplicated (key, its sorted copy, masks).
 _PAIR_BYTES = 40
+#: Candidate pairs a row is expected to make in each band, for the first count of buckets.
+_BUCKET_PAIRS_A_ROW = 8
+#: Bucket files open at once at most (a bucket over the budget is split when it is read).
+_MAX_BUCKETS = 256
 #: Bytes a candidate pair costs while a band's pairs are made (indices, rows, filters, unique).
 _PAIR_GEN_BYTES = 120
 #: Bytes a candidate pair costs while verified (its rows' signatures and shingles, the merge).
@@ -236,15 +240,17 @@ class _Buckets:
 def _unique_keys(path: Path, lo: int, hi: int, n: int, budget: int) -> Iterator[I64]:
     """Distinct pair keys of a bucket holding first rows ``[lo, hi)``, in order, in bounded memory.
 
-    A bucket too big to de-duplicate at once is split into four by first row, recursively.
+    A bucket too big to de-duplicate at once is split by first row into as many parts as it
+    needs (again, if one part is still too big: all its pairs have nearly the same first row).
     """
     size = path.stat().st_size
     if size // 8 * _PAIR_BYTES <= budget or hi - lo <= 1:
         yield np.unique(np.fromfile(path, dtype=np.int64))
         path.unlink()
         return
-    cuts = np.linspace(lo, hi, 5).astype(np.int64)
-    cuts = np.unique(cuts)
+    # One split into parts of about half the budget: a second level would copy it again.
+    ways = min(hi - lo, _MAX_BUCKETS, max(2, math.ceil(2 * size // 8 * _PAIR_BYTES / budget)))
+    cuts = np.unique(np.linspace(lo, hi, ways + 1).astype(np.int64))
     subs = [path.with_name(f"{path.name}.{i}") for i in range(len(cuts) - 1)]
     with ExitStack() as stack:
         outs = [stack.enter_context(p.open("wb")) for p in subs]
@@ -378,7 +384,10 @@ def streamed_lsh_join(
     live = sizes > 0
     parts = _band_parts(int(live.sum()), budget)
     keep = _Keep(sizes, threshold, groups)
-    bucket_count = max(1, math.ceil(n * params.bands * 8 / budget))
+    # Templated text gives several candidates a row in every band (10 at 1M rows of the
+    # benchmark's corpus, 6 a band at 10M): buckets sized for 8 rarely need splitting.
+    wanted = math.ceil(n * params.bands * _BUCKET_PAIRS_A_ROW * _PAIR_BYTES / budget)
+    bucket_count = min(_MAX_BUCKETS, max(1, wanted))
     with ExitStack() as stack:
         buckets = _Buckets(scratch, max(n, 1), bucket_count, stack)
         for band in range(params.bands):

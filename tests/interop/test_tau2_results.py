@@ -248,3 +248,75 @@ def test_a_tau2_telecom_run_pins_to_the_imported_domain_by_original_ids_and_show
     assert [t.user_sim.stop for t in run.trials if t.user_sim] == ["user_stop", "max_turns"]
     shown = run_cli("results", "show", "t2")
     assert shown.exit_code == 0, shown.output + shown.stderr
+
+
+@pytest.mark.slow
+def test_a_real_tau2_telecom_run_keeps_the_users_own_tool_calls_on_its_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # τ²'s own run_task, user simulator and telecom environment (the user's phone), the two
+    # models scripted replies of the loopback stub; τ²'s Results.save writes the file.
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from loguru import logger
+    from tau2.data_model.simulation import Results
+    from tau2.registry import registry
+    from tau2.run import get_info, run_task
+
+    from tests.llm.stub_server import Action, StubServer
+    from tests.runner.test_tau2_sim_audit import Step, _reply
+
+    logger.remove()  # τ² logs every message of every step at DEBUG
+    agent: list[Step] = [
+        "Sorry to hear that. Could you check your status bar?",
+        ("get_customer_by_phone", {"phone_number": "555-123-2002"}),
+        "Thanks, I see your account. Please restart your phone.",
+    ]
+    user: list[Step] = [
+        "My mobile data is not working.",
+        ("check_status_bar", {}),
+        "My status bar shows airplane mode.",
+        "###STOP###",
+    ]
+    served = [0]
+
+    def script(body: dict[str, Any]) -> Action:
+        served[0] += 1
+        return _reply((user if body["model"] == "scripted-user" else agent).pop(0), served[0])
+
+    server = StubServer().start()
+    server.fallback = script
+    task = registry.get_tasks_loader("telecom")()[0]
+    args = {"api_base": server.url, "api_key": "offline", "num_retries": 0}
+    try:
+        sim = run_task("telecom", task, "llm_agent", "user_simulator",
+                       llm_agent="openai/scripted-agent", llm_args_agent=args,
+                       llm_user="openai/scripted-user", llm_args_user=args, max_steps=40, seed=7)  # fmt: skip
+    finally:
+        server.stop()
+    sim.trial = 0
+    info = get_info(domain="telecom", agent="llm_agent", user="user_simulator",
+                    llm_agent="openai/scripted-agent", llm_args_agent=args,
+                    llm_user="openai/scripted-user", llm_args_user=args, seed=7)  # fmt: skip
+    path = tmp_path / "results.json"
+    Results(info=info, tasks=[task], simulations=[sim]).save(path)
+    (trial,) = read_results(path, "tau2").trials
+    # τ²'s own record of the run, beside what the import kept.
+    said = [m for m in sim.messages if m.role == "user" and m.tool_calls]
+    assert [(c.name, c.requestor) for m in said for c in m.tool_calls] == [
+        ("check_status_bar", "user")
+    ]
+    status = next(m.content for m in sim.messages if m.role == "tool" and m.requestor == "user")
+    users = [m for m in trial.messages if m.role == "user"]
+    assert [(c.name, c.result) for m in users for c in m.tool_calls] == [
+        ("check_status_bar", status)
+    ]
+    (call,) = trial.tool_calls  # the agent's only
+    assert call.name == "get_customer_by_phone" and call.result["customer_id"] == "C1001"
+    assert [m.role for m in trial.messages].count("tool") == 1
+    assert trial.reward == sim.reward_info.reward
+    assert trial.user_sim is not None
+    assert (trial.user_sim.stop, trial.user_sim.user_turns) == ("user_stop", 3)
+    tokens = sum(
+        (m.usage or {}).get("prompt_tokens", 0) for m in sim.messages if m.role == "assistant"
+    )
+    assert trial.input_tokens == tokens > 0

@@ -2,11 +2,11 @@
 
 Entry point: :class:`LabelGroups` (:meth:`~LabelGroups.add` each label in file order, then
 :meth:`~LabelGroups.finish`), which gives the :class:`Partition` the report measures. A labels
-file whose labels come case by case in id order (as every release writes it) streams: each
-case's labels are reduced to one row when the next case begins, so memory grows with the rows
-kept (a case id and a shared tuple of answers each), never with the labels read. Labels in any
-other order are held per case until the end (:class:`Ungrouped` says when to start again so);
-the rows are the same either way.
+file whose labels come case by case (as every release writes it) streams: each case's labels
+are reduced to one row when the next case begins, so memory grows with the rows kept (a case
+id and a shared tuple of answers each), never with the labels read. Labels in any other order
+are held per case until the end (:class:`Ungrouped` says when to start again so); the rows are
+the same either way.
 
 A file is streamed when each case's labels are contiguous (in any order of cases, as the
 generated and imported files are): a case id seen again after other cases makes

@@ -58,6 +58,13 @@ def _messages() -> list[Any]:
         AssistantMessage(
             role="assistant", content="Please check your status bar.", usage=usage, cost=0.01
         ),
+        AssistantMessage(
+            role="assistant",
+            tool_calls=[ToolCall(id="c2", name="refuel_data", arguments={"gb": -1})],
+        ),
+        ToolMessage(
+            id="c2", role="tool", content="Error: bad amount", requestor="assistant", error=True
+        ),
         UserMessage(
             role="user",
             tool_calls=[ToolCall(id="u1", name="check_status_bar", arguments={}, requestor="user")],
@@ -131,11 +138,13 @@ def test_a_tau2_results_file_keeps_calls_user_tools_usage_timing_and_the_user_re
     first = records[0]
     assert [r.verdict.passed for r in records] == [True, False, False, False, False]
     assert "tau2 reported reward 1; threshold 1" in first.verdict.checks[0].evidence
-    (call,) = first.trajectory.tool_calls  # the agent's call only; the user's rides on its message
+    # The agent's calls only (a failed one with τ²'s error text); the user's rides on its message.
+    call, failed = first.trajectory.tool_calls
     assert (call.name, call.result) == ("get_customer_by_phone", {"customer_id": "C1001"})
+    assert (failed.name, failed.result, failed.error) == ("refuel_data", None, "Error: bad amount")
     users = [m for m in first.trajectory.messages if m.role == "user"]
     assert [(c.name, c.result) for c in users[1].tool_calls] == [("check_status_bar", "No signal")]
-    assert [m.role for m in first.trajectory.messages].count("tool") == 1
+    assert [m.role for m in first.trajectory.messages].count("tool") == 2
     assert first.trajectory.final_reply == "Please check your status bar."
     usage = first.trajectory.usage
     assert (usage.input_tokens, usage.output_tokens, usage.cost_usd) == (200, 14, 0.02)

@@ -124,7 +124,7 @@ class _Conversation:
         self.agent_calls: list[TrajectoryToolCall] = []
         self.user_turns = 0
         self.tokens = [0, 0]
-        # call id -> ("assistant", index in agent_calls) or ("user", (message, call index))
+        # Call id -> index in agent_calls; the user's: -> (index in messages, index of the call).
         self._agent_ids: dict[str, int] = {}
         self._user_ids: dict[str, tuple[int, int]] = {}
 
@@ -161,8 +161,9 @@ class _Conversation:
         error = m.get("error", False)
         if not isinstance(error, bool):
             raise ResultProblem(f"{where}/error", "must be true or false", error)
-        update: dict[str, Any] = {"error": content or "error"} if error else {}
-        update = update or {"result": _result(content)}
+        update: dict[str, Any] = (
+            {"error": content or "error"} if error else {"result": _result(content)}
+        )
         if m.get("requestor") == "user" and isinstance(call_id, str) and call_id in self._user_ids:
             # The user's own tool (τ²'s telecom phone): its result rides on the user's call.
             i, k = self._user_ids[call_id]

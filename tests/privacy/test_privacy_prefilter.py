@@ -21,7 +21,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casework.privacy import PseudonymKey, Scrubber, builtin_detectors, ids, names
+from casework.privacy import (
+    PseudonymKey,
+    Scrubber,
+    builtin_detectors,
+    id_pattern_detectors,
+    ids,
+    names,
+)
 from casework.privacy.detection import Detector
 from casework.privacy.detectors import (
     CardDetector,
@@ -32,18 +39,32 @@ from casework.privacy.detectors import (
 )
 from casework.privacy.ids import ExpiryDetector, NationalIdDetector, PostcodeDetector
 from casework.privacy.names import NameDetector
-from casework.privacy.prefilter import Prefilter, ascii_superset, gate_of
+from casework.privacy.prefilter import Prefilter, ascii_superset, gate_of, pattern_gate
 from tests.privacy.faker_corpus import LOCALES, clean_messages
 from tests.privacy.faker_corpus import corpus as faker_corpus
 from tests.privacy.planted_formats import GENERATORS, KINDS, RandomPick
 from tests.privacy.planted_formats import message as format_message
+from tests.privacy.planted_pii import ORDER_PATTERN
 from tests.privacy.planted_pii import corpus as planted_corpus
 
 KEY = PseudonymKey(b"prefilter-test-key-not-secret-0123456789", "test")
 
 
+#: Configured id patterns beside the corpus's order ids: ignoring case, with a lookbehind and
+#: a class holding `\w`, and one a gate cannot be made for (a backreference).
+_ID_PATTERNS = {
+    **ORDER_PATTERN,
+    "cust": r"(?i)cust-[a-z]{3}\d+",
+    "ticket": r"(?<![\w-])[A-Z]{2}[\w.]{2}\d{4}\b",
+    "twice": r"(\d)\1{3}",
+}
+
+
 def _detectors() -> list[Detector]:
-    return builtin_detectors(tuple(dict.fromkeys(LOCALES.values())))
+    return [
+        *id_pattern_detectors(_ID_PATTERNS),
+        *builtin_detectors(tuple(dict.fromkeys(LOCALES.values()))),
+    ]
 
 
 def _texts() -> Iterator[str]:
@@ -88,7 +109,8 @@ _PIECES = [
     "@", "%40", "\t", "\x1c", "\n", "a", "A", "x", "X", "GB", "de", "IT", "NL", "ssn", "SSN ",
     "BSN ", "zip ", "PLZ ", "exp ", "Valid thru ", "My name is ", "I'm ", "Thanks,\n", "-- ",
     "Street", " St", "Rd.", "12 Baker", "RSSMRA", "LM", "ship to ", "www.", "://", "id card ",
-    "K1A", "SW1A 1AA", "QQ", "12/27", "03/2027", "4111", "111", "1111 ", "0958",
+    "K1A", "SW1A 1AA", "QQ", "12/27", "03/2027", "4111", "111", "1111 ", "0958", "ORD-", "CUST-",
+    "cust-", "AB", "abc", "123456", "TK_9",
 ]  # fmt: skip
 
 
@@ -176,6 +198,19 @@ def test_a_detector_is_not_called_on_an_ascii_text_failing_its_gate(
 
 def test_every_builtin_detector_has_a_gate() -> None:
     assert all(gate_of(d) is not None for d in builtin_detectors())
+
+
+def test_a_configured_pattern_of_plain_syntax_has_a_gate_and_others_run_on_every_text() -> None:
+    gated = {d.kind: gate_of(d) for d in id_pattern_detectors(_ID_PATTERNS)}
+    assert gated["order"] is not None and gated["order"].clauses == (("ORD-[0-9]{6}",),)
+    assert gated["cust"] is not None and gated["ticket"] is not None
+    assert gated["twice"] is None  # a backreference: no RE2 form
+    for pattern in (r"x{,3}", r"(?x) a b", r"\AABC", r"(?#note)a", r"\012"):
+        assert pattern_gate(re.compile(pattern)) is None, pattern
+    assert pattern_gate(re.compile("a.b", re.DOTALL)) is None  # a flag the RE2 form would lose
+    scrubber = Scrubber(KEY, id_pattern_detectors(_ID_PATTERNS))
+    assert [d.kind for d in scrubber.detectors_for("no ids here")] == ["twice"]
+    assert [d.kind for d in scrubber.detectors_for("see ORD-123456")] == ["order", "twice"]
 
 
 class _GivesUp:

@@ -19,7 +19,7 @@ import phonenumbers
 from casework.errors import ConfigError
 from casework.privacy.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
 from casework.privacy.detection import SEP, SEP_OR_BRACKET, Cue, Detection, Detector, text_scan
-from casework.privacy.prefilter import SEP_RE2, Gate, ascii_superset, digit_run
+from casework.privacy.prefilter import SEP_RE2, Gate, ascii_superset, digit_run, pattern_gate
 from casework.privacy.pseudonyms import (
     KIND_RE,
     PhoneReading,
@@ -642,6 +642,8 @@ class PatternDetector:
     def __init__(self, kind: str, pattern: str, flags: int = 0) -> None:
         self.kind = kind
         self.pattern = re.compile(pattern, flags)
+        # Runs only on texts its RE2 form matches, when it has one (plain syntax).
+        self.gate = pattern_gate(self.pattern)
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every match of the pattern (empty matches are ignored)."""

@@ -32,7 +32,15 @@ import re2  # type: ignore[import-untyped]
 
 from casework.privacy.detection import SEP, SEP_OR_BRACKET, Cue, Detector
 
-__all__ = ["Gate", "Prefilter", "ascii_superset", "digit_run", "forget_learnt", "gate_of"]
+__all__ = [
+    "Gate",
+    "Prefilter",
+    "ascii_superset",
+    "digit_run",
+    "forget_learnt",
+    "gate_of",
+    "pattern_gate",
+]
 
 
 class Gate(NamedTuple):
@@ -72,6 +80,28 @@ def digit_run(digits: int) -> str:
     """
     body = ascii_superset(SEP_OR_BRACKET)
     return f"[0-9](?:{body}*[0-9]){{{digits - 1}}}" if digits > 1 else "[0-9]"
+
+
+#: What a configured pattern may not hold for it to be given a gate: escaped digits (octal
+#: escapes, backreferences), anchors `\A`, `\Z`, `\G`, named characters, comments,
+#: conditionals, the verbose, ASCII and locale flags, and Python's `{,n}`.
+_UNREAD = re.compile(r"\\[0-9AZGN]|\(\?[#(xaLu]|\{,")
+
+
+def pattern_gate(pattern: re.Pattern[str]) -> Gate | None:
+    """A gate for a configured pattern (`privacy.id_patterns`), or ``None`` if it has none.
+
+    Only a pattern of the plain syntax Python and RE2 read alike, compiled without flags but
+    ignoring case, is given one; any other runs on every text, as before.
+    """
+    if pattern.flags & ~(re.IGNORECASE | re.UNICODE) or _UNREAD.search(pattern.pattern):
+        return None
+    try:
+        translated = ascii_superset(pattern)
+        re2.compile(translated)
+    except (ValueError, re.error, re2.error):
+        return None
+    return Gate.any_of(translated)
 
 
 def gate_of(detector: Detector) -> Gate | None:

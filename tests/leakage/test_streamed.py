@@ -97,6 +97,25 @@ def test_streamed_join_keeps_only_pairs_across_groups(tmp_path: Path) -> None:
     assert lines[-1].startswith("verified ")
 
 
+def test_band_and_pair_files_are_read_not_mapped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Mapped pages count as resident memory: a 10M-row scan that mapped its 11 GB pairs file
+    # peaked at 12 GB. Only verification maps (and drops at once) the rows it reads.
+    mapped: list[str] = []
+    real = np.memmap
+
+    def recording(path: Path, *args: object, **kwargs: object) -> object:
+        mapped.append(Path(path).name)
+        return real(path, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(np, "memmap", recording)
+    texts, _ = _boundary_corpus(1_000, 100)
+    batches = (texts[i : i + 100] for i in range(0, len(texts), 100))
+    streamed_lsh_join(batches, THRESHOLD, scratch=tmp_path, memory_mb=0.01)
+    assert mapped and set(mapped) <= {"signatures.u32", "hashes.u64"}
+
+
 def test_a_bucket_over_the_budget_is_split_and_deduplicated_in_order(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
     n = 1_000

@@ -66,8 +66,9 @@ _BUCKET_PAIRS_A_ROW = 8
 _MAX_BUCKETS = 256
 #: Bytes a candidate pair costs while a band's pairs are made (indices, rows, filters, unique).
 _PAIR_GEN_BYTES = 120
-#: Bytes a candidate pair costs while verified (its rows' signatures and shingles, the merge).
-_VERIFY_PAIR_BYTES = 4_000
+#: Bytes a candidate pair costs while verified: its rows' signatures and shingles are read
+#: through a map, and each row touches a page (4 kB) of each file while the map lives.
+_VERIFY_PAIR_BYTES = 16_000
 _MB = 1 << 20
 
 
@@ -170,20 +171,18 @@ def _band_pairs(
     n = len(live)
     if not n:
         return
-    keys_all = np.memmap(keys_path, dtype=np.uint64, mode="r", shape=(n,))
     rows_parts: list[I64] = []
     key_parts: list[npt.NDArray[np.uint64]] = []
-    step = max(1, budget // 32)
-    for lo in range(0, n, step):
-        hi = min(n, lo + step)
-        keys = np.asarray(keys_all[lo:hi])
+    lo = 0
+    for keys in _read_chunks(keys_path, np.uint64, max(1, budget // 32)):
+        hi = lo + len(keys)
         chosen = live[lo:hi]
         if parts > 1:
             chosen = chosen & (keys % np.uint64(parts) == np.uint64(part))
         picked = np.flatnonzero(chosen)
         rows_parts.append(picked + lo)
         key_parts.append(np.array(keys[picked]))
-    del keys_all
+        lo = hi
     members, keys = np.concatenate(rows_parts), np.concatenate(key_parts)
     del rows_parts, key_parts
     pairs_at_once = max(1, int(budget * _BAND_SHARE) // _PAIR_GEN_BYTES)
@@ -254,17 +253,27 @@ def _unique_keys(path: Path, lo: int, hi: int, n: int, budget: int) -> Iterator[
     subs = [path.with_name(f"{path.name}.{i}") for i in range(len(cuts) - 1)]
     with ExitStack() as stack:
         outs = [stack.enter_context(p.open("wb")) for p in subs]
-        data = np.memmap(path, dtype=np.int64, mode="r")
-        step = max(1, budget // 32)
-        for start in range(0, len(data), step):
-            keys = np.asarray(data[start : start + step])
+        for keys in _read_chunks(path, np.int64, max(1, budget // 32)):
             which = np.clip(np.searchsorted(cuts, keys // n, side="right") - 1, 0, len(outs) - 1)
+            order = np.argsort(which, kind="stable")
+            keys, which = keys[order], which[order]
+            ends = np.searchsorted(which, np.arange(len(outs) + 1))
             for i, out in enumerate(outs):
-                out.write(keys[which == i].tobytes())
-        del data
+                out.write(keys[ends[i] : ends[i + 1]].tobytes())
     path.unlink()
     for i, sub in enumerate(subs):
         yield from _unique_keys(sub, int(cuts[i]), int(cuts[i + 1]), n, budget)
+
+
+def _read_chunks(path: Path, dtype: type[np.generic], count: int) -> Iterator[npt.NDArray[Any]]:
+    """The file's records, ``count`` at a time, read rather than mapped.
+
+    Mapped pages count as resident memory while the map lives: gigabytes for a file of billions
+    of candidate pairs.
+    """
+    with path.open("rb") as handle:
+        while len(chunk := np.fromfile(handle, dtype=dtype, count=count)):
+            yield chunk
 
 
 def _read_rows(path: Path, dtype: type[np.generic], width: int, rows: I64) -> npt.NDArray[Any]:

@@ -281,6 +281,7 @@ def _row(n: int, name: str, r: dict[str, Any]) -> str:
     return (
         f"| {n:,} | {r['failing']:,} | {name} | {r['seconds']:.0f} | "
         f"{r['cpu'] + r['worker_cpu']:.0f} | {r['rss_mb']:.0f} (workers ≤ {r['worker_rss_mb']:.0f})"
+        f"{' †' if r.get('peaks_polled') else ''}"
         f" | {r['load']:.1f} | {r['shapes']} | {how} | {r['ari']:.3f} |"
     )
 
@@ -319,13 +320,19 @@ answer (k = 15) ours has to find. Peak RSS is the main process's; each forked wo
 given beside it (they run at the same time, so the total is at most main + 2 × worker). On a
 shared machine the wall time is mostly waiting for a core: compare CPU seconds with the 2 cores
 × wall seconds available.
-
+{_POLLED if any(r.get("peaks_polled") for r in results.values()) else ""}
 The clustering choice, on one embedding of {choice["failing"]:,} failing conversations (3,000 traces, {choice["tails"]} one-off failures):
 
 | clustering | CPU s | clusters (≥ 5) | noise or singletons | ARI |
 | --- | ---: | ---: | ---: | ---: |
 | agglomerative, average linkage, cosine, threshold 0.9 | {a["cpu"]:.2f} | {a["clusters"]} | {a["noise_or_singletons"]} | {a["ari"]:.3f} |
 | HDBSCAN, min_cluster_size 5 (sklearn) | {h["cpu"]:.2f} | {h["clusters"]} | {h["noise_or_singletons"]} | {h["ari"]:.3f} |
+"""
+
+
+_POLLED = """
+† Peaks read from `/proc` (`VmHWM`, and the workers' `utime + stime`) every 5 s during the run:
+that run's stored peaks were the scoring child's (fixed since), its main CPU is its own.
 """
 
 

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import create_engine, make_url, text
 
 from tests.xdist_workers import (
+    FORKS,
     PG_ENV,
     ensure_database,
     groups_first,
@@ -116,9 +117,18 @@ def test_a_module_sharing_a_module_fixture_runs_on_one_worker(
 
 def test_the_browser_tests_share_one_worker() -> None:
     browser = SimpleNamespace(path=ROOT / "tests" / "web" / "test_browser_flow.py")
-    other = SimpleNamespace(path=ROOT / "tests" / "web" / "test_pages.py", _fixtureinfo=None)
+    other = SimpleNamespace(
+        path=ROOT / "tests" / "web" / "test_pages.py",
+        _fixtureinfo=None,
+        get_closest_marker=lambda _: None,
+    )
     assert xdist_group_of(cast(pytest.Item, browser)) == "browser"
     assert xdist_group_of(cast(pytest.Item, other)) is None
+    forks = SimpleNamespace(
+        path=ROOT / "tests" / "agreement" / "test_fastread.py",
+        get_closest_marker=lambda name: pytest.mark.forks.mark if name == "forks" else None,
+    )
+    assert xdist_group_of(cast(pytest.Item, forks)) == FORKS
 
 
 @pytest.mark.slow
@@ -149,6 +159,7 @@ def test_grouped_tests_are_handed_out_first_each_in_its_order() -> None:
         return cast(pytest.Item, SimpleNamespace(name=name, get_closest_marker=lambda _: mark))
 
     items = [item("a", None), item("f1", "fuzz"), item("b", None), item("w1", "web")]
-    items += [item("f2", "fuzz")]
+    items += [item("f2", "fuzz"), item("k1", FORKS)]
     groups_first(items)
-    assert [i.name for i in items] == ["f1", "w1", "f2", "a", "b"]
+    # the forking tests first (no earlier test has left a thread in their worker), then groups
+    assert [i.name for i in items] == ["k1", "f1", "w1", "f2", "a", "b"]

@@ -69,6 +69,12 @@ def isolate_postgres(worker: str | None) -> None:
     os.environ[PG_ENV] = url
 
 
+#: The group of tests that fork worker processes (``@pytest.mark.forks``): handed out first, so
+#: that they run in a worker no earlier test has left a thread in (casework scans sequentially
+#: in a process with threads alive, as forking it could deadlock the child).
+FORKS = "forks"
+
+
 def xdist_group_of(item: pytest.Item) -> str | None:
     """The worker group ``item`` belongs to under ``--dist loadgroup`` (None: any worker).
 
@@ -78,6 +84,8 @@ def xdist_group_of(item: pytest.Item) -> str | None:
     """
     if item.path.name.startswith("test_browser"):
         return "browser"
+    if item.get_closest_marker("forks") is not None:
+        return FORKS
     fixtureinfo = getattr(item, "_fixtureinfo", None)
     if fixtureinfo is None:
         return None
@@ -94,4 +102,11 @@ def groups_first(items: list[pytest.Item]) -> None:
     group (the reader fuzz module, minutes on this machine) would leave the other core idle at
     the end. Long units first and single tests filling in after is the usual schedule.
     """
-    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
+    items.sort(key=lambda item: (_group_name(item) != FORKS, _group_name(item) is None))
+
+
+def _group_name(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("xdist_group")
+    if marker is None:
+        return None
+    return str(marker.kwargs.get("name", marker.args[0] if marker.args else ""))

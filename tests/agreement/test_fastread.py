@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -104,6 +105,7 @@ def _project(root: Path) -> Path:
     return root
 
 
+@pytest.mark.forks
 def test_the_parallel_scan_gives_the_sequential_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -120,7 +122,7 @@ def test_the_parallel_scan_gives_the_sequential_report(
         return got
 
     if reading_module.parallel_workers() < 2:
-        pytest.skip("one core, or threads alive: the scan would not fork")
+        pytest.skip(f"one core, or threads alive ({_threads()}): the scan would not fork")
     monkeypatch.setattr(reading_module, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(reading_module, "read_checked_labels", spy)
     parallel = reading_module.dataset_agreement(project, "refunds", bootstrap=200, seed=4)
@@ -129,13 +131,14 @@ def test_the_parallel_scan_gives_the_sequential_report(
     assert json.dumps(parallel.as_json()) == json.dumps(sequential.as_json())
 
 
+@pytest.mark.forks
 def test_labels_changing_under_the_scan_are_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = load_project(_project(tmp_path / "p"))
     sequential = reading_module.dataset_agreement(project, "refunds", bootstrap=0)
     if reading_module.parallel_workers() < 2:
-        pytest.skip("one core, or threads alive: the scan would not fork")
+        pytest.skip(f"one core, or threads alive ({_threads()}): the scan would not fork")
     monkeypatch.setattr(reading_module, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(reading_module, "read_checked_labels", lambda path, stamp, groups: None)
     assert reading_module.dataset_agreement(project, "refunds", bootstrap=0) == sequential
@@ -147,13 +150,14 @@ def test_label_of_keeps_the_timestamp_text_labels_sort_by() -> None:
     assert compact_label(record).labelled_at == "2025-01-02T03:04:00+00:00"
 
 
+@pytest.mark.forks
 def test_groups_measured_on_every_core_give_the_one_process_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     project = load_project(_project(tmp_path / "p"))
     one = reading_module.dataset_agreement(project, "refunds", bootstrap=300, seed=7)
     if reading_module.parallel_workers() < 2:
-        pytest.skip("one core, or threads alive: the report would not fork")
+        pytest.skip(f"one core, or threads alive ({_threads()}): the report would not fork")
     pools: list[object] = []
     real = report_module.ProcessPoolExecutor
 
@@ -168,3 +172,7 @@ def test_groups_measured_on_every_core_give_the_one_process_report(
     assert len(many.slices) >= 2
     assert many == one
     assert json.dumps(many.as_json()) == json.dumps(one.as_json())
+
+
+def _threads() -> str:
+    return ", ".join(t.name for t in threading.enumerate()) or "none"

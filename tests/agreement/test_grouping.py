@@ -221,7 +221,9 @@ def test_memory_grows_with_rows_not_with_labels() -> None:
     # Five times the labels of the same cases (adjudications, contested relabels): the peak
     # holds the rows, not the labels (held as tuples, as before, they took about 4x).
     assert ten < 1.2 * two
-    assert _peak(6000, 0) > 1.5 * two  # the measure sees rows: it would see labels too
+    # The measure sees rows (so it would see labels too): four times the cases, well above the
+    # steps a dict's resizing makes at one size (twice the cases measured 1.34x in one run).
+    assert _peak(12000, 0) > 1.5 * two
 
 
 def test_the_bootstrap_draws_in_batches_bounded_by_rows(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,6 +14,7 @@ import random
 import shutil
 import subprocess
 import sys
+import threading
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ def example(root: Path) -> Path:
 
 def parallel(monkeypatch: pytest.MonkeyPatch) -> None:
     if reading_module.parallel_workers() < 2:
-        pytest.skip("one core, or threads alive: the scan would not fork")
+        pytest.skip(f"one core, or threads alive ({_threads()}): the scan would not fork")
     monkeypatch.setattr(reading_module, "PARALLEL_MIN_BYTES", 0)
 
 
@@ -92,6 +93,7 @@ def _shuffle_labels(project: Project, seed: int) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
+@pytest.mark.forks
 @pytest.mark.parametrize("kind", ["generated", "example"])
 def test_streamed_reports_equal_the_reports_of_every_model_held(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -157,6 +159,7 @@ def _reading_peak(project: Project, monkeypatch: pytest.MonkeyPatch) -> int:
     return peaks[0]
 
 
+@pytest.mark.forks
 def test_reading_labels_holds_rows_not_labels(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -168,3 +171,7 @@ def test_reading_labels_holds_rows_not_labels(
     two, ten = _reading_peak(pair, monkeypatch), _reading_peak(more, monkeypatch)
     # Held as tuples (before) the labels took their size in memory: about five times as much.
     assert ten < 1.3 * two
+
+
+def _threads() -> str:
+    return ", ".join(t.name for t in threading.enumerate()) or "none"

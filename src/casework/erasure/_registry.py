@@ -291,9 +291,16 @@ FILES: tuple[FileKind, ...] = (
     FileKind(
         "transient state",
         ".casework/journal/, tmp/, restore/, locks/",
-        "staging of a release in progress and temp copies, removed when the command ends",
+        "staging of a release in progress, temp copies and a leakage scan's scratch (hashed "
+        "shingles and MinHash signatures, no text), removed when the command ends or by the next "
+        "scan after a kill",
         "no customer data",
-        ("casework.dataset._journal", "casework.dataset._ondisk", "casework.dataset.lock"),
+        (
+            "casework.dataset._journal",
+            "casework.dataset._ondisk",
+            "casework.dataset.lock",
+            "casework.leakage.streamed",
+        ),
         (f"{_STATE}journal/**", f"{_STATE}tmp/**", f"{_STATE}restore/**", f"{_STATE}locks/*"),
     ),
     FileKind(

@@ -17,6 +17,11 @@ from tests.factories import TOOLS, case_dict, write_lines
 from tests.workbench_template import MigratedTemplate
 from tests.xdist_workers import groups_first, isolate_postgres, xdist_group_of
 
+# Test modules import τ²-bench and ADK, which import litellm, which fetches its price map from
+# GitHub at import unless told not to: tests reach nothing beyond loopback (casework's own
+# provider sets the same for users).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist, give this worker its own PostgreSQL test database.

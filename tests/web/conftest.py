@@ -83,3 +83,19 @@ def team(
         snapshots: WebSnapshots = request.getfixturevalue("web_snapshots")
         return {key: saved.person(app) for key, saved in snapshots.team().items()}
     return sign_in_team(app, wb)
+
+
+@pytest.fixture
+def browser_page() -> Iterator[object]:
+    """A page of Debian's chromium (Playwright, headless, 1280×900); the browser closes after."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.web.chromium import CHROMIUM
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            yield context.new_page()
+        finally:
+            browser.close()

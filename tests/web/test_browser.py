@@ -3,43 +3,22 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
 from casework.web import add_user
 from casework.workbench import WebLabelViewRow, Workbench
 from casework.workbench.models_labelling import RawLabelRow
+from tests.web.chromium import BROWSER_MARKS
 from tests.web.helpers import person
 from tests.web.live import live_server
 from tests.web.pages import label_all
 
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="/usr/bin/chromium is missing (CI installs Debian's chromium: apt-get install chromium)",
-    ),
-]
-
-
-@pytest.fixture
-def browser_page() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
-            yield context.new_page()
-        finally:
-            browser.close()
+pytestmark = BROWSER_MARKS
 
 
 def test_a_labeller_labels_two_cases_with_the_keyboard(

@@ -23,20 +23,14 @@ from casework.project import Project
 from casework.schema import OUTCOMES
 from casework.web import add_user
 from casework.workbench import Workbench
+from tests.web.chromium import BROWSER_MARKS, CHROMIUM
 from tests.web.live import live_server
 from tests.web.pages import ANSWERS, plant_leak
 
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
 QUEUE = ["d-1", "d-3", "d-4", "s-1", "u-1"]  # each labeller's queue, in order
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="/usr/bin/chromium is missing (CI installs Debian's chromium: apt-get install chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture

@@ -3,42 +3,20 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
 from casework.web import add_user
 from casework.workbench import Workbench
 from casework.workbench.models_labelling import RawLabelRow
+from tests.web.chromium import BROWSER_MARKS
 from tests.web.live import live_server
 
-CHROMIUM = Path("/usr/bin/chromium")
 #: Between the prefetch of case 2 and its showing: a clock started at the prefetch counts it.
 HELD_BACK = 4.0
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="/usr/bin/chromium is missing (CI installs Debian's chromium: apt-get install chromium)",
-    ),
-]
-
-
-@pytest.fixture
-def browser_page() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 800})
-            yield context.new_page()
-        finally:
-            browser.close()
+pytestmark = BROWSER_MARKS
 
 
 def test_the_next_case_is_prefetched_and_timed_from_when_it_is_shown(

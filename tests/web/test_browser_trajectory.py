@@ -25,19 +25,13 @@ from casework.cli import cli
 from casework.project import Project
 from casework.review import list_tasks
 from casework.web import add_user, create_app
+from tests.web.chromium import BROWSER_MARKS, CHROMIUM
 from tests.web.live import live_server
 from tests.web.trajectories import bookings_with_run, fresh_copy, queue_trials
 
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="/usr/bin/chromium is missing (CI installs Debian's chromium: apt-get install chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 #: What each reviewer decides, by trial (in the order of the trials' step counts, longest first):
 #: a step, its category and fault, or None for "no step failed".

@@ -13,18 +13,12 @@ from fastapi import FastAPI
 from casework.project import Project
 from casework.web import add_user
 from casework.workbench import Workbench
+from tests.web.chromium import BROWSER_MARKS, CHROMIUM
 from tests.web.live import live_server
 
-CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).parents[2] / "docs" / "screenshots"
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="/usr/bin/chromium is missing (CI installs Debian's chromium: apt-get install chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture

@@ -189,6 +189,26 @@ def _results_json(res: RunResults, simulator: SimulatorAudit | None = None) -> d
     }
 
 
+def _widest(notes: list[str]) -> list[str]:
+    """The notes without those another says more of ("has none for A, B" holds "has none for A").
+
+    Each group (all, a slice, a split) falls back for the strata it holds: the overall group's
+    note names them all, and the groups' notes would repeat parts of it.
+    """
+
+    def parts(note: str) -> tuple[str, frozenset[str], str]:
+        head, sep, rest = note.partition(" has none for ")
+        listed, _, tail = rest.rpartition(": ")
+        return (head, frozenset(listed.split(", ")), tail) if sep else (note, frozenset(), "")
+
+    parsed = [parts(n) for n in notes]
+    return [
+        note
+        for note, (head, items, tail) in zip(notes, parsed, strict=True)
+        if not any((h, t) == (head, tail) and items < other for h, other, t in parsed if items)
+    ]
+
+
 def _print_corrected(res: RunResults) -> None:
     if not res.corrected:
         return
@@ -203,7 +223,7 @@ def _print_corrected(res: RunResults) -> None:
             "pass@1 corrected for the judge's measured error (Rogan–Gladen; 95% interval "
             "carries the certification sample):"
         )
-    notes = sorted({c.note for c in res.corrected.values() if c.note})
+    notes = _widest(sorted({c.note for c in res.corrected.values() if c.note}))
     for note in notes:
         console.print(f"  [yellow]{note}[/]", highlight=False)
     for group, c in res.corrected.items():

@@ -1499,3 +1499,23 @@ def test_case_reader_refuses_a_self_copying_state_patch(
         state.unlink()
         with contextlib.suppress(OSError):
             state.parent.rmdir()
+
+
+def test_an_operation_name_that_is_not_text_is_no_model_call(root: Path) -> None:
+    # Found by the hostile-bytes run: a list as `gen_ai.operation.name` made the content-capture
+    # check hash it (TypeError) instead of reading the span as no model call.
+    target = root / "traces" / "otel-logs.json"
+    text = target.read_text(encoding="utf-8")
+    data = json.loads(text)
+    changed = 0
+    for resource in data["resourceLogs"]:
+        for scope in resource["scopeLogs"]:
+            for record in scope["logRecords"]:
+                for attribute in record.get("attributes", []):
+                    if attribute["key"] == "gen_ai.operation.name":
+                        attribute["value"] = []
+                        changed += 1
+    assert changed, "the sample names an operation"
+    target.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CaseworkError, match="no conversation read from this file"):
+        _traces("otel-logs.json", None)(root)

@@ -135,8 +135,11 @@ def chat_without_content(span: Span) -> bool:
     The span name alone does not make a GenAI span: another convention's span named `chat`
     (OpenInference, say) is not a GenAI call with capture off.
     """
-    return span.attributes.get("gen_ai.operation.name") in CHAT_OPERATIONS and not (
-        _attr(span, "gen_ai.input.messages") or _attr(span, "gen_ai.output.messages")
+    operation = span.attributes.get("gen_ai.operation.name")  # any JSON value in a hostile file
+    return (
+        isinstance(operation, str)
+        and operation in CHAT_OPERATIONS
+        and not (_attr(span, "gen_ai.input.messages") or _attr(span, "gen_ai.output.messages"))
     )
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from casework.errors import UsageError
 from casework.llm import Message, ScriptedProvider
+from casework.llm.accounting import process_ledger
 from casework.llm.client import Client
 from casework.project import Project, load_project
 from casework.runner import RunRequest, Tools, load_run, run_agent, run_results
@@ -245,6 +246,9 @@ def test_casework_run_ends_with_the_simulated_users_usage_line(
         "".join(json.dumps({"reply": r}) + "\n" for r in replies), encoding="utf-8"
     )
     monkeypatch.chdir(root)
+    # A library call made earlier in this process (another test, a program) is not this
+    # command's usage: only the run's own simulated user is reported.
+    process_ledger().record("user", "earlier-stand-in", None, cached=False)
     result = CliRunner().invoke(cli, ["run", "refunds", "--agent", AGENT, "-k", "1", "--no-judge"])
     assert result.exit_code == 0, result.stderr
     usage = [line for line in result.stderr.splitlines() if line.startswith("user (")]

@@ -139,6 +139,11 @@ def _flag_speller(group: CaseworkGroup, ctx: click.Context) -> Callable[[str], s
 def cli(ctx: click.Context, project_path: Path | None, debug: bool) -> None:
     """casework: build and keep honest the evaluation datasets of tool-using LLM agents."""
     ctx.obj = AppState(project_path=project_path, debug=debug)
+    # A command's usage lines are its own: what library calls made before it in this process
+    # (a program or a test calling casework in-process) recorded is not printed as its usage.
+    accounting = sys.modules.get("casework.llm.accounting")
+    if accounting is not None:
+        accounting.process_ledger().drain()
     ctx.call_on_close(_print_model_usage)
 
 

@@ -167,3 +167,24 @@ def test_sampled_shapes_recover_the_planted_ones(
         top, n = Counter(by_case[m] for m in shape.members).most_common(1)[0]
         assert n / shape.size >= 0.95 and not top.startswith("tail-")
     assert json.loads(shapes_file(project, "sampled").read_text().splitlines()[0])["size"] > 0
+
+
+def test_spilled_traffic_stays_inside_the_project(
+    corpus: tuple[Project, Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    project, traces, _ = corpus
+    folders: list[Path | None] = []
+    real = tempfile.TemporaryFile
+
+    def recording(*args: object, **kwargs: object) -> object:
+        where = kwargs.get("dir")
+        folders.append(where if isinstance(where, Path) else None)
+        return real(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", recording)
+    build_shapes(project, [traces], "spilled", options(sample_size=SAMPLE, batch_size=BATCH))
+    assert folders and all(
+        f is not None and Path(f).resolve().is_relative_to(project.root.resolve()) for f in folders
+    )

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from casework.atomic import PROJECT_TMP
 from casework.errors import InputErrors, Problem, UsageError
 from casework.llm import client_for, embedder_for
 from casework.llm.base import Embedder
@@ -370,7 +371,8 @@ def build_shapes(
         scrubbed_as=(f"shape set '{name}'", versions[-1].key_fingerprint) if versions else None,
     )
     embedder = embedder_for(project)
-    with Sampler(sample_size, opts.cluster.seed, batch_size) as sampler:
+    spill = project.root / PROJECT_TMP
+    with Sampler(sample_size, opts.cluster.seed, batch_size, spill) as sampler:
         read = _read_into(traffic, sampler, opts.engine, on_progress)
         if sampler.seen > sampler.k:
             found = _sampled(sampler, embedder, opts, batch_size)

@@ -16,6 +16,7 @@ import tempfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO
 
 from casework.shapes._traffic import Failing
@@ -70,10 +71,13 @@ class Sampler:
         k: Rows kept (the fit sample).
         seed: Seed of the hash.
         batch_size: Rows per spilled batch (the unit read back by :meth:`spilled`).
+        spill_dir: Folder of the spill file (the project's ``.casework/tmp``: scrubbed traffic
+            stays inside the project; default the system's temp folder).
     """
 
-    def __init__(self, k: int, seed: int, batch_size: int) -> None:
+    def __init__(self, k: int, seed: int, batch_size: int, spill_dir: Path | None = None) -> None:
         self.k = k
+        self.spill_dir = spill_dir
         self.seed = seed
         self.batch_size = batch_size
         self.seen = 0
@@ -104,7 +108,11 @@ class Sampler:
             return
         if self._file is None:
             # Lives as long as the sampler (closed by close()), not one block.
-            self._file = tempfile.TemporaryFile(prefix="casework-shapes-")  # noqa: SIM115
+            if self.spill_dir is not None:
+                self.spill_dir.mkdir(parents=True, exist_ok=True)
+            self._file = tempfile.TemporaryFile(  # noqa: SIM115
+                prefix="casework-shapes-", dir=self.spill_dir
+            )
         blob = zlib.compress(pickle.dumps(self._buffer, protocol=pickle.HIGHEST_PROTOCOL), 1)
         self._file.write(_LENGTH.pack(len(blob)) + blob)
         self.spilled_rows += len(self._buffer)

@@ -77,8 +77,9 @@ def test_streamed_join_equals_in_memory_join_across_batches(
     assert (params.bands, params.rows) == (26, 8)
     assert stats.rows == len(texts)
     assert stats.batches == -(-len(texts) // step)
-    # The tiny setting sorts each band in several key-range parts and many pair buckets.
+    # The tiny setting sorts each band in several key-range parts and verifies in many blocks.
     assert (stats.band_parts > 1) == (memory_mb < 1)
+    assert (stats.blocks > 1) == (memory_mb < 1)
 
 
 def test_streamed_join_keeps_only_pairs_across_groups(tmp_path: Path) -> None:
@@ -97,11 +98,10 @@ def test_streamed_join_keeps_only_pairs_across_groups(tmp_path: Path) -> None:
     assert lines[-1].startswith("verified ")
 
 
-def test_band_and_pair_files_are_read_not_mapped(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_scratch_file_is_mapped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Mapped pages count as resident memory: a 10M-row scan that mapped its 11 GB pairs file
-    # peaked at 12 GB. Only verification maps (and drops at once) the rows it reads.
+    # peaked at 12 GB, and one that mapped its signatures to verify (a candidate's rows lie
+    # anywhere in the file) at 7.27 GB. Verification reads two blocks of rows whole instead.
     mapped: list[str] = []
     real = np.memmap
 
@@ -113,7 +113,7 @@ def test_band_and_pair_files_are_read_not_mapped(
     texts, _ = _boundary_corpus(1_000, 100)
     batches = (texts[i : i + 100] for i in range(0, len(texts), 100))
     streamed_lsh_join(batches, THRESHOLD, scratch=tmp_path, memory_mb=0.01)
-    assert mapped and set(mapped) <= {"signatures.u32", "hashes.u64"}
+    assert mapped == []
 
 
 def test_a_bucket_over_the_budget_is_split_and_deduplicated_in_order(tmp_path: Path) -> None:
@@ -180,9 +180,9 @@ def test_memory_follows_the_setting_not_the_row_count(tmp_path: Path) -> None:
     _peak_bytes(small[:300], 0.25, tmp_path)
     in_memory = [_peak_bytes(t, None, tmp_path) for t in (small, large)]
     streamed = [_peak_bytes(t, 0.25, tmp_path) for t in (small, large)]
-    # 8x the rows: the in-memory join grows (4x here, past its fixed costs); the streamed one keeps to its setting
-    # (plus a few bytes a row for the sizes and offsets it holds).
-    assert in_memory[1] > 3 * in_memory[0]
+    # 8x the rows: the in-memory join grows (2.5x here, past its fixed costs); the streamed one
+    # keeps to its setting (plus a few bytes a row for the sizes and offsets it holds).
+    assert in_memory[1] > 2 * in_memory[0]
     assert streamed[1] < 1.5 * streamed[0]
     assert streamed[1] < in_memory[1] / 4
 

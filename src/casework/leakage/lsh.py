@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import binom
 
-from casework.leakage.minhash import EMPTY, MinHasher, estimate_jaccard
+from casework.leakage.minhash import EMPTY, MinHasher, agreements, fingerprints
 from casework.leakage.pairs import (
     Pairs,
     cross_group,
@@ -33,6 +33,7 @@ __all__ = [
     "choose_params",
     "collision_probability",
     "lsh_join",
+    "prefilter",
 ]
 
 CURVE_POINTS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
@@ -184,6 +185,26 @@ def prefilter_cutoff(num_perm: int, threshold: float) -> float:
     return float(binom.ppf(_PREFILTER_MISS, num_perm, threshold) - 1) / num_perm
 
 
+def prefilter(
+    prints: npt.NDArray[np.uint8],
+    left: I64,
+    right: I64,
+    threshold: float,
+    right_prints: npt.NDArray[np.uint8] | None = None,
+) -> npt.NDArray[np.bool_]:
+    """Mask of the candidates worth verifying exactly: those whose estimate reaches the cut-off.
+
+    The estimate counts agreeing :func:`~casework.leakage.minhash.fingerprints` (low bytes of
+    the signature values), which agree wherever the full values do: the mask keeps every pair
+    the full-width estimate keeps, plus a few more that exact verification then drops. Every
+    engine filters with this one function, so they verify the same candidates. ``right``
+    indexes ``right_prints`` when given (the streamed join's second block of rows).
+    """
+    num_perm = prints.shape[1]
+    need = prefilter_cutoff(num_perm, threshold) * num_perm - 1e-9
+    return agreements(prints, left, right, right_prints) >= need
+
+
 def lsh_join(
     sets: ShingleSets,
     threshold: float,
@@ -217,6 +238,5 @@ def lsh_join(
     large = np.maximum(sizes[left], sizes[right])
     keep = small >= threshold * large - 1e-9
     left, right = left[keep], right[keep]
-    estimate = estimate_jaccard(signatures, left, right)
-    keep = estimate >= prefilter_cutoff(params.num_perm, threshold)
+    keep = prefilter(fingerprints(signatures), left, right, threshold)
     return verify_pairs(sets, left[keep], right[keep], threshold), params

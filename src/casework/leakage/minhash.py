@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from casework.shingling._sets import ShingleSets
 
-__all__ = ["EMPTY", "MinHasher", "estimate_jaccard"]
+__all__ = ["EMPTY", "MinHasher", "agreements", "estimate_jaccard", "fingerprints"]
 
 U32 = npt.NDArray[np.uint32]
 
@@ -128,4 +128,34 @@ def estimate_jaccard(
         same = signatures[left[lo:hi]] == signatures[right[lo:hi]]
         # A count divided once: the same float as the mean, without a float per position.
         out[lo:hi] = np.count_nonzero(same, axis=1) / signatures.shape[1]
+    return out
+
+
+def fingerprints(signatures: U32) -> npt.NDArray[np.uint8]:
+    """The low byte of every signature value: what the candidate pre-filter compares.
+
+    Two values that are equal have equal low bytes, so fingerprints agree at every position the
+    signatures agree at (and, by chance, at about 1 in 256 of the others): a filter that keeps
+    pairs with enough agreeing fingerprints keeps every pair the full values would have kept, and
+    reads a quarter of the bytes.
+    """
+    return np.ascontiguousarray(signatures.astype(np.uint8))
+
+
+def agreements(
+    fingerprints: npt.NDArray[np.uint8],
+    left: npt.NDArray[np.int64],
+    right: npt.NDArray[np.int64],
+    right_fingerprints: npt.NDArray[np.uint8] | None = None,
+) -> npt.NDArray[np.int64]:
+    """Number of positions at which each pair's fingerprints agree.
+
+    ``right`` indexes ``right_fingerprints`` when given (two blocks of rows), else ``fingerprints``.
+    """
+    other = fingerprints if right_fingerprints is None else right_fingerprints
+    out = np.empty(len(left), dtype=np.int64)
+    step = max(1, 4_000_000 // max(1, fingerprints.shape[1]))
+    for lo in range(0, len(left), step):
+        hi = min(len(left), lo + step)
+        out[lo:hi] = np.count_nonzero(fingerprints[left[lo:hi]] == other[right[lo:hi]], axis=1)
     return out

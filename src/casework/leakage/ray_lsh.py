@@ -8,7 +8,7 @@ Every stage runs on Ray workers and calls the same functions as the local :func:
    members across groups (:func:`pairs_within_groups`, :func:`cross_group`);
 3. **verification**: candidates are deduplicated by a shuffle on the pair, joined with both rows'
    sets and signatures (two hash joins), and filtered on workers exactly as locally: the size
-   filter, the MinHash estimate cut-off (:func:`prefilter_cutoff`) and exact Jaccard
+   filter, the MinHash estimate pre-filter (:func:`~casework.leakage.lsh.prefilter`) and exact Jaccard
    (:func:`verify_pairs`).
 
 Each stage's filter is a function of one pair, so the verified pairs and their Jaccard equal the
@@ -26,8 +26,8 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from casework.leakage.batches import BATCH_ROWS, sketch_batch
-from casework.leakage.lsh import LshParams, band_keys, choose_params, prefilter_cutoff
-from casework.leakage.minhash import EMPTY, estimate_jaccard
+from casework.leakage.lsh import LshParams, band_keys, choose_params, prefilter
+from casework.leakage.minhash import EMPTY, fingerprints
 from casework.leakage.pairs import (
     Pairs,
     cross_group,
@@ -231,8 +231,7 @@ def _verify(
     large = np.maximum(sizes[left], sizes[right])
     keep = small >= threshold * large - 1e-9
     left, right = left[keep], right[keep]
-    estimate = estimate_jaccard(sigs, left, right)
-    keep = estimate >= prefilter_cutoff(num_perm, threshold)
+    keep = prefilter(fingerprints(sigs), left, right, threshold)
     found = verify_pairs(sets, left[keep], right[keep], threshold)
     return {
         "left": pair_left[halves[found.left, 0]],

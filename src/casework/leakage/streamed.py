@@ -4,14 +4,18 @@ The same join as :func:`casework.leakage.lsh.lsh_join` (same signatures, bands, 
 exact verification, so the same pairs with the same Jaccard), with memory bounded by
 ``memory_mb`` instead of the row count:
 
-1. each batch of texts is shingled and MinHashed; its band keys (one file per band), signatures,
-   shingle hashes and set sizes are appended to files in a scratch folder;
-2. each band's keys are read back and sorted (in key-range parts when a band does not fit), and
-   the rows sharing a key give candidate pairs, written to buckets by their first row;
-3. each bucket's pairs are de-duplicated and verified in batches: the size filter, the signature
-   estimate and exact Jaccard, over the signatures and shingle hashes read back from disk (the
-   rows of a batch in row order, so the files are read front to back).
+1. each batch of texts is shingled and MinHashed; its band keys (one file per band), signature
+   fingerprints, shingle hashes and set sizes are appended to files in a scratch folder;
+2. the rows are cut into blocks (contiguous row ranges) so that two blocks' fingerprints and
+   shingle hashes fit the setting; each band's keys are read back and sorted (in key-range parts
+   when a band does not fit), and the rows sharing a key give candidate pairs, written to one
+   bucket file per pair of blocks;
+3. each bucket's pairs are de-duplicated, and verified in batches against its two blocks, read
+   whole from disk (never mapped: mapped pages count as resident memory, and a candidate's rows
+   lie anywhere in the files): the size filter, the fingerprint pre-filter and exact Jaccard.
 
+However heavy the buckets (templated text gives millions of candidates), the memory is the
+blocks', the batch's and that of one bucket's keys, all bounded by the setting.
 Entry points: :func:`streamed_lsh_join`, :func:`batch_rows`, :func:`in_memory_mb`.
 """
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -32,8 +37,8 @@ import pyarrow as pa
 
 from casework.errors import UsageError
 from casework.leakage.batches import BATCH_ROWS, Sketch, sketch_batch
-from casework.leakage.lsh import LshParams, band_keys, choose_params, prefilter_cutoff
-from casework.leakage.minhash import estimate_jaccard
+from casework.leakage.lsh import LshParams, band_keys, choose_params, prefilter
+from casework.leakage.minhash import fingerprints
 from casework.leakage.pairs import (
     Pairs,
     cross_group,
@@ -60,15 +65,23 @@ _SKETCH_ROW_BYTES = 6_000
 _BAND_ROW_BYTES = 96
 #: Bytes a candidate pair costs while a bucket is de-duplicated (key, its sorted copy, masks).
 _PAIR_BYTES = 40
-#: Candidate pairs a row is expected to make in each band, for the first count of buckets.
-_BUCKET_PAIRS_A_ROW = 8
-#: Bucket files open at once at most (a bucket over the budget is split when it is read).
-_MAX_BUCKETS = 256
 #: Bytes a candidate pair costs while a band's pairs are made (indices, rows, filters, unique).
 _PAIR_GEN_BYTES = 120
-#: Bytes a candidate pair costs while verified: its rows' signatures and shingles are read
-#: through a map, and each row touches a page (4 kB) of each file while the map lives.
-_VERIFY_PAIR_BYTES = 16_000
+#: Bytes a row of a verification block costs besides its shingle hashes (offsets, sizes).
+_BLOCK_ROW_BYTES = 16
+#: Share of the budget each of the two blocks being verified may take.
+_BLOCK_SHARE = 0.3
+#: Share of the budget one bucket's keys may take while de-duplicated (the blocks are loaded).
+_UNIQUE_SHARE = 0.2
+#: Blocks at most: a bucket file per pair of blocks (253 files) stay open during the bands.
+_MAX_BLOCKS = 22
+#: Bytes a candidate pair costs while one verification batch runs (its rows' gathered shingles,
+#: their dense codes and merge keys, the fingerprint rows compared).
+_VERIFY_PAIR_BYTES = 1_000
+#: Bands sorted at once.
+_BAND_THREADS = 2
+#: Verification batches running at once (numpy releases the GIL in gathers and sorts).
+_VERIFY_THREADS = 2
 _MB = 1 << 20
 
 
@@ -96,6 +109,8 @@ class StreamStats:
     """Distinct candidate pairs verified."""
     memory_mb: float
     """The memory setting the join kept to."""
+    blocks: int = 1
+    """Row blocks the candidates were verified in (a bucket of candidates per pair of blocks)."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +129,7 @@ def _sketch_part(texts: pa.Array, params: LshParams, k: int, shingle_seed: int, 
 
 
 class _Sketches:
-    """Append-only files of the first pass: band keys, signatures, shingle hashes and set sizes."""
+    """Append-only files of the first pass: band keys, fingerprints, shingle hashes and set sizes."""
 
     def __init__(self, folder: Path, bands: int, stack: ExitStack) -> None:
         self.folder = folder
@@ -122,7 +137,7 @@ class _Sketches:
         self.band_files: list[BinaryIO] = [
             stack.enter_context((folder / f"band-{b}.u64").open("wb")) for b in range(bands)
         ]
-        self.signatures = stack.enter_context((folder / "signatures.u32").open("wb"))
+        self.prints = stack.enter_context((folder / "prints.u8").open("wb"))
         self.hashes = stack.enter_context((folder / "hashes.u64").open("wb"))
         self.sizes = stack.enter_context((folder / "sizes.i64").open("wb"))
         self.rows = 0
@@ -131,13 +146,14 @@ class _Sketches:
     def add(self, part: _Part) -> None:
         for keys, out in zip(part.keys, self.band_files, strict=True):
             out.write(keys.data)
-        self.signatures.write(np.ascontiguousarray(part.sketch.signatures).data)
+        assert part.sketch.signatures is not None
+        self.prints.write(fingerprints(part.sketch.signatures).data)
         self.hashes.write(np.ascontiguousarray(part.sketch.sets.hashes).data)
         self.sizes.write(part.sketch.sets.sizes().astype(np.int64).data)
         self.rows += len(part.sketch.sets)
 
     def close(self) -> None:
-        for out in [*self.band_files, self.signatures, self.hashes, self.sizes]:
+        for out in [*self.band_files, self.prints, self.hashes, self.sizes]:
             out.close()
 
 
@@ -209,27 +225,53 @@ class _Keep:
         return fits & cross_group(left, right, self.groups)
 
 
-class _Buckets:
-    """Candidate pair keys ``left * n + right``, appended to files by ranges of ``left``."""
+def _block_cuts(sizes: I64, width: int, budget: int) -> I64:
+    """Row boundaries of the verification blocks (length blocks + 1).
 
-    def __init__(self, folder: Path, n: int, count: int, stack: ExitStack) -> None:
+    Each block's fingerprints and shingle hashes take at most :data:`_BLOCK_SHARE` of the budget;
+    at most :data:`_MAX_BLOCKS` blocks, so a setting too small for that gets fewer, larger ones.
+    """
+    n = len(sizes)
+    if not n:
+        return np.zeros(2, dtype=np.int64)
+    cost = np.cumsum(width + _BLOCK_ROW_BYTES + 8 * sizes)
+    per = max(budget * _BLOCK_SHARE, float(cost[-1]) / _MAX_BLOCKS)
+    count = max(1, math.ceil(float(cost[-1]) / per))
+    inner = np.searchsorted(cost, np.arange(1, count) * (float(cost[-1]) / count))
+    return np.unique(np.concatenate([[0], inner, [n]]).astype(np.int64))
+
+
+class _Buckets:
+    """Candidate pair keys ``left * n + right``, appended to one file per pair of blocks."""
+
+    def __init__(self, folder: Path, n: int, cuts: I64, stack: ExitStack) -> None:
         self.n = n
-        self.count = count
-        self.paths = [folder / f"pairs-{i}.i64" for i in range(count)]
+        self.cuts = cuts
+        self.blocks = len(cuts) - 1
+        self.pairs = [(i, j) for i in range(self.blocks) for j in range(i, self.blocks)]
+        self.paths = [folder / f"pairs-{i}-{j}.i64" for i, j in self.pairs]
         self.files = [stack.enter_context(p.open("wb")) for p in self.paths]
         self.written = 0
+
+    def block_of(self, rows: I64) -> I64:
+        """The block of each row."""
+        return np.searchsorted(self.cuts, rows, side="right").astype(np.int64) - 1
 
     def add(self, left: I64, right: I64) -> None:
         if not len(left):
             return
-        # ``left`` comes sorted (from dedupe_pairs), so each bucket's pairs are one slice.
-        which = left * self.count // self.n
+        i, j = self.block_of(left), self.block_of(right)
+        # Buckets in the order of self.pairs: those of block i start after i full rows of the
+        # triangle (which = i * blocks - i * (i - 1) / 2 + j - i).
+        which = i * self.blocks - i * (i - 1) // 2 + (j - i)
         keys = left * np.int64(self.n) + right
-        cuts = np.searchsorted(which, np.arange(self.count + 1))
+        order = np.argsort(which, kind="stable")
+        keys, which = keys[order], which[order]
+        cuts = np.searchsorted(which, np.arange(len(self.files) + 1))
         self.written += len(keys)
-        for i in range(self.count):
-            if cuts[i] < cuts[i + 1]:
-                self.files[i].write(keys[cuts[i] : cuts[i + 1]].tobytes())
+        for b, out in enumerate(self.files):
+            if cuts[b] < cuts[b + 1]:
+                out.write(keys[cuts[b] : cuts[b + 1]].tobytes())
 
     def close(self) -> None:
         for out in self.files:
@@ -248,7 +290,7 @@ def _unique_keys(path: Path, lo: int, hi: int, n: int, budget: int) -> Iterator[
         path.unlink()
         return
     # One split into parts of about half the budget: a second level would copy it again.
-    ways = min(hi - lo, _MAX_BUCKETS, max(2, math.ceil(2 * size // 8 * _PAIR_BYTES / budget)))
+    ways = min(hi - lo, 256, max(2, math.ceil(2 * size // 8 * _PAIR_BYTES / budget)))
     cuts = np.unique(np.linspace(lo, hi, ways + 1).astype(np.int64))
     subs = [path.with_name(f"{path.name}.{i}") for i in range(len(cuts) - 1)]
     with ExitStack() as stack:
@@ -276,58 +318,62 @@ def _read_chunks(path: Path, dtype: type[np.generic], count: int) -> Iterator[np
             yield chunk
 
 
-def _read_rows(path: Path, dtype: type[np.generic], width: int, rows: I64) -> npt.NDArray[Any]:
-    """``rows`` (sorted) of a file of ``width``-wide records, mapped for this read only.
+@dataclass(frozen=True)
+class _Block:
+    """Rows ``[lo, hi)``: their fingerprints and shingle sets, read whole from the scratch files."""
 
-    The map is dropped at once, so the pages read leave this process's resident memory.
-    """
-    if not len(rows):
-        return np.zeros((0, width), dtype=dtype)
-    mapped = np.memmap(path, dtype=dtype, mode="r").reshape(-1, width)
-    try:
-        return np.array(mapped[rows])
-    finally:
-        del mapped
+    lo: int
+    prints: npt.NDArray[np.uint8]
+    sets: ShingleSets
+
+    @classmethod
+    def read(cls, folder: Path, lo: int, hi: int, offsets: I64, width: int) -> _Block:
+        prints = np.fromfile(
+            folder / "prints.u8", dtype=np.uint8, count=(hi - lo) * width, offset=lo * width
+        ).reshape(-1, width)
+        start, stop = int(offsets[lo]), int(offsets[hi])
+        hashes = np.fromfile(
+            folder / "hashes.u64", dtype=np.uint64, count=stop - start, offset=start * 8
+        )
+        return cls(lo, prints, ShingleSets(hashes, offsets[lo : hi + 1] - start))
 
 
 @dataclass(frozen=True)
 class _Verifier:
-    """Exact verification of candidate batches against the signatures and shingles on disk."""
+    """Exact verification of a batch of candidates whose rows lie in two loaded blocks."""
 
-    folder: Path
-    offsets: I64
     sizes: I64
-    params: LshParams
     threshold: float
 
-    def __call__(self, left: I64, right: I64) -> Pairs:
+    def __call__(self, first: _Block, second: _Block, left: I64, right: I64) -> Pairs:
         small = np.minimum(self.sizes[left], self.sizes[right])
         large = np.maximum(self.sizes[left], self.sizes[right])
         keep = small >= self.threshold * large - 1e-9
-        left, right = left[keep], right[keep]
-        rows = np.unique(np.concatenate([left, right]))
-        signatures = _read_rows(
-            self.folder / "signatures.u32", np.uint32, self.params.num_perm, rows
-        )
-        a, b = np.searchsorted(rows, left), np.searchsorted(rows, right)
-        keep = estimate_jaccard(signatures, a, b) >= prefilter_cutoff(
-            self.params.num_perm, self.threshold
-        )
-        del signatures
-        left, right = left[keep], right[keep]
-        if not len(left):
+        a, b = left[keep] - first.lo, right[keep] - second.lo
+        keep = prefilter(first.prints, a, b, self.threshold, second.prints)
+        a, b = a[keep], b[keep]
+        if not len(a):
             return Pairs.empty()
-        # Shingles are read for the rows the estimate kept only.
-        rows = np.unique(np.concatenate([left, right]))
-        index, offsets = gather_segments(self.offsets, rows)
-        hashes = _read_rows(self.folder / "hashes.u64", np.uint64, 1, index).reshape(-1)
+        # The two sides' rows, gathered into one small batch of sets for the exact merge.
+        rows_a, rows_b = np.unique(a), np.unique(b)
+        index_a, offsets_a = gather_segments(first.sets.offsets, rows_a)
+        index_b, offsets_b = gather_segments(second.sets.offsets, rows_b)
+        sets = ShingleSets(
+            np.concatenate([first.sets.hashes[index_a], second.sets.hashes[index_b]]),
+            np.concatenate([offsets_a, offsets_a[-1] + offsets_b[1:]]),
+        )
         found = verify_pairs(
-            ShingleSets(hashes, offsets),
-            np.searchsorted(rows, left),
-            np.searchsorted(rows, right),
+            sets,
+            np.searchsorted(rows_a, a),
+            len(rows_a) + np.searchsorted(rows_b, b),
             self.threshold,
         )
-        return Pairs(rows[found.left], rows[found.right], found.shared, found.jaccard)
+        return Pairs(
+            first.lo + rows_a[found.left],
+            second.lo + rows_b[found.right - len(rows_a)],
+            found.shared,
+            found.jaccard,
+        )
 
 
 def streamed_lsh_join(
@@ -391,35 +437,61 @@ def streamed_lsh_join(
         raise UsageError(f"must give one code per row ({n}). Got {len(groups)}.", param="groups")
     sizes = np.fromfile(scratch / "sizes.i64", dtype=np.int64)
     live = sizes > 0
-    parts = _band_parts(int(live.sum()), budget)
     keep = _Keep(sizes, threshold, groups)
-    # Templated text gives several candidates a row in every band (10 at 1M rows of the
-    # benchmark's corpus, 6 a band at 10M): buckets sized for 8 rarely need splitting.
-    wanted = math.ceil(n * params.bands * _BUCKET_PAIRS_A_ROW * _PAIR_BYTES / budget)
-    bucket_count = min(_MAX_BUCKETS, max(1, wanted))
+    cuts = _block_cuts(sizes, params.num_perm, budget)
+    # Bands are sorted two at a time (numpy releases the GIL in its sorts), each in half the budget.
+    parts_of_bands = _band_parts(int(live.sum()), budget // _BAND_THREADS)
+    lock = threading.Lock()
     with ExitStack() as stack:
-        buckets = _Buckets(scratch, max(n, 1), bucket_count, stack)
-        for band in range(params.bands):
+        buckets = _Buckets(scratch, max(n, 1), cuts, stack)
+
+        def one_band(band: int) -> None:
             path = scratch / f"band-{band}.u64"
-            for part in range(parts):
-                for left, right in _band_pairs(path, live, part, parts, keep, budget):
-                    buckets.add(left, right)
+            for part in range(parts_of_bands):
+                for left, right in _band_pairs(
+                    path, live, part, parts_of_bands, keep, budget // _BAND_THREADS
+                ):
+                    with lock:
+                        buckets.add(left, right)
             path.unlink()
-            say(f"band {band + 1} of {params.bands}: {buckets.written:,} candidate pairs written")
+
+        with ThreadPoolExecutor(_BAND_THREADS) as pool:
+            for done, _ in enumerate(pool.map(one_band, range(params.bands)), 1):
+                say(f"band {done} of {params.bands}: {buckets.written:,} candidate pairs written")
         buckets.close()
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    verify = _Verifier(scratch, offsets, sizes, params, threshold)
-    step = max(1_000, budget // _VERIFY_PAIR_BYTES)
+    verify = _Verifier(sizes, threshold)
+    step = max(1_000, int(budget * 0.2) // (_VERIFY_PAIR_BYTES * _VERIFY_THREADS))
     found: list[Pairs] = []
     candidates = 0
-    for i, path in enumerate(buckets.paths):
-        lo, hi = i * n // bucket_count, (i + 1) * n // bucket_count
-        for keys in _unique_keys(path, lo, hi, max(n, 1), budget):
-            candidates += len(keys)
-            for start in range(0, len(keys), step):
-                part_keys = keys[start : start + step]
-                found.append(verify(part_keys // n, part_keys % n))
-            say(f"verified {candidates:,} distinct candidates of {buckets.written:,} written")
-    stats = StreamStats(n, sketches.batches, parts, candidates, memory_mb)
-    return Pairs.concat(found), params, stats
+    first: _Block | None = None
+    pool = ThreadPoolExecutor(_VERIFY_THREADS)
+    with pool:
+        for (i, j), path in zip(buckets.pairs, buckets.paths, strict=True):
+            if path.stat().st_size == 0:
+                path.unlink()
+                continue
+            lo, hi = int(cuts[i]), int(cuts[i + 1])
+            if first is None or first.lo != lo:
+                first = None  # the last block is dropped before the next one is read
+                first = _Block.read(scratch, lo, hi, offsets, params.num_perm)
+            second = (
+                first
+                if j == i
+                else _Block.read(scratch, int(cuts[j]), int(cuts[j + 1]), offsets, params.num_perm)
+            )
+            unique_budget = max(1, int(budget * _UNIQUE_SHARE))
+            for keys in _unique_keys(path, lo, hi, max(n, 1), unique_budget):
+                candidates += len(keys)
+                parts = [keys[s : s + step] for s in range(0, len(keys), step)]
+                found += pool.map(
+                    lambda part, one=first, two=second: verify(one, two, part // n, part % n),
+                    parts,
+                )
+                say(f"verified {candidates:,} distinct candidates of {buckets.written:,} written")
+            del second
+    stats = StreamStats(
+        n, sketches.batches, parts_of_bands, candidates, memory_mb, blocks=buckets.blocks
+    )
+    return Pairs.concat(found).sorted(), params, stats

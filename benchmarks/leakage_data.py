@@ -7,12 +7,23 @@ text does. About 3% of the rows are planted copies of an earlier row with 0-3 sm
 replaced, dropped or inserted, an order number changed), which puts many pairs just above and just
 below Jaccard 0.8: the region where LSH recall is decided.
 
+Scale-free: every block of :data:`TENANT_ROWS` rows is one "tenant" (a product line, a market)
+with its own words: after the first block, the letters of every word a tenant writes carry the
+tenant's tag (``refund`` -> ``refundqb``), so two tenants' messages share no shingle unless one
+copies the other (planted copies may come from any earlier row, tenant or not). Without it, every
+row of a 10M corpus is drawn from the same few dozen templates and 750 products, each template's
+near-twins grow with the row count, and candidate pairs grow as rows squared (10.65 million at 1M
+rows, about 1.07 billion at 10M): a real 10M eval set spans many products and is not one
+product's messages ten times over. The first block is unchanged, so corpora up to 1M rows are the
+same as before.
+
 Run ``python benchmarks/leakage_data.py N OUT.txt`` to write one message per line (streamed).
 """
 
 from __future__ import annotations
 
 import random
+import re
 import sys
 from array import array
 from pathlib import Path
@@ -243,6 +254,9 @@ CITIES = [
 STREETS = ["high street", "station road", "church lane", "park avenue", "mill road", "king street"]
 RELATIVES = ["mum", "dad", "sister", "brother", "wife", "husband", "son", "daughter", "friend"]
 MONTHS = ["jan", "feb", "march", "april", "may", "june", "july", "aug", "sept", "oct", "nov", "dec"]
+#: Rows per tenant (each block of this many rows writes with its own vocabulary).
+TENANT_ROWS = 1_000_000
+_LETTERS = re.compile(r"[a-z]+")
 FILLER = ["really", "just", "also", "please", "still", "actually", "again", "now", "urgently"]
 
 
@@ -278,6 +292,23 @@ def _message(rng: random.Random) -> str:
     return _fill(" ".join(p for p in parts if p), rng)
 
 
+def _tag(tenant: int) -> str:
+    """Letters appended to every word of ``tenant`` (none for the first): ``q`` + base-26 digits."""
+    if not tenant:
+        return ""
+    digits = ""
+    while tenant:
+        tenant, d = divmod(tenant, 26)
+        digits = chr(ord("a") + d) + digits
+    return "q" + digits
+
+
+def _for_tenant(text: str, i: int) -> str:
+    """``text`` in the vocabulary of row ``i``'s tenant (unchanged in the first block)."""
+    tag = _tag(i // TENANT_ROWS)
+    return _LETTERS.sub(lambda m: m.group(0) + tag, text) if tag else text
+
+
 def _edit(text: str, rng: random.Random) -> str:
     words = text.split(" ")
     for _ in range(int(rng.randrange(0, 4))):
@@ -304,7 +335,7 @@ def generate(n: int, seed: int = 0, planted: float = 0.03) -> list[str]:
         if i > 10 and rng.random() < planted:
             out.append(_edit(out[int(rng.randrange(i))], rng))
         else:
-            out.append(_message(rng))
+            out.append(_for_tenant(_message(rng), i))
     return out
 
 
@@ -329,7 +360,7 @@ def write_corpus(n: int, path: Path, seed: int = 0, planted: float = 0.03) -> No
                 out.seek(end)
                 text = _edit(source, rng)
             else:
-                text = _message(rng)
+                text = _for_tenant(_message(rng), i)
             offsets.append(out.tell())
             out.write(text.encode("utf-8") + b"\n")
     tmp.replace(path)

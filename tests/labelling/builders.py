@@ -77,7 +77,7 @@ def make_project(root: Path) -> Path:
     return root
 
 
-def _drop(admin: Engine, name: str) -> None:
+def drop_database(admin: Engine, name: str) -> None:
     """Drop a throwaway database; a backend the role may not end (autovacuum) gets a moment."""
     for attempt in range(10):
         try:
@@ -100,7 +100,7 @@ def pg_database() -> Iterator[str]:
         with admin.connect() as conn:
             conn.execute(text(f'CREATE DATABASE "{name}"'))
         yield make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
-        _drop(admin, name)
+        drop_database(admin, name)
     finally:
         admin.dispose()
 

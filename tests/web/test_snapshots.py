@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, inspect, text
 
+from tests.labelling.builders import pg_database
 from tests.web.helpers import web_project
 from tests.web.snapshots import WebSnapshots
 
@@ -26,9 +27,12 @@ def _files(root: Path) -> dict[str, bytes]:
     }
 
 
-def _rows(database: Path) -> dict[str, int]:
-    """Rows per table (timestamps and random ids differ between two builds; counts may not)."""
-    engine = create_engine(f"sqlite:///{database}")
+def _rows(database: Path | str) -> dict[str, int]:
+    """Rows per table (timestamps and random ids differ between two builds; counts may not).
+
+    ``database`` is a SQLite file or a database URL.
+    """
+    engine = create_engine(database if isinstance(database, str) else f"sqlite:///{database}")
     try:
         with engine.connect() as conn:
             return {
@@ -61,3 +65,19 @@ def test_the_team_snapshot_signs_in_everyone_once(web_snapshots: WebSnapshots) -
     assert sorted(team) == ["adj-1", "adj-2", "admin", "lab-1", "lab-2", "rev-1", "rev-2"]
     assert team["admin"].name == "boss"
     assert all(saved.cookies and saved.csrf for saved in team.values())
+
+
+@pytest.mark.postgres
+def test_a_postgresql_copy_of_the_base_snapshot_is_the_web_project(
+    web_snapshots: WebSnapshots, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for built_url in pg_database():
+        monkeypatch.setenv("CASEWORK_DB_URL", built_url)
+        web_project(tmp_path / "built")
+        for copied_url in web_snapshots.pg_database("base"):
+            web_snapshots.restore_pg_project("base", tmp_path / "copied")
+            assert _files(tmp_path / "copied") == _files(tmp_path / "built")
+            rows = _rows(built_url)
+            assert rows["labelling_assignments"] > 0
+            assert _rows(copied_url) == rows

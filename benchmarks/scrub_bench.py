@@ -61,7 +61,7 @@ from casework.privacy import (  # noqa: E402
     presidio_analyzer,
 )
 from casework.privacy.prefilter import forget_learnt  # noqa: E402
-from casework.privacy.pseudonyms import read_phone  # noqa: E402
+from casework.privacy.pseudonyms import possible_e164, read_phone  # noqa: E402
 
 PRESIDIO_KINDS = {
     "EMAIL_ADDRESS": "email",
@@ -109,12 +109,18 @@ def presidio_scrub(engine: Any, text: str) -> None:
     engine.analyze(text, language="en", entities=list(PRESIDIO_KINDS))
 
 
+def forget_readings() -> None:
+    """Forget every phone number libphonenumber has read (both caches of its readings)."""
+    read_phone.cache_clear()
+    possible_e164.cache_clear()
+
+
 # -- workers ------------------------------------------------------------------------------------
 
 
 def _init(name: str) -> None:
     global _engine
-    read_phone.cache_clear()  # forked from a parent that read numbers: start cold
+    forget_readings()  # forked from a parent that read numbers: start cold
     forget_learnt()  # nor do the RE2 sets know the states the parent's texts taught them
     _engine = casework_engine() if name == "casework" else presidio_engine()
     run = casework_scrub if name == "casework" else presidio_scrub
@@ -175,7 +181,7 @@ def interleaved_rates(
     }
     ratios: list[float] = []
     for _ in range(rounds):
-        read_phone.cache_clear()
+        forget_readings()
         forget_learnt()
         engine = casework_engine()
         cw_rate1 = throughput(casework_scrub, engine, cw_texts, repeats=1)
@@ -216,7 +222,7 @@ def _instructions_child(name: str, n: int, messages: int, warm: int) -> None:
     run(engine, "warm up 4111 1111 1111 1111 ada@example.com +44 20 7946 0958")
     for message in corpus(warm, seed=7) if warm else ():
         run(engine, message.text)
-    read_phone.cache_clear()  # the counted messages' numbers are new; the RE2 states are kept
+    forget_readings()  # the counted messages' numbers are new; the RE2 states are kept
     for text in texts:
         run(engine, text)
 
@@ -271,7 +277,7 @@ def detector_costs(texts: Sequence[str], rounds: int) -> tuple[float, dict[str, 
     def cost(detectors: Sequence[Any]) -> float:
         best = float("inf")
         for _ in range(rounds):
-            read_phone.cache_clear()
+            forget_readings()
             forget_learnt()
             engine = Scrubber(full.key, list(detectors))
             start = time.process_time()

@@ -141,6 +141,14 @@ def text_scan(text: str) -> TextScan:
 
     Cached for the last few texts: every detector asks for the text it is given, in turn.
     """
+    if text.isascii():
+        # Separators and brackets dropped, digits as `d` and every other character as a space:
+        # the words left are the runs' digits. Three C calls where the pattern below costs a
+        # regex pass and a call per run (0.9 against 2.4 µs on the benchmark's messages).
+        marks = text.encode("ascii").translate(_ASCII_MARKS, _ASCII_JOINERS)
+        digits = marks.count(b"d")
+        longest = max(map(len, marks.split())) if digits else 0
+        return TextScan(text.lower(), longest, digits, True)
     longest = digits = 0
     for run in _RUN.findall(text):
         # `\d` is a decimal digit: a run that is all decimal holds no separator to drop.
@@ -148,5 +156,12 @@ def text_scan(text: str) -> TextScan:
         digits += n
         if n > longest:
             longest = n
-    plain_case = text.isascii() or CASE_FOLDS_TO_ASCII.isdisjoint(text)
+    plain_case = CASE_FOLDS_TO_ASCII.isdisjoint(text)
     return TextScan(text.lower(), longest, digits, plain_case)
+
+
+#: The ASCII characters of :data:`SEP_OR_BRACKET`, which join digits into one run.
+_ASCII_JOINERS = bytes(c for c in range(128) if re.fullmatch(SEP_OR_BRACKET, chr(c)))
+#: Every ASCII character as :func:`text_scan` reads it once the joiners are gone: `d` a digit
+#: (`\d`), a space any other character.
+_ASCII_MARKS = bytes(b"d"[0] if re.fullmatch(r"\d", chr(c)) else 32 for c in range(256))

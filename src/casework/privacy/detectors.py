@@ -24,6 +24,7 @@ from casework.privacy.pseudonyms import (
     KIND_RE,
     PhoneReading,
     normalise,
+    possible_e164,
     read_phone,
     trunk_optional,
 )
@@ -250,25 +251,31 @@ class PhoneDetector:
                 return None  # single digits between separators are arithmetic, not a phone number
             if not self._plausible("".join(groups)):
                 return None
+        if international:
+            return possible_e164(raw.lstrip("( "))
         sizes = tuple(map(len, groups))
-        if not international and not self._nanp_grouped(sizes):
+        if not self._nanp_grouped(sizes):
             # Were it read as North American, it would be dropped below for its grouping: read
             # it in the other regions only (the same answer, without parsing it as one first).
-            reading = read_phone(raw, self._elsewhere) if self._elsewhere else None
-            return reading.e164 if reading is not None else None
-        reading = read_phone(raw.lstrip("( ") if international else raw, self.regions)
+            return self._read_elsewhere(raw)
+        reading = read_phone(raw, self.regions)
         if reading is None:
             return None
-        if international:
-            return reading.e164
         if self._north_american(reading) and not self._nanp_shaped(sizes, reading):
             # Not grouped like a North American number: it may still be another region's.
-            if not self._elsewhere:
-                return None
-            reading = read_phone(raw, self._elsewhere)
-            if reading is None:
-                return None
+            return self._read_elsewhere(raw)
         return reading.e164
+
+    def _read_elsewhere(self, raw: str) -> str | None:
+        """The E.164 form of a national number read outside North America, if any.
+
+        Only the E.164 form is asked for: with one region to read it in, no reading needs to
+        say whether the number is valid (:func:`casework.privacy.pseudonyms.possible_e164`).
+        """
+        if len(self._elsewhere) == 1:
+            return possible_e164(raw, self._elsewhere[0])
+        reading = read_phone(raw, self._elsewhere) if self._elsewhere else None
+        return reading.e164 if reading is not None else None
 
     @staticmethod
     def _north_american(reading: PhoneReading) -> bool:

@@ -23,7 +23,7 @@ from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
 from casework.privacy.detection import Cue, Detection, text_scan
-from casework.privacy.prefilter import Gate, ascii_superset, digit_run
+from casework.privacy.prefilter import Gate, ascii_superset, digit_run, matching
 from casework.privacy.pseudonyms import normalise
 
 __all__ = ["ExpiryDetector", "NationalIdDetector", "PostcodeDetector"]
@@ -180,6 +180,20 @@ _ANY_FORM = re.compile(
     )
 )
 
+#: Each form as an RE2 pattern matching, in an ASCII text, wherever the form does: one pass of
+#: their set says which forms to run (`_ANY_FORM` costs about a tenth of a planted message's
+#: scrubbing on each text the national-id gate lets through; the set, a tenth of that).
+_FORM_GATES = tuple(ascii_superset(rule.pattern) for rule in _FORMS)
+
+
+def _forms_for(text: str) -> list[_Rule]:
+    """The forms that may match in ``text``: every form but those that cannot."""
+    if text.isascii():
+        held = matching(_FORM_GATES, text)
+        if held is not None:
+            return [rule for i, rule in enumerate(_FORMS) if i in held]
+    return _FORMS if _ANY_FORM.search(text) is not None else []
+
 
 #: What every id cue contains, searched in the lower-cased text before `_ID_CUES` runs.
 _ID_CUE_HINT = re.compile(
@@ -194,7 +208,7 @@ def _id_spans(text: str) -> Iterator[tuple[int, int, str]]:
         (scan.longest < 6 or _SIX_DIGITS.search(text) is None) and _CODICE_HINT.search(text) is None
     ):
         return
-    for rule in _FORMS if _ANY_FORM.search(text) is not None else ():
+    for rule in _forms_for(text):
         if not rule.may_match(text, scan.longest):
             continue
         for m in rule.pattern.finditer(text):

@@ -39,6 +39,7 @@ __all__ = [
     "digit_run",
     "forget_learnt",
     "gate_of",
+    "matching",
     "pattern_gate",
 ]
 
@@ -278,6 +279,18 @@ def _compiled(patterns: tuple[str, ...]) -> Any:
         found.Add(pattern)
     found.Compile()
     return found
+
+
+def matching(patterns: tuple[str, ...], text: str) -> frozenset[int] | None:
+    """The indices of the RE2 ``patterns`` that match somewhere in ASCII ``text``, in one pass.
+
+    ``None`` when RE2 gives up on the text (its automaton ran out of memory): the caller then
+    reads the text another way. The set of ``patterns`` is compiled once (and dropped by
+    :func:`forget_learnt`).
+    """
+    found = _compiled(patterns).Match(text.encode("ascii"))
+    held = frozenset(found) if found else frozenset()
+    return held if len(patterns) in held else None
 
 
 def forget_learnt() -> None:

@@ -7,6 +7,7 @@ import os
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -14,8 +15,10 @@ from click.testing import CliRunner, Result
 from casework.cli import cli
 from casework.workbench import db as workbench_db
 from tests.factories import TOOLS, case_dict, write_lines
+from tests.ray_cluster import FIXTURE as RAY_FIXTURE
+from tests.ray_cluster import LocalRay
 from tests.workbench_template import MigratedTemplate
-from tests.xdist_workers import groups_first, isolate_postgres, xdist_group_of
+from tests.xdist_workers import groups_first, isolate_postgres, name_group, xdist_group_of
 
 # Test modules import τ²-bench and ADK, which import litellm, which fetches its price map from
 # GitHub at import unless told not to: tests reach nothing beyond loopback (casework's own
@@ -33,13 +36,32 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the tests that must share a worker (before xdist reads the marks); groups run first."""
     for item in items:
         group = xdist_group_of(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+            if getattr(config.option, "loadgroup", False):  # set in xdist workers only
+                name_group(item, group)
     groups_first(items)
+
+
+_LOCAL_RAY = LocalRay()
+
+
+@pytest.fixture
+def ray_local() -> Any:
+    """The worker's local Ray of two CPUs (``ray``), shared by the tests that use it."""
+    pytest.importorskip("ray")
+    return _LOCAL_RAY.get()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Stop the shared Ray once the next test on this worker does not use it."""
+    if nextitem is None or RAY_FIXTURE not in getattr(nextitem, "fixturenames", ()):
+        _LOCAL_RAY.stop()
 
 
 @pytest.fixture

@@ -14,9 +14,11 @@ from typing import cast
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
+from tests import conftest
 from tests.xdist_workers import (
     FORKS,
     PG_ENV,
+    RAY,
     ensure_database,
     groups_first,
     worker_database_url,
@@ -113,6 +115,10 @@ def test_a_module_sharing_a_module_fixture_runs_on_one_worker(
     assert xdist_group_of(request.node) == "tests/test_xdist_workers.py"
     marker = request.node.get_closest_marker("xdist_group")
     assert marker is not None and marker.args == ("tests/test_xdist_workers.py",)
+    # Under `--dist loadgroup` the group is the node id's suffix, which is all the scheduler reads
+    # (pytest-xdist's own suffix is lost on pytest 9.2: tests/xdist_workers.name_group sets it).
+    loadgroup = getattr(request.config.option, "loadgroup", False)
+    assert request.node.nodeid.endswith("@tests/test_xdist_workers.py") == loadgroup
 
 
 def test_the_browser_tests_share_one_worker() -> None:
@@ -129,6 +135,40 @@ def test_the_browser_tests_share_one_worker() -> None:
         get_closest_marker=lambda name: pytest.mark.forks.mark if name == "forks" else None,
     )
     assert xdist_group_of(cast(pytest.Item, forks)) == FORKS
+
+
+def test_the_ray_tests_share_one_worker() -> None:
+    def item(module: str, fixtures: tuple[str, ...]) -> pytest.Item:
+        return cast(
+            pytest.Item,
+            SimpleNamespace(
+                path=ROOT / "tests" / module,
+                fixturenames=fixtures,
+                get_closest_marker=lambda _: None,
+            ),
+        )
+
+    for module in ("leakage/test_ray.py", "shapes/test_ray_build.py", "runner/test_shards_ray.py"):
+        assert xdist_group_of(item(module, ("tmp_path", "ray_local"))) == RAY
+        assert 'usefixtures("ray_local")' in (ROOT / "tests" / module).read_text(encoding="utf-8")
+    assert xdist_group_of(item("leakage/test_scan.py", ("tmp_path",))) != RAY
+
+
+def test_the_shared_ray_stops_when_the_next_test_does_not_use_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stops: list[str] = []
+    monkeypatch.setattr(conftest, "_LOCAL_RAY", SimpleNamespace(stop=lambda: stops.append("stop")))
+
+    def item(*fixtures: str) -> pytest.Item:
+        return cast(pytest.Item, SimpleNamespace(fixturenames=fixtures))
+
+    conftest.pytest_runtest_teardown(item("ray_local"), item("tmp_path", "ray_local"))
+    assert stops == []
+    conftest.pytest_runtest_teardown(item("ray_local"), item("tmp_path"))
+    assert stops == ["stop"]
+    conftest.pytest_runtest_teardown(item("ray_local"), None)
+    assert stops == ["stop", "stop"]
 
 
 @pytest.mark.slow

@@ -16,6 +16,8 @@ import pytest
 from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.exc import DBAPIError
 
+from tests.ray_cluster import FIXTURE as RAY_FIXTURE
+
 PG_ENV = "CASEWORK_TEST_PG_URL"
 
 _WORKER_ID = re.compile(r"gw[0-9]+")
@@ -69,6 +71,9 @@ def isolate_postgres(worker: str | None) -> None:
     os.environ[PG_ENV] = url
 
 
+#: The group of the tests that use the worker's local Ray (one Ray started for all of them).
+RAY = "ray"
+
 #: The group of tests that fork worker processes (``@pytest.mark.forks``): handed out first, so
 #: that they run in a worker no earlier test has left a thread in (casework scans sequentially
 #: in a process with threads alive, as forking it could deadlock the child).
@@ -79,13 +84,16 @@ def xdist_group_of(item: pytest.Item) -> str | None:
     """The worker group ``item`` belongs to under ``--dist loadgroup`` (None: any worker).
 
     The browser tests share one group so that two Chromium instances never compete for the two
-    cores (their waits would then time out); a module whose tests share a module-scoped fixture
+    cores (their waits would then time out); the Ray tests share one so that they share one
+    local Ray (:mod:`tests.ray_cluster`); a module whose tests share a module-scoped fixture
     is one group, so the fixture is built once rather than once per worker.
     """
     if item.path.name.startswith("test_browser"):
         return "browser"
     if item.get_closest_marker("forks") is not None:
         return FORKS
+    if RAY_FIXTURE in getattr(item, "fixturenames", ()):
+        return RAY
     fixtureinfo = getattr(item, "_fixtureinfo", None)
     if fixtureinfo is None:
         return None
@@ -93,6 +101,21 @@ def xdist_group_of(item: pytest.Item) -> str | None:
         if any(definition.scope == "module" for definition in definitions):
             return item.nodeid.split("::", 1)[0]
     return None
+
+
+def name_group(item: pytest.Item, group: str) -> None:
+    """Append ``@group`` to ``item``'s node id, which is how ``--dist loadgroup`` finds groups.
+
+    pytest-xdist's worker appends it by assigning ``item._nodeid``, which pytest 9.2 no longer
+    reads (a node id is ``item._id`` now): without this every group would be split across the
+    workers, silently. Nothing is done when the id already ends with the group (an xdist that
+    works again) or the run does not use ``--dist loadgroup``.
+    """
+    if item.nodeid.endswith(f"@{group}"):
+        return
+    from _pytest.nodeid import NodeId
+
+    item._id = NodeId.parse(f"{item.nodeid}@{group}")
 
 
 def groups_first(items: list[pytest.Item]) -> None:

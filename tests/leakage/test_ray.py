@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -18,23 +16,12 @@ from tests.leakage.corpora import planted
 
 ray = pytest.importorskip("ray")
 
-# Ray's own modules warn about their own deprecated settings; those are not ours to fix.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::DeprecationWarning:ray", "ignore::FutureWarning:ray"
-)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def ray_local() -> Iterator[Any]:
-    """One local Ray instance for the whole module (starting Ray costs seconds)."""
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    ctx = ray.data.DataContext.get_current()
-    ctx.enable_progress_bars = False
-    yield ray
-    if started:
-        ray.shutdown()
+pytestmark = [
+    # The worker's local Ray of two CPUs, shared with the other Ray tests (tests/ray_cluster.py).
+    pytest.mark.usefixtures("ray_local"),
+    # Ray's own modules warn about their own deprecated settings; those are not ours to fix.
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:ray", "ignore::FutureWarning:ray"),
+]
 
 
 def test_ray_sketch_equals_local() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,23 +14,14 @@ from casework.runner.shards import run_sharded, shard_folder
 
 ray = pytest.importorskip("ray")
 
-# Ray's own modules warn about their own deprecated settings; those are not ours to fix.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::DeprecationWarning:ray", "ignore::FutureWarning:ray"
-)
+pytestmark = [
+    # The worker's local Ray of two CPUs, shared with the other Ray tests (tests/ray_cluster.py).
+    pytest.mark.usefixtures("ray_local"),
+    # Ray's own modules warn about their own deprecated settings; those are not ours to fix.
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:ray", "ignore::FutureWarning:ray"),
+]
 
 GOOD = "python:tests.runner.sample_agents:good"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def ray_local() -> Iterator[Any]:
-    """A local Ray with two CPUs, so two shards run in two worker processes at once."""
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    yield ray
-    if started:
-        ray.shutdown()
 
 
 def _trials(path: Any) -> list[tuple[str, int, int, bool | None, str]]:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,22 +13,12 @@ from tests.shapes.conftest import options
 
 ray = pytest.importorskip("ray")
 
-# Ray's own modules warn about their own deprecated settings; those are not ours to fix.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::DeprecationWarning:ray", "ignore::FutureWarning:ray"
-)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def ray_local() -> Iterator[Any]:
-    """One local Ray instance of 2 CPUs for the whole module (starting Ray costs seconds)."""
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    ray.data.DataContext.get_current().enable_progress_bars = False
-    yield ray
-    if started:
-        ray.shutdown()
+pytestmark = [
+    # The worker's local Ray of two CPUs, shared with the other Ray tests (tests/ray_cluster.py).
+    pytest.mark.usefixtures("ray_local"),
+    # Ray's own modules warn about their own deprecated settings; those are not ours to fix.
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:ray", "ignore::FutureWarning:ray"),
+]
 
 
 def test_sampled_ray_build_equals_local(

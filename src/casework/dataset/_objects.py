@@ -39,7 +39,7 @@ from typing import BinaryIO
 import orjson
 import xxhash
 
-from casework.atomic import atomic_direct_writer, atomic_write_bytes
+from casework.atomic import atomic_direct_writer, atomic_write_bytes, atomic_writer
 
 __all__ = [
     "Summary",
@@ -311,7 +311,9 @@ def _write_pack(
     tmp_dir: Path | None,
 ) -> bool:
     """Write the pack ``stem`` of ``(hash, line)`` pairs and its index; ``False`` when empty."""
-    entries = []
+    # One buffer, not an object a line: at 1M cases and 2M labels a list of entries and its
+    # joined copy held about 0.4 GB.
+    entries = bytearray()
     offset = 0
     target = _objects(state_dir) / f"{stem}.pack"
     batch: list[bytes | memoryview] = []
@@ -319,7 +321,7 @@ def _write_pack(
     with atomic_direct_writer(target, tmp_dir=tmp_dir) as handle:
         for digest, line in lines:
             batch.append(line)
-            entries.append(b"%s %d %d\n" % (digest.hex().encode(), offset, len(line)))
+            entries += b"%s %d %d\n" % (digest.hex().encode(), offset, len(line))
             offset += len(line) + 1
             if len(batch) == _WRITE_BATCH:
                 batch.append(b"")  # ends the last line (one copy of the block, not two)
@@ -331,7 +333,8 @@ def _write_pack(
     if not entries:
         target.unlink()
         return False
-    atomic_write_bytes(_objects(state_dir) / f"{stem}.idx", b"".join(entries), tmp_dir=tmp_dir)
+    with atomic_writer(_objects(state_dir) / f"{stem}.idx", tmp_dir=tmp_dir) as index:
+        index.write(entries)
     return True
 
 

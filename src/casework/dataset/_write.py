@@ -11,12 +11,14 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO, overload
 
 import xxhash
 
 from casework.dataset._changelog import changes_by_line, changes_since
 from casework.dataset._hashing import HashingThread
 from casework.dataset._incremental import (
+    LabelFile,
     NewCases,
     counts_of,
     guideline_versions_of,
@@ -27,7 +29,7 @@ from casework.dataset._incremental import (
     split_lines,
 )
 from casework.dataset._journal import FileContent, Staged, finish, stage, tmp_dir
-from casework.dataset._lines import OnDisk
+from casework.dataset._lines import Changed, OnDisk
 from casework.dataset._objects import VersionIndex, fetch_lines, line_hash, write_version
 from casework.dataset._prepare import FullPath, Prepared
 from casework.dataset._refusals import (
@@ -232,12 +234,9 @@ def _store(
     computing it (asked for once the pack is written).
     """
     new = prepared.new
-    label_lines_ = _label_views(prepared.label_bytes)
     digest = "" if digest_later is not None else prepared.hash
-    index = VersionIndex(
-        digest, new.ids, new.hashes, new.summaries, [line_hash(x) for x in label_lines_]
-    )
-    with _lines_counted(new, on_progress) as line:
+    with _lines_counted(new, on_progress) as line, _label_lines(prepared) as (label_lines_, hashes):
+        index = VersionIndex(digest, new.ids, new.hashes, new.summaries, hashes)
         write_version(
             project.state_dir,
             index,
@@ -274,6 +273,92 @@ def _lines_counted(
             return out
 
         yield counted
+
+
+@contextlib.contextmanager
+def _label_lines(
+    prepared: Prepared,
+) -> Iterator[tuple[Sequence[bytes | memoryview], list[bytes]]]:
+    """The labels file's lines as the release writes them, and their hashes.
+
+    A labels file read from disk is read as its lines are asked for, each checked against
+    its hash (:class:`~casework.dataset._lines.Changed` when not): kept as it stands, front to
+    back; sorted, by position.
+    """
+    kept = prepared.label_file
+    if kept is None:
+        views = _label_views(prepared.label_bytes)
+        yield views, [line_hash(x) for x in views]
+    elif isinstance(kept, LabelFile):
+        with kept.source.path.open("rb") as handle:
+            yield _LinesInOrder(handle, kept.hashes, str(kept.source.path)), kept.hashes
+    else:
+        with kept.lines() as line:
+            yield _Indexed(line, len(kept.hashes)), kept.hashes
+
+
+class _Indexed(Sequence[bytes | memoryview]):
+    """Lines given by a function of their position, as a sequence."""
+
+    def __init__(self, line: Callable[[int], bytes | memoryview], count: int) -> None:
+        self._line = line
+        self._count = count
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, i: int) -> bytes | memoryview: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[bytes | memoryview]: ...
+    def __getitem__(self, i: int | slice) -> bytes | memoryview | Sequence[bytes | memoryview]:
+        if isinstance(i, slice) or not 0 <= i < self._count:
+            raise IndexError(i)
+        return self._line(i)
+
+
+class _LinesInOrder(Sequence[bytes]):
+    """A newline-ended file's lines read front to back as asked for (``i`` never decreasing)."""
+
+    def __init__(self, handle: BinaryIO, hashes: list[bytes], shown: str) -> None:
+        self._handle = handle
+        self._hashes = hashes
+        self._shown = shown
+        self._block = b""
+        self._at = 0  # offset in the block of line ``self._next``
+        self._next = 0
+
+    def __len__(self) -> int:
+        return len(self._hashes)
+
+    @overload
+    def __getitem__(self, i: int) -> bytes: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[bytes]: ...
+    def __getitem__(self, i: int | slice) -> bytes | Sequence[bytes]:
+        if isinstance(i, slice) or not 0 <= i < len(self._hashes) or i < self._next:
+            raise IndexError(i)  # only ever asked in order
+        while True:
+            line = self._line()
+            self._next += 1
+            if line_hash(line) != self._hashes[self._next - 1]:
+                raise Changed(self._shown)
+            if self._next > i:
+                return line
+
+    def _line(self) -> bytes:
+        while (stop := self._block.find(b"\n", self._at)) < 0:
+            more = self._handle.read(_READ)
+            if not more:
+                raise Changed(self._shown)  # shorter than validated
+            self._block = self._block[self._at :] + more
+            self._at = 0
+        line = self._block[self._at : stop]
+        self._at = stop + 1
+        return line
+
+
+_READ = 1 << 22  # bytes of a kept labels file read at a time
 
 
 def _label_views(data: bytes) -> list[memoryview]:
@@ -339,16 +424,21 @@ def _holds_cases(path: Path, new: NewCases) -> bool:
     """
     source = new.source
     if new.canonical and isinstance(source, OnDisk) and source.path == path and source.size >= 0:
-        try:
-            if path.stat().st_size != source.size:
-                return False
-        except FileNotFoundError:
-            return False
-        seen = xxhash.xxh3_128()
-        for chunk in read_chunks(path):
-            seen.update(chunk)
-        return seen.digest() == source.digest
+        return _holds_file(path, source)
     return _same_pieces(path, new.chunks())
+
+
+def _holds_file(path: Path, source: OnDisk) -> bool:
+    """Whether the file holds the bytes ``source`` was indexed with (one hashing read)."""
+    try:
+        if path.stat().st_size != source.size:
+            return False
+    except FileNotFoundError:
+        return False
+    seen = xxhash.xxh3_128()
+    for chunk in read_chunks(path):
+        seen.update(chunk)
+    return seen.digest() == source.digest
 
 
 def _same_pieces(path: Path, pieces: Iterable[bytes | memoryview]) -> bool:
@@ -421,9 +511,15 @@ def _stage_files(
     if not _holds_cases(folder / CASES_FILE, new):
         files[folder / CASES_FILE] = new.chunks if hashed is None else _hashing(prepared, hashed)
     elif hashed is not None:  # the file stays: hashed here, before the log that needs it
-        hashed.set_result(pieces_hash(new.chunks(), prepared.label_bytes))
+        hashed.set_result(pieces_hash(new.chunks(), prepared.label_pieces()))
     labels = prepared.label_bytes
-    if (labels or (folder / LABELS_FILE).exists()) and not _same_bytes(
+    kept = prepared.label_file
+    if isinstance(kept, LabelFile):
+        if not _holds_file(folder / LABELS_FILE, kept.source):
+            files[folder / LABELS_FILE] = kept.source.whole
+    elif kept is not None:  # sorted: never the file as it stands
+        files[folder / LABELS_FILE] = kept.pieces
+    elif (labels or (folder / LABELS_FILE).exists()) and not _same_bytes(
         folder / LABELS_FILE, labels
     ):
         files[folder / LABELS_FILE] = labels
@@ -445,7 +541,8 @@ def _hashing(prepared: Prepared, hashed: Future[str]) -> Callable[[], Iterator[b
                 digest.update(piece)
                 yield piece
             digest.update(LABELS_FILE.encode() + b"\0")
-            digest.update(prepared.label_bytes)
+            for label_piece in prepared.label_pieces():
+                digest.update(label_piece)
             hashed.set_result(digest.hexdigest())
 
     return pieces

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -114,12 +114,19 @@ def fingerprint_start() -> xxhash.xxh3_128:
 
 
 def fingerprint_finish(
-    digest: xxhash.xxh3_128, labels: bytes | None, versions: bytes | None
+    digest: xxhash.xxh3_128, labels: bytes | Iterable[bytes] | None, versions: bytes | None
 ) -> str:
-    """:func:`fingerprint_of` from a digest that has been given the cases file's bytes."""
+    """:func:`fingerprint_of` from a digest that has been given the cases file's bytes.
+
+    ``labels`` may be given as the file's chunks, in order (a large file is then not held).
+    """
     for name, data in ((LABELS_FILE, labels), (VERSIONS_FILE, versions)):
         digest.update(name.encode() + b"\0")
-        digest.update(b"\0absent" if data is None else data)
+        if data is None or isinstance(data, bytes):
+            digest.update(b"\0absent" if data is None else data)
+        else:
+            for chunk in data:
+                digest.update(chunk)
     return digest.hexdigest()
 
 

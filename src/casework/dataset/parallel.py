@@ -60,6 +60,7 @@ __all__ = [
     "PARALLEL_MIN_BYTES",
     "RELEASE_CASE_BYTES",
     "CaseJob",
+    "line_boundaries",
     "parallel_workers",
     "scan_bytes",
     "scan_dataset_chunks",
@@ -157,7 +158,7 @@ def _scan_labels(path: Path, start: int, end: int, shown: str) -> _LabelChunk:
     return _LabelChunk(counted[0], problems, [], keys)
 
 
-def _boundaries(path: Path, size: int, parts: int) -> list[int]:
+def line_boundaries(path: Path, size: int, parts: int) -> list[int]:
     """Offsets that cut the file into ``parts`` chunks, each starting at the start of a line."""
     cuts = [0]
     with path.open("rb") as stream:
@@ -347,10 +348,10 @@ def _scan_folder(
     path = place / CASES_FILE
     labels_path = place / LABELS_FILE
     size = path.stat().st_size
-    cuts = _boundaries(path, size, workers)
+    cuts = line_boundaries(path, size, workers)
     label_cuts = [0]
     if not keep_labels and labels_path.exists():
-        label_cuts = _boundaries(labels_path, labels_path.stat().st_size, workers)
+        label_cuts = line_boundaries(labels_path, labels_path.stat().st_size, workers)
     shown = f"{shown_dir}/{CASES_FILE}"
     shown_labels = f"{shown_dir}/{LABELS_FILE}"
     context = multiprocessing.get_context("fork")

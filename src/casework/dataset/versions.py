@@ -84,14 +84,17 @@ def content_hash(cases: bytes, labels: bytes) -> str:
     return pieces_hash((cases,), labels)
 
 
-def pieces_hash(cases: Iterable[bytes | memoryview], labels: bytes) -> str:
-    """:func:`content_hash` of cases given piece by piece (never joined)."""
+def pieces_hash(
+    cases: Iterable[bytes | memoryview], labels: bytes | Iterable[bytes | memoryview]
+) -> str:
+    """:func:`content_hash` of cases (and labels) given piece by piece (never joined)."""
     digest = hashlib.sha256()
     digest.update(CASES_FILE.encode() + b"\0")
     for piece in cases:
         digest.update(piece)
     digest.update(LABELS_FILE.encode() + b"\0")
-    digest.update(labels)
+    for label_piece in (labels,) if isinstance(labels, bytes) else labels:
+        digest.update(label_piece)
     return digest.hexdigest()
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from casework.shingling._sets import I64, ShingleSets, gather_segments
+from casework.shingling._sets import I64, U64, ShingleSets, gather_segments
 
 __all__ = [
     "Pairs",
@@ -21,6 +21,7 @@ __all__ = [
     "cross_group",
     "dedupe_pairs",
     "dense_rows",
+    "grid_intersection_sizes",
     "intersection_sizes",
     "intersection_weights",
     "iter_pairs_within_groups",
@@ -214,13 +215,62 @@ def dense_rows(sets: ShingleSets, rows: I64) -> tuple[I64, I64, I64]:
     return dense.astype(np.int64).reshape(-1), offsets, where
 
 
+#: Widest pair (in shingles) compared position by position; wider pairs are merged.
+_GRID_WIDTH = 64
+#: Width classes of the grid comparison (pairs padded to the next multiple of this).
+_GRID_STEP = 8
+#: Booleans of one grid comparison chunk (pairs x width x width).
+_GRID_CELLS = 16_000_000
+
+
+def grid_intersection_sizes(hashes: U64, offsets: I64, left: I64, right: I64) -> I64:
+    """Exact ``|row(left[i]) ∩ row(right[i])|`` for rows of distinct hashes, position by position.
+
+    Each side is padded to the pair's width class by repeating its last hash; the count is the
+    number of the left row's own positions whose hash occurs anywhere in the right row (so the
+    repeated hashes never count twice). ``width x width`` comparisons a pair beat the sort-merge
+    of :func:`intersection_sizes` for the short rows of messages; pairs with a row wider than
+    :data:`_GRID_WIDTH` are merged instead.
+    """
+    sizes = np.diff(offsets)
+    out = np.zeros(len(left), dtype=np.int64)
+    size_a, size_b = sizes[left], sizes[right]
+    widest = np.maximum(size_a, size_b)
+    live = (size_a > 0) & (size_b > 0)
+    wide = live & (widest > _GRID_WIDTH)
+    if wide.any():
+        rows = np.unique(np.concatenate([left[wide], right[wide]]))
+        index, sub_offsets = gather_segments(offsets, rows)
+        _, dense = np.unique(hashes[index], return_inverse=True)
+        out[wide] = intersection_sizes(
+            dense.astype(np.int64).reshape(-1),
+            sub_offsets,
+            np.searchsorted(rows, left[wide]),
+            np.searchsorted(rows, right[wide]),
+        )
+    narrow = np.flatnonzero(live & ~wide)
+    widths = -(-widest[narrow] // _GRID_STEP) * _GRID_STEP
+    for width in np.unique(widths):
+        w = int(width)
+        chosen = narrow[widths == width]
+        cols = np.arange(w, dtype=np.int64)[None, :]
+        step = max(1, _GRID_CELLS // (w * w))
+        for lo in range(0, len(chosen), step):
+            pick = chosen[lo : lo + step]
+            sa, sb = size_a[pick][:, None], size_b[pick][:, None]
+            a = hashes[offsets[left[pick]][:, None] + np.minimum(cols, sa - 1)]
+            b = hashes[offsets[right[pick]][:, None] + np.minimum(cols, sb - 1)]
+            found = (a[:, :, None] == b[:, None, :]).any(axis=2)
+            found &= cols < sa
+            out[pick] = np.count_nonzero(found, axis=1)
+    return out
+
+
 def verify_pairs(sets: ShingleSets, left: I64, right: I64, threshold: float) -> Pairs:
     """Exact Jaccard of candidate pairs; keeps those at or above ``threshold``."""
     if len(left) == 0:
         return Pairs.empty()
-    rows = np.unique(np.concatenate([left, right]))
-    values, offsets, where = dense_rows(sets, rows)
-    shared = intersection_sizes(values, offsets, where[left], where[right])
+    shared = grid_intersection_sizes(sets.hashes, sets.offsets, left, right)
     sizes = sets.sizes()
     union = sizes[left] + sizes[right] - shared
     jac = np.divide(shared, union, out=np.zeros(len(shared), dtype=np.float64), where=union > 0)

@@ -42,7 +42,6 @@ from casework.leakage.minhash import fingerprints
 from casework.leakage.pairs import (
     Pairs,
     cross_group,
-    dedupe_pairs,
     iter_pairs_within_groups,
     verify_pairs,
 )
@@ -181,8 +180,9 @@ def _band_pairs(
 ) -> Iterator[tuple[I64, I64]]:
     """Candidate pairs of one band among live rows whose key falls in key-range ``part``.
 
-    Yielded in parts of at most about ``budget`` bytes, de-duplicated within a part and sorted,
-    with the pairs :class:`_Keep` drops (same group, sizes too far apart) already dropped.
+    Yielded in parts of at most about ``budget`` bytes as ``(low, high)`` rows, with the pairs
+    :class:`_Keep` drops (same group, sizes too far apart) already dropped. A row has one key a
+    band, so a band makes each pair once; pairs repeated across bands are removed per bucket.
     """
     n = len(live)
     if not n:
@@ -204,7 +204,7 @@ def _band_pairs(
     pairs_at_once = max(1, int(budget * _BAND_SHARE) // _PAIR_GEN_BYTES)
     for left, right in iter_pairs_within_groups(members, keys, pairs_at_once):
         kept = keep(left, right)
-        yield dedupe_pairs(left[kept], right[kept], n)
+        yield left[kept], right[kept]
 
 
 @dataclass(frozen=True)
@@ -265,7 +265,8 @@ class _Buckets:
         # triangle (which = i * blocks - i * (i - 1) / 2 + j - i).
         which = i * self.blocks - i * (i - 1) // 2 + (j - i)
         keys = left * np.int64(self.n) + right
-        order = np.argsort(which, kind="stable")
+        # At most 253 buckets: a stable sort of one-byte codes is numpy's radix sort, linear.
+        order = np.argsort(which.astype(np.uint8), kind="stable")
         keys, which = keys[order], which[order]
         cuts = np.searchsorted(which, np.arange(len(self.files) + 1))
         self.written += len(keys)
@@ -297,7 +298,8 @@ def _unique_keys(path: Path, lo: int, hi: int, n: int, budget: int) -> Iterator[
         outs = [stack.enter_context(p.open("wb")) for p in subs]
         for keys in _read_chunks(path, np.int64, max(1, budget // 32)):
             which = np.clip(np.searchsorted(cuts, keys // n, side="right") - 1, 0, len(outs) - 1)
-            order = np.argsort(which, kind="stable")
+            # At most 256 parts: one-byte codes, sorted by numpy's (linear) radix sort.
+            order = np.argsort(which.astype(np.uint8), kind="stable")
             keys, which = keys[order], which[order]
             ends = np.searchsorted(which, np.arange(len(outs) + 1))
             for i, out in enumerate(outs):

@@ -230,7 +230,9 @@ class ScrubContext:
 
     # -- text --------------------------------------------------------------------------------
 
-    def _spans(self, text: str, *, outside: bool = False) -> tuple[list[_Span], list[_Span]]:
+    def _spans(
+        self, text: str, plan: Sequence[Detector], *, outside: bool = False
+    ) -> tuple[list[_Span], list[_Span]]:
         """Every span found in ``text``, and those that detectors relied on to skip a run.
 
         With ``outside``, a detector that offers ``find_outside`` (phones, cards) is handed the
@@ -249,7 +251,7 @@ class ScrubContext:
             for m in pattern.finditer(text):
                 kind, norm = self._known[" ".join(m.group().split()).casefold()]
                 spans.append(_Span(m.start(), m.end(), _TIER_KNOWN, kind, norm))
-        for detector in self.scrubber.detectors_for(text):
+        for detector in plan:
             find_outside = getattr(detector, "find_outside", None) if outside and spans else None
             if find_outside is not None:
                 found, used = find_outside(text, [(s.start, s.end) for s in spans])
@@ -260,12 +262,17 @@ class ScrubContext:
                 spans.append(_Span(d.start, d.end, _TIER_DETECTOR, d.kind, d.value))
         return spans, relied
 
-    def _resolved(self, text: str) -> list[_Span]:
-        """The spans :meth:`text` replaces: as if every detector had read the whole text."""
-        spans, relied = self._spans(text, outside=True)
+    def _resolved(self, text: str, plan: Sequence[Detector] | None = None) -> list[_Span]:
+        """The spans :meth:`text` replaces: as if every detector had read the whole text.
+
+        ``plan`` is the scrubber's :meth:`Scrubber.detectors_for` of ``text``, if known.
+        """
+        if plan is None:
+            plan = self.scrubber.detectors_for(text)
+        spans, relied = self._spans(text, plan, outside=True)
         chosen = self._resolve(spans)
         if relied and not set(map(id, relied)) <= set(map(id, chosen)):
-            chosen = self._resolve(self._spans(text)[0])
+            chosen = self._resolve(self._spans(text, plan)[0])
         return chosen
 
     @staticmethod
@@ -299,7 +306,10 @@ class ScrubContext:
         """Scrub a text: every detected or known value becomes its pseudonym."""
         if not text:
             return text
-        spans = self._resolved(text)
+        plan = self.scrubber.detectors_for(text)
+        if not plan and not self._known:
+            return text  # nothing to find (existing pseudonyms are kept as they are)
+        spans = self._resolved(text, plan)
         if not spans:
             return text
         out: list[str] = []

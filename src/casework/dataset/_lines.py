@@ -70,21 +70,44 @@ class OnDisk:
 
     @contextlib.contextmanager
     def reader(self) -> Iterator[Callable[[int, int], bytes | memoryview]]:
-        """A function reading ``length`` bytes at ``offset`` (:class:`Changed` when short)."""
+        """A function reading ``length`` bytes at ``offset`` (:class:`Changed` when short).
+
+        Lines asked for one after the other (each starting just past the last one's newline)
+        are read ahead in blocks of :data:`_AHEAD` bytes: a first release of 100k cases read
+        its file back a line at a time, 300k system calls between the workers and the store.
+        """
         with self.path.open("rb", buffering=0) as handle:
             fd = handle.fileno()
+            block = b""
+            block_at = 0
+            expected = -1  # where the line after the last one read starts
+
+            def pread(length: int, offset: int) -> bytes:
+                if hasattr(os, "pread"):
+                    return os.pread(fd, length, offset)
+                handle.seek(offset)  # Windows
+                return handle.read(length)
 
             def read(offset: int, length: int) -> bytes:
-                if hasattr(os, "pread"):
-                    out = os.pread(fd, length, offset)
-                else:  # Windows
-                    handle.seek(offset)
-                    out = handle.read(length)
+                nonlocal block, block_at, expected
+                end = offset + length
+                if block_at <= offset and end <= block_at + len(block):
+                    out = block[offset - block_at : end - block_at]
+                elif offset == expected:
+                    block = pread(max(length, _AHEAD), offset)
+                    block_at = offset
+                    out = block[:length]
+                else:
+                    out = pread(length, offset)
                 if len(out) != length:
                     raise Changed(str(self.path))
+                expected = end + 1
                 return out
 
             yield read
+
+
+_AHEAD = 1 << 20  # bytes read ahead when lines are read in file order
 
 
 Source = InMemory | OnDisk

@@ -56,7 +56,9 @@ __all__ = [
 ]
 
 #: Bytes a row costs on the in-memory LSH path (text, shingle sets, signatures, candidates),
-#: measured at 1,000,000 rows of the leakage benchmark's corpus: 3.1 GB.
+#: with room: 2.66 GB measured at 1,000,000 rows of the leakage benchmark's corpus and 5.29 GB
+#: at 2,000,000 (linear; the corpus of old, whose candidates grew with the square of the rows,
+#: took 7.03 GB at 2,000,000).
 IN_MEMORY_ROW_BYTES = 3_200
 #: Bytes a row costs while a batch is sketched (text, Arrow tokens, shingles, signatures).
 _SKETCH_ROW_BYTES = 6_000

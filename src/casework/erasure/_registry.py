@@ -292,8 +292,8 @@ FILES: tuple[FileKind, ...] = (
         "transient state",
         ".casework/journal/, tmp/, restore/, locks/",
         "staging of a release in progress, temp copies and a leakage scan's scratch (hashed "
-        "shingles and MinHash signatures, no text), removed when the command ends or by the next "
-        "scan after a kill",
+        "shingles and one byte of each MinHash value, no text), removed when the command ends or "
+        "by the next scan after a kill",
         "no customer data",
         (
             "casework.dataset._journal",

@@ -33,6 +33,7 @@ from casework.dataset.jsonl import (
     canonical_fix,
     collector_paused,
     parse_records,
+    valid_record,
 )
 from casework.dataset.parallel import line_boundaries, parallel_workers
 from casework.dataset.stream import ProgressCallback
@@ -312,12 +313,12 @@ def _rows_read(
         for line, digest in zip(raw, raw_hashes[start : start + _BATCH], strict=True):
             if line_hash(line) != digest:
                 return None  # changed since it was hashed: the full path reads it again
-        cases = parse_lines(raw, shown)
-        if cases is None:
-            return None
+        cases = [valid_record(bytes(line), Case) for line in raw]
         for case, before, span, known in zip(
             cases, raw, batch, raw_hashes[start : start + _BATCH], strict=True
         ):
+            if case is None:
+                return None  # the full path reports it
             try:
                 fixed = canonical_fix(case, before)
             except InputErrors:
@@ -342,18 +343,14 @@ def _label_rows_here(
 
     ``on_batch``: as for :func:`_parsed_rows_here`.
     """
-    view = memoryview(data)
     rows: list[LabelRow] = []
     for start in range(0, len(spans), _BATCH):
         batch = spans[start : start + _BATCH]
-        raw = [view[o : o + n] for o, n in batch]
-        try:
-            records = parse_records(b"\n".join(raw) + b"\n", LabelRecord, shown=shown).records
-        except InputErrors:
-            return None
-        if len(records) != len(raw):
-            return None
+        raw = [data[o : o + n] for o, n in batch]
+        records = [valid_record(line, LabelRecord) for line in raw]
         for record, before, span in zip(records, raw, batch, strict=True):
+            if record is None:
+                return None  # the full path reports it
             try:
                 fixed = canonical_fix(record, before)
             except InputErrors:

@@ -53,6 +53,7 @@ __all__ = [
     "problems_from_validation",
     "read_cases",
     "read_records",
+    "valid_record",
     "write_cases",
     "write_records",
 ]
@@ -344,6 +345,28 @@ def iter_records(
                 continue
             seen[k] = number
         yield number, record
+
+
+def valid_record(raw: bytes, model: type[M]) -> M | None:
+    """The record on one line (given without its newline) when it is valid, else ``None``.
+
+    What :func:`parse_records` accepts of a file holding this line (a byte-order mark is refused
+    on any line), without the problem: a caller that takes another path for any bad line (and lets
+    that path report it) skips joining its lines into a file and splitting them again, which
+    was a third of validating a label.
+    """
+    if raw.startswith(b"\xef\xbb\xbf"):  # a byte-order mark: refused wherever it stands
+        return None
+    line = raw.removesuffix(b"\r")
+    obj = fast_object(line)
+    if obj is None:
+        obj = _strict_object(line, 2, "", [], False)
+        if obj is None:
+            return None
+    try:
+        return model.model_validate(obj)
+    except ValidationError:
+        return None
 
 
 @contextmanager

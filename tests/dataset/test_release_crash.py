@@ -235,3 +235,58 @@ def test_interrupted_release_is_completed_by_any_later_read(
     log = versions(copy, name)
     assert len(log) == len(before) + 1 and dataset.version is not None
     assert dataset.version.number == log[-1]["number"]
+
+
+def test_a_journal_written_with_sha256_is_still_completed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Journals now hash with XXH3-128 and say so; one left by an older casework (sha256, no
+    ``hash`` field) is completed as before, and a damaged staged file is still refused."""
+    import hashlib
+
+    from casework.dataset import load_dataset
+
+    root = tmp_path / "proj"
+    name, command = _label_release_project(root, monkeypatch)
+    before = versions(root, name)
+    copy = None
+    for kill_at in range(1, 20):
+        candidate = tmp_path / f"k{kill_at}" / "proj"
+        shutil.copytree(root, candidate)
+        assert run_killed(candidate, command, kill_at) == KILLED
+        if (candidate / ".casework" / "journal" / f"{name}.json").exists():
+            copy = candidate
+            break
+        shutil.rmtree(candidate.parent)
+    assert copy is not None, "no kill point left a committed journal"
+    journal_file = copy / ".casework" / "journal" / f"{name}.json"
+    journal = json.loads(journal_file.read_bytes())
+    assert journal["hash"] == "xxh3-128"
+    assert all(len(e["after"]) == 32 for e in journal["entries"])
+
+    def sha256_of(path: Path) -> str | None:
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else None
+
+    del journal["hash"]  # as an older casework wrote it
+    for entry in journal["entries"]:
+        entry["before"] = sha256_of(copy / entry["path"])
+        entry["after"] = sha256_of(copy / entry["staged"])
+    damaged = tmp_path / "damaged"
+    shutil.copytree(copy.parent, damaged)
+    journal_file.write_text(json.dumps(journal), encoding="utf-8")
+    dataset = load_dataset(load_project(copy), name)
+    log = versions(copy, name)
+    assert len(log) == len(before) + 1 and dataset.version is not None
+    assert dataset.version.number == log[-1]["number"]
+    assert not journal_file.exists()
+
+    # The same old journal over a staged file that no longer has its sha256: refused, as before.
+    copy = damaged / "proj"
+    (copy / ".casework" / "journal" / f"{name}.json").write_text(
+        json.dumps(journal), encoding="utf-8"
+    )
+    staged = copy / journal["entries"][0]["staged"]
+    staged.write_bytes(staged.read_bytes() + b"\n")
+    result = invoke(copy, "dataset", "versions", name)
+    assert result.exit_code != 0
+    assert "missing or damaged" in result.output

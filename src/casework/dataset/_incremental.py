@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 import orjson
 import xxhash
 
-from casework.dataset._lines import Changed, InMemory, OnDisk, Source
+from casework.dataset._lines import Changed, InMemory, OnDisk, SharedReads, Source
 from casework.dataset._objects import Summary, VersionIndex, line_hash
 from casework.dataset.check import contradictory_tools
 from casework.dataset.jsonl import (
@@ -127,6 +127,8 @@ class NewCases:
     labels: list[LabelRow] | LabelFile | LabelLines | None = None
     """The raw labels, when the labels file was indexed with the cases: their rows in file
     order (a labels file given as bytes), or (read from disk) what a release needs of it."""
+    _shared: SharedReads = field(default_factory=SharedReads, init=False, repr=False, compare=False)
+    """Lines read from disk by one of two readers at once (:meth:`lines`), for the other."""
 
     @contextlib.contextmanager
     def lines(self) -> Iterator[Callable[[int], bytes | memoryview]]:
@@ -135,16 +137,25 @@ class NewCases:
         Raises:
             Changed: A line read from the file no longer has its hash.
         """
-        with self.source.reader() as read:
-            checked = isinstance(self.source, OnDisk)
+        checked = isinstance(self.source, OnDisk)
+        if not checked:  # held in memory: nothing to share
+            with self.source.reader() as read:
+                yield lambda i: self.fixed.get(i) or read(*self.spans[i])
+            return
+        shared = self._shared
+        with self.source.reader() as read, shared.open():
 
             def line(i: int) -> bytes | memoryview:
                 fixed = self.fixed.get(i)
                 if fixed is not None:
                     return fixed
+                out = shared.take(i)
+                if out is not None:
+                    return out  # read and checked by the other reader
                 out = read(*self.spans[i])
-                if checked and line_hash(out) != self.hashes[i]:
+                if line_hash(out) != self.hashes[i]:
                     raise Changed(str(self.source))
+                shared.keep(i, out)
                 return out
 
             yield line

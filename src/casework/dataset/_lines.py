@@ -13,7 +13,7 @@ import contextlib
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,16 @@ import xxhash
 
 from casework.dataset._objects import line_hash
 
-__all__ = ["Changed", "InMemory", "OnDisk", "SharedReads", "Source", "scan_file"]
+__all__ = [
+    "Changed",
+    "InMemory",
+    "OnDisk",
+    "SharedReads",
+    "Source",
+    "joined_lines",
+    "scan_file",
+    "split_lines",
+]
 
 
 class Changed(Exception):
@@ -161,54 +170,103 @@ class SharedReads:
     each reading every line in the same order: at 1M cases, two million reads by position of
     lines out of file order. While both read (:meth:`open` twice), a line one of them read is
     kept until the other takes it (:meth:`take`, at most :data:`_KEPT_BYTES` held; the oldest
-    is dropped first, and its reader reads it again). With one reader nothing is kept.
-    Safe across threads.
+    is dropped first, and its reader reads it again); a reader that asks for a line the other
+    is reading at that moment waits for it rather than reading it too (the two often go side by
+    side). With one reader nothing is kept. Safe across threads.
     """
 
     def __init__(self) -> None:
         """No line kept, no reader."""
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self._kept: OrderedDict[int, bytes | memoryview] = OrderedDict()
+        self._reading: set[int] = set()
         self._bytes = 0
         self._readers = 0
 
     @contextlib.contextmanager
     def open(self) -> Iterator[None]:
         """A reader, for the length of the block (lines are kept only while two read)."""
-        with self._lock:
+        with self._changed:
             self._readers += 1
         try:
             yield
         finally:
-            with self._lock:
+            with self._changed:
                 self._readers -= 1
                 if self._readers < 2:
                     self._kept.clear()
                     self._bytes = 0
+                self._changed.notify_all()
 
     def take(self, i: int) -> bytes | memoryview | None:
-        """Line ``i`` if the other reader read it and left it here (then no longer kept)."""
-        if not self._kept:  # without the lock: a miss only means reading the line again
+        """Line ``i`` if the other reader read it (then no longer kept), else ``None``.
+
+        ``None`` makes the caller the line's reader, who must then call :meth:`keep` with the
+        line or, if reading it failed, :meth:`drop`.
+        """
+        if self._readers < 2:
             return None
-        with self._lock:
+        with self._changed:
+            while i in self._reading and self._readers >= 2:
+                self._changed.wait()
             line = self._kept.pop(i, None)
             if line is not None:
                 self._bytes -= len(line)
-            return line
+                return line
+            if self._readers >= 2:
+                self._reading.add(i)
+            return None
 
     def keep(self, i: int, line: bytes | memoryview) -> None:
-        """Leave line ``i`` (checked against its hash) for the other reader, if one reads."""
-        if self._readers < 2:
+        """Leave line ``i`` (read and checked against its hash) for the other reader."""
+        if self._readers < 2 and not self._reading:
             return
-        with self._lock:
-            if self._readers < 2 or i in self._kept:
-                return
-            self._kept[i] = line
-            self._bytes += len(line)
-            while self._bytes > _KEPT_BYTES:
-                _, dropped = self._kept.popitem(last=False)
-                self._bytes -= len(dropped)
+        with self._changed:
+            self._reading.discard(i)
+            if self._readers >= 2 and i not in self._kept:
+                self._kept[i] = line
+                self._bytes += len(line)
+                while self._bytes > _KEPT_BYTES:
+                    _, dropped = self._kept.popitem(last=False)
+                    self._bytes -= len(dropped)
+            self._changed.notify_all()
+
+    def drop(self, i: int) -> None:
+        """Reading line ``i`` failed: the other reader, if it waits for it, reads it itself."""
+        with self._changed:
+            self._reading.discard(i)
+            self._changed.notify_all()
 
 
 #: Bytes of lines :class:`SharedReads` holds at most for a reader behind the other.
 _KEPT_BYTES = 64 << 20
+
+
+def split_lines(data: bytes) -> Iterator[tuple[int, int]]:
+    """Offset and length of each newline-ended line (a last line without one included)."""
+    start = 0
+    end = len(data)
+    while start < end:
+        stop = data.find(b"\n", start)
+        if stop < 0:
+            yield start, end - start
+            return
+        yield start, stop - start
+        start = stop + 1
+
+
+_JOINED = 500  # lines joined into one piece
+
+
+def joined_lines(lines: Iterable[bytes | memoryview]) -> Iterator[bytes]:
+    """Lines (without newlines) as newline-ended pieces of :data:`_JOINED` lines each."""
+    batch: list[bytes | memoryview] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) == _JOINED:
+            batch.append(b"")  # ends the last line: one copy of the piece, not two
+            yield b"\n".join(batch)
+            batch.clear()
+    if batch:
+        batch.append(b"")
+        yield b"\n".join(batch)

@@ -151,30 +151,22 @@ class NewCases:
         Raises:
             Changed: A line read from the file no longer has its hash.
         """
-        checked = isinstance(self.source, OnDisk)
-        if not checked:  # held in memory: nothing to share
+        if not isinstance(self.source, OnDisk):  # held in memory: nothing to share
             with self.source.reader() as read:
                 yield lambda i: self.fixed.get(i) or read(*self.spans[i])
             return
         shared = self._shared
         with self.source.reader() as read, shared.open():
 
+            def checked(i: int) -> bytes | memoryview:
+                out = read(*self.spans[i])
+                if line_hash(out) != self.hashes[i]:
+                    raise Changed(str(self.source))
+                return out
+
             def line(i: int) -> bytes | memoryview:
                 fixed = self.fixed.get(i)
-                if fixed is not None:
-                    return fixed
-                out = shared.take(i)
-                if out is not None:
-                    return out  # read and checked by the other reader
-                try:
-                    out = read(*self.spans[i])
-                    if line_hash(out) != self.hashes[i]:
-                        raise Changed(str(self.source))
-                except BaseException:
-                    shared.drop(i)
-                    raise
-                shared.keep(i, out)
-                return out
+                return fixed if fixed is not None else shared.get(i, checked)
 
             yield line
 

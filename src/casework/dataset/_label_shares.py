@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 from sys import intern
@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import xxhash
 
-from casework.dataset._lines import Changed, OnDisk, joined_lines, split_lines
+from casework.dataset._lines import Changed, OnDisk, SharedReads, joined_lines, split_lines
 from casework.dataset._objects import line_hash
 from casework.dataset.jsonl import canonical_fix, collector_paused, valid_record
 from casework.errors import InputErrors
@@ -132,6 +132,8 @@ class LabelLines:
     """Each line's hash, in canonical order."""
     case_ids: list[str]
     """Each case labelled, once."""
+    _shared: SharedReads = field(default_factory=SharedReads, init=False, repr=False, compare=False)
+    """Lines read from the file by one of two readers at once (:meth:`lines`), for the other."""
 
     @contextlib.contextmanager
     def lines(self) -> Iterator[Callable[[int], bytes | memoryview]]:
@@ -141,16 +143,21 @@ class LabelLines:
             Changed: A line read from the file no longer has its hash.
         """
         views = [memoryview(block) for block in self.rewritten]
-        with self.source.reader() as read:
+        shared = self._shared
+        with self.source.reader() as read, shared.open():
 
-            def line(i: int) -> bytes | memoryview:
-                at, size, block = self.where[i], self.sizes[i], self.block[i]
-                if block >= 0:
-                    return views[block][at : at + size]
-                out = read(at, size)
+            def checked(i: int) -> bytes | memoryview:
+                out = read(self.where[i], self.sizes[i])
                 if line_hash(out) != self.hashes[i]:
                     raise Changed(str(self.source.path))
                 return out
+
+            def line(i: int) -> bytes | memoryview:
+                block = self.block[i]
+                if block >= 0:
+                    at = self.where[i]
+                    return views[block][at : at + self.sizes[i]]
+                return shared.get(i, checked)
 
             yield line
 

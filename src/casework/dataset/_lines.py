@@ -231,6 +231,19 @@ class SharedReads:
                     self._bytes -= len(dropped)
             self._changed.notify_all()
 
+    def get(self, i: int, read: Callable[[int], bytes | memoryview]) -> bytes | memoryview:
+        """Line ``i``: left by the other reader, or ``read(i)`` (read and checked) and kept."""
+        out = self.take(i)
+        if out is not None:
+            return out
+        try:
+            out = read(i)
+        except BaseException:
+            self.drop(i)
+            raise
+        self.keep(i, out)
+        return out
+
     def drop(self, i: int) -> None:
         """Reading line ``i`` failed: the other reader, if it waits for it, reads it itself."""
         with self._changed:

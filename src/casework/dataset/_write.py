@@ -19,6 +19,7 @@ from casework.dataset._changelog import changes_by_line, changes_since
 from casework.dataset._hashing import HashingThread
 from casework.dataset._incremental import (
     LabelFile,
+    LabelLines,
     NewCases,
     counts_of,
     guideline_versions_of,
@@ -508,17 +509,28 @@ def _stage_files(
 ) -> Staged | None:
     new = prepared.new
     files: dict[Path, FileContent] = {}
+    stops: list[Callable[[], None]] = []
+    kept = prepared.label_file
+    sorted_labels = kept is not None and not isinstance(kept, LabelFile)
     if not _holds_cases(folder / CASES_FILE, new):
-        files[folder / CASES_FILE] = new.chunks if hashed is None else _hashing(prepared, hashed)
+        if hashed is None:
+            files[folder / CASES_FILE] = new.chunks
+        elif sorted_labels:
+            # Both files staged: the version hash is taken of each as it is written.
+            cases, sorted_pieces, stop = _hashing_both(prepared, hashed)
+            stops.append(stop)
+            files[folder / CASES_FILE] = cases
+            files[folder / LABELS_FILE] = sorted_pieces
+        else:
+            files[folder / CASES_FILE] = _hashing(prepared, hashed)
     elif hashed is not None:  # the file stays: hashed here, before the log that needs it
         hashed.set_result(pieces_hash(new.chunks(), prepared.label_pieces()))
     labels = prepared.label_bytes
-    kept = prepared.label_file
     if isinstance(kept, LabelFile):
         if not _holds_file(folder / LABELS_FILE, kept.source):
             files[folder / LABELS_FILE] = kept.source.whole
     elif kept is not None:  # sorted: never the file as it stands
-        files[folder / LABELS_FILE] = kept.pieces
+        files.setdefault(folder / LABELS_FILE, kept.pieces)
     elif (labels or (folder / LABELS_FILE).exists()) and not _same_bytes(
         folder / LABELS_FILE, labels
     ):
@@ -527,9 +539,11 @@ def _stage_files(
         versions is not None and not _same_bytes(folder / VERSIONS_FILE, versions)
     ):
         files[folder / VERSIONS_FILE] = versions
-    if not files:
-        return None
-    return stage(project, name, files, {})
+    try:
+        return stage(project, name, files, {}) if files else None
+    finally:
+        for stop in stops:
+            stop()
 
 
 def _hashing(prepared: Prepared, hashed: Future[str]) -> Callable[[], Iterator[bytes | memoryview]]:
@@ -546,6 +560,46 @@ def _hashing(prepared: Prepared, hashed: Future[str]) -> Callable[[], Iterator[b
             hashed.set_result(digest.hexdigest())
 
     return pieces
+
+
+def _hashing_both(
+    prepared: Prepared, hashed: Future[str]
+) -> tuple[
+    Callable[[], Iterator[bytes | memoryview]], Callable[[], Iterator[bytes]], Callable[[], None]
+]:
+    """The cases' pieces, then the sorted labels' pieces, hashed into the version hash as given.
+
+    :func:`~casework.dataset._journal.stage` writes the two files in this order on one thread:
+    the labels' lines are read once for both (they were read a second time for the hash, by
+    position: two million reads at 1M cases). ``hashed`` gets the hash at the labels' end. The
+    third function stops the hashing thread if staging ended before the labels' end.
+    """
+    kept = prepared.label_file
+    assert isinstance(kept, LabelLines)
+    started: list[HashingThread] = []
+
+    def cases() -> Iterator[bytes | memoryview]:
+        digest = HashingThread(CASES_FILE.encode() + b"\0")
+        started.append(digest)
+        for piece in prepared.new.chunks():
+            digest.update(piece)
+            yield piece
+        digest.update(LABELS_FILE.encode() + b"\0")
+
+    def labels() -> Iterator[bytes]:
+        if len(started) != 1:
+            raise RuntimeError("the labels were staged before the cases")
+        with started[0] as digest:
+            for piece in kept.pieces():
+                digest.update(piece)
+                yield piece
+            hashed.set_result(digest.hexdigest())
+
+    def stop() -> None:
+        for digest in started:
+            digest.__exit__(None, None, None)
+
+    return cases, labels, stop
 
 
 def _parent_content(

@@ -34,6 +34,18 @@ def test_pseudonym_is_the_documented_hmac() -> None:
 
 
 @settings(max_examples=200, deadline=None)
+@given(
+    st.binary(min_size=32, max_size=200) | st.sampled_from([b"k" * 64, b"k" * 65, b"\x00" * 32]),
+    kinds,
+    st.text(max_size=40),
+)
+def test_pseudonym_is_hmac_sha256_for_every_key_length(key: bytes, kind: str, value: str) -> None:
+    # Keys of a block (64 bytes) and longer are hashed first: both sides of that edge.
+    expected = hmac.new(key, f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()[:12]
+    assert pseudonym(key, kind, value) == f"{kind}_{expected}"
+
+
+@settings(max_examples=200, deadline=None)
 @given(kind=kinds, value=values, key=keys)
 def test_same_key_same_pseudonym(kind: str, value: str, key: bytes) -> None:
     first = pseudonym(key, kind, value)

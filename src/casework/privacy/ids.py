@@ -352,8 +352,11 @@ class ExpiryDetector:
     cue = Cue(run=3, chars=("/", "-", "."))
     gate = Gate.any_of(
         ascii_superset(_EXPIRY, word_start=True),
-        # After a card: thirteen digits in a run, and a month and year.
-        (digit_run(13), "(?:0[1-9]|1[0-2])/[0-9]{2}"),
+        # After a card: thirteen digits in a run, and the `/` of its month and year. Not the
+        # month and year themselves: a pattern reading which digits a text holds multiplies
+        # the states the RE2 set learns (on the benchmark's first 400 messages, cold, the set
+        # cost 43,000 instructions a message more with it), and `/` passes few more texts.
+        (digit_run(13), "/"),
     )
 
     def find(self, text: str) -> Iterator[Detection]:

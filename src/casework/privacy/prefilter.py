@@ -278,7 +278,10 @@ def _compiled(patterns: tuple[str, ...]) -> Any:
     for pattern in (*patterns, ""):
         found.Add(pattern)
     found.Compile()
-    return found
+    # The compiled set itself, when the wrapper exposes it: `re2.Set.Match` is a Python method
+    # that only checks the text's type and turns an empty answer into ``None`` (two Python calls
+    # a message for the prefilter). The set's own `Match` takes bytes and returns a list.
+    return getattr(found, "_set", found)
 
 
 def matching(patterns: tuple[str, ...], text: str) -> frozenset[int] | None:

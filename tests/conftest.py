@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
 
 from casework.cli import cli
 from casework.workbench import db as workbench_db
@@ -24,6 +25,13 @@ from tests.xdist_workers import groups_first, isolate_postgres, name_group, xdis
 # GitHub at import unless told not to: tests reach nothing beyond loopback (casework's own
 # provider sets the same for users).
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+# Hypothesis fails an example slower than 200 ms by default. On two shared cores under coverage a
+# first example can take twice that while nothing is wrong (the HTML highlighting property failed
+# so at load 6), and no property here is about speed: examples have no deadline unless a test
+# sets one.
+settings.register_profile("casework", deadline=None)
+settings.load_profile("casework")
 
 
 def pytest_configure(config: pytest.Config) -> None:

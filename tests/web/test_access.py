@@ -16,6 +16,7 @@ from casework.web._app import SECURITY_HEADERS
 from casework.web._routes import ROUTES, RouteSpec, served_routes
 from casework.workbench import Workbench
 from tests.web.helpers import Person, form_value, person, sign_in_with
+from tests.web.snapshots import TEAM
 
 WHO = ["signed out", *ROLES]
 _fresh = itertools.count()
@@ -48,11 +49,23 @@ def _request(spec: RouteSpec, client: TestClient, url: str, csrf: str) -> int:
     return response.status_code
 
 
+#: A member of the signed-in team (tests.web.snapshots.TEAM) holding each role, and that role only.
+MEMBER_OF = {"admin": "admin", "labeller": "lab-1", "adjudicator": "adj-1", "reviewer": "rev-1"}
+
+
+def test_the_team_has_one_member_of_each_role_alone() -> None:
+    assert set(MEMBER_OF) == set(ROLES)
+    assert all(TEAM[member] == (role,) for role, member in MEMBER_OF.items())
+
+
 @pytest.mark.parametrize("spec", ROUTES, ids=lambda s: f"{s.method} {s.path}")
-def test_route_allows_exactly_its_roles(spec: RouteSpec, app: FastAPI, wb: Workbench) -> None:
+def test_route_allows_exactly_its_roles(
+    spec: RouteSpec, app: FastAPI, wb: Workbench, team: dict[str, Person]
+) -> None:
+    # Each role's member is signed in already (the team snapshot's sessions), as one role alone.
     people: dict[str, Person | None] = {"signed out": None}
-    for i, role in enumerate(ROLES):
-        people[role] = person(app, wb, f"p-{i}", role)
+    for role, member in MEMBER_OF.items():
+        people[role] = team[member]
     for who in WHO:
         found = people[who]
         client = found.client if found else TestClient(app)

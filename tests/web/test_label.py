@@ -345,3 +345,13 @@ def test_a_labeller_cannot_store_a_label_for_a_case_they_do_not_hold(
             seconds_on_screen=None,
             now=datetime.now(UTC),
         )
+
+
+def test_a_refused_skip_of_a_case_not_held_shows_the_labellers_own_page(
+    app: FastAPI, wb: Workbench
+) -> None:
+    outsider = person(app, wb, "lab-9", "labeller")  # holds no case of the assignment
+    response = outsider.htmx("/label/refunds/d-1/skip", {"reason": " "})
+    assert response.status_code == 422
+    assert "say why you skip" in response.text
+    assert "/label/refunds/d-1" not in response.text  # not the case asked for: not theirs

@@ -11,7 +11,6 @@ import ast
 import importlib
 import inspect
 import json
-import os
 import pkgutil
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import casework
 import casework.cli
 from casework.cli import ALIAS_MODULES, COMMAND_HELP, COMMAND_MODULES, COMMAND_TABLE, cli
 from casework.cli._lazy_group import LazyGroup
+from tests.unmeasured import unmeasured_env
 
 SRC = Path(casework.__file__).parent
 
@@ -46,7 +46,7 @@ print(json.dumps({
 
 
 def _probe(*args: str, cwd: Path) -> dict[str, list[str]]:
-    env = {**os.environ, "PYTHONPATH": str(SRC.parent)}
+    env = {**unmeasured_env(), "PYTHONPATH": str(SRC.parent)}
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *args],
         cwd=cwd,
@@ -171,7 +171,7 @@ def test_versions_imports_no_heavy_library(project_dir: Path) -> None:
     released = subprocess.run(
         [sys.executable, "-c", PROBE, "dataset", "release", "refunds", "-m", "first"],
         cwd=project_dir,
-        env={**os.environ, "PYTHONPATH": str(SRC.parent)},
+        env={**unmeasured_env(), "PYTHONPATH": str(SRC.parent)},
         capture_output=True,
         text=True,
         check=True,
@@ -186,7 +186,7 @@ def test_versions_imports_no_heavy_library(project_dir: Path) -> None:
 def test_library_parameter_names_are_spelled_as_flags_in_a_fresh_process(
     project_dir: Path,
 ) -> None:
-    env = {**os.environ, "PYTHONPATH": str(SRC.parent)}
+    env = {**unmeasured_env(), "PYTHONPATH": str(SRC.parent)}
     done = subprocess.run(
         [
             sys.executable,
@@ -271,7 +271,7 @@ def test_a_submodule_imported_first_does_not_hide_the_function_of_its_name() -> 
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
-        env={**os.environ, "PYTHONPATH": str(SRC.parent)},
+        env={**unmeasured_env(), "PYTHONPATH": str(SRC.parent)},
         capture_output=True,
         text=True,
         check=True,

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from casework.cli import cli
+from tests.unmeasured import unmeasured_env
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "refunds"
 KEY = "larkspur-example-demo-key-not-secret-0001"
@@ -51,6 +52,7 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             "traces-gen/week1/traces.jsonl",
         ],
         cwd=root,
+        env=unmeasured_env(),
         check=True,
         capture_output=True,
     )

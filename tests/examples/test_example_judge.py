@@ -8,7 +8,6 @@ guideline people disagree on, not).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from casework.llm.client import Client
 from casework.llm.scripted import ScriptFunction, import_script_function
 from casework.project import load_project
 from casework.schema import Case, ToolFixture, TrajectoryToolCall
+from tests.unmeasured import unmeasured_env
 
 PROJECT = Path(__file__).resolve().parents[2] / "examples" / "refunds"
 SPEC = "python:llm.judge:reply"
@@ -140,7 +140,7 @@ def test_answers_are_deterministic_across_processes(
             capture_output=True,
             text=True,
             check=True,
-            env={**os.environ, "PYTHONHASHSEED": seed},
+            env={**unmeasured_env(), "PYTHONHASHSEED": seed},
         )
         assert json.loads(out.stdout) == here
 
@@ -345,7 +345,9 @@ def test_labeller_check_then_certification_on_the_example_then_a_run_graded_by_t
         "--out", "sheets",
     )  # fmt: skip
     assert sample["sampled"] == 240 and sample["overlapped"] == 48
-    subprocess.run([sys.executable, "demo/simulated_reviewers.py", "sheets"], check=True)
+    subprocess.run(
+        [sys.executable, "demo/simulated_reviewers.py", "sheets"], env=unmeasured_env(), check=True
+    )
     imported = invoke("judge", "verdicts", "import", "sheets/verdicts-rev-01.jsonl",
                       "sheets/verdicts-rev-02.jsonl")  # fmt: skip
     assert imported["stored"] == 288

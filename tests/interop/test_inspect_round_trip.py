@@ -9,7 +9,6 @@ timing and token usage, and importing the samples gives every case back unchange
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from casework.interop.inspect._samples import export_inspect_samples
 from casework.interop.run_import import RunImportOptions, import_run
 from casework.project import load_project
 from casework.runner.records import read_log
+from tests.unmeasured import unmeasured_env
 
 inspect_ai = pytest.importorskip("inspect_ai", reason="the test extra installs inspect-ai")
 
@@ -80,7 +80,7 @@ def test_an_inspect_run_imports_with_its_timings_and_token_usage(exported: Path)
     done = subprocess.run(
         [sys.executable, "-m", "tests.interop.inspect_run", str(exported / "samples.jsonl"),
          str(exported / "inspect-logs"), *chosen],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True, timeout=300,
+        cwd=ROOT, env={**unmeasured_env(), "PYTHONPATH": str(ROOT)}, check=True, timeout=300,
         capture_output=True, text=True,
     )  # fmt: skip
     log = Path(done.stdout.strip().splitlines()[-1].removeprefix("file://"))

@@ -9,7 +9,6 @@ only in the messages of the next model call.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +23,7 @@ from casework.mining.otel_genai import conversations_from_genai
 from casework.mining.otlp import read_spans
 from casework.mining.signals import failure_signals
 from casework.project import Project
+from tests.unmeasured import unmeasured_env
 
 pytest.importorskip("opentelemetry.instrumentation.openai_v2", reason="the test extra has it")
 
@@ -47,7 +47,7 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Pa
     folder = tmp_path_factory.mktemp("genai")
     out = {}
     for mode, settings in MODES.items():
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+        env = {k: v for k, v in unmeasured_env().items() if not k.startswith("OTEL_")}
         env.update(settings, PYTHONPATH=str(ROOT))
         subprocess.run(
             [sys.executable, "-m", "tests.mining.genai_traces", str(folder / mode)],

@@ -12,7 +12,6 @@ exporter.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from casework.mining.otlp import read_spans
 from casework.project import Project, load_project
 from tests.interop.adk.test_api_server import PROXY_VARS, _model
 from tests.llm.stub_server import StubServer
+from tests.unmeasured import unmeasured_env
 
 ROOT = Path(__file__).resolve().parents[3]
 SAID = "My mug (order ORD-1) arrived broken, refund it."
@@ -49,7 +49,7 @@ def adk_traces(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, P
     try:
         env = {
             k: v
-            for k, v in os.environ.items()
+            for k, v in unmeasured_env().items()
             if not k.startswith(("OTEL_", "ADK_")) and k not in PROXY_VARS
         }
         env |= {

@@ -424,7 +424,11 @@ class CardDetector:
                 continue
             raw = m.group()
             groups = [(g.start(), g.end()) for g in self._group.finditer(raw)]
-            for i in range(len(groups)):
+            for i, (first, _) in enumerate(groups):
+                if len(raw) - first < 13:
+                    break  # fewer than a card's thirteen digits (or any characters) left
+                if raw[first] not in _CARD_FIRST:
+                    continue  # every window from group `i` starts with this digit
                 found = self._longest_from(raw, groups, i)
                 if found is not None:
                     j, digits = found
@@ -514,7 +518,9 @@ class IbanDetector:
         if m.end() < len(text) and text[m.end()].isalnum():
             return None
         candidate = cls._sep.sub("", m.group()).upper()
-        if sum(ch.isdigit() for ch in candidate) < 8 or not iban_valid(candidate):
+        # `map` calls `str.isdigit` from C: a generator of `ch.isdigit()` cost a fifth of this
+        # detector's time.
+        if sum(map(str.isdigit, candidate)) < 8 or not iban_valid(candidate):
             return None
         return m.end(), candidate
 

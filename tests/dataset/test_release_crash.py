@@ -210,24 +210,29 @@ def test_atomic_write_killed_half_way_leaves_the_old_file_whole(tmp_path: Path) 
     assert path.read_bytes() == old
 
 
+def _killed_after_the_journal(tmp_path: Path, root: Path, name: str, command: list[str]) -> Path:
+    """A copy of ``root`` whose release was killed right after its journal was committed.
+
+    The first kill point that leaves a journal (before the first dataset file is replaced): the
+    release has happened, and the next command that reads the dataset completes it.
+    """
+    for kill_at in range(1, 20):
+        copy = tmp_path / f"k{kill_at}" / "proj"
+        shutil.copytree(root, copy)
+        assert run_killed(copy, command, kill_at) == KILLED
+        if (copy / ".casework" / "journal" / f"{name}.json").exists():
+            return copy
+        shutil.rmtree(copy.parent)
+    raise AssertionError("no kill point left a committed journal")
+
+
 def test_interrupted_release_is_completed_by_any_later_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "proj"
     name, command = _label_release_project(root, monkeypatch)
     before = versions(root, name)
-    # Kill right after the journal is committed (before the first dataset file is replaced):
-    # the release has happened, and reading the dataset completes it.
-    writes = 0
-    for kill_at in range(1, 20):
-        copy = tmp_path / f"k{kill_at}" / "proj"
-        shutil.copytree(root, copy)
-        assert run_killed(copy, command, kill_at) == KILLED
-        if (copy / ".casework" / "journal" / f"{name}.json").exists():
-            writes = kill_at
-            break
-        shutil.rmtree(copy.parent)
-    assert writes, "no kill point left a committed journal"
+    copy = _killed_after_the_journal(tmp_path, root, name, command)
     project = load_project(copy)
     from casework.dataset import load_dataset
 
@@ -249,16 +254,7 @@ def test_a_journal_written_with_sha256_is_still_completed(
     root = tmp_path / "proj"
     name, command = _label_release_project(root, monkeypatch)
     before = versions(root, name)
-    copy = None
-    for kill_at in range(1, 20):
-        candidate = tmp_path / f"k{kill_at}" / "proj"
-        shutil.copytree(root, candidate)
-        assert run_killed(candidate, command, kill_at) == KILLED
-        if (candidate / ".casework" / "journal" / f"{name}.json").exists():
-            copy = candidate
-            break
-        shutil.rmtree(candidate.parent)
-    assert copy is not None, "no kill point left a committed journal"
+    copy = _killed_after_the_journal(tmp_path, root, name, command)
     journal_file = copy / ".casework" / "journal" / f"{name}.json"
     journal = json.loads(journal_file.read_bytes())
     assert journal["hash"] == "xxh3-128"

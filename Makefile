@@ -13,6 +13,10 @@ $(STAMP): pyproject.toml
 	# BFCL v4 as published (data + checker); its exact pins (numpy 1.26.4, torch) would
 	# downgrade the test environment, so only the wheel itself is installed.
 	$(BIN)/pip install -q --no-deps 'bfcl-eval==2026.3.23'
+	# Presidio, the scrubber's peer (benchmarks/scrub_bench.py, `check --presidio` and its test):
+	# asked for in one resolution with the extras above pip finds no versions (langfuse), so it
+	# is added to what they installed.
+	$(BIN)/pip install -q -e '.[presidio]'
 	touch $(STAMP)
 
 # Phoenix (arize-phoenix) in a venv of its own: its pins conflict with the test extra's. The

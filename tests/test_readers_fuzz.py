@@ -35,6 +35,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from casework.dataset import declared_tools, find_case, load_dataset, read_versions, release
+from casework.dataset._journal import read_journal
 from casework.dataset._objects import read_stored
 from casework.dataset.jsonl import canonical_bytes, parse_records
 from casework.dataset.migrate import load_renames
@@ -317,6 +318,25 @@ def _jsonl(items: list[Any]) -> bytes:
     return "".join(json.dumps(i) + "\n" for i in items).encode("utf-8")
 
 
+JOURNALLED = "interrupted"
+JOURNAL = json.dumps(
+    {
+        "schema_version": 1,
+        "dataset": JOURNALLED,
+        "hash": "xxh3-128",
+        "entries": [
+            {
+                "path": f"datasets/{JOURNALLED}/cases.jsonl",
+                "before": None,
+                "after": "0" * 32,
+                "staged": f".casework/journal/{JOURNALLED}/0-cases.jsonl",
+            }
+        ],
+    },
+    indent=1,
+)
+
+
 def _build(root: Path) -> None:
     (root / "agent").mkdir(parents=True)
     (root / "guidelines").mkdir()
@@ -327,6 +347,10 @@ def _build(root: Path) -> None:
     (root / "taxonomy").mkdir()
     (root / "taxonomy" / "trajectory.toml").write_text(TAXONOMY, encoding="utf-8")
     (root / "guidelines" / "refunds.md").write_text(GUIDELINE, encoding="utf-8")
+    # An interrupted release's journal, for a dataset no other reader opens (a journal of
+    # `refunds` would be completed by every read of it).
+    (root / ".casework" / "journal").mkdir(parents=True)
+    (root / ".casework" / "journal" / f"{JOURNALLED}.json").write_text(JOURNAL, encoding="utf-8")
     drafts = []
     for i in range(3):
         d = case_dict(f"d-{i}")
@@ -754,6 +778,12 @@ READERS = [
     Reader("labels", "datasets/refunds/labels.jsonl", "jsonl", _dataset),
     Reader("versions", "datasets/refunds/versions.jsonl", "jsonl", _dataset),
     Reader("cases-indexed", "datasets/refunds/cases.jsonl", "jsonl", _indexed),
+    Reader(
+        "release-journal",
+        f".casework/journal/{JOURNALLED}.json",
+        "json",
+        lambda r: read_journal(load_project(r), JOURNALLED),
+    ),
     Reader("labels-indexed", "datasets/refunds/labels.jsonl", "jsonl", _indexed),
     Reader("versions-indexed", "datasets/refunds/versions.jsonl", "jsonl", _indexed),
     Reader("config", "casework.toml", "toml", load_project),

@@ -27,7 +27,17 @@ from casework.atomic import atomic_write_bytes, atomic_writer
 from casework.errors import ReleaseConflict
 from casework.project import Project
 
-__all__ = ["FileContent", "Staged", "commit", "finish", "pending", "recover", "stage", "tmp_dir"]
+__all__ = [
+    "FileContent",
+    "Staged",
+    "commit",
+    "finish",
+    "pending",
+    "read_journal",
+    "recover",
+    "stage",
+    "tmp_dir",
+]
 
 
 _HashKind = Literal["sha256", "xxh3-128"]
@@ -157,7 +167,10 @@ def _stored(project: Project, path: Path) -> str:
 
 def _inside(project: Project, stored: str) -> Path:
     """The path a journal entry names, refused unless it is in the project or its datasets."""
-    path = (project.root.resolve() / stored).resolve()
+    try:
+        path = (project.root.resolve() / stored).resolve()
+    except (ValueError, OSError) as exc:  # a NUL byte; a link loop
+        raise ReleaseConflict(f"release journal names a path that cannot be: {stored!r}") from exc
     roots = (project.root.resolve(), project.datasets_dir.resolve())
     if not any(path.is_relative_to(r) for r in roots):
         raise ReleaseConflict(f"release journal names a file outside the project: {stored}")
@@ -314,6 +327,39 @@ def _apply(
     shutil.rmtree(_staging(project, journal.dataset), ignore_errors=True)
 
 
+def read_journal(project: Project, name: str) -> _Journal | None:
+    """The journal of an interrupted release of ``name`` (``None``: there is none).
+
+    Every path it names is checked before anything is applied.
+
+    Raises:
+        ReleaseConflict: The file is not a release journal, or names a path outside the project.
+    """
+    journal_file = _journal_file(project, name)
+    try:
+        data = journal_file.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        journal = _Journal.model_validate_json(data)
+    except ValidationError as exc:
+        raise ReleaseConflict(
+            f"{project.relative(journal_file)}: not a release journal ({exc.error_count()} "
+            "problems); delete it to abandon the interrupted release."
+        ) from exc
+    for i, entry in enumerate(journal.entries):
+        for field, stored in (("path", entry.path), ("staged", entry.staged)):
+            try:
+                _inside(project, stored)
+            except ReleaseConflict as exc:
+                raise ReleaseConflict(
+                    f"{project.relative(journal_file)}: entries.{i}.{field}: not a path inside "
+                    f"the project. Got {stored!r}; delete the journal to abandon the interrupted "
+                    "release."
+                ) from exc
+    return journal
+
+
 def recover(project: Project, name: str) -> None:
     """Complete an interrupted release of ``name`` (or drop an uncommitted one); remove temp files.
 
@@ -322,15 +368,8 @@ def recover(project: Project, name: str) -> None:
     Raises:
         ReleaseConflict: The journal cannot be applied (a target was edited since, or damaged).
     """
-    journal_file = _journal_file(project, name)
-    if journal_file.exists():
-        try:
-            journal = _Journal.model_validate_json(journal_file.read_bytes())
-        except ValidationError as exc:
-            raise ReleaseConflict(
-                f"{project.relative(journal_file)}: not a release journal ({exc.error_count()} "
-                "problems); delete it to abandon the interrupted release."
-            ) from exc
+    journal = read_journal(project, name)
+    if journal is not None:
         _apply(project, journal)
     shutil.rmtree(_staging(project, name), ignore_errors=True)
     shutil.rmtree(tmp_dir(project, name), ignore_errors=True)

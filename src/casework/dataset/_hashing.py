@@ -51,12 +51,13 @@ class HashingThread:
 
     def hexdigest(self) -> str:
         """The sha256 of everything given, once it is hashed (no more pieces may follow)."""
-        self._stop()
+        self.close()
         if self._error is not None:
             raise self._error
         return self._digest.hexdigest()
 
-    def _stop(self) -> None:
+    def close(self) -> None:
+        """Stop hashing (what was given is hashed); nothing more may be given."""
         if self._thread.is_alive():
             self._pieces.put(None)
             self._thread.join()
@@ -70,4 +71,4 @@ class HashingThread:
         value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self._stop()
+        self.close()

@@ -509,20 +509,16 @@ def _stage_files(
 ) -> Staged | None:
     new = prepared.new
     files: dict[Path, FileContent] = {}
-    stops: list[Callable[[], None]] = []
+    hashing = None
     kept = prepared.label_file
-    sorted_labels = kept is not None and not isinstance(kept, LabelFile)
     if not _holds_cases(folder / CASES_FILE, new):
         if hashed is None:
             files[folder / CASES_FILE] = new.chunks
-        elif sorted_labels:
-            # Both files staged: the version hash is taken of each as it is written.
-            cases, sorted_pieces, stop = _hashing_both(prepared, hashed)
-            stops.append(stop)
-            files[folder / CASES_FILE] = cases
-            files[folder / LABELS_FILE] = sorted_pieces
         else:
-            files[folder / CASES_FILE] = _hashing(prepared, hashed)
+            hashing = _StagedHash(prepared, hashed)
+            files[folder / CASES_FILE] = hashing.cases
+            if hashing.sorted_labels is not None:
+                files[folder / LABELS_FILE] = hashing.labels
     elif hashed is not None:  # the file stays: hashed here, before the log that needs it
         hashed.set_result(pieces_hash(new.chunks(), prepared.label_pieces()))
     labels = prepared.label_bytes
@@ -542,64 +538,55 @@ def _stage_files(
     try:
         return stage(project, name, files, {}) if files else None
     finally:
-        for stop in stops:
-            stop()
+        if hashing is not None:
+            hashing.close()
 
 
-def _hashing(prepared: Prepared, hashed: Future[str]) -> Callable[[], Iterator[bytes | memoryview]]:
-    """The cases' pieces, hashed into the version hash as given; ``hashed`` gets it at the end."""
+class _StagedHash:
+    """The version hash of a release, taken of its files as they are staged.
 
-    def pieces() -> Iterator[bytes | memoryview]:
-        with HashingThread(CASES_FILE.encode() + b"\0") as digest:
-            for piece in prepared.new.chunks():
-                digest.update(piece)
-                yield piece
-            digest.update(LABELS_FILE.encode() + b"\0")
-            for label_piece in prepared.label_pieces():
-                digest.update(label_piece)
-            hashed.set_result(digest.hexdigest())
-
-    return pieces
-
-
-def _hashing_both(
-    prepared: Prepared, hashed: Future[str]
-) -> tuple[
-    Callable[[], Iterator[bytes | memoryview]], Callable[[], Iterator[bytes]], Callable[[], None]
-]:
-    """The cases' pieces, then the sorted labels' pieces, hashed into the version hash as given.
-
-    :func:`~casework.dataset._journal.stage` writes the two files in this order on one thread:
-    the labels' lines are read once for both (they were read a second time for the hash, by
-    position: two million reads at 1M cases). ``hashed`` gets the hash at the labels' end. The
-    third function stops the hashing thread if staging ended before the labels' end.
+    :func:`~casework.dataset._journal.stage` writes the cases (:meth:`cases`), then a labels file
+    staged sorted (:meth:`labels`), in that order on one thread, each piece hashed as it is
+    written: the sorted labels' lines are read once for both. Other labels are read for the
+    hash after the cases. ``hashed`` gets the hash at the end; :meth:`close` stops the hashing
+    thread when staging ended before it.
     """
-    kept = prepared.label_file
-    assert isinstance(kept, LabelLines)
-    started: list[HashingThread] = []
 
-    def cases() -> Iterator[bytes | memoryview]:
-        digest = HashingThread(CASES_FILE.encode() + b"\0")
-        started.append(digest)
-        for piece in prepared.new.chunks():
+    def __init__(self, prepared: Prepared, hashed: Future[str]) -> None:
+        """Hash ``prepared``'s files into ``hashed`` as they are staged."""
+        self._prepared = prepared
+        self._hashed = hashed
+        kept = prepared.label_file
+        self.sorted_labels = kept if isinstance(kept, LabelLines) else None
+        """The labels file, when it is staged sorted (and hashed by :meth:`labels`)."""
+        self._digest: HashingThread | None = None
+
+    def cases(self) -> Iterator[bytes | memoryview]:
+        """The cases' pieces, hashed as given (then the labels' when they are not staged)."""
+        digest = self._digest = HashingThread(CASES_FILE.encode() + b"\0")
+        for piece in self._prepared.new.chunks():
             digest.update(piece)
             yield piece
         digest.update(LABELS_FILE.encode() + b"\0")
+        if self.sorted_labels is None:
+            for label_piece in self._prepared.label_pieces():
+                digest.update(label_piece)
+            self._hashed.set_result(digest.hexdigest())
 
-    def labels() -> Iterator[bytes]:
-        if len(started) != 1:
+    def labels(self) -> Iterator[bytes]:
+        """The sorted labels' pieces, hashed as given after the cases'."""
+        digest, kept = self._digest, self.sorted_labels
+        if digest is None or kept is None:
             raise RuntimeError("the labels were staged before the cases")
-        with started[0] as digest:
-            for piece in kept.pieces():
-                digest.update(piece)
-                yield piece
-            hashed.set_result(digest.hexdigest())
+        for piece in kept.pieces():
+            digest.update(piece)
+            yield piece
+        self._hashed.set_result(digest.hexdigest())
 
-    def stop() -> None:
-        for digest in started:
-            digest.__exit__(None, None, None)
-
-    return cases, labels, stop
+    def close(self) -> None:
+        """Stop the hashing thread (done already when the hash was taken)."""
+        if self._digest is not None:
+            self._digest.close()
 
 
 def _parent_content(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from casework.dataset._lines import Changed, scan_file
+from tests.dataset.preads import counted_preads
 
 
 def _file(tmp_path: Path) -> Path:
@@ -18,25 +19,13 @@ def _file(tmp_path: Path) -> Path:
     return path
 
 
-def _counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    real = os.pread
-
-    def pread(fd: int, length: int, offset: int) -> bytes:
-        calls.append(length)
-        return real(fd, length, offset)
-
-    monkeypatch.setattr(os, "pread", pread)  # the module reads os.pread when called
-    return calls
-
-
 def test_lines_read_in_order_are_read_ahead(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _file(tmp_path)
     source, spans, _, _ = scan_file(path, lambda chunk: None)
     data = path.read_bytes()
-    calls = _counted(monkeypatch)
+    calls = counted_preads(monkeypatch)
     with source.reader() as read:
         got = [bytes(read(o, n)) for o, n in spans]
     assert got == [data[o : o + n] for o, n in spans]
@@ -52,11 +41,13 @@ def test_lines_out_of_order_are_read_exactly(
     data = path.read_bytes()
     order = list(range(len(spans)))
     random.Random(2).shuffle(order)
-    calls = _counted(monkeypatch)
+    calls = counted_preads(monkeypatch)
     with source.reader() as read:
         got = [bytes(read(*spans[i])) for i in order]
     assert got == [data[spans[i][0] : spans[i][0] + spans[i][1]] for i in order]
-    assert sum(calls) < 2 * len(data)  # no block read ahead for lines asked for at random
+    assert sum(n for _, n in calls) < 2 * len(
+        data
+    )  # no block read ahead for lines asked for at random
 
 
 def test_a_file_cut_short_is_found_reading_ahead(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 from casework.dataset import _lines
 from casework.dataset._incremental import NewCases
 from casework.dataset._lines import Changed, SharedReads, scan_file
+from tests.dataset.preads import counted_preads
 
 
 def _new_cases(path: Path, lines: list[bytes]) -> NewCases:
@@ -27,25 +27,13 @@ def _new_cases(path: Path, lines: list[bytes]) -> NewCases:
     )
 
 
-def _counting_preads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    real = os.pread
-
-    def pread(fd: int, length: int, offset: int) -> bytes:
-        calls.append(offset)
-        return real(fd, length, offset)
-
-    monkeypatch.setattr(os, "pread", pread)
-    return calls
-
-
 def test_two_readers_read_each_line_from_disk_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lines = [b'{"id": "%d", "pad": "%s"}' % (i * 7919 % 1000, b"x" * (i % 50)) for i in range(1000)]
     new = _new_cases(tmp_path / "cases.jsonl", lines)
     expected = [new.spans[i] for i in range(len(lines))]
-    calls = _counting_preads(monkeypatch)
+    calls = counted_preads(monkeypatch)
     got: dict[str, list[bytes]] = {}
     both = threading.Barrier(2)
 
@@ -64,7 +52,7 @@ def test_two_readers_read_each_line_from_disk_once(
     assert got["store"] == wanted and got["stage"] == wanted
     # Each line read once: a reader asking for a line the other is reading waits for it.
     assert len(calls) == len(lines), len(calls)
-    assert {o for o, _ in expected} == set(calls)
+    assert {o for o, _ in expected} == {o for o, _ in calls}
     assert not new._shared._kept  # nothing held once both are done
 
     # One reader alone keeps nothing (and reads every line).

@@ -44,10 +44,9 @@ from casework.dataset._lines import (
 from casework.dataset._objects import Summary, VersionIndex, line_hash
 from casework.dataset.check import contradictory_tools
 from casework.dataset.jsonl import (
-    canonical_fix,
+    canonical_records,
     collector_paused,
     parse_records,
-    valid_record,
 )
 from casework.dataset.parallel import line_boundaries, parallel_workers
 from casework.dataset.stream import ProgressCallback
@@ -286,16 +285,12 @@ def _rows_read(
         for line, digest in zip(raw, raw_hashes[start : start + _BATCH], strict=True):
             if line_hash(line) != digest:
                 return None  # changed since it was hashed: the full path reads it again
-        cases = [valid_record(bytes(line), Case) for line in raw]
-        for case, before, span, known in zip(
-            cases, raw, batch, raw_hashes[start : start + _BATCH], strict=True
+        cases = canonical_records(raw, Case)
+        if cases is None:
+            return None  # the full path reports it
+        for (case, fixed), span, known in zip(
+            cases, batch, raw_hashes[start : start + _BATCH], strict=True
         ):
-            if case is None:
-                return None  # the full path reports it
-            try:
-                fixed = canonical_fix(case, before)
-            except InputErrors:
-                return None
             digest = known if fixed is None else line_hash(fixed)
             summary = summary_of(case)
             rows.append(_Row(case.id, digest, shared.setdefault(summary, summary), span, fixed))

@@ -24,8 +24,7 @@ import xxhash
 
 from casework.dataset._lines import Changed, OnDisk, SharedReads, joined_lines, split_lines
 from casework.dataset._objects import line_hash
-from casework.dataset.jsonl import canonical_fix, collector_paused, valid_record
-from casework.errors import InputErrors
+from casework.dataset.jsonl import canonical_records, collector_paused
 from casework.schema import LabelRecord
 
 __all__ = [
@@ -77,14 +76,10 @@ def label_rows_here(
     for start in range(0, len(spans), _BATCH):
         batch = spans[start : start + _BATCH]
         raw = [data[o : o + n] for o, n in batch]
-        records = [valid_record(line, LabelRecord) for line in raw]
-        for record, before, span in zip(records, raw, batch, strict=True):
-            if record is None:
-                return None  # the full path reports it
-            try:
-                fixed = canonical_fix(record, before)
-            except InputErrors:
-                return None
+        records = canonical_records(raw, LabelRecord)
+        if records is None:
+            return None  # the full path reports it
+        for (record, fixed), span in zip(records, batch, strict=True):
             # Labellers and guideline versions repeat: one string each (shared when pickled too).
             key = (record.case_id, intern(record.labeller), intern(record.guideline_version))
             rows.append(LabelRow(label_sort_key(record), key, span, fixed))

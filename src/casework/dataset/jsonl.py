@@ -39,6 +39,7 @@ __all__ = [
     "canonical_bytes",
     "canonical_fix",
     "canonical_line",
+    "canonical_records",
     "collect_records",
     "collector_paused",
     "dump_record",
@@ -644,6 +645,27 @@ def canonical_fix(record: BaseModel, raw: bytes | memoryview) -> bytes | None:
     if _may_hold_non_finite(line) and _has_non_finite(record):
         canonical_bytes([record])  # raises, naming the field
     return line
+
+
+def canonical_records(
+    lines: Sequence[bytes | memoryview], model: type[M]
+) -> list[tuple[M, bytes | None]] | None:
+    """Each line's record and :func:`canonical_fix` (its canonical line, ``None`` when it is one).
+
+    ``None`` when any line is not a valid record or holds NaN or an infinite float: a caller
+    that takes another path for a bad line lets that path report it.
+    """
+    # All lines validated, then all written: alternating the two per line measured 7% slower.
+    records = [valid_record(bytes(raw), model) for raw in lines]
+    out: list[tuple[M, bytes | None]] = []
+    for record, raw in zip(records, lines, strict=True):
+        if record is None:
+            return None
+        try:
+            out.append((record, canonical_fix(record, raw)))
+        except InputErrors:
+            return None
+    return out
 
 
 def write_records(

@@ -80,3 +80,19 @@ def test_unreachable_database_names_the_url_without_password() -> None:
     )
     assert "secret" not in message
     assert "CASEWORK_DB_URL" in message
+
+
+def test_an_upgrade_that_fails_midway_leaves_no_half_schema(db_url: str) -> None:
+    # Failed before migrations ran in one transaction on SQLite: the base revision's tables and
+    # every migration applied before the failing one stayed behind (each DDL committed alone).
+    from sqlalchemy.exc import SQLAlchemyError
+
+    engine = create_engine(db_url)
+    try:
+        with engine.begin() as conn:  # a later migration's table, in the way
+            conn.execute(text("CREATE TABLE judge_review_items (x INTEGER)"))
+        with pytest.raises(SQLAlchemyError):
+            upgrade(db_url)
+        assert set(inspect(engine).get_table_names()) == {"judge_review_items"}
+    finally:
+        engine.dispose()

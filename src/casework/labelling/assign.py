@@ -132,8 +132,9 @@ def assign_labels(
             state = load_state(project, name, session)
             stale = _stale_open(state.work, dict(state.snapshot.versions))
             if stale:
+                gone = set(stale)
                 kept = Work(
-                    tuple(s for s in state.work.assignments if s.id not in set(stale)),
+                    tuple(s for s in state.work.assignments if s.id not in gone),
                     state.work.labels,
                 )
                 state = load_state(project, name, session, work=kept)

@@ -672,9 +672,10 @@ def retire_cases(
         moved = sorted(c.id for c in cases if c.id in retire and c.split != SMOKE)
         if dry_run or not moved:
             return RetireResult(found, moved, None)
-        updated = [c.model_copy(update={"split": SMOKE}) if c.id in moved else c for c in cases]
-        moved_pass = [cid for cid in moved if cid in set(found.all_pass)]
-        moved_fail = [cid for cid in moved if cid in set(found.all_fail)]
+        moving, all_pass, all_fail = set(moved), set(found.all_pass), set(found.all_fail)
+        updated = [c.model_copy(update={"split": SMOKE}) if c.id in moving else c for c in cases]
+        moved_pass = [cid for cid in moved if cid in all_pass]
+        moved_fail = [cid for cid in moved if cid in all_fail]
         changes = []
         if moved_pass:
             changes.append(f"split -> smoke: {len(moved_pass)} case(s) every system passed")

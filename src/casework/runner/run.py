@@ -230,7 +230,8 @@ def _simulator(
     Raises:
         UsageError: A frozen case has a scenario and `[models.user]` does not keep data local.
     """
-    chosen = [c for c in dataset.cases if c.id in set(header.case_ids)]
+    ids = set(header.case_ids)
+    chosen = [c for c in dataset.cases if c.id in ids]
     scripted = [c for c in chosen if c.situation.user_scenario is not None]
     if not scripted:
         return None

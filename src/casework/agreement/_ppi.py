@@ -40,7 +40,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import t as student_t
 
 from casework.agreement.kappa import normal_quantile
 
@@ -255,6 +254,8 @@ def _interval(
     floor: float,
     df: int | None,
 ) -> PPIEstimate:
+    from scipy.stats import t as student_t  # scipy.stats takes ~0.3 s to import: only when used
+
     z = normal_quantile(confidence)
     if df is not None:
         z = float(student_t.ppf(1 - (1 - confidence) / 2, df))

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 __all__ = [
     "FeatureCluster",
@@ -210,6 +209,8 @@ def over_represented(
         >>> top[0].describe()
         '3 of 4 disagreements involve old (4 of 8 rows; lift 1.5, p=0.24)'
     """
+    from scipy import stats  # scipy.stats takes ~0.3 s to import: only when used
+
     if len(features) != len(disagree):
         raise ValueError(
             f"disagree: must have one flag per row ({len(features)}). Got {len(disagree)}."
@@ -428,6 +429,8 @@ def _ranked(
     top: int,
     min_support: int,
 ) -> tuple[FeatureCluster, ...]:
+    from scipy import stats  # scipy.stats takes ~0.3 s to import: only when used
+
     d = sum(1 for x in flag if x)
     if d == 0:
         return ()

@@ -12,7 +12,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from casework.agreement.kappa import KappaStatus, normal_quantile
 from casework.agreement.table import rating_counts
@@ -159,6 +158,8 @@ def from_counts(
     ratings, for callers that hold the counts already (two yes/no raters: one column each).
     Not exported: the package's binary agreement uses it.
     """
+    from scipy import stats  # scipy.stats takes ~0.3 s to import: only when used
+
     normal_quantile(confidence)  # validates confidence
     q = int(counts_all.shape[1])
     w = np.eye(q) if weights is None else weights

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from scipy.stats import binomtest
-
 from casework.runner.metrics import CaseTally, bootstrap_ci
 
 __all__ = [
@@ -84,6 +82,8 @@ def sign_test(positive: int, negative: int) -> float:
     Table 10.1 (presidential approval, discordant counts 150 and 86) gives a McNemar statistic
     of 17.36 (:func:`mcnemar_statistic`); the exact p-value is far below 0.001.
     """
+    from scipy.stats import binomtest  # scipy.stats takes ~0.3 s to import: only when used
+
     total = positive + negative
     if total == 0:
         return 1.0

@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from scipy.stats import t as student_t
-
 __all__ = [
     "PAIRED_METHOD",
     "PairedDifference",
@@ -98,6 +96,8 @@ def paired_difference(
         >>> round(d.difference, 2), round(d.low, 3), round(d.high, 3)
         (-0.1, -0.473, 0.306)
     """
+    from scipy.stats import t as student_t  # scipy.stats takes ~0.3 s to import: only when used
+
     if not 0 < confidence < 1:
         raise ValueError(f"confidence: must lie strictly between 0 and 1. Got {confidence!r}.")
     if len(run) != len(baseline):
@@ -149,6 +149,8 @@ def noninferiority_p(diff: PairedDifference, margin: float) -> float:
     >>> round(noninferiority_p(d, 0.05), 4)
     0.5746
     """
+    from scipy.stats import t as student_t  # scipy.stats takes ~0.3 s to import: only when used
+
     t = _shifted_t(diff, margin)
     if t is None:
         return 0.0 if diff.cases > 1 and diff.difference > -margin else 1.0
@@ -161,6 +163,8 @@ def inferiority_p(diff: PairedDifference, margin: float) -> float:
     Tests :math:`H_0: \Delta \ge -\text{margin}` against :math:`\Delta < -\text{margin}` (the
     mirror of :func:`noninferiority_p`).
     """
+    from scipy.stats import t as student_t  # scipy.stats takes ~0.3 s to import: only when used
+
     t = _shifted_t(diff, margin)
     if t is None:
         return 0.0 if diff.cases > 1 and diff.difference < -margin else 1.0

@@ -19,6 +19,7 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import multiprocessing.context
+import multiprocessing.forkserver
 import os
 import pickle
 import shutil
@@ -246,8 +247,16 @@ def _context() -> multiprocessing.context.SpawnContext | multiprocessing.context
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])
+    # The parent's main module too (for the CLI, its entry script): every worker would otherwise
+    # import it again after the fork, as Python's spawn and forkserver workers do.
+    ctx.set_forkserver_preload(["__main__", __name__])
     return ctx
+
+
+def _warm_forkserver() -> None:
+    """Start the fork server now: it imports the runner while the parent loads the dataset."""
+    if isinstance(_context(), multiprocessing.context.ForkServerContext):
+        multiprocessing.forkserver.ensure_running()
 
 
 class _Workers:
@@ -425,6 +434,8 @@ class _Sharded:
 
     def run(self) -> RunSummary:
         project, request = self.project, self.request
+        if not self.use_ray:
+            _warm_forkserver()
         header, path, previous = self._start()
         for key, (rec, line) in previous.items():
             self.outcomes[key] = _Outcome.of(rec)

@@ -84,15 +84,16 @@ def test_unreachable_database_names_the_url_without_password() -> None:
 
 def test_an_upgrade_that_fails_midway_leaves_no_half_schema(db_url: str) -> None:
     # Failed before migrations ran in one transaction on SQLite: the base revision's tables and
-    # every migration applied before the failing one stayed behind (each DDL committed alone).
-    from sqlalchemy.exc import SQLAlchemyError
-
+    # every migration applied before the failing one stayed behind (each DDL committed alone);
+    # and the error came out of `casework db upgrade` as a traceback.
     engine = create_engine(db_url)
     try:
         with engine.begin() as conn:  # a later migration's table, in the way
             conn.execute(text("CREATE TABLE judge_review_items (x INTEGER)"))
-        with pytest.raises(SQLAlchemyError):
+        with pytest.raises(WorkbenchError, match="a migration failed, so nothing was changed"):
             upgrade(db_url)
+        with pytest.raises(WorkbenchError, match="is at revision none"):
+            open_workbench(url=db_url)
         assert set(inspect(engine).get_table_names()) == {"judge_review_items"}
     finally:
         engine.dispose()

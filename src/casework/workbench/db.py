@@ -154,9 +154,24 @@ def status(url: str) -> WorkbenchStatus:
 
 
 def upgrade(url: str, revision: str = "heads") -> WorkbenchStatus:
-    """Apply migrations up to ``revision`` (default: every head) and return the new status."""
+    """Apply migrations up to ``revision`` (default: every head) and return the new status.
+
+    The migrations run in one transaction: one that fails leaves the database as it was.
+
+    Raises:
+        WorkbenchError: Unreachable, or a migration failed (nothing was changed).
+    """
     status(url)  # reachability first, with a clear message
-    command.upgrade(_alembic_config(url), revision)
+    try:
+        command.upgrade(_alembic_config(url), revision)
+    except SQLAlchemyError as exc:
+        cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        raise WorkbenchError(
+            f"workbench database {display_url(url)}: a migration failed, so nothing was changed "
+            f"(they run in one transaction): {exc.__class__.__name__}: {cause}. A table of "
+            "casework's in a database it did not create may be in the way; point the workbench at "
+            "an empty database (CASEWORK_DB_URL or [workbench] url in casework.toml)."
+        ) from exc
     return status(url)
 
 

@@ -66,7 +66,7 @@ layers: $(STAMP)
 	$(BIN)/python -m casework._api_check
 
 pytest: $(STAMP) $(PHOENIX_STAMP)
-	COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadgroup --cov --cov-report=term:skip-covered
+	COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadgroup --cov --cov-report=term:skip-covered --durations=25
 
 ## Regenerate docs/cli.md from the commands' help.
 docs: $(STAMP)

@@ -3,7 +3,7 @@
 Pipelines, each in a fresh process (so peak memory is its own), on the seeded support-style
 corpus of ``leakage_data.py`` at Jaccard >= 0.8 over word 3-shingles:
 
-- ``casework-lsh``: casework's local engine (Arrow tokenisation, numpy MinHash, LSH banding chosen
+- ``casework-lsh``: casework's local engine (Arrow tokenisation, compiled MinHash, LSH banding chosen
   for recall >= 0.99 at the threshold, candidates verified by exact Jaccard);
 - ``casework-exact``: casework's exact prefix-filter join (the ground truth; tested against brute
   force in tests/leakage);
@@ -87,7 +87,11 @@ def _progress(line: str) -> None:
 
 
 def run_streamed(n: int, memory_mb: int) -> tuple[set[tuple[int, int]], dict[str, Any]]:
-    """The streamed LSH join over the corpus file, read in batches (never whole in memory)."""
+    """The streamed LSH join over the corpus file, read in batches (never whole in memory).
+
+    Besides the figures, ``info`` holds ``"verified"``: every pair with its shared shingles and
+    exact Jaccard, in row order (``one`` moves it beside the pairs, out of the figures).
+    """
     from casework.leakage.scratch import scratch_folder
     from casework.leakage.streamed import batch_rows, streamed_lsh_join
 
@@ -134,7 +138,18 @@ def run_streamed(n: int, memory_mb: int) -> tuple[set[tuple[int, int]], dict[str
             num_perm=256,
             progress=_progress,
         )
+    verified = [
+        [left, right, shared, jaccard]
+        for left, right, shared, jaccard in zip(
+            found.left.tolist(),
+            found.right.tolist(),
+            found.shared.tolist(),
+            found.jaccard.tolist(),
+            strict=True,
+        )
+    ]
     return found.as_set(), {
+        "verified": verified,
         "bands": params.bands,
         "rows": params.rows,
         "num_perm": params.num_perm,
@@ -194,8 +209,11 @@ def run_datasketch(texts: list[str], matched: bool) -> tuple[set[tuple[int, int]
     return found, {"bands": lsh.b, "rows": lsh.r, "num_perm": num_perm}
 
 
-def one(pipeline: str, n: int, out: Path, memory_mb: int = 2048) -> None:
-    """Run one pipeline in this process and write its figures (and pairs) to ``out``."""
+def one(pipeline: str, n: int, out: Path | None, memory_mb: int = 2048) -> None:
+    """Run one pipeline in this process and write its figures (and pairs) to ``out``.
+
+    Without ``out`` the figures are printed (as one JSON line) and the pairs are not kept.
+    """
     texts = corpus(n) if pipeline != "casework-streamed" else []
     # Library imports are paid once per process, not per scan: keep them out of the timing.
     import datasketch  # noqa: F401
@@ -236,6 +254,7 @@ def one(pipeline: str, n: int, out: Path, memory_mb: int = 2048) -> None:
     info["cpu_s"] = round(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime, 2)
     info["load"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
     peak_mb = after.ru_maxrss / 1024
+    verified = info.pop("verified", None)
     result = {
         "pipeline": pipeline,
         "n": n,
@@ -244,7 +263,13 @@ def one(pipeline: str, n: int, out: Path, memory_mb: int = 2048) -> None:
         "pairs": len(pairs),
         **info,
     }
-    out.write_text(json.dumps({"result": result, "pairs": sorted(pairs)}), encoding="utf-8")
+    if out is None:
+        print(json.dumps(result), flush=True)
+        return
+    data: dict[str, Any] = {"result": result, "pairs": sorted(pairs)}
+    if verified is not None:
+        data["verified"] = verified
+    out.write_text(json.dumps(data), encoding="utf-8")
 
 
 def measure(

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import binom
 
+from casework.leakage import _kernels
 from casework.leakage.minhash import EMPTY, MinHasher, agreements, fingerprints
 from casework.leakage.pairs import (
     Pairs,
@@ -131,16 +132,9 @@ def choose_params(threshold: float, num_perm: int = 256, min_recall: float = 0.9
 
 def band_keys(signatures: npt.NDArray[np.uint32], band: int, rows: int) -> npt.NDArray[np.uint64]:
     """One 64-bit key per row for band ``band`` (equal bands give equal keys)."""
-    block = signatures[:, band * rows : (band + 1) * rows]
-    if rows % 2:
-        block = np.concatenate([block, np.zeros((len(block), 1), dtype=np.uint32)], axis=1)
-    words = np.ascontiguousarray(block).view(np.uint64)
-    seed = ((band + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-    key = np.full(len(signatures), seed, dtype=np.uint64)
-    for c in range(words.shape[1]):
-        key ^= words[:, c]
-        key *= np.uint64(0xFF51AFD7ED558CCD)
-        key ^= key >> np.uint64(32)
+    seed = np.uint64(((band + 1) * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF)
+    key = np.empty(len(signatures), dtype=np.uint64)
+    _kernels.band_key(signatures, band * rows, rows, seed, key)
     return key
 
 

@@ -1,4 +1,4 @@
-"""MinHash signatures of a whole batch of shingle sets at once (numpy, no per-row Python).
+"""MinHash signatures of a whole batch of shingle sets at once (a compiled loop, no per-row Python).
 
 Entry point: :class:`MinHasher` (``signatures(sets)`` -> ``uint32[rows, num_perm]``).
 """
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from casework.leakage import _kernels
 from casework.shingling._sets import ShingleSets
 
 __all__ = ["EMPTY", "MinHasher", "agreements", "estimate_jaccard", "fingerprints"]
@@ -19,9 +20,6 @@ U32 = npt.NDArray[np.uint32]
 
 EMPTY = np.uint32(0xFFFFFFFF)
 """Signature value of every permutation for a row without shingles."""
-
-#: Shingles hashed per block: (num_perm x block) uint32 fits the CPU caches.
-_BLOCK = 4096
 
 _MASK64 = (1 << 64) - 1
 
@@ -60,7 +58,7 @@ class MinHasher:
     seed: int = 1
     """Seed of the permutation coefficients."""
     threads: int = 2
-    """Worker threads (numpy releases the GIL in the arithmetic)."""
+    """Worker threads (the compiled loop releases the GIL)."""
     _a: U32 = field(init=False, repr=False, compare=False)
     _b: U32 = field(init=False, repr=False, compare=False)
 
@@ -71,49 +69,23 @@ class MinHasher:
         object.__setattr__(self, "_a", a)
         object.__setattr__(self, "_b", b)
 
-    def _block(self, folded: U32, offsets: npt.NDArray[np.int64], out: U32) -> None:
-        """Signatures of rows whose (non-empty) shingles are ``folded[offsets[i]:offsets[i+1]]``."""
-        a = self._a[:, None]
-        b = self._b[:, None]
-        first = 0
-        rows = len(offsets) - 1
-        while first < rows:
-            # Rows whose shingles fit one block (at least one row, however long).
-            stop = int(np.searchsorted(offsets, offsets[first] + _BLOCK, side="right")) - 1
-            stop = max(stop, first + 1)
-            lo, hi = int(offsets[first]), int(offsets[stop])
-            values = np.multiply(a, folded[None, lo:hi])
-            np.add(values, b, out=values)
-            out[first:stop] = np.minimum.reduceat(values, offsets[first:stop] - lo, axis=1).T
-            first = stop
-
     def signatures(self, sets: ShingleSets) -> U32:
         """``uint32[len(sets), num_perm]`` signatures; empty rows get :data:`EMPTY` everywhere."""
         n = len(sets)
-        out = np.full((n, self.num_perm), EMPTY, dtype=np.uint32)
-        sizes = sets.sizes()
-        rows = np.flatnonzero(sizes > 0)
-        if not len(rows):
-            return out
-        h = sets.hashes
-        folded = (h ^ (h >> np.uint64(32))).astype(np.uint32)
-        sub_offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(sizes[rows], out=sub_offsets[1:])
-        # Non-empty rows are contiguous in ``folded`` (empty rows contribute nothing).
-        sub = np.empty((len(rows), self.num_perm), dtype=np.uint32)
-        parts = max(1, min(self.threads, len(rows) // 2048))
-        cuts = np.linspace(0, len(rows), parts + 1).astype(np.int64)
+        out = np.empty((n, self.num_perm), dtype=np.uint32)
+        parts = max(1, min(self.threads, n // 2048))
+        cuts = np.linspace(0, n, parts + 1).astype(np.int64)
 
         def work(i: int) -> None:
             lo, hi = int(cuts[i]), int(cuts[i + 1])
-            self._block(folded, sub_offsets[lo : hi + 1], sub[lo:hi])
+            _kernels.minhash(sets.hashes, sets.offsets[lo : hi + 1], self._a, self._b, out[lo:hi])
 
         if parts == 1:
             work(0)
         else:
+            # The kernel releases the GIL: the threads run at once.
             with ThreadPoolExecutor(parts) as pool:
                 list(pool.map(work, range(parts)))
-        out[rows] = sub
         return out
 
 
@@ -154,8 +126,5 @@ def agreements(
     """
     other = fingerprints if right_fingerprints is None else right_fingerprints
     out = np.empty(len(left), dtype=np.int64)
-    step = max(1, 4_000_000 // max(1, fingerprints.shape[1]))
-    for lo in range(0, len(left), step):
-        hi = min(len(left), lo + step)
-        out[lo:hi] = np.count_nonzero(fingerprints[left[lo:hi]] == other[right[lo:hi]], axis=1)
+    _kernels.agreements(fingerprints, left, other, right, out)
     return out

@@ -1,7 +1,8 @@
 """Candidate pairs and their exact verification, shared by the exact join and the LSH engine.
 
 Entry points: :class:`Pairs` (verified pairs with exact Jaccard), :func:`pairs_within_groups`
-(all pairs of members sharing a key), :func:`intersection_sizes` and :func:`verify_pairs`.
+(all pairs of members sharing a key), :func:`intersection_sizes`, :func:`shared_shingles` and
+:func:`verify_pairs`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from casework.shingling._sets import I64, U64, ShingleSets, gather_segments
+from casework.leakage import _kernels
+from casework.shingling._sets import I64, ShingleSets, gather_segments
 
 __all__ = [
     "Pairs",
@@ -21,11 +23,11 @@ __all__ = [
     "cross_group",
     "dedupe_pairs",
     "dense_rows",
-    "grid_intersection_sizes",
     "intersection_sizes",
     "intersection_weights",
     "iter_pairs_within_groups",
     "pairs_within_groups",
+    "shared_shingles",
     "verify_pairs",
 ]
 
@@ -215,64 +217,35 @@ def dense_rows(sets: ShingleSets, rows: I64) -> tuple[I64, I64, I64]:
     return dense.astype(np.int64).reshape(-1), offsets, where
 
 
-#: Widest pair (in shingles) compared position by position; wider pairs are merged.
-_GRID_WIDTH = 64
-#: Width classes of the grid comparison (pairs padded to the next multiple of this).
-_GRID_STEP = 8
-#: Booleans of one grid comparison chunk (pairs x width x width).
-_GRID_CELLS = 16_000_000
+def shared_shingles(
+    sets: ShingleSets, left: I64, right: I64, right_sets: ShingleSets | None = None
+) -> I64:
+    """Exact ``|row(left[i]) ∩ row(right[i])|``, each pair's two sorted rows merged (compiled).
 
-
-def grid_intersection_sizes(hashes: U64, offsets: I64, left: I64, right: I64) -> I64:
-    """Exact ``|row(left[i]) ∩ row(right[i])|`` for rows of distinct hashes, position by position.
-
-    Each side is padded to the pair's width class by repeating its last hash; the count is the
-    number of the left row's own positions whose hash occurs anywhere in the right row (so the
-    repeated hashes never count twice). ``width x width`` comparisons a pair beat the sort-merge
-    of :func:`intersection_sizes` for the short rows of messages; pairs with a row wider than
-    :data:`_GRID_WIDTH` are merged instead.
+    ``right`` indexes ``right_sets`` when given (two batches of rows), else ``sets``.
     """
-    sizes = np.diff(offsets)
-    out = np.zeros(len(left), dtype=np.int64)
-    size_a, size_b = sizes[left], sizes[right]
-    widest = np.maximum(size_a, size_b)
-    live = (size_a > 0) & (size_b > 0)
-    wide = live & (widest > _GRID_WIDTH)
-    if wide.any():
-        rows = np.unique(np.concatenate([left[wide], right[wide]]))
-        index, sub_offsets = gather_segments(offsets, rows)
-        _, dense = np.unique(hashes[index], return_inverse=True)
-        out[wide] = intersection_sizes(
-            dense.astype(np.int64).reshape(-1),
-            sub_offsets,
-            np.searchsorted(rows, left[wide]),
-            np.searchsorted(rows, right[wide]),
-        )
-    narrow = np.flatnonzero(live & ~wide)
-    widths = -(-widest[narrow] // _GRID_STEP) * _GRID_STEP
-    for width in np.unique(widths):
-        w = int(width)
-        chosen = narrow[widths == width]
-        cols = np.arange(w, dtype=np.int64)[None, :]
-        step = max(1, _GRID_CELLS // (w * w))
-        for lo in range(0, len(chosen), step):
-            pick = chosen[lo : lo + step]
-            sa, sb = size_a[pick][:, None], size_b[pick][:, None]
-            a = hashes[offsets[left[pick]][:, None] + np.minimum(cols, sa - 1)]
-            b = hashes[offsets[right[pick]][:, None] + np.minimum(cols, sb - 1)]
-            found = (a[:, :, None] == b[:, None, :]).any(axis=2)
-            found &= cols < sa
-            out[pick] = np.count_nonzero(found, axis=1)
+    other = sets if right_sets is None else right_sets
+    out = np.empty(len(left), dtype=np.int64)
+    _kernels.intersections(sets.hashes, sets.offsets, left, other.hashes, other.offsets, right, out)
     return out
 
 
-def verify_pairs(sets: ShingleSets, left: I64, right: I64, threshold: float) -> Pairs:
-    """Exact Jaccard of candidate pairs; keeps those at or above ``threshold``."""
+def verify_pairs(
+    sets: ShingleSets,
+    left: I64,
+    right: I64,
+    threshold: float,
+    right_sets: ShingleSets | None = None,
+) -> Pairs:
+    """Exact Jaccard of candidate pairs; keeps those at or above ``threshold``.
+
+    ``right`` indexes ``right_sets`` when given (two batches of rows), else ``sets``.
+    """
     if len(left) == 0:
         return Pairs.empty()
-    shared = grid_intersection_sizes(sets.hashes, sets.offsets, left, right)
-    sizes = sets.sizes()
-    union = sizes[left] + sizes[right] - shared
+    shared = shared_shingles(sets, left, right, right_sets)
+    other = sets if right_sets is None else right_sets
+    union = sets.sizes()[left] + other.sizes()[right] - shared
     jac = np.divide(shared, union, out=np.zeros(len(shared), dtype=np.float64), where=union > 0)
     keep = jac >= threshold
     return Pairs(left[keep], right[keep], shared[keep], jac[keep])

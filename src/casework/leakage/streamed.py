@@ -45,7 +45,7 @@ from casework.leakage.pairs import (
     iter_pairs_within_groups,
     verify_pairs,
 )
-from casework.shingling._sets import I64, ShingleSets, gather_segments
+from casework.shingling._sets import I64, ShingleSets
 from casework.shingling._shingles import DEFAULT_SEED
 
 __all__ = [
@@ -76,12 +76,12 @@ _BLOCK_SHARE = 0.3
 _UNIQUE_SHARE = 0.2
 #: Blocks at most: a bucket file per pair of blocks (253 files) stay open during the bands.
 _MAX_BLOCKS = 22
-#: Bytes a candidate pair costs while one verification batch runs (its rows' gathered shingles,
-#: their dense codes and merge keys, the fingerprint rows compared).
+#: Bytes a candidate pair costs while one verification batch runs (rows, masks, counts; the
+#: compiled loops read the blocks in place).
 _VERIFY_PAIR_BYTES = 1_000
 #: Bands sorted at once.
 _BAND_THREADS = 2
-#: Verification batches running at once (numpy releases the GIL in gathers and sorts).
+#: Verification batches running at once (the compiled loops release the GIL).
 _VERIFY_THREADS = 2
 _MB = 1 << 20
 
@@ -252,7 +252,9 @@ class _Buckets:
         self.blocks = len(cuts) - 1
         self.pairs = [(i, j) for i in range(self.blocks) for j in range(i, self.blocks)]
         self.paths = [folder / f"pairs-{i}-{j}.i64" for i, j in self.pairs]
-        self.files = [stack.enter_context(p.open("wb")) for p in self.paths]
+        # Unbuffered: whole arrays are written at once, and 253 buffers of 8 KB would be the
+        # biggest thing a small setting holds while the bands run.
+        self.files = [stack.enter_context(p.open("wb", buffering=0)) for p in self.paths]
         self.written = 0
 
     def block_of(self, rows: I64) -> I64:
@@ -355,29 +357,40 @@ class _Verifier:
         keep = small >= self.threshold * large - 1e-9
         a, b = left[keep] - first.lo, right[keep] - second.lo
         keep = prefilter(first.prints, a, b, self.threshold, second.prints)
-        a, b = a[keep], b[keep]
-        if not len(a):
-            return Pairs.empty()
-        # The two sides' rows, gathered into one small batch of sets for the exact merge.
-        rows_a, rows_b = np.unique(a), np.unique(b)
-        index_a, offsets_a = gather_segments(first.sets.offsets, rows_a)
-        index_b, offsets_b = gather_segments(second.sets.offsets, rows_b)
-        sets = ShingleSets(
-            np.concatenate([first.sets.hashes[index_a], second.sets.hashes[index_b]]),
-            np.concatenate([offsets_a, offsets_a[-1] + offsets_b[1:]]),
-        )
-        found = verify_pairs(
-            sets,
-            np.searchsorted(rows_a, a),
-            len(rows_a) + np.searchsorted(rows_b, b),
-            self.threshold,
-        )
-        return Pairs(
-            first.lo + rows_a[found.left],
-            second.lo + rows_b[found.right - len(rows_a)],
-            found.shared,
-            found.jaccard,
-        )
+        found = verify_pairs(first.sets, a[keep], b[keep], self.threshold, second.sets)
+        return Pairs(first.lo + found.left, second.lo + found.right, found.shared, found.jaccard)
+
+
+def _sketch_all(
+    batches: Iterable[Sequence[str] | pa.Array],
+    scratch: Path,
+    params: LshParams,
+    k: int,
+    shingle_seed: int,
+    seed: int,
+    say: Callable[[str], None],
+) -> _Sketches:
+    """The first pass: every batch sketched and appended to the scratch files (then closed).
+
+    A function of its own so that the last batch's texts and sketch are dropped when it returns
+    (tens of MB at the default setting that the later stages would otherwise hold).
+    """
+    with ExitStack() as stack:
+        sketches = _Sketches(scratch, params.bands, stack)
+        # Slices of a batch are sketched on all cores (Arrow and the compiled loops release the
+        # GIL) and written in order, without first joining them into one batch.
+        pool = stack.enter_context(ThreadPoolExecutor(os.cpu_count() or 1))
+        for texts in batches:
+            arr = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.large_string())
+            slices = [arr.slice(i, BATCH_ROWS) for i in range(0, len(arr), BATCH_ROWS)]
+            for sketched in pool.map(
+                lambda t: _sketch_part(t, params, k, shingle_seed, seed), slices
+            ):
+                sketches.add(sketched)
+            sketches.batches += 1
+            say(f"sketched {sketches.rows:,} rows")
+        sketches.close()
+    return sketches
 
 
 def streamed_lsh_join(
@@ -421,21 +434,7 @@ def streamed_lsh_join(
     params = choose_params(threshold, num_perm, min_recall)
     budget = max(1, int(memory_mb * _MB))
     say = progress or (lambda line: None)
-    with ExitStack() as stack:
-        sketches = _Sketches(scratch, params.bands, stack)
-        # Slices of a batch are sketched on all cores (numpy and Arrow release the GIL) and
-        # written in order, without first joining them into one batch.
-        pool = stack.enter_context(ThreadPoolExecutor(os.cpu_count() or 1))
-        for texts in batches:
-            arr = texts if isinstance(texts, pa.Array) else pa.array(texts, pa.large_string())
-            slices = [arr.slice(i, BATCH_ROWS) for i in range(0, len(arr), BATCH_ROWS)]
-            for sketched in pool.map(
-                lambda t: _sketch_part(t, params, k, shingle_seed, seed), slices
-            ):
-                sketches.add(sketched)
-            sketches.batches += 1
-            say(f"sketched {sketches.rows:,} rows")
-        sketches.close()
+    sketches = _sketch_all(batches, scratch, params, k, shingle_seed, seed, say)
     n = sketches.rows
     if groups is not None and len(groups) != n:
         raise UsageError(f"must give one code per row ({n}). Got {len(groups)}.", param="groups")
@@ -498,4 +497,7 @@ def streamed_lsh_join(
     stats = StreamStats(
         n, sketches.batches, parts_of_bands, candidates, memory_mb, blocks=buckets.blocks
     )
-    return Pairs.concat(found).sorted(), params, stats
+    # The parts are dropped once joined: the pairs are held twice at most, not three times.
+    pairs = Pairs.concat(found)
+    found.clear()
+    return pairs.sorted(), params, stats

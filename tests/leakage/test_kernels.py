@@ -17,7 +17,12 @@ import pytest
 from casework.leakage import _kernels
 from casework.leakage.lsh import band_keys
 from casework.leakage.minhash import EMPTY, MinHasher, agreements, fingerprints
-from casework.leakage.pairs import intersection_sizes, shared_shingles
+from casework.leakage.pairs import (
+    intersection_sizes,
+    iter_pairs_within_groups,
+    pairs_within_groups,
+    shared_shingles,
+)
 from casework.shingling._sets import I64, U64, ShingleSets, gather_segments
 
 U32 = npt.NDArray[np.uint32]
@@ -101,6 +106,31 @@ def _numpy_intersections(hashes: U64, offsets: I64, left: I64, right: I64) -> I6
         found &= cols < sa
         out[pick] = np.count_nonzero(found, axis=1)
     return out
+
+
+def _numpy_pairs_within_groups(members: I64, keys: U64) -> tuple[I64, I64]:
+    """Pairs sharing a key in numpy: group bounds, then every element's partners by repeats."""
+    if len(members) < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    order = np.argsort(keys)
+    m, k = members[order], keys[order]
+    boundary = np.flatnonzero(k[1:] != k[:-1]) + 1
+    starts = np.concatenate([[0], boundary]).astype(np.int64)
+    sizes = np.diff(np.concatenate([starts, [len(k)]])).astype(np.int64)
+    in_group = np.repeat(sizes >= 2, sizes)
+    elem = np.flatnonzero(in_group).astype(np.int64)
+    group_end = np.repeat(starts + sizes, sizes)[in_group]
+    counts = group_end - elem - 1
+    first = np.repeat(elem, counts)
+    offsets = np.zeros(len(elem) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    second = (
+        np.arange(int(offsets[-1]), dtype=np.int64)
+        - np.repeat(offsets[:-1], counts)
+        + np.repeat(elem + 1, counts)
+    )
+    a, b = m[first], m[second]
+    return np.minimum(a, b), np.maximum(a, b)
 
 
 def _random_sets(rng: np.random.Generator, sizes: list[int], pool: int) -> ShingleSets:
@@ -219,6 +249,34 @@ def test_intersections_count_repeated_hashes_as_the_grid_did() -> None:
     assert shared_shingles(rows, left, right).tolist() == expected.tolist()
 
 
+@pytest.mark.parametrize("case", ["mixed", "singletons", "one group", "one row", "no rows"])
+def test_pairs_within_groups_equal_numpy_in_the_same_order(case: str) -> None:
+    rng = np.random.default_rng(13)
+    keys = {
+        # One key of 120 rows, small groups, single rows; keys near 2**64 too.
+        "mixed": np.concatenate(
+            [
+                np.full(120, 2**64 - 1, dtype=np.uint64),
+                rng.integers(0, 300, 900).astype(np.uint64),
+                np.arange(10**6, 10**6 + 400, dtype=np.uint64),
+            ]
+        ),
+        "singletons": np.arange(500),
+        "one group": np.full(60, 7),
+        "one row": np.array([3]),
+        "no rows": np.zeros(0),
+    }[case].astype(np.uint64)
+    members = rng.permutation(len(keys)).astype(np.int64) * 3
+    expected = _numpy_pairs_within_groups(members, keys)
+    found = pairs_within_groups(members, keys)
+    assert found[0].tolist() == expected[0].tolist()
+    assert found[1].tolist() == expected[1].tolist()
+    parts = list(iter_pairs_within_groups(members, keys, max_pairs=500))
+    assert all(len(low) for low, _ in parts)
+    joined = [np.concatenate([p[i] for p in parts]).tolist() if parts else [] for i in (0, 1)]
+    assert joined == [expected[0].tolist(), expected[1].tolist()]
+
+
 def test_python_bodies_give_the_compiled_results(sets: ShingleSets) -> None:
     """Each kernel's Python body (what numba compiles) run as Python: the same values."""
     small = sets.take(np.arange(40))
@@ -239,3 +297,14 @@ def test_python_bodies_give_the_compiled_results(sets: ShingleSets) -> None:
         small.hashes, small.offsets, left, small.hashes, small.offsets, right, count
     )
     assert np.array_equal(count, shared_shingles(small, left, right))
+    keys = np.sort(key % np.uint64(7))  # a few groups of equal keys, in key order
+    ends = np.empty(len(keys), dtype=np.int64)
+    _kernels.group_ends.py_func(keys, ends)
+    members = np.arange(len(keys), dtype=np.int64)[::-1].copy()
+    partners = int((ends - np.arange(1, len(ends) + 1)).sum())
+    low, high = np.empty(partners, dtype=np.int64), np.empty(partners, dtype=np.int64)
+    _kernels.group_pairs.py_func(members, ends, 0, len(keys), low, high)
+    expected_low, expected_high = _numpy_pairs_within_groups(members, keys)
+    assert sorted(zip(low.tolist(), high.tolist(), strict=True)) == sorted(
+        zip(expected_low.tolist(), expected_high.tolist(), strict=True)
+    )

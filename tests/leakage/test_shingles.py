@@ -3,19 +3,29 @@ from __future__ import annotations
 import doctest
 import importlib
 import os
+import random
 import subprocess
 import sys
 
 import numpy as np
+import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casework.shingling import containment, jaccard, shingles, tokenize
+from casework.shingling import _kernels, containment, jaccard, shingles, tokenize
 from casework.shingling._sets import ShingleSets, sort_unique_segments
-from casework.shingling._shingles import shingle_hash, shingle_hashes, shingle_sets, tokenize_batch
+from casework.shingling._shingles import (
+    _LUT,
+    Tokens,
+    _as_large_strings,
+    shingle_hash,
+    shingle_hashes,
+    shingle_sets,
+    tokenize_batch,
+)
 
 MODULES = [
     "casework.shingling._shingles",
@@ -152,3 +162,76 @@ def test_chunked_arrow_input() -> None:
     assert shingle_sets(chunked).row(1).tolist() == sorted(shingle_hashes("hi there"))
     sliced = pa.array(["x y z", "where is my refund", "b"]).slice(1, 2)
     assert shingle_sets(sliced).row(0).tolist() == sorted(shingle_hashes("where is my refund"))
+
+
+def _numpy_words(data: npt.NDArray[np.uint8], rel: npt.NDArray[np.int64]) -> Tokens:
+    """The words of a batch's bytes as numpy found them before the compiled loop (the oracle)."""
+    mapped = _LUT[data]
+    keep = mapped != 0
+    steps = np.diff(keep.view(np.int8))
+    changes = np.flatnonzero(steps)
+    rising = steps[changes] == 1
+    starts = changes[rising] + 1
+    ends = changes[~rising] + 1
+    if len(keep) and keep[0]:
+        starts = np.concatenate([np.zeros(1, dtype=np.int64), starts])
+    if len(keep) and keep[-1]:
+        ends = np.concatenate([ends, np.array([len(keep)], dtype=np.int64)])
+    inner = np.unique(rel[1:-1])
+    inner = inner[(inner > 0) & (inner < len(keep))]
+    joined = inner[keep[inner] & keep[inner - 1]]
+    if len(joined):
+        starts = np.sort(np.concatenate([starts, joined]), kind="stable")
+        ends = np.sort(np.concatenate([ends, joined]), kind="stable")
+    word_offsets = np.zeros(len(starts) + 1, dtype=np.int64)
+    np.cumsum(ends - starts, out=word_offsets[1:])
+    words = pa.LargeStringArray.from_buffers(
+        len(starts), pa.py_buffer(word_offsets), pa.py_buffer(mapped[keep].tobytes())
+    )
+    return Tokens(words, np.searchsorted(starts, rel, side="left").astype(np.int64))
+
+
+def _bytes_of(texts: list[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    encoded = [t.encode("utf-8") for t in texts]
+    rel = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=rel[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), rel
+
+
+def _seeded_texts(seed: int, n: int) -> list[str]:
+    """Rows that start and end inside words (so words meet at row cuts), empty rows, rows of
+    separators only, upper case and non-ASCII letters."""
+    rng = random.Random(seed)
+    alphabet = "abcXYZ09 .,-_\n\t!é£Ü"
+    rows = ["", " ", "...", "a", "Z", "ab", "é", "£"]
+    rows += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60))) for _ in range(n)]
+    return rows
+
+
+def test_compiled_words_equal_the_numpy_words() -> None:
+    texts = _seeded_texts(3, 2000)
+    found = tokenize_batch(texts)
+    # The kernel sees the bytes after normalisation: compare both on those.
+    normal = _as_large_strings(texts).to_pylist()
+    expected = _numpy_words(*_bytes_of(normal))
+    assert found.words.equals(expected.words)
+    assert found.offsets.tolist() == expected.offsets.tolist()
+    assert [found.row(i) for i in range(len(texts))] == [tokenize(t) for t in texts]
+
+
+def test_python_bodies_of_the_word_kernels_give_the_compiled_words() -> None:
+    data, rel = _bytes_of(_as_large_strings(_seeded_texts(4, 200)).to_pylist())
+    counts = np.zeros(2, dtype=np.int64)
+    _kernels.word_counts.py_func(data, rel, _LUT, counts)
+    chars = np.empty(int(counts[0]), dtype=np.uint8)
+    word_offsets = np.empty(int(counts[1]) + 1, dtype=np.int64)
+    row_words = np.empty(len(rel), dtype=np.int64)
+    _kernels.words.py_func(data, rel, _LUT, chars, word_offsets, row_words)
+    expected = _numpy_words(data, rel)
+    assert chars.tobytes() == "".join(expected.words.to_pylist()).encode()
+    sizes = [len(w.encode()) for w in expected.words.to_pylist()]
+    assert word_offsets.tolist() == np.cumsum([0, *sizes]).tolist()
+    assert row_words.tolist() == expected.offsets.tolist()
+    # No rows at all: nothing is written past the arrays.
+    empty = np.zeros(0, dtype=np.int64)
+    _kernels.words.py_func(data[:0], empty, _LUT, chars[:0], word_offsets[:1], empty)

@@ -9,54 +9,31 @@ temporaries, on the caller's threads (``nogil``). On the leakage benchmark's fir
 agreements of 2 million pairs 670 -> 190 ms. The streamed join of its 1,000,000 rows went from
 27.8-29.4 to 16.5-18.6 CPU s (runs alternated, load 10.7), with the same pairs and Jaccard.
 
-numba is imported, and a kernel compiled, on its first call, not when :mod:`casework.leakage`
-is imported (the gate and the review queue import it and never run these); the machine code is
-cached on disk (``cache=True``: ``__pycache__`` beside this file, or numba's cache folder when
-that is not writable), so only the first call on a machine pays the compile. Each kernel's
-Python body stays callable as ``kernel.py_func`` (the tests run it without numba).
-Entry points: :data:`minhash`, :data:`band_key`, :data:`agreements`, :data:`intersections`.
+numba is imported, and a kernel compiled, on its first call (see
+:class:`~casework.shingling._kernels.Kernel`), not when :mod:`casework.leakage` is imported
+(the gate and the review queue import it and never run these); the machine code is cached on
+disk (``__pycache__`` beside this file, or numba's cache folder when that is not writable), so
+only the first call on a machine pays the compile. Each kernel's Python body stays callable as
+``kernel.py_func`` (the tests run it without numba).
+Entry points: :data:`minhash`, :data:`band_key`, :data:`agreements`, :data:`intersections`,
+:data:`group_ends` and :data:`group_pairs` (the pairs of rows sharing a band key).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-from typing import Any, Generic, ParamSpec
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["agreements", "band_key", "intersections", "minhash"]
+from casework.shingling._kernels import Kernel
 
-P = ParamSpec("P")
+__all__ = ["agreements", "band_key", "group_ends", "group_pairs", "intersections", "minhash"]
 
 U8 = npt.NDArray[np.uint8]
 U32 = npt.NDArray[np.uint32]
 U64 = npt.NDArray[np.uint64]
 I64 = npt.NDArray[np.int64]
-
-
-class Kernel(Generic[P]):
-    """A loop numba compiles on its first call; it writes into the ``out`` array it is given."""
-
-    def __init__(self, py_func: Callable[P, None]) -> None:
-        self.py_func = py_func
-        """The loop as Python (what numba compiles)."""
-        self._compiled: Callable[..., None] | None = None
-        self._lock = threading.Lock()
-
-    def _compile(self) -> Callable[..., None]:
-        with self._lock:
-            if self._compiled is None:
-                import numba  # type: ignore[import-untyped]
-
-                compiled: Any = numba.njit(cache=True, nogil=True)(self.py_func)
-                self._compiled = compiled
-            return self._compiled
-
-    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> None:
-        compiled = self._compiled or self._compile()
-        compiled(*args, **kwargs)
 
 
 _LOW32 = np.uint64(0xFFFFFFFF)
@@ -139,7 +116,33 @@ def _intersections(
         out[k] = shared
 
 
+def _group_ends(keys: npt.NDArray[np.integer[Any]], ends: I64) -> None:
+    """``ends[i]`` = the end (exclusive) of the run of equal ``keys`` that holds ``i``."""
+    end = keys.shape[0]
+    for i in range(keys.shape[0] - 1, -1, -1):
+        if i + 1 < keys.shape[0] and keys[i] != keys[i + 1]:
+            end = i + 1
+        ends[i] = end
+
+
+def _group_pairs(members: I64, ends: I64, lo: int, hi: int, low: I64, high: I64) -> None:
+    """Each element ``e`` in ``[lo, hi)`` paired with ``e + 1 .. ends[e] - 1``, as (low, high).
+
+    The pairs go into ``low`` and ``high`` in that order: element by element, then partner.
+    """
+    c = 0
+    for e in range(lo, hi):
+        a = members[e]
+        for f in range(e + 1, ends[e]):
+            b = members[f]
+            low[c] = min(a, b)
+            high[c] = max(a, b)
+            c += 1
+
+
 minhash = Kernel(_minhash)
 band_key = Kernel(_band_key)
 agreements = Kernel(_agreements)
 intersections = Kernel(_intersections)
+group_ends = Kernel(_group_ends)
+group_pairs = Kernel(_group_pairs)

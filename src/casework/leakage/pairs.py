@@ -108,32 +108,20 @@ def iter_pairs_within_groups(
     m = members[order]
     k = keys[order]
     del order
-    boundary = np.flatnonzero(k[1:] != k[:-1]) + 1
-    starts = np.concatenate([[0], boundary]).astype(np.int64)
-    sizes = np.diff(np.concatenate([starts, [len(k)]])).astype(np.int64)
-    del k, boundary
-    in_group = np.repeat(sizes >= 2, sizes)
-    if not in_group.any():
-        return
-    # Element e at position p inside its group pairs with the elements after it in the group.
-    elem = np.flatnonzero(in_group).astype(np.int64)
-    group_end = np.repeat(starts + sizes, sizes)[in_group]
-    del in_group, starts, sizes
-    partners = group_end - elem - 1
-    del group_end
+    # Element e (in key order) pairs with the elements after it up to the end of its group.
+    ends = np.empty(len(k), dtype=np.int64)
+    _kernels.group_ends(k, ends)
+    del k
+    partners = ends - np.arange(1, len(ends) + 1, dtype=np.int64)
     limit = int(partners.sum()) if max_pairs is None else max_pairs
     for lo, hi in chunks(partners, max(1, limit)):
-        counts = partners[lo:hi]
-        first = np.repeat(elem[lo:hi], counts)
-        pair_offsets = np.zeros(hi - lo + 1, dtype=np.int64)
-        np.cumsum(counts, out=pair_offsets[1:])
-        second = (
-            np.arange(int(pair_offsets[-1]), dtype=np.int64)
-            - np.repeat(pair_offsets[:-1], counts)
-            + np.repeat(elem[lo:hi] + 1, counts)
-        )
-        a, b = m[first], m[second]
-        yield np.minimum(a, b), np.maximum(a, b)
+        count = int(partners[lo:hi].sum())
+        if not count:
+            continue
+        low = np.empty(count, dtype=np.int64)
+        high = np.empty(count, dtype=np.int64)
+        _kernels.group_pairs(m, ends, lo, hi, low, high)
+        yield low, high
 
 
 def dedupe_pairs(left: I64, right: I64, n_rows: int) -> tuple[I64, I64]:

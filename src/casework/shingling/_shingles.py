@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import xxhash
 
+from casework.shingling import _kernels
 from casework.shingling._sets import ShingleSets, sort_unique_segments
 
 DEFAULT_K = 3
@@ -114,9 +115,9 @@ def _as_large_strings(texts: Sequence[str] | pa.Array | pa.ChunkedArray) -> pa.L
 def tokenize_batch(texts: Sequence[str] | pa.Array | pa.ChunkedArray) -> Tokens:
     r"""Words of every text, without a Python loop over texts or words.
 
-    ASCII rows are tokenised on the raw UTF-8 bytes with a lookup table; rows holding any
-    non-ASCII character are first lowered and normalised with a Unicode regex (``\p{L}\p{N}``),
-    which gives the same words the lookup table would give on ASCII.
+    ASCII rows are tokenised on the raw UTF-8 bytes with a lookup table, in a compiled loop; rows
+    holding any non-ASCII character are first lowered and normalised with a Unicode regex
+    (``\p{L}\p{N}``), which gives the same words the lookup table would give on ASCII.
     """
     arr = _as_large_strings(texts)
     n = len(arr)
@@ -129,31 +130,16 @@ def tokenize_batch(texts: Sequence[str] | pa.Array | pa.ChunkedArray) -> Tokens:
         else np.zeros(0, dtype=np.uint8)
     )
     rel = offs - base
-    mapped = _LUT[data]
-    keep = mapped != 0
-    steps = np.diff(keep.view(np.int8))
-    changes = np.flatnonzero(steps)
-    rising = steps[changes] == 1
-    starts = changes[rising] + 1
-    ends = changes[~rising] + 1
-    if len(keep) and keep[0]:
-        starts = np.concatenate([np.zeros(1, dtype=np.int64), starts])
-    if len(keep) and keep[-1]:
-        ends = np.concatenate([ends, np.array([len(keep)], dtype=np.int64)])
-    # A word never runs across two rows: cut runs of kept bytes at row boundaries.
-    inner = np.unique(rel[1:-1])
-    inner = inner[(inner > 0) & (inner < len(keep))]
-    joined = inner[keep[inner] & keep[inner - 1]]
-    if len(joined):
-        # Two sorted runs: the stable sort (timsort) merges them in linear time.
-        starts = np.sort(np.concatenate([starts, joined]), kind="stable")
-        ends = np.sort(np.concatenate([ends, joined]), kind="stable")
-    word_offsets = np.zeros(len(starts) + 1, dtype=np.int64)
-    np.cumsum(ends - starts, out=word_offsets[1:])
+    counts = np.zeros(2, dtype=np.int64)
+    _kernels.word_counts(data, rel, _LUT, counts)
+    chars = np.empty(int(counts[0]), dtype=np.uint8)
+    word_offsets = np.empty(int(counts[1]) + 1, dtype=np.int64)
+    offsets = np.empty(len(rel), dtype=np.int64)
+    # The second pass finds the words again, cut at row ends, and copies their lowered bytes.
+    _kernels.words(data, rel, _LUT, chars, word_offsets, offsets)
     words = pa.LargeStringArray.from_buffers(
-        len(starts), pa.py_buffer(word_offsets), pa.py_buffer(mapped[keep].tobytes())
+        int(counts[1]), pa.py_buffer(word_offsets), pa.py_buffer(chars)
     )
-    offsets = np.searchsorted(starts, rel, side="left").astype(np.int64)
     return Tokens(words, offsets)
 
 

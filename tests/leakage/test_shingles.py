@@ -18,9 +18,12 @@ from hypothesis import strategies as st
 from casework.shingling import _kernels, containment, jaccard, shingles, tokenize
 from casework.shingling._sets import ShingleSets, sort_unique_segments
 from casework.shingling._shingles import (
+    _LENGTH_COEFFICIENT,
     _LUT,
     Tokens,
     _as_large_strings,
+    _coefficient,
+    _word_hashes,
     shingle_hash,
     shingle_hashes,
     shingle_sets,
@@ -235,3 +238,74 @@ def test_python_bodies_of_the_word_kernels_give_the_compiled_words() -> None:
     # No rows at all: nothing is written past the arrays.
     empty = np.zeros(0, dtype=np.int64)
     _kernels.words.py_func(data[:0], empty, _LUT, chars[:0], word_offsets[:1], empty)
+
+
+def _numpy_shingle_sets(tokens: Tokens, k: int, seed: int = 0) -> ShingleSets:
+    """Shingle hashes as numpy made them before the compiled loop (the oracle): every k-word
+    window at once, then the rows sorted and de-duplicated by ``sort_unique_segments``."""
+    word_hash = _word_hashes(tokens.words, seed)
+    n_words = np.diff(tokens.offsets)
+    n_full = np.maximum(n_words - k + 1, 0)
+    short = (n_words > 0) & (n_words < k)
+    per_row = np.where(short, 1, n_full)
+    offsets = np.zeros(len(n_words) + 1, dtype=np.int64)
+    np.cumsum(per_row, out=offsets[1:])
+    total = len(word_hash)
+    padded = np.concatenate([word_hash, np.zeros(k, dtype=np.uint64)])
+    full = np.full(total, (k * _LENGTH_COEFFICIENT) % 2**64, dtype=np.uint64)
+    for i in range(k):
+        full += padded[i : i + total] * np.uint64(_coefficient(i))
+    valid = np.ones(total, dtype=bool)
+    full_rows = n_words >= k
+    for i in range(1, k):
+        valid[tokens.offsets[1:][full_rows] - i] = False
+    valid[np.repeat(short, n_words)] = False
+    acc = np.empty(int(offsets[-1]), dtype=np.uint64)
+    acc[np.repeat(~short, per_row)] = full[valid]
+    short_rows = np.flatnonzero(short)
+    short_len = n_words[short_rows]
+    value = short_len.astype(np.uint64) * np.uint64(_LENGTH_COEFFICIENT)
+    for i in range(k - 1):
+        has = short_len > i
+        start = tokens.offsets[:-1][short_rows[has]] + i
+        value[has] += word_hash[start] * np.uint64(_coefficient(i))
+    acc[offsets[short_rows]] = value
+    mixed = acc ^ (acc >> np.uint64(33))
+    mixed *= np.uint64(0xFF51AFD7ED558CCD)
+    mixed ^= mixed >> np.uint64(33)
+    mixed *= np.uint64(0xC4CEB9FE1A85EC53)
+    mixed ^= mixed >> np.uint64(33)
+    return ShingleSets(*sort_unique_segments(mixed, offsets))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+def test_compiled_shingle_rows_equal_the_numpy_rows(k: int) -> None:
+    # Rows with no words, fewer words than k, and repeated shingles ("x y x y ...").
+    texts = [*_seeded_texts(5, 1500), "x y x y x y x y", "a a a a a a", "one two"]
+    expected = _numpy_shingle_sets(tokenize_batch(texts), k)
+    found = shingle_sets(texts, k)
+    assert found.offsets.tolist() == expected.offsets.tolist()
+    assert found.hashes.tolist() == expected.hashes.tolist()
+    assert len(found.row(len(texts) - 3)) == 2  # its windows alternate between two shingles
+
+
+def test_python_body_of_the_shingle_kernel_gives_the_compiled_rows() -> None:
+    texts = [*_seeded_texts(6, 100), "x y x y x y"]
+    tokens = tokenize_batch(texts)
+    word_hash = _word_hashes(tokens.words, 0)
+    expected = shingle_sets(texts, 3)
+    hashes = np.empty(len(word_hash) + len(texts), dtype=np.uint64)
+    offsets = np.empty(len(texts) + 1, dtype=np.int64)
+    coefficients = np.array([_coefficient(i) for i in range(3)], dtype=np.uint64)
+    with np.errstate(over="ignore"):  # numpy scalars warn where the 64-bit product wraps
+        _kernels.shingle_rows.py_func(
+            word_hash,
+            tokens.offsets,
+            3,
+            coefficients,
+            np.uint64(_LENGTH_COEFFICIENT),
+            hashes,
+            offsets,
+        )
+    assert offsets.tolist() == expected.offsets.tolist()
+    assert hashes[: offsets[-1]].tolist() == expected.hashes.tolist()

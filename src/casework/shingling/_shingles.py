@@ -3,7 +3,7 @@ r"""Word k-shingles, their stable 64-bit hashes, and exact Jaccard and containme
 Tokenisation: lowercase, then every maximal run of Unicode letters and numbers (``\p{L}``,
 ``\p{N}``) is a word; everything else separates words. A shingle is ``k`` consecutive words; a
 text with fewer than ``k`` (but at least one) words has exactly one shingle, all of its words.
-Entry points: :func:`shingle_sets` (a batch, vectorised over Arrow buffers), :func:`shingles`,
+Entry points: :func:`shingle_sets` (a batch, compiled loops over Arrow buffers), :func:`shingles`,
 :func:`shingle_hashes`, :func:`jaccard`, :func:`containment`.
 """
 
@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import xxhash
 
 from casework.shingling import _kernels
-from casework.shingling._sets import ShingleSets, sort_unique_segments
+from casework.shingling._sets import ShingleSets
 
 DEFAULT_K = 3
 """Words per shingle."""
@@ -45,15 +45,6 @@ def _fmix64(x: int) -> int:
     x ^= x >> 33
     x = (x * 0xC4CEB9FE1A85EC53) & _MASK
     x ^= x >> 33
-    return x
-
-
-def _fmix64_array(x: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
-    x = x ^ (x >> np.uint64(33))
-    x *= np.uint64(0xFF51AFD7ED558CCD)
-    x ^= x >> np.uint64(33)
-    x *= np.uint64(0xC4CEB9FE1A85EC53)
-    x ^= x >> np.uint64(33)
     return x
 
 
@@ -175,45 +166,24 @@ def _word_hashes(words: pa.LargeStringArray, seed: int) -> npt.NDArray[np.uint64
     return hashes
 
 
-def _shingle_hash_batch(
-    tokens: Tokens, k: int, seed: int
-) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
-    """Unsorted shingle hashes of every row (with repeats) and their CSR offsets."""
+def _shingle_rows(tokens: Tokens, k: int, seed: int) -> ShingleSets:
+    """Shingle hashes of every row, sorted and without repeats (one compiled pass over words)."""
     word_hash = _word_hashes(tokens.words, seed)
     n_words = np.diff(tokens.offsets)
-    n_full = np.maximum(n_words - k + 1, 0)
-    short = (n_words > 0) & (n_words < k)
-    per_row = np.where(short, 1, n_full)
-    offsets = np.zeros(len(n_words) + 1, dtype=np.int64)
-    np.cumsum(per_row, out=offsets[1:])
-    # Combined hash of the k words starting at every flat position (contiguous slices), then keep
-    # the positions where a full shingle starts inside its row.
-    total = len(word_hash)
-    padded = np.concatenate([word_hash, np.zeros(k, dtype=np.uint64)])
-    full = np.full(total, (k * _LENGTH_COEFFICIENT) & _MASK, dtype=np.uint64)
-    for i in range(k):
-        full += padded[i : i + total] * np.uint64(_coefficient(i))
-    row_starts = tokens.offsets[:-1]
-    # A flat position starts a full shingle unless it is among the last k - 1 words of its row.
-    valid = np.ones(total, dtype=bool)
-    full_rows = n_words >= k
-    for i in range(1, k):
-        valid[tokens.offsets[1:][full_rows] - i] = False
-    valid[np.repeat(short, n_words)] = False
-    acc = np.empty(int(offsets[-1]), dtype=np.uint64)
-    if short.any():
-        acc[np.repeat(~short, per_row)] = full[valid]
-    else:
-        acc = full[valid]
-    short_rows = np.flatnonzero(short)
-    if len(short_rows):
-        short_len = n_words[short_rows]
-        value = short_len.astype(np.uint64) * np.uint64(_LENGTH_COEFFICIENT)
-        for i in range(k - 1):
-            has = short_len > i
-            value[has] += word_hash[row_starts[short_rows[has]] + i] * np.uint64(_coefficient(i))
-        acc[offsets[short_rows]] = value
-    return _fmix64_array(acc), offsets
+    room = int(np.maximum(n_words - k + 1, np.minimum(n_words, 1)).sum())
+    hashes = np.empty(room, dtype=np.uint64)
+    offsets = np.empty(len(tokens.offsets), dtype=np.int64)
+    coefficients = np.array([_coefficient(i) for i in range(k)], dtype=np.uint64)
+    _kernels.shingle_rows(
+        word_hash,
+        tokens.offsets,
+        k,
+        coefficients,
+        np.uint64(_LENGTH_COEFFICIENT),
+        hashes,
+        offsets,
+    )
+    return ShingleSets(hashes[: offsets[-1]], offsets)
 
 
 def shingle_sets(
@@ -221,15 +191,13 @@ def shingle_sets(
     k: int = DEFAULT_K,
     seed: int = DEFAULT_SEED,
 ) -> ShingleSets:
-    """Hashed shingle sets of a batch of texts (vectorised; the path every engine uses).
+    """Hashed shingle sets of a batch of texts (compiled loops; the path every engine uses).
 
     Row ``i`` equals ``sorted(shingle_hashes(texts[i], k, seed))``.
     """
     if k < 1:
         raise ValueError(f"k must be at least 1. Got {k}.")
-    hashes, offsets = _shingle_hash_batch(tokenize_batch(texts), k, seed)
-    hashes, offsets = sort_unique_segments(hashes, offsets)
-    return ShingleSets(hashes, offsets)
+    return _shingle_rows(tokenize_batch(texts), k, seed)
 
 
 def shingles(text: str, k: int = DEFAULT_K) -> set[str]:

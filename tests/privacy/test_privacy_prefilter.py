@@ -29,7 +29,7 @@ from casework.privacy import (
     ids,
     names,
 )
-from casework.privacy.detection import Detector
+from casework.privacy.detection import Detector, text_scan
 from casework.privacy.detectors import (
     CardDetector,
     IbanDetector,
@@ -39,7 +39,14 @@ from casework.privacy.detectors import (
 )
 from casework.privacy.ids import ExpiryDetector, NationalIdDetector, PostcodeDetector
 from casework.privacy.names import NameDetector
-from casework.privacy.prefilter import Prefilter, ascii_superset, gate_of, pattern_gate
+from casework.privacy.prefilter import (
+    Prefilter,
+    ascii_superset,
+    digit_run,
+    gate_of,
+    matching,
+    pattern_gate,
+)
 from tests.privacy.faker_corpus import LOCALES, clean_messages
 from tests.privacy.faker_corpus import corpus as faker_corpus
 from tests.privacy.planted_formats import GENERATORS, KINDS, RandomPick
@@ -153,6 +160,28 @@ def test_an_ascii_superset_matches_wherever_its_python_pattern_does(pieces: list
             assert translated.search(text) is not None, (source.pattern[:40], text)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from("0123456789 -./_()\t\n\x1c+:,aZ@\x7f"), max_size=40))
+def test_the_scan_counts_a_run_of_digits_as_its_re2_pattern_reads_it(text: str) -> None:
+    # The prefilter reads every `digit_run` gate pattern from the text's scan, not with RE2:
+    # the two must agree on every ASCII text, for every length a gate asks for.
+    longest = text_scan(text).longest
+    for n in (1, 2, 4, 6, 7, 8, 13, 17):
+        held = matching((digit_run(n),), text)
+        assert held is not None
+        assert (0 in held) == (longest >= n), (n, text)
+
+
+def test_the_prefilter_splits_its_patterns_into_sets_and_reads_runs_from_the_scan() -> None:
+    prefilter = Scrubber(KEY)._prefilter
+    assert len(prefilter._sets) > 2  # the short patterns, each long digit-reading one, the words
+    assert prefilter._run_cap == 13  # the card's run: the longest a built-in gate asks for
+    plan = prefilter.plan("card 4111 1111 1111 1111")
+    assert plan is not None and CardDetector in {type(d) for d in plan}
+    plan = prefilter.plan("card 4111 1111 1111")  # twelve digits in the run
+    assert plan is not None and CardDetector not in {type(d) for d in plan}
+
+
 def test_ascii_superset_reads_classes_as_pythons_engine_does() -> None:
     assert ascii_superset(r"\s") == r"[\x09-\x0d\x1c-\x20]"  # 0x1C-0x1F are spaces to Python
     assert ascii_superset(re.compile(r"[^\s]", re.ASCII)) == r"[\x00-\x08\x0e-\x1f\x21-\x7f]"
@@ -226,7 +255,7 @@ def test_the_scrubber_falls_back_to_the_cues_when_re2_gives_no_answer() -> None:
     expected = [(d.start, d.end, d.kind) for d in scrubber.conversation().detections(text)]
     assert {k for _, _, k in expected} >= {"card", "phone", "ssn", "email"}
     prefilter = scrubber._prefilter
-    prefilter._sets = [(_GivesUp(), 0), (_GivesUp(), prefilter._offset)]
+    prefilter._sets = [(_GivesUp(), offset) for _, offset in prefilter._sets]
     prefilter._plans.clear()
     assert prefilter.plan(text) is None
     assert len(scrubber.detectors_for(text)) > 5  # the cue plan

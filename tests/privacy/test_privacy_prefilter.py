@@ -29,7 +29,7 @@ from casework.privacy import (
     ids,
     names,
 )
-from casework.privacy.detection import Detector, text_scan
+from casework.privacy.detection import Detector
 from casework.privacy.detectors import (
     CardDetector,
     IbanDetector,
@@ -41,10 +41,9 @@ from casework.privacy.ids import ExpiryDetector, NationalIdDetector, PostcodeDet
 from casework.privacy.names import NameDetector
 from casework.privacy.prefilter import (
     Prefilter,
+    _set_groups,
     ascii_superset,
-    digit_run,
     gate_of,
-    matching,
     pattern_gate,
 )
 from tests.privacy.faker_corpus import LOCALES, clean_messages
@@ -160,26 +159,18 @@ def test_an_ascii_superset_matches_wherever_its_python_pattern_does(pieces: list
             assert translated.search(text) is not None, (source.pattern[:40], text)
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.text(st.sampled_from("0123456789 -./_()\t\n\x1c+:,aZ@\x7f"), max_size=40))
-def test_the_scan_counts_a_run_of_digits_as_its_re2_pattern_reads_it(text: str) -> None:
-    # The prefilter reads every `digit_run` gate pattern from the text's scan, not with RE2:
-    # the two must agree on every ASCII text, for every length a gate asks for.
-    longest = text_scan(text).longest
-    for n in (1, 2, 4, 6, 7, 8, 13, 17):
-        held = matching((digit_run(n),), text)
-        assert held is not None
-        assert (0 in held) == (longest >= n), (n, text)
-
-
-def test_the_prefilter_splits_its_patterns_into_sets_and_reads_runs_from_the_scan() -> None:
+def test_the_prefilter_keeps_digit_shapes_and_cue_words_in_separate_sets() -> None:
     prefilter = Scrubber(KEY)._prefilter
-    assert len(prefilter._sets) > 2  # the short patterns, each long digit-reading one, the words
-    assert prefilter._run_cap == 13  # the card's run: the longest a built-in gate asks for
-    plan = prefilter.plan("card 4111 1111 1111 1111")
-    assert plan is not None and CardDetector in {type(d) for d in plan}
-    plan = prefilter.plan("card 4111 1111 1111")  # twelve digits in the run
-    assert plan is not None and CardDetector not in {type(d) for d in plan}
+    gates = [gate_of(d) for d in builtin_detectors()]
+    short, shapes, words = _set_groups([p for g in gates if g for c in g.clauses for p in c])
+    assert len(prefilter._sets) == 3
+    post_shapes = ascii_superset(ids._POST_SHAPES)
+    assert post_shapes in shapes and post_shapes not in words
+    assert ascii_superset(ids._EXPIRY, word_start=True) in words  # digits, after its words
+    assert all(len(p) < 80 for p in short) and shapes and words
+    plan = prefilter.plan("card 4111 1111 1111 1111, SSN 123-45-6789, Thanks,\nAda")
+    assert plan is not None
+    assert {CardDetector, NationalIdDetector, NameDetector} <= {type(d) for d in plan}
 
 
 def test_ascii_superset_reads_classes_as_pythons_engine_does() -> None:

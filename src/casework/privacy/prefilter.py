@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import re2  # type: ignore[import-untyped]
 
-from casework.privacy.detection import SEP, SEP_OR_BRACKET, Cue, Detector, text_scan
+from casework.privacy.detection import SEP, SEP_OR_BRACKET, Cue, Detector
 
 __all__ = [
     "Gate",
@@ -253,10 +253,6 @@ def _group_end(pattern: str, start: int) -> int:
 #: :data:`casework.privacy.detection.SEP` as an ASCII class.
 SEP_RE2 = ascii_superset(SEP)
 
-#: Each :func:`digit_run` pattern and its digits: :class:`Prefilter` reads these from the text's
-#: scan instead of matching them.
-_RUNS = {digit_run(n): n for n in range(1, 65)}
-
 #: Patterns at least this long (alternations of cue words, of id forms) go in other RE2 sets
 #: (:func:`_set_groups`). One set for all patterns learns far more automaton states, each made
 #: the first time a text reaches it: cold, on the benchmark's messages, 82 ms for the first
@@ -268,22 +264,23 @@ _LONG = 80
 _MAX_MEM = 32 << 20
 
 
-def _set_groups(patterns: Sequence[str]) -> list[tuple[str, ...]]:
-    """The RE2 sets ``patterns`` are matched in: the short ones together, the long ones apart.
+def _set_groups(patterns: Sequence[str]) -> tuple[tuple[str, ...], ...]:
+    """The three RE2 sets ``patterns`` are matched in: short ones, long words, long digit shapes.
 
-    Patterns shorter than :data:`_LONG` share a set; long ones of words (opening at a word
-    boundary, as a cue's words do, or reading no digit) share another; any other long one (id
-    forms, an IBAN's start, the postcode shapes: digits in various shapes) has a set of its
-    own. Each state of a set's automaton holds every pattern it is inside, so patterns that
-    read digits in different shapes multiply each other's states: cold, on the benchmark's
-    first 400 messages, 131,000 instructions a message in two sets (short, long) against
-    78,000 in these five (a set's own pass costs about 8,000; the expiry cue, which reads a
-    month and year after its words, in a sixth set: 83,000).
+    Patterns shorter than :data:`_LONG` share a set. Long ones of words (opening at a word
+    boundary, as a cue's words do, or reading no digit) share a second; the other long ones
+    (id forms, an IBAN's start, the postcode shapes: digits in various shapes) a third. Each
+    state of a set's automaton holds every pattern it is inside, so digit shapes and cue words
+    in one set multiply each other's states, each learnt the first time a text reaches it:
+    cold, on the benchmark's first 400 messages, the sets cost 107,000 instructions a message
+    against 153,000 in two sets (short, long). A set's own pass costs about 0.6 µs a message
+    once learnt, so no more are made: with each digit shape apart (five sets) the first 400
+    messages cost less, but 4,000 cost more.
     """
     short = tuple(p for p in patterns if len(p) < _LONG)
     long = [p for p in patterns if len(p) >= _LONG]
     words = tuple(p for p in long if p.startswith(r"(?i:\b") or "0-9" not in p)
-    return [short, *((p,) for p in long if p not in words), words]
+    return short, tuple(p for p in long if p not in words), words
 
 
 @lru_cache(maxsize=16)
@@ -338,17 +335,9 @@ class Prefilter:
     def __init__(self, detectors: Sequence[Detector]) -> None:
         gates = [(d, gate_of(d)) for d in detectors]
         patterns = list(dict.fromkeys(p for _, g in gates if g for c in g.clauses for p in c))
-        # A run of digits (`digit_run`) is not matched by RE2: the text's scan already counts
-        # the digits of its longest run (`TextScan.longest`, the same runs: digits joined by
-        # the characters of `SEP_OR_BRACKET`, which are exactly those `digit_run` lets between
-        # them), and a counter in an RE2 set multiplies the states its automaton learns (cold,
-        # on the benchmark's first 400 messages, 23,000 instructions a message of the short
-        # set's 37,000).
-        runs = {p: _RUNS[p] for p in patterns if p in _RUNS}
-        groups = _set_groups([p for p in patterns if p not in runs])
+        groups = _set_groups(patterns)
         # A pattern's id in the answer: its index in its set plus the set's offset (each set's
-        # sentinel, the empty pattern, takes the id after its last pattern); past the last
-        # sentinel, the index of a run pattern's length.
+        # sentinel, the empty pattern, takes the id after its last pattern).
         place: dict[str, int] = {}
         self._sets: list[tuple[Any, int]] = []
         sentinels: list[int] = []
@@ -358,22 +347,11 @@ class Prefilter:
             self._sets.append((_compiled(group), offset))
             sentinels.append(offset + len(group))
         self._sentinels = frozenset(sentinels)
-        lengths = sorted(set(runs.values()))
-        first_run = len(place) + len(sentinels)
-        place.update({p: first_run + lengths.index(n) for p, n in runs.items()})
-        #: The ids of the run patterns a text's longest run passes, by that run's digits
-        #: (capped at the longest run any gate asks for).
-        self._run_cap = lengths[-1] if lengths else 0
-        self._runs_held = [
-            frozenset(first_run + i for i, n in enumerate(lengths) if n <= longest)
-            for longest in range(self._run_cap + 1)
-        ]
         self._gates = [
             (d, None if g is None else tuple(frozenset(place[p] for p in c) for c in g.clauses))
             for d, g in gates
         ]
-        self._plans: dict[tuple[tuple[tuple[int, ...], ...], int], tuple[Detector, ...] | None]
-        self._plans = {}
+        self._plans: dict[tuple[tuple[int, ...], ...], tuple[Detector, ...] | None] = {}
 
     def plan(self, text: str) -> tuple[Detector, ...] | None:
         """The detectors whose gate ``text`` passes, in order; ``None`` when RE2 cannot say.
@@ -381,22 +359,17 @@ class Prefilter:
         ``text`` must be ASCII (:meth:`str.isascii`): the gates are written for ASCII text.
         """
         data = text.encode("ascii")
-        # Keyed by the answers as RE2 gives them: building the set of ids costs more than the
-        # lookup, and is done only for answers not met before.
-        answers = tuple(
-            tuple(found) if (found := found_set.Match(data)) else () for found_set, _ in self._sets
-        )
-        run = min(text_scan(text).longest, self._run_cap) if self._run_cap else 0
-        key = (answers, run)
+        (first, _), (second, second_at), (third, third_at) = self._sets
+        # Keyed by the three answers as RE2 gives them: building the set of ids costs more
+        # than the lookup, and is done only for answers not met before.
+        a, b, c = first.Match(data), second.Match(data), third.Match(data)
+        key = (tuple(a) if a else (), tuple(b) if b else (), tuple(c) if c else ())
         try:
             return self._plans[key]
         except KeyError:
             pass
-        held = self._runs_held[run].union(
-            *(
-                {offset + i for i in answer}
-                for answer, (_, offset) in zip(answers, self._sets, strict=True)
-            )
+        held = frozenset(key[0]).union(
+            [second_at + i for i in key[1]], [third_at + i for i in key[2]]
         )
         plan = (
             tuple(

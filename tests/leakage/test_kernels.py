@@ -308,3 +308,31 @@ def test_python_bodies_give_the_compiled_results(sets: ShingleSets) -> None:
     assert sorted(zip(low.tolist(), high.tolist(), strict=True)) == sorted(
         zip(expected_low.tolist(), expected_high.tolist(), strict=True)
     )
+
+
+def test_a_kernel_compiles_without_a_cache_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    # numba refuses `cache=True` when neither the package folder nor its cache folder can be
+    # written (a read-only install without a home): the loop is then compiled for this process.
+    import numba  # type: ignore[import-untyped]
+
+    from casework.shingling._kernels import Kernel
+
+    real = numba.njit
+    asked: list[bool] = []
+
+    def njit(*args: object, **options: object) -> object:
+        if args:  # numba's own uses, while it compiles
+            return real(*args, **options)
+        asked.append(bool(options["cache"]))
+        if options["cache"]:
+            raise RuntimeError("cannot cache function '_total': no locator available")
+        return real(**options)
+
+    def _total(values: npt.NDArray[np.float64], out: npt.NDArray[np.float64]) -> None:
+        out[0] = values.sum()
+
+    monkeypatch.setattr(numba, "njit", njit)
+    kernel = Kernel(_total)
+    out = np.zeros(1)
+    kernel(np.arange(5.0), out)
+    assert out[0] == 10.0 and asked == [True, False]

@@ -6,8 +6,7 @@ counting agreeing fingerprints gathered both rows of every pair into new arrays 
 intersections compared ``width x width`` boolean grids. Each of these is one pass here, with no
 temporaries, on the caller's threads (``nogil``). On the leakage benchmark's first 20,000 rows
 (one thread, load 2): MinHash at 208 permutations 250 -> 59 ms, the 26 band keys 46 -> 25 ms,
-agreements of 2 million pairs 670 -> 190 ms. The streamed join of its 1,000,000 rows went from
-27.8-29.4 to 16.5-18.6 CPU s (runs alternated, load 10.7), with the same pairs and Jaccard.
+agreements of 2 million pairs 670 -> 190 ms; the same pairs and Jaccard values.
 
 numba is imported, and a kernel compiled, on its first call (see
 :class:`~casework.shingling._kernels.Kernel`), not when :mod:`casework.leakage` is imported

@@ -50,7 +50,11 @@ class Kernel(Generic[P]):
             if self._compiled is None:
                 import numba  # type: ignore[import-untyped]
 
-                compiled: Any = numba.njit(cache=True, nogil=True)(self.py_func)
+                compiled: Any
+                try:
+                    compiled = numba.njit(cache=True, nogil=True)(self.py_func)
+                except RuntimeError:  # no folder to cache in (read-only install, no home)
+                    compiled = numba.njit(cache=False, nogil=True)(self.py_func)
                 self._compiled = compiled
             return self._compiled
 

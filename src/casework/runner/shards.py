@@ -45,6 +45,7 @@ from casework.runner.run import (
     RunSummary,
     _catalogues,
     _DbWriter,
+    _heap_frozen,
     _load_for_resume,
     _new_header,
     _prepare,
@@ -135,7 +136,8 @@ async def _shard_trials(project: Project, shard: _Shard) -> None:
                 simulator=simulator,
                 prepared=prepared,
             )
-            await trials.run_all(shard.items, shard.concurrency)
+            with _heap_frozen():
+                await trials.run_all(shard.items, shard.concurrency)
             log.flush()
             with contextlib.suppress(OSError):
                 os.fsync(log.fileno())

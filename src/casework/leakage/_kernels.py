@@ -92,12 +92,19 @@ def _agreements(prints: U8, left: I64, other: U8, right: I64, out: I64) -> None:
 
 
 def _intersections(
-    hashes: U64, offsets: I64, left: I64, other: U64, other_offsets: I64, right: I64, out: I64
+    hashes: npt.NDArray[np.integer[Any]],
+    offsets: I64,
+    left: I64,
+    other: npt.NDArray[np.integer[Any]],
+    other_offsets: I64,
+    right: I64,
+    out: I64,
 ) -> None:
-    """``out[i]`` = positions of row ``left[i]`` whose hash occurs in row ``right[i]`` of ``other``.
+    """``out[i]`` = positions of row ``left[i]`` whose value occurs in row ``right[i]`` of ``other``.
 
     A merge of the two rows, each sorted (non-decreasing): for rows without repeats (as
-    :class:`~casework.shingling._sets.ShingleSets` keeps them) the size of their intersection.
+    :class:`~casework.shingling._sets.ShingleSets` keeps them, or the exact join's ranks) the size
+    of their intersection. Shingle hashes (uint64) and ranks (int64) each compile once.
     """
     for k in range(left.shape[0]):
         i, i_end = offsets[left[k]], offsets[left[k] + 1]

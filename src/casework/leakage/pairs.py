@@ -175,17 +175,15 @@ def _shared_values(
 def intersection_sizes(values: I64, offsets: I64, left: I64, right: I64) -> I64:
     """Exact ``|row(left[i]) ∩ row(right[i])|`` for rows of sorted, repeat-free non-negative ints.
 
-    Keys ``pair * span + value`` of both sides are each sorted already, so a stable sort of their
-    concatenation is a single linear merge (timsort); equal neighbours are shared values.
+    The same compiled merge as :func:`shared_shingles`, over ints instead of shingle hashes.
     """
-    out = np.zeros(len(left), dtype=np.int64)
-    for lo, hi, dup, span in _shared_values(values, offsets, left, right):
-        out[lo:hi] = np.bincount(dup // span, minlength=hi - lo)
+    out = np.empty(len(left), dtype=np.int64)
+    _kernels.intersections(values, offsets, left, values, offsets, right, out)
     return out
 
 
 def intersection_weights(values: I64, offsets: I64, left: I64, right: I64, weight: F64) -> F64:
-    """Summed ``weight[value]`` over the values each pair of rows shares (see :func:`intersection_sizes`)."""
+    """Summed ``weight[value]`` over the values each pair of rows shares (rows as in :func:`intersection_sizes`)."""
     out = np.zeros(len(left), dtype=np.float64)
     for lo, hi, dup, span in _shared_values(values, offsets, left, right):
         out[lo:hi] = np.bincount(dup // span, weights=weight[dup % span], minlength=hi - lo)

@@ -82,7 +82,7 @@ from casework.review._sheets import sheet_line as review_sheet_line
 from casework.review._taxonomy import load_taxonomy
 from casework.runner.records import read_log
 from casework.schema import Case, LabelRecord
-from casework.workbench import open_workbench
+from casework.workbench import open_workbench, status
 from casework.workbench.models_judge import ReviewItemRow
 from tests.factories import TOOLS, case_dict, write_lines
 from tests.mining.otlp_examples import envelope, simple_chat, span
@@ -887,6 +887,14 @@ READERS = [
     Reader("corpus-gzip", "corpus/notes.txt.gz", "binary", _corpus("notes.txt.gz")),
     Reader("corpus-parquet", "corpus/docs.parquet", "binary", _corpus("docs.parquet")),
     Reader("prompt-file", "agent/prompt.md", "text", lambda r: check_prompts(load_project(r))),
+    # The SQLite workbench file (outside the project: CASEWORK_DB_URL of the fixture), as every
+    # command that opens it reads it first.
+    Reader(
+        "workbench-db",
+        "../workbench.db",
+        "binary",
+        lambda r: status(load_project(r).workbench_url()),
+    ),
     Reader("tau2-tasks", "tau2/airline/tasks.json", "json", _tau2),
     Reader("tau2-split", "tau2/airline/split_tasks.json", "json", _tau2),
     Reader("tau2-tools-py", "tau2/airline/tools.py", "text", _tau2),

@@ -11,6 +11,7 @@ satisfies a required tool only when the requirement sets `allow_error`. Entry po
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -19,6 +20,8 @@ from typing import Any
 
 import jmespath
 import jmespath.exceptions
+import jmespath.parser
+import jmespath.visitor
 from jsonpath_ng.exceptions import JsonPathLexerError, JsonPathParserError
 from jsonpath_ng.ext.parser import parse as jsonpath_parse
 
@@ -50,6 +53,37 @@ __all__ = [
 
 class MatcherError(ValueError):
     """A matcher or assertion in the case file is malformed (bad regex, bad expression)."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _jmespath(expression: str) -> jmespath.parser.ParsedResult:
+    """An expression parsed once (a case's k trials, and cases sharing assertions, reuse it).
+
+    Raises:
+        jmespath.exceptions.JMESPathError: It does not parse (not cached: raised each time).
+    """
+    return jmespath.compile(expression)
+
+
+#: One interpreter for every search: `jmespath.search` built a parser and an interpreter per
+#: call (most of an assertion's cost). It keeps no state between visits but a method cache.
+_INTERPRETER = jmespath.visitor.TreeInterpreter()
+
+
+def _search(expression: str, value: Any) -> Any:
+    """``jmespath.search(expression, value)``, the expression parsed once.
+
+    Raises:
+        jmespath.exceptions.JMESPathError: The expression is invalid, or a function's argument
+            has the wrong type.
+    """
+    return _INTERPRETER.visit(_jmespath(expression).parsed, value)
+
+
+@functools.lru_cache(maxsize=1024)
+def _jsonpath(expression: str) -> Any:
+    """A JSONPath expression parsed once (parsing is far slower than a search)."""
+    return jsonpath_parse(expression)
 
 
 def deep_subset(expected: Any, actual: Any) -> bool:
@@ -119,7 +153,7 @@ def argument_matches(matcher: ArgMatcher, present: bool, value: Any) -> bool:
         except re.error as exc:
             raise MatcherError(f"regex {matcher.value!r} does not compile: {exc}") from exc
     try:
-        return bool(jmespath.search(str(matcher.value), value))
+        return bool(_search(str(matcher.value), value))
     except jmespath.exceptions.JMESPathError as exc:
         raise MatcherError(f"JMESPath predicate {matcher.value!r} is invalid: {exc}") from exc
 
@@ -128,6 +162,8 @@ def call_matches(requirement: ToolRequirement, call: TrajectoryToolCall) -> bool
     """Whether a call is of the required tool and satisfies every argument matcher."""
     if call.name != requirement.name:
         return False
+    if not requirement.arguments:
+        return True
     return all(
         argument_matches(m, key in call.arguments, call.arguments.get(key))
         for key, m in requirement.arguments.items()
@@ -182,9 +218,19 @@ def match_required(
 
     Kuhn's augmenting-path algorithm; labels name a handful of tools, so O(R·E) is nothing.
     """
-    edges = [
-        [j for j, call in enumerate(calls) if call_satisfies(req, call)] for req in requirements
-    ]
+    edges = []
+    for req in requirements:
+        # call_satisfies, with the cheap tests first (the same calls reach the matchers)
+        name, errors_ok = req.name, req.allow_error
+        edges.append(
+            [
+                j
+                for j, call in enumerate(calls)
+                if call.name == name
+                and (errors_ok or call.error is None)
+                and call_matches(req, call)
+            ]
+        )
     return _matching(requirements, edges)
 
 
@@ -275,12 +321,12 @@ class AssertionResult:
 def _select(assertion: StateAssertion, state: Mapping[str, Any]) -> tuple[bool, Any]:
     if assertion.language == "jmespath":
         try:
-            value = jmespath.search(assertion.expr, dict(state))
+            value = _search(assertion.expr, dict(state))
         except jmespath.exceptions.JMESPathError as exc:
             raise MatcherError(f"JMESPath {assertion.expr!r} is invalid: {exc}") from exc
         return value is not None, value
     try:
-        matches = jsonpath_parse(assertion.expr).find(dict(state))
+        matches = _jsonpath(assertion.expr).find(dict(state))
     except (JsonPathLexerError, JsonPathParserError, Exception) as exc:
         raise MatcherError(f"JSONPath {assertion.expr!r} is invalid: {exc}") from exc
     if not matches:

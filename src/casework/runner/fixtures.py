@@ -17,12 +17,14 @@ from typing import Any, Protocol
 
 import jsonpatch
 import orjson
+from jsonpointer import JsonPointer, JsonPointerException
 
 from casework.errors import CaseworkError
 from casework.grading.matchers import deep_subset
 from casework.schema import AgentTool, JsonPatchOp, ToolFixture, TrajectoryToolCall
 
 __all__ = [
+    "FixtureBook",
     "ToolError",
     "ToolReply",
     "ToolSession",
@@ -88,42 +90,130 @@ def substitute_args(value: Any, arguments: Mapping[str, Any]) -> Any:
     return value
 
 
-def _patch(ops: Sequence[JsonPatchOp], arguments: Mapping[str, Any]) -> list[dict[str, Any]]:
-    out = []
-    for op in ops:
-        body: dict[str, Any] = {"op": op.op, "path": substitute_args(op.path, arguments)}
+def _takes_args(value: Any) -> bool:
+    """Whether :func:`substitute_args` would replace anything in ``value``."""
+    if isinstance(value, str):
+        return value.startswith("${args.") and value.endswith("}")
+    if isinstance(value, dict):
+        return any(_takes_args(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_takes_args(v) for v in value)
+    return False
+
+
+@dataclass(frozen=True)
+class _Effect:
+    """One effect op with what every call would otherwise work out again (read-only)."""
+
+    op: JsonPatchOp
+    kind: type[jsonpatch.PatchOperation]
+    pointer: JsonPointer | None
+    """The parsed path when it takes no argument and parses (else parsed per call, as before)."""
+    value_args: bool
+
+
+def _effect(op: JsonPatchOp) -> _Effect:
+    pointer = None
+    if not _takes_args(op.path):
+        try:
+            pointer = JsonPointer(op.path)
+        except JsonPointerException:
+            pointer = None  # reported by the call that applies it, as before
+    return _Effect(op, jsonpatch.JsonPatch.operations[op.op], pointer, _takes_args(op.value))
+
+
+@dataclass(frozen=True)
+class _Fixture:
+    fixture: ToolFixture
+    effects: tuple[_Effect, ...]
+    response_args: bool
+    strings: tuple[tuple[str, str], ...] | None
+    """The `match` when every value is a string: where :func:`deep_subset` is plain equality."""
+
+    def matches(self, args: Mapping[str, Any]) -> bool:
+        """``deep_subset(match, args)``."""
+        if self.strings is None:
+            return deep_subset(self.fixture.match, args)
+        return all(key in args and value == args[key] for key, value in self.strings)
+
+
+def _compile(fixture: ToolFixture) -> _Fixture:
+    match = fixture.match
+    strings = tuple(match.items()) if all(isinstance(v, str) for v in match.values()) else None
+    effects = tuple(map(_effect, fixture.effects))
+    return _Fixture(fixture, effects, _takes_args(fixture.response), strings)
+
+
+class FixtureBook:
+    """A case's fixtures read once for all its trials: by tool, effect paths parsed.
+
+    Read-only and shared by the trials of a case; each :class:`ToolSession` keeps its own state
+    and record of calls.
+
+    Args:
+        fixtures: The case's fixtures.
+    """
+
+    def __init__(self, fixtures: Sequence[ToolFixture]) -> None:
+        self.fixtures = tuple(fixtures)
+        self._by_tool: dict[str, list[_Fixture]] = {}
+        for f in self.fixtures:
+            self._by_tool.setdefault(f.tool, []).append(_compile(f))
+
+    def candidates(self, name: str) -> Sequence[_Fixture]:
+        """The fixtures of tool ``name``, in case order."""
+        return self._by_tool.get(name, ())
+
+
+def _patch(
+    effects: Sequence[_Effect], arguments: Mapping[str, Any]
+) -> list[jsonpatch.PatchOperation]:
+    """The effect ops of one call, every one checked before any applies (as `JsonPatch` does).
+
+    Raises:
+        KeyError: An op names an argument the call lacks (before any op is built).
+        jsonpatch.JsonPatchException: An op is malformed.
+        jsonpatch.JsonPointerException: A path is not a JSON Pointer.
+    """
+    bodies = []
+    for effect in effects:
+        op = effect.op
+        path = substitute_args(op.path, arguments) if effect.pointer is None else effect.pointer
+        body: dict[str, Any] = {"op": op.op, "path": path}
         if op.op in ("add", "replace", "test"):
-            body["value"] = substitute_args(op.value, arguments)
+            # jsonpatch copies the value it writes, so an op without arguments passes its own.
+            body["value"] = substitute_args(op.value, arguments) if effect.value_args else op.value
         if op.from_ is not None:
             body["from"] = op.from_
-        out.append(body)
-    return out
+        bodies.append((effect.kind, body))
+    return [kind(body) for kind, body in bodies]
 
 
 class ToolSession:
     """The fixture tools of one trial: fresh state, a record of every call. Thread-safe.
 
     Args:
-        fixtures: The case's fixtures.
-        state: The case's initial data state (deep-copied; the case is never touched).
+        fixtures: The case's fixtures, or their :class:`FixtureBook` (built once per case).
+        state: The case's initial data state (never touched: an effect writes to a copy).
         catalogue: Tools shown to the agent (declared tools).
     """
 
     def __init__(
         self,
-        fixtures: Sequence[ToolFixture],
+        fixtures: Sequence[ToolFixture] | FixtureBook,
         state: Mapping[str, Any],
         catalogue: Sequence[AgentTool] = (),
         *,
         environment: _Environment | None = None,
     ) -> None:
-        self._fixtures = list(fixtures)
-        self.initial_state: dict[str, Any] = dict(
-            state
-        )  # read-only: effects write to the copy below
-        # An environment gets a copy made by orjson (faster on large states); fixtures as before.
+        self._book = fixtures if isinstance(fixtures, FixtureBook) else FixtureBook(fixtures)
+        self.initial_state: dict[str, Any] = dict(state)  # read-only
+        # An environment owns and mutates its state: it gets a copy made by orjson (faster on
+        # large states). Fixtures never write in place: each effect patches a fresh clone and
+        # replaces `self.state`, so a trial that writes nothing copies nothing (a deep copy
+        # here was most of a session's cost on a large state).
         self.state: dict[str, Any] = (
-            fast_clone(dict(state)) if environment is not None else clone(dict(state))
+            fast_clone(dict(state)) if environment is not None else dict(state)
         )
         self.catalogue = list(catalogue)
         self.calls: list[TrajectoryToolCall] = []
@@ -133,9 +223,6 @@ class ToolSession:
         self._environment = environment
         if environment is not None:
             environment.reset(self.state)
-
-    def _candidates(self, name: str) -> list[ToolFixture]:
-        return [f for f in self._fixtures if f.tool == name]
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolReply:
         """Serve one call: the most specific matching fixture wins (most `match` keys, then first).
@@ -160,29 +247,38 @@ class ToolSession:
             return reply
 
     def _serve(self, name: str, args: dict[str, Any]) -> tuple[ToolReply, int]:
-        candidates = self._candidates(name)
+        candidates = self._book.candidates(name)
         if not candidates:
             return ToolReply(error=f"no fixture for tool '{name}' in this case"), 0
-        matching = [f for f in candidates if deep_subset(f.match, args)]
+        matching = [f for f in candidates if f.matches(args)]
         if not matching:
             return ToolReply(
                 error=f"no fixture of tool '{name}' matches arguments {_short(args)}"
             ), 0
-        fixture = max(matching, key=lambda f: len(f.match))  # max keeps the first on ties
+        # max keeps the first on ties
+        chosen = (
+            max(matching, key=lambda f: len(f.fixture.match)) if len(matching) > 1 else matching[0]
+        )
+        fixture = chosen.fixture
         if fixture.error is not None:
             return ToolReply(error=fixture.error), 0
         applied = 0
-        if fixture.effects:
+        if chosen.effects:
             try:
-                patch = jsonpatch.JsonPatch(_patch(fixture.effects, args))
+                ops = _patch(chosen.effects, args)
                 # Patch a clone in place: a failing op leaves self.state untouched (and our clone
-                # is much cheaper than jsonpatch's own deepcopy).
-                self.state = patch.apply(clone(self.state), in_place=True)
-                applied = len(fixture.effects)
+                # is much cheaper than jsonpatch's own deepcopy). In order, as JsonPatch.apply.
+                state: Any = clone(self.state)
+                for op in ops:
+                    state = op.apply(state)
+                self.state = state
+                applied = len(chosen.effects)
             except KeyError as exc:
                 return ToolReply(error=f"tool '{name}' needs argument '{exc.args[0]}'"), 0
             except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
                 return ToolReply(error=f"tool '{name}' could not apply its effect: {exc}"), 0
+        if not chosen.response_args:
+            return ToolReply(result=clone(fixture.response)), applied
         try:
             result = substitute_args(fixture.response, args)  # rebuilds every container it walks
         except KeyError as exc:
@@ -270,20 +366,28 @@ class Tools:
         session: The trial's tool session.
     """
 
-    __slots__ = ("__weakref__", "_catalogue")
+    __slots__ = ("__weakref__", "_catalogue", "_dumped")
 
     def __init__(self, session: ToolSession) -> None:
-        self._catalogue = tuple(t.model_dump(mode="json") for t in session.catalogue)
+        # Dumped when first read: most agents never read it, and a dump per trial was a tenth
+        # of a fixture trial's tool cost. The tools themselves lead nowhere near the session.
+        self._catalogue = tuple(session.catalogue)
+        self._dumped: tuple[dict[str, Any], ...] | None = None
         _SESSIONS[self] = session
+
+    def _dump(self) -> tuple[dict[str, Any], ...]:
+        if self._dumped is None:
+            self._dumped = tuple(t.model_dump(mode="json") for t in self._catalogue)
+        return self._dumped
 
     @property
     def catalogue(self) -> list[AgentTool]:
         """The tools the agent may call (declared tools; fresh copies)."""
-        return [AgentTool.model_validate(t) for t in self._catalogue]
+        return [AgentTool.model_validate(t) for t in self._dump()]
 
     def names(self) -> list[str]:
         """Names of the tools the agent may call."""
-        return [str(t["name"]) for t in self._catalogue]
+        return [str(t["name"]) for t in self._dump()]
 
     def call(self, name: str, arguments: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         """Call a tool and return its result.

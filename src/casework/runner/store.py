@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import Table, insert, select
 
 from casework.errors import CaseworkError, UsageError
 from casework.names import check_name, inside
@@ -19,6 +19,8 @@ from casework.project import Project
 from casework.runner.records import LoadedRun, RunEnd, RunHeader, TrialRecord, read_log
 from casework.workbench import Workbench, open_workbench
 from casework.workbench.models_runs import RunRow, TrialRow
+
+_TRIALS = cast(Table, TrialRow.__table__)
 
 __all__ = [
     "RunStore",
@@ -99,7 +101,9 @@ class RunStore:
         """Bulk-insert trial rows made by :func:`trial_row` (one statement, one transaction)."""
         if rows:
             with self.workbench.session() as s:
-                s.execute(insert(TrialRow), list(rows))
+                # The table, not the ORM class: the same rows and statement without the ORM's
+                # per-row bulk bookkeeping (a third of the insert's CPU on a run's writer thread).
+                s.execute(insert(_TRIALS), list(rows))
 
     def finish(self, end: RunEnd) -> None:
         """Record the end of the run."""

@@ -148,9 +148,10 @@ def file_lines(stream: BinaryIO) -> Iterator[bytes]:
     yield from stream
 
 
-#: Maps every digit to 0 (a run of 19 zeros then marks a number orjson may not read exactly)
-#: and ``[`` to ``{`` (one count then gives the openers, a bound on nesting): one pass.
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789[", b"000000000{")
+#: Maps every digit to 0 (a run of 19 zeros then marks a number orjson may not read exactly),
+#: ``[`` to ``{`` (one count then gives the openers, a bound on nesting) and ``E`` to ``e``
+#: (for :func:`_numbers_risky`): one pass serves both checks of a line (:func:`_marked`).
+_MARKS = bytes.maketrans(b"123456789[E", b"000000000{e")
 _LONG_NUMBER = b"0" * 19
 #: For :func:`_numbers_risky`: digits to 0 and ``E`` to ``e``; 17 digits in a row; the end
 #: of a number with an exponent (at most three digits in a float's), as pydantic writes it.
@@ -159,6 +160,11 @@ _LONG_NUMBER = b"0" * 19
 _DIGITS_AND_EXPONENT = bytes.maketrans(b"123456789E", b"000000000e")
 _SEVENTEEN_DIGITS = b"0" * 17
 _EXPONENT_END = re.compile(rb"0e[-+]?0{1,3}[,}\]]")
+
+
+def _marked(raw: bytes) -> bytes:
+    """``raw`` with :data:`_MARKS` applied: what :func:`fast_object` and :func:`_may_be_risky` read."""
+    return raw.translate(_MARKS)
 
 
 def fast_object(raw: bytes) -> dict[str, Any] | None:
@@ -176,8 +182,20 @@ def fast_object(raw: bytes) -> dict[str, Any] | None:
     the pydantic schema and its messages), and orjson writes bytes that the canonical writer
     turns into today's form cheaply (:func:`canonical_line`).
     """
-    marked = raw.translate(_DIGITS_TO_ZERO)
-    if _LONG_NUMBER in marked:
+    return _fast_object_marked(raw, _marked(raw))
+
+
+def _fast_object_marked(
+    raw: bytes, marked: bytes, seventeen: bool | None = None
+) -> dict[str, Any] | None:
+    """:func:`fast_object` of ``raw``, given ``marked`` (:func:`_marked` of ``raw``).
+
+    ``seventeen``: whether ``marked`` holds :data:`_SEVENTEEN_DIGITS` (``None``: not known).
+    """
+    # 19 zeros in a row hold 17: most lines have neither, told by one search, not two.
+    if seventeen is None:
+        seventeen = _SEVENTEEN_DIGITS in marked
+    if seventeen and _LONG_NUMBER in marked:
         return None
     try:
         obj = orjson.loads(raw)
@@ -356,16 +374,28 @@ def valid_record(raw: bytes, model: type[M]) -> M | None:
     that path report it) skips joining its lines into a file and splitting them again, which
     was a third of validating a label.
     """
+    found = _valid_marked(raw, model)
+    return found[0] if found is not None else None
+
+
+def _valid_marked(raw: bytes, model: type[M]) -> tuple[M, bytes, bool] | None:
+    """:func:`valid_record`, with :func:`_marked` of the line (``raw`` less a final CR).
+
+    And whether that holds :data:`_SEVENTEEN_DIGITS` (both are read again by
+    :func:`_may_be_risky`).
+    """
     if raw.startswith(b"\xef\xbb\xbf"):  # a byte-order mark: refused wherever it stands
         return None
     line = raw.removesuffix(b"\r")
-    obj = fast_object(line)
+    marked = line.translate(_MARKS)  # _marked(line), without the call
+    seventeen = _SEVENTEEN_DIGITS in marked
+    obj = _fast_object_marked(line, marked, seventeen)
     if obj is None:
         obj = _strict_object(line, 2, "", [], False)
         if obj is None:
             return None
     try:
-        return model.model_validate(obj)
+        return model.model_validate(obj), marked, seventeen
     except ValidationError:
         return None
 
@@ -514,25 +544,32 @@ def fast_canonical(record: BaseModel) -> bytes | None:
     Unlike :func:`canonical_line`, a NaN or infinite float comes out as ``null``: compare the
     result with bytes strictly parsed (which cannot hold one there), or check first.
     """
+    compact = _compact_json(record)
+    if compact is None or _numbers_risky(compact):
+        return None
+    return _spaced(compact)
+
+
+def _compact_json(record: BaseModel) -> bytes | None:
+    """The compact JSON pydantic writes of ``record``, ``schema_version`` first (``None``: not UTF-8)."""
     version = getattr(record, "schema_version", None)
     to_json = type(record).__pydantic_serializer__.to_json  # bytes, not a str to encode
     try:
         if version is None:
-            compact = to_json(record, by_alias=True, exclude_defaults=True)
+            return to_json(record, by_alias=True, exclude_defaults=True)
+        if _default_version(type(record)) == version:
+            # Left out as a default: excluding it by name took a third of the writer's time.
+            body = to_json(record, by_alias=True, exclude_defaults=True)
         else:
-            if _default_version(type(record)) == version:
-                # Left out as a default: excluding it by name took a third of the writer's time.
-                body = to_json(record, by_alias=True, exclude_defaults=True)
-            else:
-                body = to_json(
-                    record, by_alias=True, exclude_defaults=True, exclude={"schema_version"}
-                )
-            head = b'{"schema_version":' + _json_int(version)
-            compact = head + (b"}" if body == b"{}" else b"," + body[1:])
+            body = to_json(record, by_alias=True, exclude_defaults=True, exclude={"schema_version"})
     except ValueError:  # a lone surrogate, which UTF-8 cannot hold: the caller's path says so
         return None
-    if _numbers_risky(compact):
-        return None
+    head = b'{"schema_version":' + _json_int(version)
+    return head + (b"}" if body == b"{}" else b"," + body[1:])
+
+
+def _spaced(compact: bytes) -> bytes | None:
+    """Compact JSON re-spaced as the standard library writes it (``None``: not JSON)."""
     try:
         return msgspec.json.format(compact, indent=0)
     except msgspec.DecodeError:  # a model that writes NaN as a bare constant (not JSON)
@@ -636,7 +673,32 @@ def canonical_fix(record: BaseModel, raw: bytes | memoryview) -> bytes | None:
     Raises:
         InputErrors: The record holds NaN or an infinite float (see :func:`canonical_bytes`).
     """
-    line = fast_canonical(record)
+    return _canonical_fix(record, bytes(raw), None)
+
+
+def _canonical_fix(
+    record: BaseModel, raw: bytes, marked: bytes | None, seventeen: bool = True
+) -> bytes | None:
+    """:func:`canonical_fix`, given :func:`_marked` of ``raw`` when known (``None``: not known).
+
+    ``seventeen``: whether ``marked`` holds :data:`_SEVENTEEN_DIGITS`.
+
+    A line that is pydantic's JSON as re-spaced is canonical unless a number in it may be
+    spelt otherwise (:func:`_numbers_risky` of the compact JSON). That check is answered from
+    ``marked`` instead, with no second pass over the line, when :func:`_may_be_risky` says no.
+    """
+    compact = _compact_json(record)
+    line = None
+    if compact is not None:
+        try:
+            line = msgspec.json.format(compact, indent=0)  # as fast_canonical: see there
+        except msgspec.DecodeError:
+            pass
+        else:
+            if line == raw and marked is not None and not _may_be_risky(raw, marked, seventeen):
+                return None
+            if _numbers_risky(compact):
+                line = None
     if line is None:
         line = canonical_line(record).encode("utf-8")
     if line == raw:
@@ -645,6 +707,19 @@ def canonical_fix(record: BaseModel, raw: bytes | memoryview) -> bytes | None:
     if _may_hold_non_finite(line) and _has_non_finite(record):
         canonical_bytes([record])  # raises, naming the field
     return line
+
+
+def _may_be_risky(raw: bytes, marked: bytes, seventeen: bool) -> bool:
+    """Whether :func:`_numbers_risky` may hold of the compact JSON that re-spaced is ``raw``.
+
+    The first of its checks, made on ``marked`` (:func:`_marked` of ``raw``) and ``raw``: re-spacing
+    adds a space after a comma or colon between values and nothing else, and none of the
+    patterns looked for holds a space, nor a comma or colon but as its last byte, nor ``[`` or
+    ``{`` (which ``marked`` holds for ``[``); so each is found in ``raw`` exactly when it is in
+    the compact JSON. ``False`` proves :func:`_numbers_risky` false. ``seventeen``: whether
+    ``marked`` holds :data:`_SEVENTEEN_DIGITS` (found once, by :func:`_valid_marked`).
+    """
+    return seventeen or _EXPONENT_END.search(marked) is not None or b"0.0000" in raw
 
 
 def canonical_records(
@@ -656,13 +731,15 @@ def canonical_records(
     that takes another path for a bad line lets that path report it.
     """
     # All lines validated, then all written: alternating the two per line measured 7% slower.
-    records = [valid_record(bytes(raw), model) for raw in lines]
+    data = [bytes(raw) for raw in lines]
+    found = [_valid_marked(raw, model) for raw in data]
     out: list[tuple[M, bytes | None]] = []
-    for record, raw in zip(records, lines, strict=True):
-        if record is None:
+    for valid, raw in zip(found, data, strict=True):
+        if valid is None:
             return None
+        record, marked, seventeen = valid
         try:
-            out.append((record, canonical_fix(record, raw)))
+            out.append((record, _canonical_fix(record, raw, marked, seventeen)))
         except InputErrors:
             return None
     return out

@@ -3,6 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from casework.grading.matchers import (
     MatcherError,
@@ -154,3 +156,44 @@ def test_deep_subset() -> None:
     assert deep_subset({"a": {"b": 1}}, {"a": {"b": 1, "c": 2}})
     assert not deep_subset({"a": True}, {"a": 1})
     assert deep_subset({}, {"x": 1})
+
+
+def _kuhn(edges: list[list[int]]) -> dict[int, int]:
+    """Kuhn's augmenting paths with no shortcut: requirement index -> call index."""
+    owner: dict[int, int] = {}
+
+    def augment(i: int, seen: set[int]) -> bool:
+        for j in edges[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or augment(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    for i in range(len(edges)):
+        augment(i, set())
+    return {i: j for j, i in owner.items()}
+
+
+@given(st.lists(st.lists(st.booleans(), min_size=4, max_size=4), min_size=1, max_size=4))
+def test_required_matching_is_kuhns_whether_or_not_first_choices_collide(
+    table: list[list[bool]],
+) -> None:
+    # Requirement i accepts call j when table[i][j]: calls `t` with k=j, requirements any_of k.
+    calls = [call("t", k=j) for j in range(4)]
+    reqs = [
+        req(
+            {
+                "name": "t",
+                "arguments": {
+                    "k": {"match": "any_of", "value": [j for j, ok in enumerate(row) if ok]}
+                },
+            }
+        )
+        for row in table
+    ]
+    expected = _kuhn([[j for j, ok in enumerate(row) if ok] for row in table])
+    result = match_required(reqs, calls)
+    assert list(result.matched.items()) == list(expected.items())
+    assert result.unmatched == [r for i, r in enumerate(reqs) if i not in expected]

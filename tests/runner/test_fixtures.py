@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import copy
+from typing import Any
+
+import jsonpatch
 import pytest
 
 from casework.runner import ToolError, Tools
@@ -114,3 +118,84 @@ def test_substitution_only_replaces_whole_placeholders() -> None:
     }
     with pytest.raises(KeyError):
         substitute_args("${args.y}", {})
+
+
+def _effect_reply(
+    state: dict[str, Any], effects: list[dict[str, Any]], args: dict[str, Any]
+) -> tuple[str | None, dict[str, Any]]:
+    fixture = ToolFixture.model_validate({"tool": "t", "effects": effects})
+    session = ToolSession([fixture], state)
+    reply = session.call("t", args)
+    return reply.error, session.state
+
+
+class _Box:
+    """Not JSON: jsonpatch deep-copies it into the state."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Box) and other.n == self.n
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize(
+    ("effects", "args"),
+    [
+        ([{"op": "add", "path": "/ledger/-", "value": {"a": "${args.x}"}}], {"x": [1, {"b": 2}]}),
+        ([{"op": "add", "path": "/orders/o1/note", "value": "${args.x}"}], {"x": "late"}),
+        ([{"op": "add", "path": "/orders/o1", "value": {"status": "new"}}], {}),
+        ([{"op": "add", "path": "/ledger/0", "value": 5}], {}),  # a list index: jsonpatch's
+        ([{"op": "add", "path": "/ledger/7", "value": 5}], {}),  # out of range: its error
+        ([{"op": "add", "path": "/missing/x", "value": 5}], {}),  # no member: its error
+        ([{"op": "add", "path": "/orders/o1/status/x", "value": 5}], {}),  # into a string
+        ([{"op": "add", "path": "/count/-", "value": 5}], {}),  # '-' of a number
+        ([{"op": "add", "path": "/ledger/-", "value": "${args.x}"}], {"x": _Box(3)}),
+        ([{"op": "add", "path": "/ledger/-", "value": "${args.x}"}], {"x": {1: "int key"}}),
+        ([{"op": "add", "path": "/a~1b", "value": True}], {}),  # an escaped member name
+        (
+            [
+                {"op": "add", "path": "/ledger/-", "value": 1},
+                {"op": "test", "path": "/count", "value": 99},  # fails: nothing is written
+            ],
+            {},
+        ),
+        (
+            [
+                {"op": "add", "path": "/ledger/-", "value": 1},
+                {"op": "add", "path": "/x~2", "value": 2},  # not a JSON Pointer: nothing written
+            ],
+            {},
+        ),
+    ],
+)
+def test_effects_write_what_jsonpatch_writes(
+    effects: list[dict[str, Any]], args: dict[str, Any]
+) -> None:
+    state = {"ledger": [0], "orders": {"o1": {"status": "open"}}, "count": 3}
+    error, after = _effect_reply(copy.deepcopy(state), effects, args)
+    ops = [{**e, "value": substitute_args(e["value"], args)} for e in effects]
+    ops = [{**o, "path": substitute_args(o["path"], args)} for o in ops]
+    try:
+        expected = jsonpatch.apply_patch(copy.deepcopy(state), ops)
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
+        assert error == f"tool 't' could not apply its effect: {exc}"
+        assert after == state
+    else:
+        assert error is None
+        assert after == expected
+
+
+def test_an_effect_writes_a_copy_of_its_value_and_the_arguments() -> None:
+    args = {"x": {"deep": [1]}}
+    fixture = ToolFixture.model_validate(
+        {"tool": "t", "effects": [{"op": "add", "path": "/a", "value": {"v": "${args.x}"}}]}
+    )
+    session = ToolSession([fixture], {})
+    session.call("t", args)
+    session.call("t", args)
+    args["x"]["deep"].append(2)
+    assert session.state == {"a": {"v": {"deep": [1]}}}
+    assert fixture.effects[0].value == {"v": "${args.x}"}

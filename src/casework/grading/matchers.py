@@ -257,6 +257,16 @@ def match_exactly(
 
 
 def _matching(requirements: Sequence[ToolRequirement], edges: list[list[int]]) -> RequirementResult:
+    # When each requirement's first satisfying call is one no earlier requirement took, Kuhn's
+    # algorithm below takes exactly those (no augmenting path is ever needed): the usual case.
+    first: dict[int, int] = {}
+    for i, row in enumerate(edges):
+        if row:
+            if row[0] in first.values():
+                break
+            first[i] = row[0]
+    else:
+        return RequirementResult([r for i, r in enumerate(requirements) if i not in first], first)
     owner: dict[int, int] = {}
 
     def augment(i: int, seen: set[int]) -> bool:

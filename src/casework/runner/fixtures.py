@@ -165,9 +165,69 @@ class FixtureBook:
         return self._by_tool.get(name, ())
 
 
+class _NotPlain(Exception):
+    """A value holds something other than dicts, lists, strings, numbers, booleans and None."""
+
+
+def _plain_copy(value: Any) -> Any:
+    """What ``copy.deepcopy`` gives for a plain JSON value (string keys), in a fraction of its time.
+
+    Raises:
+        _NotPlain: Anything else is in it (deepcopy alone knows how to copy that).
+    """
+    kind = type(value)
+    if kind is dict:
+        out = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            out[key] = _plain_copy(item)
+        return out
+    if kind is list:
+        return [_plain_copy(item) for item in value]
+    if value is None or kind is str or kind is int or kind is float or kind is bool:
+        return value
+    raise _NotPlain
+
+
+class _Add:
+    """An `add` to a parsed path: the common effect (append to a list, set a member).
+
+    Where every step of the path is a member of a dict, and the last one a dict's member or a
+    list's ``-``, it writes a copy of the value as jsonpatch's `add` does; anything else (list
+    indices, a missing member, other containers or values) goes to jsonpatch itself.
+    """
+
+    __slots__ = ("body", "kind", "parts")
+
+    def __init__(self, kind: type[jsonpatch.PatchOperation], body: dict[str, Any]) -> None:
+        self.kind = kind
+        self.body = body
+        self.parts: list[str] = body["path"].parts
+
+    def apply(self, doc: Any) -> Any:
+        try:
+            value = _plain_copy(self.body["value"])
+        except _NotPlain:
+            return self.kind(self.body).apply(doc)
+        node = doc
+        for part in self.parts[:-1]:
+            if type(node) is not dict or part not in node:
+                return self.kind(self.body).apply(doc)
+            node = node[part]
+        last = self.parts[-1]
+        if type(node) is dict:
+            node[last] = value
+        elif type(node) is list and last == "-":
+            node.append(value)
+        else:
+            return self.kind(self.body).apply(doc)
+        return doc
+
+
 def _patch(
     effects: Sequence[_Effect], arguments: Mapping[str, Any]
-) -> list[jsonpatch.PatchOperation]:
+) -> list[jsonpatch.PatchOperation | _Add]:
     """The effect ops of one call, every one checked before any applies (as `JsonPatch` does).
 
     Raises:
@@ -185,8 +245,13 @@ def _patch(
             body["value"] = substitute_args(op.value, arguments) if effect.value_args else op.value
         if op.from_ is not None:
             body["from"] = op.from_
-        bodies.append((effect.kind, body))
-    return [kind(body) for kind, body in bodies]
+        bodies.append((effect, body))
+    return [
+        _Add(effect.kind, body)
+        if effect.op.op == "add" and effect.pointer is not None and effect.pointer.parts
+        else effect.kind(body)
+        for effect, body in bodies
+    ]
 
 
 class ToolSession:

@@ -1,4 +1,4 @@
-"""20 labellers submit 500 labels at once against a live server: none lost, none doubled."""
+"""20 labellers submit 200 labels at once against a live server: none lost, none doubled."""
 
 from __future__ import annotations
 
@@ -20,7 +20,12 @@ from tests.web.live import live_server
 __all__ = ["workbench_url"]
 
 LABELLERS = 20
-CASES = 250  # a calibrating slice: two labellers per case, 500 labels
+# A calibrating slice: two labellers per case, 200 labels, ten submits a labeller, all 20 at
+# once from the first request to about the last. The races are each labeller's first case, sent
+# twice at once, and every submit against the others' writes: 250 cases (500 labels) proved no
+# more. Checked with a break (a second writer's claim taken as won and its IntegrityError left
+# unanswered): the PostgreSQL run fails with a 500 at 60 and 100 cases as at 250.
+CASES = 100
 
 
 @pytest.mark.slow

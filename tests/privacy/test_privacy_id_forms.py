@@ -1,8 +1,8 @@
-"""The national-id forms run on an ASCII text are chosen by one RE2 pass, never leaving one out.
+"""The national-id forms run on a text are chosen by one search, never leaving one out.
 
-`casework.privacy.ids` runs a form found without a cue (SSN, CPF, INSEE, codice fiscale, DNI,
-NIE, NINO) only where its RE2 superset matches. These tests hold that choice to the forms'
-own Python patterns over ids written by Faker (its locales' `ssn`, `nif`, `nie`, `cpf`),
+`casework.privacy.ids` runs the forms found without a cue (SSN, CPF, INSEE, codice fiscale, DNI,
+NIE, NINO) only where their one-pattern union matches. These tests hold that choice to the
+forms' own Python patterns over ids written by Faker (its locales' `ssn`, `nif`, `nie`, `cpf`),
 alone and inside messages, and over random strings of the characters the forms are made of.
 """
 
@@ -57,8 +57,9 @@ def test_every_form_matching_a_random_string_is_run() -> None:
         assert set(_matching(text)) <= set(_chosen(text)), text
 
 
-def test_texts_outside_ascii_choose_by_the_python_patterns() -> None:
-    text = "SSN — 123-45-6789"
-    assert _chosen(text) == [rule.pattern.pattern for rule in _FORMS]  # the one-pattern search
+def test_a_text_holding_a_form_runs_them_all_and_one_holding_none_runs_none() -> None:
+    every = [rule.pattern.pattern for rule in _FORMS]
+    assert _chosen("SSN — 123-45-6789") == every
+    assert _chosen("SSN 123-45-6789") == every
     assert _chosen("no id here — none") == []
-    assert _chosen("no id here at all") == []
+    assert _chosen("no id here at all, order 123456") == []

@@ -45,13 +45,18 @@ _CUE = re.compile(
     r"(?P<dash>(?:^|(?<=\s))(?:—|–|--)))[ \t]*",
     re.IGNORECASE | re.MULTILINE,
 )
-# What every cue contains, searched in the lower-cased text before the cue pattern runs: most
-# messages hold none, and this costs a tenth of the case-insensitive pattern.
-_CUE_HINT = re.compile(
+# What every cue but a dash contains, searched in the lower-cased text before the cue pattern
+# runs: most messages hold none, and this costs a tenth of the case-insensitive pattern.
+_WORDS_HINT = (
     r"name|i'm|i’m|i\s+am|this\s+is|it's\s+me|here\s+is|hier\s+ist|je\s+suis|soy|sono|ik\s+ben|"
     r"call\s+me|signed|thank|cheers|regards|best|sincerely|yours|respectfully|take\s+care|greetings|grüßen|"
-    r"cordialement|saludos|saluti|groet|atenciosamente|pozdrawiam|—|–|--"
+    r"cordialement|saludos|saluti|groet|atenciosamente|pozdrawiam"
 )
+_WORD_CUE_HINT = re.compile(_WORDS_HINT)
+_CUE_HINT = re.compile(_WORDS_HINT + "|—|–|--")
+# `_CUE` where only its dash can match. `(?<![\w'’])` is left out: a space before the dash, or
+# the start of a line, is neither a word character nor an apostrophe.
+_DASH_CUE = re.compile(r"(?:^|(?<=\s))(?:—|–|--)[ \t]*", re.MULTILINE)
 # A word that can be part of a name: letters with inner apostrophes, hyphens and dots.
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-.](?=[^\W\d_]))*\.?")
 # CJK letters, with the iteration mark 々 that repeats a kanji (`佐々木`).
@@ -294,7 +299,17 @@ class NameDetector:
 
     def find(self, text: str) -> Iterator[Detection]:
         """Yield every name read after a cue in ``text``."""
-        if not text_scan(text).may_hold(_CUE_HINT):
+        scan = text_scan(text)
+        if not scan.may_hold(_CUE_HINT):
+            return
+        if not scan.may_hold(_WORD_CUE_HINT):
+            # Every cue but a dash holds one of the hint's words, so none of them can match
+            # here: `_CUE`'s matches are its dash's, found without trying its hundred-odd words
+            # ignoring case at every character (a message with an em dash holds the hint).
+            for cue in _DASH_CUE.finditer(text):
+                found = self._read(text, cue.end(), strong=False, alone=True)
+                if found is not None:
+                    yield Detection(*found, self.kind, normalise(self.kind, text[slice(*found)]))
             return
         for cue in _CUE.finditer(text):
             found = self._read(

@@ -22,9 +22,8 @@ __all__ = ["workbench_url"]
 LABELLERS = 20
 # A calibrating slice: two labellers per case, 200 labels, ten submits a labeller, all 20 at
 # once from the first request to about the last. The races are each labeller's first case, sent
-# twice at once, and every submit against the others' writes: 250 cases (500 labels) proved no
-# more. Checked with a break (a second writer's claim taken as won and its IntegrityError left
-# unanswered): the PostgreSQL run fails with a 500 at 60 and 100 cases as at 250.
+# twice at once, and every submit against the others' writes. A planted fault (a second writer's
+# claim taken as won, its IntegrityError left unanswered) fails the PostgreSQL run at this size.
 CASES = 100
 
 

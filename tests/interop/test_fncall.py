@@ -223,3 +223,30 @@ def test_target_tool_is_a_declaration_never_read_as_the_expected_call() -> None:
     assert case.label is not None
     assert [r.name for r in case.label.required_tools] == ["get_weather"]
     assert set(case.label.required_tools[0].arguments) == {"city"}
+
+
+@pytest.mark.parametrize(
+    ("parameters", "shown"),
+    [
+        ({"type": "dict", "properties": 1.0}, "parameters.properties: must be an object. Got 1.0"),
+        ({"type": "dict", "properties": ["city"]}, "parameters.properties: must be an object"),
+        ({"type": "dict", "required": 1.0}, "parameters.required: must be a list of parameter"),
+        ([1, 2], "function[0].parameters: must be a JSON Schema object. Got [1, 2]"),
+    ],
+)
+def test_a_malformed_bfcl_declaration_is_a_located_row_error(parameters: Any, shown: str) -> None:
+    # Found by the reader fuzz: `"properties": 1.0` ended in AttributeError, a traceback.
+    row = {**BFCL[0], "function": [{"name": "get_weather", "parameters": parameters}]}
+    with pytest.raises(InputErrors) as caught:
+        _cases([row], "bfcl")
+    assert "rows.jsonl:1:" in str(caught.value) and shown in str(caught.value)
+
+
+def test_a_bfcl_required_list_may_hold_anything() -> None:
+    # `required` was made a set: an object in it was unhashable (TypeError).
+    params = {"type": "dict", "properties": {"city": {"type": "string"}}, "required": [{}, "city"]}
+    row = {**BFCL[0], "function": [{"name": "get_weather", "parameters": params}],
+           "ground_truth": [{"get_weather": {"city": ["Lisbon"]}}]}  # fmt: skip
+    (case,) = _cases([row], "bfcl").values()
+    assert case.label is not None
+    assert [r.name for r in case.label.required_tools] == ["get_weather"]

@@ -178,13 +178,20 @@ def _expected_call(
     decl = offered.get(name)
     if decl is None:
         raise _Bad(where, "expected call names a tool the row does not offer", name)
+    declared = f"function {name}: parameters"
     params = decl.get("parameters") or {}
-    required = set(params.get("required") or [])
+    if not isinstance(params, Mapping):
+        raise _Bad(declared, "must be an object", params)
+    required = params.get("required") or []
+    if not isinstance(required, list):
+        raise _Bad(f"{declared}.required", "must be a list of parameter names", required)
     props = params.get("properties") or {}
+    if not isinstance(props, Mapping):
+        raise _Bad(f"{declared}.properties", "must be an object", props)
     arguments: dict[str, dict[str, Any]] = {}
     for k, v in args.items():
         at = f"{where}.{name}.{k}"
-        if isinstance(props, Mapping) and k not in props:
+        if k not in props:
             # BFCL's checker refuses a parameter the function does not declare, even one its
             # answer lists (live_multiple_862-181-3): never given, and left out only where ""
             # marks it optional.

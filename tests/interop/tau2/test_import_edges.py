@@ -127,6 +127,17 @@ def test_bad_tasks_are_located_by_json_pointer_and_nothing_is_written(tmp_path: 
     assert not (root / "datasets").exists() and not (root / "states").exists()
 
 
+def test_a_reward_basis_part_that_is_not_a_name_is_located(tmp_path: Path) -> None:
+    # Found by the reader fuzz: a list among the parts ended in TypeError (unhashable), a traceback.
+    folder = tmp_path / "airline"
+    shutil.copytree(DOMAIN, folder)
+    tasks = json.loads((folder / "tasks.json").read_text("utf-8"))
+    tasks[1]["evaluation_criteria"]["reward_basis"] = ["DB", []]
+    (folder / "tasks.json").write_text(json.dumps(tasks), "utf-8")
+    with pytest.raises(InputError, match=r"/1/evaluation_criteria/reward_basis/1: must be one of"):
+        _cases(folder)
+
+
 def test_a_task_in_two_splits_and_a_missing_tasks_file_are_errors(tmp_path: Path) -> None:
     folder = tmp_path / "airline"
     shutil.copytree(DOMAIN, folder)

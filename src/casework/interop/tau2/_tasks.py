@@ -275,7 +275,7 @@ def _reward_basis(criteria: Mapping[str, Any]) -> list[Tau2RewardPart]:
     if not isinstance(raw, list) or not raw:
         raise _Bad("/evaluation_criteria/reward_basis", "must be a non-empty list", raw, True)
     for i, part in enumerate(raw):
-        if part not in _PARTS:
+        if not isinstance(part, str) or part not in _PARTS:  # a list here is unhashable
             why = f"must be one of {', '.join(sorted(_PARTS))}"
             raise _Bad(f"/evaluation_criteria/reward_basis/{i}", why, part, True)
     return list(dict.fromkeys(raw))

@@ -688,17 +688,12 @@ def _canonical_fix(
     ``marked`` instead, with no second pass over the line, when :func:`_may_be_risky` says no.
     """
     compact = _compact_json(record)
-    line = None
-    if compact is not None:
-        try:
-            line = msgspec.json.format(compact, indent=0)  # as fast_canonical: see there
-        except msgspec.DecodeError:
-            pass
-        else:
-            if line == raw and marked is not None and not _may_be_risky(raw, marked, seventeen):
-                return None
-            if _numbers_risky(compact):
-                line = None
+    line = _spaced(compact) if compact is not None else None
+    if compact is not None and line is not None:
+        if line == raw and marked is not None and not _may_be_risky(raw, marked, seventeen):
+            return None
+        if _numbers_risky(compact):
+            line = None
     if line is None:
         line = canonical_line(record).encode("utf-8")
     if line == raw:

@@ -40,6 +40,7 @@ from casework.project import Project, load_project
 from casework.runner.adapters import load_agent
 from casework.runner.records import RunEnd, RunHeader, TrialRecord, read_log
 from casework.runner.run import (
+    LOG_BUFFER,
     RunObserver,
     RunRequest,
     RunSummary,
@@ -120,7 +121,7 @@ async def _shard_trials(project: Project, shard: _Shard) -> None:
     )
     server = ToolServer().start() if agent.needs_tool_server else None
     try:
-        with Path(shard.path).open("a", encoding="utf-8") as log:
+        with Path(shard.path).open("a", encoding="utf-8", buffering=LOG_BUFFER) as log:
             trials = _Trials(
                 header=header,
                 cases=by_id,

@@ -152,21 +152,30 @@ def _cpu_s() -> float:
 
 
 class Descendants:
-    """CPU seconds of every process below this one (shard workers fork from a forkserver, so
-    RUSAGE_CHILDREN never sees them): /proc sampled every 0.1 s, the last reading per process.
+    """CPU seconds of the processes below this one that RUSAGE_CHILDREN does not count (yet).
+
+    The runner forks its shard workers from a process without threads (this one), so they are
+    children: RUSAGE_CHILDREN counts them once joined, and until then /proc shows their CPU, read
+    when asked. Workers started from a fork server (a parent with threads, or no fork) are its
+    children, never waited for here: with ``follow``, a thread samples /proc every 0.1 s and keeps
+    the last reading of each such process. Not otherwise, as that thread would itself make the
+    runner start its workers from the fork server.
 
     Inactive for a run in one process: a scan of /proc costs milliseconds of this process's CPU
     (on a busy machine), which would be counted against the run it measures.
     """
 
-    def __init__(self, active: bool = True) -> None:
+    def __init__(self, active: bool = True, follow: bool = False) -> None:
         self.active = active
-        self.seen: dict[int, float] = {}
+        self.follow = active and follow
+        #: Last reading of each process below a child of this one (never waited for here).
+        self.deep: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._tick = os.sysconf("SC_CLK_TCK")
 
-    def _sample(self) -> None:
+    def _sample(self) -> float:
+        """Read /proc: keep the processes below children, return the children's CPU now."""
         parent: dict[int, int] = {}
         cpu: dict[int, float] = {}
         for entry in os.listdir("/proc"):
@@ -180,36 +189,47 @@ class Descendants:
             parent[int(entry)] = int(fields[1])
             cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / self._tick
         me = os.getpid()
+        children = 0.0
         for pid in cpu:
             up, hops = parent.get(pid), 0
             while up is not None and up != me and hops < 8:
                 up, hops = parent.get(up), hops + 1
-            if up == me:
-                self.seen[pid] = cpu[pid]
+            if up != me:
+                continue
+            if hops == 0:  # not yet joined (alive or a zombie): not in RUSAGE_CHILDREN
+                children += cpu[pid]
+            else:
+                self.deep[pid] = cpu[pid]
+        return children
 
     def _loop(self) -> None:
         while not self._stop.wait(0.1):
             self._sample()
 
     def now(self) -> float:
-        """CPU seconds of every process below this one, read now."""
-        if self.active:
-            self._sample()
-        return self.cpu_s
+        """CPU seconds of every process below this one that RUSAGE_CHILDREN does not count, now."""
+        children = self._sample() if self.active else 0.0
+        return children + self.cpu_s
 
     def __enter__(self) -> Descendants:
-        if self.active:
+        if self.follow:
             self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        if self.active:
+        if self.follow:
             self._thread.join()
 
     @property
     def cpu_s(self) -> float:
-        return sum(self.seen.values())
+        """CPU seconds of the processes below children (children are counted once joined)."""
+        return sum(self.deep.values())
+
+
+def _children_cpu_s() -> float:
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return kids.ru_utime + kids.ru_stime
 
 
 def cpu_bound(ideal: float, cpu_s: float, cores: int) -> float:
@@ -236,8 +256,11 @@ def measure(cases: int, k: int, concurrency: int, workers: int) -> dict[str, flo
         make_project(root, cases)
         os.chdir(root)
         cpu = _cpu_s()
+        kids = _children_cpu_s()
         start = time.perf_counter()
-        with Descendants(active=workers > 1) as below:
+        # On Linux the runner forks its workers from this process (it holds no thread).
+        forked = sys.platform.startswith("linux")
+        with Descendants(active=workers > 1, follow=not forked) as below:
             sampler = Sampler(lambda: _cpu_s() + below.now())
             summary = run_sharded(
                 load_project(root),
@@ -254,10 +277,12 @@ def measure(cases: int, k: int, concurrency: int, workers: int) -> dict[str, flo
         wall = time.perf_counter() - start
         trials = cases * k
         assert summary.end.passed == trials, summary.end
+        if workers > 1 and forked:  # else their CPU would be missing from the figures
+            assert _children_cpu_s() > kids, "the shard workers were not forked from this process"
         return {
             "wall": wall,
             "span": _trial_span(summary.log),
-            # The forkserver itself and its workers are never waited for: counted from /proc.
+            # Forked workers are joined (RUSAGE_CHILDREN); a fork server's are read from /proc.
             "cpu": _cpu_s() - cpu + below.cpu_s,
             # From the first trial's end to the last's: start-up and merging left out.
             "trial_cpu": (sampler.cpu_last - sampler.cpu_first) * trials / max(1, trials - 1),

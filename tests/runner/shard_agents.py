@@ -15,6 +15,29 @@ from tests.runner.sample_agents import good
 #: Created (in the project folder, the workers' working directory) by the trial that kills its
 #: worker, so the resumed run does not kill again.
 KILLED_MARKER = "killed-once.marker"
+#: Folder (in the project folder) where each worker process that ran a trial of the recording
+#: agents leaves a file named by its pid, holding its parent's pid.
+PARENTS_DIR = "worker-parents"
+
+
+def _record_parent() -> None:
+    folder = Path.cwd() / PARENTS_DIR
+    folder.mkdir(exist_ok=True)
+    (folder / str(os.getpid())).write_text(str(os.getppid()), encoding="utf-8")
+
+
+def worker_parents(root: Path) -> set[int]:
+    """The parent pids the worker processes of the recording agents left under ``root``."""
+    folder = root / PARENTS_DIR
+    return (
+        {int(p.read_text(encoding="utf-8")) for p in folder.iterdir()} if folder.is_dir() else set()
+    )
+
+
+def good_recording(request: AgentInput, tools: Tools) -> Trajectory:
+    """`good`, leaving its worker's parent pid under `PARENTS_DIR`."""
+    _record_parent()
+    return good(request, tools)
 
 
 async def slow_good(request: AgentInput, tools: Tools) -> Trajectory:
@@ -28,7 +51,11 @@ KILLING_SEED = trial_seed(0, "e-1", 0)
 
 
 async def kill_worker_once(request: AgentInput, tools: Tools) -> Trajectory:
-    """`slow_good`, except that trial 0 of case e-1 kills its own worker process (once)."""
+    """`slow_good`, except that trial 0 of case e-1 kills its own worker process (once).
+
+    Leaves its worker's parent pid under `PARENTS_DIR`.
+    """
+    _record_parent()
     await asyncio.sleep(0.6)
     marker = Path.cwd() / KILLED_MARKER
     if request.seed == KILLING_SEED and not marker.exists():

@@ -3,7 +3,9 @@
 The parent checks every input and writes the run header exactly as :func:`run_agent` does, then
 deals the trials still to run round-robin into ``workers`` shards. Each shard runs in its own
 process on its own small event loop (the trials of :func:`run_agent`, unchanged) and appends its
-trials to ``runs/<run-id>.shards/part-NNN.jsonl`` (a copy of the header, then trial lines). The
+trials to ``runs/<run-id>.shards/part-NNN.jsonl`` (a copy of the header, then trial lines). A
+parent without threads forks its workers, which inherit the dataset and everything prepared from
+it; otherwise they start from a fork server (or by spawn) and load it again. The
 parent follows those files for progress and the workbench. When every shard has finished, it
 writes the run log once, atomically: the header, every trial line ordered by (trial, case in the
 header's order), the end record; then it removes the shard files. A killed shard leaves its
@@ -23,6 +25,8 @@ import multiprocessing.forkserver
 import os
 import pickle
 import shutil
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -35,7 +39,7 @@ import orjson
 from casework.atomic import atomic_write_text, atomic_writer
 from casework.dataset import load_dataset
 from casework.errors import CaseworkError, InputError, UsageError
-from casework.grading import load_judge
+from casework.grading import Judge, load_judge
 from casework.project import Project, load_project
 from casework.runner.adapters import load_agent
 from casework.runner.records import RunEnd, RunHeader, TrialRecord, read_log
@@ -50,12 +54,15 @@ from casework.runner.run import (
     _load_for_resume,
     _new_header,
     _prepare,
+    _Prepared,
     _simulator,
     _Trials,
     run_agent,
 )
 from casework.runner.store import RunStore, log_path, trial_row, trial_row_from_json
 from casework.runner.toolserver import ToolServer
+from casework.runner.user_sim import UserSimulator
+from casework.schema import AgentTool, Case
 from casework.workbench import open_workbench
 
 __all__ = ["SHARD_POLL_S", "run_sharded", "shard_folder"]
@@ -102,16 +109,43 @@ class _Shard:
     use_judge: bool
 
 
-async def _shard_trials(project: Project, shard: _Shard) -> None:
-    """One shard's trials, recorded in its own file: the trials of `run_agent`, unchanged."""
+@dataclass(frozen=True)
+class _Ready:
+    """What a shard's trials read besides their keys: loaded and checked once, in the parent.
+
+    A worker forked from the parent inherits it in memory; any other worker loads it again.
+    """
+
+    header: RunHeader
+    cases: dict[str, Case]
+    prepared: _Prepared
+    catalogues: dict[str, list[AgentTool]]
+    simulator: UserSimulator | None
+    judge: Judge | None
+
+
+def _ready(project: Project, shard: _Shard) -> _Ready:
+    """Load what a shard's trials read, as the parent did: from the run log and the dataset."""
     loaded, dataset = _load_for_resume(project, RunRequest(resume=shard.run_id))
     header = loaded.header
     judge = load_judge(project) if shard.use_judge else None
-    judge = judge.for_cases(dataset.cases) if judge is not None else None
     by_id = {c.id: c for c in dataset.cases}
     prepared = _prepare(project, dataset, [by_id[cid] for cid in header.case_ids])
-    catalogues = _catalogues(project, dataset, header.case_ids, prepared)
-    simulator = _simulator(project, dataset, header, None)
+    return _Ready(
+        header=header,
+        cases=by_id,
+        prepared=prepared,
+        catalogues=_catalogues(project, dataset, header.case_ids, prepared),
+        simulator=_simulator(project, dataset, header, None),
+        judge=judge.for_cases(dataset.cases) if judge is not None else None,
+    )
+
+
+async def _shard_trials(project: Project, shard: _Shard, ready: _Ready | None = None) -> None:
+    """One shard's trials, recorded in its own file: the trials of `run_agent`, unchanged."""
+    if ready is None:
+        ready = _ready(project, shard)
+    header = ready.header
     agent = load_agent(
         header.agent_spec,
         root=project.root,
@@ -124,18 +158,18 @@ async def _shard_trials(project: Project, shard: _Shard) -> None:
         with Path(shard.path).open("a", encoding="utf-8", buffering=LOG_BUFFER) as log:
             trials = _Trials(
                 header=header,
-                cases=by_id,
-                catalogues=catalogues,
+                cases=ready.cases,
+                catalogues=ready.catalogues,
                 agent=agent,
-                judge=judge,
+                judge=ready.judge,
                 judge_private=project.config.models.judge.keeps_data_local,
                 server=server,
                 log=log,
                 db=None,
                 observer=None,
                 clock=lambda: datetime.now(UTC),
-                simulator=simulator,
-                prepared=prepared,
+                simulator=ready.simulator,
+                prepared=ready.prepared,
             )
             with _heap_frozen():
                 await trials.run_all(shard.items, shard.concurrency)
@@ -153,11 +187,11 @@ def run_shard(shard: _Shard) -> None:
     asyncio.run(_shard_trials(load_project(Path(shard.root)), shard))
 
 
-def _process_main(shard: _Shard, conn: multiprocessing.connection.Connection) -> None:
-    """A worker process: run the shard, send back None or the error (pickled)."""
+def _report(run: Callable[[], None], conn: multiprocessing.connection.Connection) -> None:
+    """Run a worker's shard, then send back None or the error (pickled)."""
     error: BaseException | None = None
     try:
-        run_shard(shard)
+        run()
     except BaseException as exc:  # reported to the parent, which raises it
         error = exc
     try:
@@ -166,6 +200,25 @@ def _process_main(shard: _Shard, conn: multiprocessing.connection.Connection) ->
         payload = pickle.dumps(CaseworkError(f"{type(error).__name__}: {error}"))
     conn.send_bytes(payload)
     conn.close()
+
+
+def _process_main(shard: _Shard, conn: multiprocessing.connection.Connection) -> None:
+    """A worker process started afresh: load the project and the shard's inputs, run the shard."""
+    _report(lambda: run_shard(shard), conn)
+
+
+def _forked_main(
+    project: Project, ready: _Ready, shard: _Shard, conn: multiprocessing.connection.Connection
+) -> None:
+    """A worker forked from the parent: run the shard on the inputs the parent holds.
+
+    No database connection of the parent's is used here: its run store's is inherited but never
+    touched (a worker writes only its shard file), and the response caches of the judge and the
+    simulated user, unopened in the parent, open their own on first use. The fork context ends
+    the process with ``os._exit`` once this returns, so none of the parent's exit handlers or
+    finalizers run here (they would close the parent's connections).
+    """
+    _report(lambda: asyncio.run(_shard_trials(project, shard, ready)), conn)
 
 
 class _Follower:
@@ -241,11 +294,23 @@ def _ensure_ray() -> Any:
     return ray
 
 
+def _fork_safe() -> bool:
+    """Whether workers may start as plain forks of this process, inheriting what it loaded.
+
+    Only on Linux (fork is unsafe on macOS, absent on Windows) and only while this process runs
+    no other Python thread: a fork copies the locks a thread may hold at that instant (the
+    workbench writer's, a progress bar's, the logging module's), which can deadlock the child.
+    The idle thread pool numpy's OpenBLAS starts at import is not one: OpenBLAS shuts it down
+    around every fork itself.
+    """
+    return sys.platform.startswith("linux") and threading.active_count() == 1
+
+
 def _context() -> multiprocessing.context.SpawnContext | multiprocessing.context.ForkServerContext:
-    """The way worker processes start: forkserver where there is one, else spawn.
+    """How workers start when they cannot fork: from a fork server where there is one, else spawn.
 
     A clean single-threaded server that has imported the runner once forks each worker, so N
-    workers do not each pay the imports; never a plain fork, as the parent may hold threads.
+    workers do not each pay the imports; never a plain fork from a parent that holds threads.
     """
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
@@ -265,7 +330,10 @@ def _warm_forkserver() -> None:
 class _Workers:
     """The running shards: local processes or Ray tasks, with a uniform wait and outcome."""
 
-    def __init__(self, shards: Sequence[_Shard], use_ray: bool) -> None:
+    def __init__(
+        self, shards: Sequence[_Shard], use_ray: bool, forked: tuple[Project, _Ready] | None
+    ) -> None:
+        """Start the shards: as Ray tasks, as forks given ``forked`` (inherited), else afresh."""
         self.errors: list[BaseException] = []
         self.ray: Any = None
         self.refs: list[Any] = []
@@ -275,12 +343,18 @@ class _Workers:
             task = self.ray.remote(num_cpus=1, max_retries=0)(run_shard)
             self.refs = [task.remote(s) for s in shards]
             return
-        ctx = _context()
+        ctx: (
+            multiprocessing.context.ForkContext
+            | multiprocessing.context.ForkServerContext
+            | multiprocessing.context.SpawnContext
+        ) = multiprocessing.get_context("fork") if forked is not None else _context()
         for i, shard in enumerate(shards):
             parent, child = ctx.Pipe(duplex=False)
-            proc = ctx.Process(
-                target=_process_main, args=(shard, child), name=f"casework-shard-{i}"
-            )
+            target: Callable[..., None] = _process_main
+            args: tuple[object, ...] = (shard, child)
+            if forked is not None:  # a fork pickles nothing: the worker inherits these
+                target, args = _forked_main, (*forked, shard, child)
+            proc = ctx.Process(target=target, args=args, name=f"casework-shard-{i}")
             proc.start()
             child.close()
             self.procs.append((proc, parent))
@@ -397,14 +471,17 @@ class _Sharded:
         self.clock = clock
         self.lines: dict[Key, str] = {}
         self.outcomes: dict[Key, _Outcome] = {}
+        self.store: RunStore | None = None
+        self.db: _DbWriter | None = None
 
-    def _start(self) -> tuple[RunHeader, Path, dict[Key, tuple[TrialRecord, str]]]:
-        """The header (written for a new run) and the trials earlier sessions recorded."""
+    def _start(self) -> tuple[_Ready, Path, dict[Key, tuple[TrialRecord, str]]]:
+        """What the trials read, the header among it (written for a new run), and past trials."""
         project, request = self.project, self.request
         judge = load_judge(project) if request.use_judge else None
         if request.resume:
             loaded, dataset = _load_for_resume(project, request)
             header = loaded.header
+            judge = judge.for_cases(dataset.cases) if judge is not None else None
         else:
             if not request.dataset:
                 raise UsageError("run: name a dataset (DATASET or DATASET@VERSION).")
@@ -415,8 +492,8 @@ class _Sharded:
         # Environments, shared states and golden replays fail here, before anything is written.
         prepared = _prepare(project, dataset, [by_id[cid] for cid in header.case_ids])
         # Catalogues and the simulated user are checked here too: a worker must not be first.
-        _catalogues(project, dataset, header.case_ids, prepared)
-        _simulator(project, dataset, header, None)
+        catalogues = _catalogues(project, dataset, header.case_ids, prepared)
+        simulator = _simulator(project, dataset, header, None)
         path = log_path(project, header.run_id)
         if not request.resume:
             header = header.model_copy(
@@ -433,43 +510,46 @@ class _Sharded:
         if folder.is_dir():
             for part in sorted(folder.glob("part-*.jsonl")):
                 previous.update(_recorded(part, project.relative(part)))
-        return header, path, previous
+        ready = _Ready(header, by_id, prepared, catalogues, simulator, judge)
+        return ready, path, previous
 
     def run(self) -> RunSummary:
         project, request = self.project, self.request
-        if not self.use_ray:
+        if not self.use_ray and not _fork_safe():
             _warm_forkserver()
-        header, path, previous = self._start()
+        ready, path, previous = self._start()
+        header = ready.header
         for key, (rec, line) in previous.items():
             self.outcomes[key] = _Outcome.of(rec)
             self.lines[key] = line
         pending = [
             (cid, t) for t in range(header.k) for cid in header.case_ids if (cid, t) not in previous
         ]
-        store = RunStore(open_workbench(project)) if request.store else None
+        store = self.store = RunStore(open_workbench(project)) if request.store else None
         if store is not None:
             store.save_header(header)
             store.save_trials([rec for rec, _ in previous.values()])
-        db = _DbWriter(store) if store is not None else None
         started = time.perf_counter()
-        if self.observer is not None:
-            self.observer.started(len(header.case_ids) * header.k, len(previous))
-        try:
-            self._run_shards(header, path, pending, db)
-        except CaseworkError as exc:
-            exc.add_hint(
-                f"Run {header.run_id} is resumable: `resume` {header.run_id}.",
-                mentions=("resume",),
-            )
-            raise
-        finally:
-            if db is not None:
-                db.close()
-            if store is not None:
-                store.workbench.close()
-        if db is not None and db.error is not None:
-            raise db.error
-        end = self._merge(header, path, time.perf_counter() - started)
+        # Frozen before the workers fork, so their collector never writes to (and copies) the
+        # pages of what they inherit; and while this process follows them and merges, so its
+        # collections do not walk the dataset and the trials it holds again.
+        with _heap_frozen():
+            try:
+                self._run_shards(ready, path, pending, len(previous))
+            except CaseworkError as exc:
+                exc.add_hint(
+                    f"Run {header.run_id} is resumable: `resume` {header.run_id}.",
+                    mentions=("resume",),
+                )
+                raise
+            finally:
+                if self.db is not None:
+                    self.db.close()
+                if store is not None:
+                    store.workbench.close()
+            if self.db is not None and self.db.error is not None:
+                raise self.db.error
+            end = self._merge(header, path, time.perf_counter() - started)
         if store is not None:
             store.workbench = open_workbench(project)
             try:
@@ -481,11 +561,21 @@ class _Sharded:
                 store.workbench.close()
         return RunSummary(header, end, path, resumed=len(previous), ran=len(pending))
 
-    def _run_shards(
-        self, header: RunHeader, path: Path, pending: Sequence[Key], db: _DbWriter | None
-    ) -> None:
+    def _begin(self, header: RunHeader, resumed: int) -> None:
+        """Once the workers run: the workbench writer's thread, then the observer's first word.
+
+        Not before: a worker forked from a parent with threads could deadlock.
+        """
+        if self.store is not None:
+            self.db = _DbWriter(self.store)
+        if self.observer is not None:
+            self.observer.started(len(header.case_ids) * header.k, resumed)
+
+    def _run_shards(self, ready: _Ready, path: Path, pending: Sequence[Key], resumed: int) -> None:
+        header = ready.header
         dealt = _deal(pending, self.workers)
         if not dealt:
+            self._begin(header, resumed)
             return
         folder = shard_folder(path)
         folder.mkdir(exist_ok=True)
@@ -506,20 +596,25 @@ class _Sharded:
                 )
             )
         follower = _Follower(parts)
-        running = _Workers(shards, self.use_ray)
+        # Forked workers start at once on what this process loaded; with threads alive, a fork
+        # could deadlock, so workers start afresh (a fork server or spawn) and load it again.
+        forked = (self.project, ready) if not self.use_ray and _fork_safe() else None
+        running = _Workers(shards, self.use_ray, forked)
         try:
+            self._begin(header, resumed)
             while not running.wait(SHARD_POLL_S):
-                self._follow(follower, db)
+                self._follow(follower)
         except BaseException:
             running.stop()
             raise
         finally:
-            self._follow(follower, db)
+            self._follow(follower)
         running.outcome()
         if running.errors:
             raise running.errors[0]
 
-    def _follow(self, follower: _Follower, db: _DbWriter | None) -> None:
+    def _follow(self, follower: _Follower) -> None:
+        db = self.db
         for part, raw in follower.new_lines():
             text = raw.decode("utf-8")
             try:

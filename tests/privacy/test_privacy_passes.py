@@ -137,7 +137,10 @@ def test_a_phone_candidate_is_checked_without_searching_it_again(
     [
         ("ORD-123456 was charged twice, ref 99871234", False),
         ("my card 4111 1111 1111 1111 was declined", False),
-        ("call me on +44-7400-129986 after 5 please", True),
+        # A `-` between digits, but no date's two separators around one or two digits (nor a
+        # `-` before `19` or `20`): the date substitution is not run for a phone number.
+        ("call me on +44-7400-129986 after 5 please", False),
+        ("call me on +44-7400-129986 after 2024-05-01 please", True),
     ],
 )
 def test_dear_passes_wait_for_a_cheap_digit_anchored_search(
@@ -147,8 +150,8 @@ def test_dear_passes_wait_for_a_cheap_digit_anchored_search(
     _cold(scrubber.text, text)
     # No number here is followed by a capitalised word: the street-type alternation is not run.
     assert pattern_calls["StreetAddressDetector._type"] == 0
-    # Dates, amounts and versions put a `-`, `/` or `.` between two digits: without one, the two
-    # substitutions that blank them are not run.
+    # Dates put one or two digits between two of `-`, `/`, `.` (or a `-` before a year's `19` or
+    # `20`): without that, the substitution that blanks them is not run.
     assert pattern_calls["casework.privacy.detectors._DATE"] == (1 if figures else 0)
 
 

@@ -65,8 +65,15 @@ layers: $(STAMP)
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m casework._api_check
 
+# The tests' scratch files in memory where /dev/shm is a tmpfs (TMPDIR: pytest's tmp_path and
+# every tempfile the tests and their subprocesses make). On this machine's ext4, mounted with online
+# discard, each unlink, rmdir and fsync waited on the disk: a profile of tests/dataset and
+# tests/grading spent 23 s of 215 s in them, 0.5 s on tmpfs. A passed test's tmp_path is removed
+# when it ends, so the tmpfs holds little at a time; a failed test's stays for a look.
+TEST_TMP := $(shell findmnt -n -o FSTYPE --target /dev/shm 2>/dev/null | grep -qx tmpfs && echo /dev/shm/casework-tests)
+
 pytest: $(STAMP) $(PHOENIX_STAMP)
-	COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadgroup --cov --cov-report=term:skip-covered --durations=25
+	$(if $(TEST_TMP),mkdir -p $(TEST_TMP) && TMPDIR=$(TEST_TMP)) COVERAGE_RCFILE=$(CURDIR)/pyproject.toml $(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadgroup --cov --cov-report=term:skip-covered --durations=25 $(if $(TEST_TMP),-o tmp_path_retention_policy=failed)
 
 ## Regenerate docs/cli.md from the commands' help.
 docs: $(STAMP)

@@ -44,6 +44,19 @@ def _order_key(header_case_ids: list[str]) -> Any:
     return lambda t: (t["trial"], position[t["case_id"]])
 
 
+def _assert_merged_whole(path: Path) -> None:
+    """The run log at ``path`` holds every trial of its 5 cases x k=2 once, in the merge's order,
+    with an end record, and the shard files are gone."""
+    log = read_log(path)
+    assert log.end is not None
+    assert sorted((t.case_id, t.trial) for t in log.trials) == sorted(
+        (cid, t) for cid in log.header.case_ids for t in range(2)
+    )
+    lines = _trial_lines(path)
+    assert len(lines) == 10 and lines == sorted(lines, key=_order_key(log.header.case_ids))
+    assert not shard_folder(path).exists()
+
+
 def test_merged_log_equals_a_single_process_run_in_a_fixed_order(project: Project) -> None:
     one = run_agent(
         project,
@@ -99,14 +112,7 @@ def test_a_killed_worker_leaves_a_resumable_run(project: Project) -> None:
     assert len(kept) == 7
     summary = run_sharded(project, RunRequest(resume="r-kill", use_judge=False), workers=2)
     assert summary.resumed == 7 and summary.ran == 3 and summary.end.trials == 10
-    log = read_log(path)
-    assert log.end is not None
-    assert sorted((t.case_id, t.trial) for t in log.trials) == sorted(
-        (cid, t) for cid in log.header.case_ids for t in range(2)
-    )
-    lines = _trial_lines(path)
-    assert len(lines) == 10 and lines == sorted(lines, key=_order_key(log.header.case_ids))
-    assert not shard_folder(path).exists()
+    _assert_merged_whole(path)
 
 
 def test_workers_must_be_at_least_one(project: Project) -> None:

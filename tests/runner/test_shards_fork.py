@@ -25,7 +25,7 @@ from casework.runner.shards import run_sharded, shard_folder
 from casework.workbench import open_workbench
 from casework.workbench.models_runs import TrialRow
 from tests.runner.shard_agents import KILLED_MARKER, PARENTS_DIR, worker_parents
-from tests.runner.test_shards import _order_key, _trial_lines
+from tests.runner.test_shards import _assert_merged_whole, _order_key, _trial_lines
 
 GOOD = "python:tests.runner.sample_agents:good"
 RECORDING = "python:tests.runner.shard_agents:good_recording"
@@ -111,14 +111,7 @@ def test_a_killed_forked_worker_leaves_a_resumable_run(project: Project) -> None
     assert len(kept) == 7
     resumed = _driven(project, {"resume": "r-kill", "use_judge": False})
     assert (resumed["resumed"], resumed["ran"], resumed["end"]["trials"]) == (7, 3, 10)
-    log = read_log(path)
-    assert log.end is not None
-    assert sorted((t.case_id, t.trial) for t in log.trials) == sorted(
-        (cid, t) for cid in log.header.case_ids for t in range(2)
-    )
-    lines = _trial_lines(path)
-    assert len(lines) == 10 and lines == sorted(lines, key=_order_key(log.header.case_ids))
-    assert not shard_folder(path).exists()
+    _assert_merged_whole(path)
     assert _stored(project, "r-kill") == 10
 
 

@@ -667,6 +667,11 @@ class _DbWriter:
 GC_YOUNG_THRESHOLD = 50_000
 
 
+def _hint_resume(exc: CaseworkError, run_id: str) -> None:
+    """Add to ``exc``, raised while a run's trials ran, that the run can be resumed."""
+    exc.add_hint(f"Run {run_id} is resumable: `resume` {run_id}.", mentions=("resume",))
+
+
 @contextlib.contextmanager
 def _heap_frozen() -> Iterator[None]:
     """Leave the objects that exist before the trials out of the cyclic collector's walks.
@@ -991,10 +996,7 @@ async def _run(
                 with _heap_frozen():
                     await trials.run_all(pending, request.concurrency)
             except CaseworkError as exc:
-                exc.add_hint(
-                    f"Run {header.run_id} is resumable: `resume` {header.run_id}.",
-                    mentions=("resume",),
-                )
+                _hint_resume(exc, header.run_id)
                 raise
             finally:
                 trials.flush()

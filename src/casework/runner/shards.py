@@ -51,6 +51,7 @@ from casework.runner.run import (
     _catalogues,
     _DbWriter,
     _heap_frozen,
+    _hint_resume,
     _load_for_resume,
     _new_header,
     _prepare,
@@ -537,10 +538,7 @@ class _Sharded:
             try:
                 self._run_shards(ready, path, pending, len(previous))
             except CaseworkError as exc:
-                exc.add_hint(
-                    f"Run {header.run_id} is resumable: `resume` {header.run_id}.",
-                    mentions=("resume",),
-                )
+                _hint_resume(exc, header.run_id)
                 raise
             finally:
                 if self.db is not None:

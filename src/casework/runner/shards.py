@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from casework.atomic import atomic_write_text, atomic_writer
-from casework.dataset import load_dataset
+from casework.dataset import Dataset, load_dataset
 from casework.errors import CaseworkError, InputError, UsageError
 from casework.grading import Judge, load_judge
 from casework.project import Project, load_project
@@ -125,11 +125,11 @@ class _Ready:
     judge: Judge | None
 
 
-def _ready(project: Project, shard: _Shard) -> _Ready:
-    """Load what a shard's trials read, as the parent did: from the run log and the dataset."""
-    loaded, dataset = _load_for_resume(project, RunRequest(resume=shard.run_id))
-    header = loaded.header
-    judge = load_judge(project) if shard.use_judge else None
+def _inputs(project: Project, dataset: Dataset, header: RunHeader, judge: Judge | None) -> _Ready:
+    """What the trials of ``header`` read, built from ``dataset`` and checked.
+
+    Environments, shared states and golden replays, catalogues and the simulated user fail here.
+    """
     by_id = {c.id: c for c in dataset.cases}
     prepared = _prepare(project, dataset, [by_id[cid] for cid in header.case_ids])
     return _Ready(
@@ -138,8 +138,16 @@ def _ready(project: Project, shard: _Shard) -> _Ready:
         prepared=prepared,
         catalogues=_catalogues(project, dataset, header.case_ids, prepared),
         simulator=_simulator(project, dataset, header, None),
-        judge=judge.for_cases(dataset.cases) if judge is not None else None,
+        judge=judge,
     )
+
+
+def _ready(project: Project, shard: _Shard) -> _Ready:
+    """Load what a shard's trials read, as the parent did: from the run log and the dataset."""
+    loaded, dataset = _load_for_resume(project, RunRequest(resume=shard.run_id))
+    judge = load_judge(project) if shard.use_judge else None
+    judge = judge.for_cases(dataset.cases) if judge is not None else None
+    return _inputs(project, dataset, loaded.header, judge)
 
 
 async def _shard_trials(project: Project, shard: _Shard, ready: _Ready | None = None) -> None:
@@ -489,18 +497,15 @@ class _Sharded:
             dataset = load_dataset(project, request.dataset)
             judge = judge.for_cases(dataset.cases) if judge is not None else None
             header = _new_header(project, request, dataset, judge, self.clock())
-        by_id = {c.id: c for c in dataset.cases}
-        # Environments, shared states and golden replays fail here, before anything is written.
-        prepared = _prepare(project, dataset, [by_id[cid] for cid in header.case_ids])
-        # Catalogues and the simulated user are checked here too: a worker must not be first.
-        catalogues = _catalogues(project, dataset, header.case_ids, prepared)
-        simulator = _simulator(project, dataset, header, None)
+        # Everything the trials read fails here, before anything is written: a worker must not
+        # be first.
+        ready = _inputs(project, dataset, header, judge)
         path = log_path(project, header.run_id)
         if not request.resume:
             header = header.model_copy(
                 update={
-                    "scoring": dict(prepared.scoring),
-                    "golden_failures": prepared.golden_failures,
+                    "scoring": dict(ready.prepared.scoring),
+                    "golden_failures": ready.prepared.golden_failures,
                 }
             )
             if path.exists():
@@ -511,8 +516,7 @@ class _Sharded:
         if folder.is_dir():
             for part in sorted(folder.glob("part-*.jsonl")):
                 previous.update(_recorded(part, project.relative(part)))
-        ready = _Ready(header, by_id, prepared, catalogues, simulator, judge)
-        return ready, path, previous
+        return replace(ready, header=header), path, previous
 
     def run(self) -> RunSummary:
         project, request = self.project, self.request

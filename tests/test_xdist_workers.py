@@ -56,11 +56,14 @@ def test_only_a_worker_id_names_a_database() -> None:
         worker_database_url(BASE, "master")
 
 
-def test_make_pytest_runs_the_suite_on_every_core_with_coverage() -> None:
+def test_make_pytest_runs_the_suite_on_every_core_and_ci_measures_coverage() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     recipe = makefile.split("\npytest:", 1)[1].split("\n\n", 1)[0]
-    assert re.search(r"pytest .*-n auto --dist loadgroup", recipe)
-    assert "-p no:cacheprovider" in recipe and "--cov " in recipe
+    assert re.search(r"pytest .*-n auto --dist loadgroup \$\(COV_ARGS\)", recipe)
+    assert "-p no:cacheprovider" in recipe and "PYTHONDONTWRITEBYTECODE= " in recipe
+    assert "COV_ARGS := $(if $(COVERAGE),--cov --cov-report=term:skip-covered)" in makefile
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"^make test COVERAGE=1$", ci, re.M)  # nothing CI measured is dropped
 
 
 @pytest.mark.postgres

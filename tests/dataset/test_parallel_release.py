@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from casework.dataset import _journal as journal
-from casework.dataset import read_versions, release
+from casework.dataset import _prepare, lock, read_versions, release
 from casework.dataset.versions import (
     CASES_FILE,
     LABELS_FILE,
@@ -269,3 +269,37 @@ def test_a_first_release_the_store_holds_already_leaves_no_spare_pack(
         materialise(folder, project.state_dir, again, NAME).cases
         == (folder / CASES_FILE).read_bytes()
     )
+
+
+@pytest.mark.parametrize("hand", [False, True])  # the file stays as it is / is rewritten
+def test_the_fingerprints_of_a_first_release_need_no_second_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hand: bool
+) -> None:
+    """The tree's fingerprint from its scan is the lock's (it is not read again, locked), and the
+    lock notes the files written by the digests staged: both as reading the files gives."""
+    monkeypatch.setattr("casework.dataset._write.OVERLAP_MIN_BYTES", 0)
+    project = _first_release(tmp_path / "p", hand)
+    folder = project.dataset_dir(NAME)
+    prepared: list[object] = []
+    real_prepare = _prepare.prepare_tree
+
+    def prepare(*args: Any) -> Any:
+        prepared.append(real_prepare(*args))
+        return prepared[-1]
+
+    known: list[set[str]] = []
+    real_fingerprint = lock._fingerprint
+
+    def fingerprint(folder: Path, given: Any = None) -> str:
+        known.append(set(given or ()))
+        return real_fingerprint(folder, given)
+
+    monkeypatch.setattr("casework.dataset.store.prepare_tree", prepare)
+    monkeypatch.setattr(lock, "_fingerprint", fingerprint)
+    with lock.dataset_lock(project, NAME):
+        assert release(project, NAME, None, "first") is not None
+        noted = lock.held_fingerprint(project, NAME)
+    assert len(prepared) == 1  # the fingerprints agreed: not prepared again under the lock
+    assert noted == real_fingerprint(folder)
+    written = {CASES_FILE, LABELS_FILE, VERSIONS_FILE} if hand else {LABELS_FILE, VERSIONS_FILE}
+    assert known[-1] == written

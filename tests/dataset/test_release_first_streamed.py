@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from casework.dataset import read_versions, release
+from casework.dataset import _incremental, read_versions, release, store
 from casework.dataset._objects import write_version
 from casework.dataset.jsonl import canonical_bytes
 from casework.dataset.versions import CASES_FILE, LABELS_FILE, VERSIONS_FILE, materialise
@@ -126,3 +126,70 @@ def test_cases_file_edited_while_its_lines_are_read_back_refuses_the_release(
     assert (folder / CASES_FILE).read_text(encoding="utf-8") == edited
     assert not (folder / VERSIONS_FILE).exists()
     assert not list(project.state_dir.glob("versions/*/manifest"))
+
+
+@pytest.mark.parametrize("scanned", [700, 1_999])
+def test_lines_handed_to_workers_as_scanned_write_what_the_models_path_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scanned: int
+) -> None:
+    """The scan reads the cases file in small chunks: whole shares go to the workers between them."""
+    want = _by_models(tmp_path / "models")
+    monkeypatch.setattr("casework.dataset._incremental.PARALLEL_MIN_ROW_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._incremental.parallel_workers", lambda: 2)
+    monkeypatch.setattr("casework.dataset._lines._SCANNED", scanned)
+    handed: list[int] = []  # how many shares were handed over after each chunk
+    real_seen = _incremental.EarlyCases.seen
+
+    def seen(self: _incremental.EarlyCases, spans: Any, hashes: Any) -> None:
+        real_seen(self, spans, hashes)
+        handed.append(len(self.futures))
+
+    monkeypatch.setattr(_incremental.EarlyCases, "seen", seen)
+    project = _project(tmp_path / "tree")
+    cases, labels = _content()
+    case_text, label_text = _files(cases, labels)
+    folder = project.dataset_dir(NAME)
+    folder.mkdir(parents=True)
+    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
+    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    assert release(project, NAME, None, "first") is not None
+    assert _released(project) == want
+    assert any(handed[:-1])  # shares went to the workers before the last chunk was read
+
+
+def test_a_labels_file_that_changed_size_after_it_was_cut_takes_the_full_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its shares went to the workers before the scan: a labels file grown since is read again."""
+    monkeypatch.setattr("casework.dataset._incremental.PARALLEL_MIN_ROW_BYTES", 0)
+    monkeypatch.setattr("casework.dataset._incremental.parallel_workers", lambda: 2)
+    project = _project(tmp_path / "tree")
+    cases, labels = _content()
+    case_text, label_text = _files(cases, labels)
+    folder = project.dataset_dir(NAME)
+    folder.mkdir(parents=True)
+    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
+    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    extra = _label(cases[30]["id"], "l9")
+    extra["schema_version"] = 1
+    real_early = _incremental.early_cases
+
+    def early_then_grown(*args: Any) -> _incremental.EarlyCases | None:
+        early = real_early(*args)
+        with (folder / LABELS_FILE).open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(extra) + "\n")
+        return early
+
+    full: list[str] = []
+    real_full = store._release_tree_fully
+
+    def fully(*args: Any) -> Any:
+        full.append("full")
+        return real_full(*args)
+
+    monkeypatch.setattr("casework.dataset._prepare.early_cases", early_then_grown)
+    monkeypatch.setattr(store, "_release_tree_fully", fully)
+    record = release(project, NAME, None, "first")
+    assert record is not None
+    assert full == ["full"]
+    assert record.counts.labels == len(labels) + 1

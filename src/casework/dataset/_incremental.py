@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from itertools import pairwise
+from operator import itemgetter
+from pathlib import Path
+from types import TracebackType
 from typing import Any, NamedTuple
 
 import orjson
@@ -59,6 +64,7 @@ __all__ = [
     "LabelRow",
     "NewCases",
     "counts_of",
+    "early_cases",
     "guideline_versions_of",
     "index_file",
     "index_lines",
@@ -333,12 +339,138 @@ def _rows_part(first: int, last: int) -> tuple[list[_SentRow], dict[str, Case]] 
     """In a worker: the rows of case spans ``first`` to ``last`` of the shared file, picklable."""
     assert _SHARED is not None
     source, spans, hashes, shown, keep = _SHARED[:5]
+    return _rows_sent(source, spans[first:last], hashes[first:last], shown, keep)
+
+
+def _rows_given(
+    path: Path, shown: str, offsets: array[int], lengths: array[int], hashes: bytes
+) -> tuple[list[_SentRow], dict[str, Case]] | None:
+    """In a worker forked before the lines were known: the rows of the lines given (no models)."""
+    spans = list(zip(offsets, lengths, strict=True))
+    split = [hashes[i : i + 16] for i in range(0, len(hashes), 16)]
+    return _rows_sent(OnDisk(path), spans, split, shown, set())
+
+
+def _rows_sent(
+    source: Source,
+    spans: Sequence[tuple[int, int]],
+    hashes: Sequence[bytes],
+    shown: str,
+    keep: set[str],
+) -> tuple[list[_SentRow], dict[str, Case]] | None:
     with collector_paused():
-        parsed = _parsed_rows_here(source, spans[first:last], hashes[first:last], shown, keep)
+        parsed = _parsed_rows_here(source, spans, hashes, shown, keep)
     if parsed is None:
         return None
     rows, models = parsed
     return [(r.id, r.hash, r.summary, r.fixed) for r in rows], models
+
+
+class EarlyCases:
+    """A first release's case lines handed to forked workers in shares as the file is scanned.
+
+    The scan (:func:`~casework.dataset._lines.scan_file`: each line's span and hash, the
+    file's digest) runs on one core: at 1M cases it took 7.3 s (4.8 CPU s) with the other core
+    idle, before any worker started. Here each share is validated as soon as its lines are
+    scanned (:meth:`seen`), beside the rest of the scan. The workers check each line read against the scan's hash, as
+    the workers forked after it do. Use it as a context manager (leaving the block stops the
+    workers) and give it to :func:`index_lines`, which takes the shares' rows.
+
+    The labels file's shares are handed over first, before the scan: the workers validate them
+    while it runs, and their rows are merged (at 1M cases a sort of 2M keys, 3 s) while the
+    workers validate the cases, not after.
+    """
+
+    def __init__(
+        self, path: Path, shown: str, size: int, workers: int, labels: tuple[Path, str] | None
+    ) -> None:
+        """Workers for the cases file ``path`` (named ``shown``) of ``size`` bytes.
+
+        ``labels``: the labels file and its name, validated in shares from disk (``None``: the
+        release has none).
+        """
+        self.workers = workers
+        self.pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("fork")
+        )
+        self._path = path
+        self._shown = shown
+        self._target = max(1, size // _shares(size, workers))  # bytes of lines a share, about
+        self._cut = 0  # the first line not yet in a share
+        self.futures: list[Future[Any]] = []
+        self.sizes: list[int] = []
+        """Bytes of each share's lines, with their newlines (for the progress)."""
+        self.label_size = 0
+        """The labels file's size when cut into shares (0: none, or empty)."""
+        self.label_cuts = [0]
+        self.label_futures: list[Future[Any]] = []
+        self.label_sizes: list[int] = []
+        if labels is not None:
+            label_path, label_shown = labels
+            with contextlib.suppress(FileNotFoundError):
+                self.label_size = label_path.stat().st_size
+            if self.label_size:
+                parts = _shares(self.label_size, workers)
+                self.label_cuts = line_boundaries(label_path, self.label_size, parts)
+            for a, b in pairwise(self.label_cuts):
+                if b > a:
+                    share = self.pool.submit(label_share, label_path, a, b, label_shown, False)
+                    self.label_futures.append(share)
+                    self.label_sizes.append(b - a)
+
+    def seen(self, spans: list[tuple[int, int]], hashes: list[bytes]) -> None:
+        """Hand over each share whose lines are all scanned (the lines so far: ``spans``, ``hashes``)."""
+        while self._cut < len(spans):
+            start = spans[self._cut][0]
+            end = bisect_left(spans, start + self._target, lo=self._cut, key=itemgetter(0))
+            if end >= len(spans):
+                return  # the share may hold lines not yet scanned
+            self._submit(spans, hashes, end)
+
+    def finish(
+        self, spans: Sequence[tuple[int, int]], hashes: Sequence[bytes]
+    ) -> list[Future[Any]]:
+        """Hand over the lines left (the scan is done); every share's future, in file order."""
+        if self._cut < len(spans):
+            self._submit(spans, hashes, len(spans))
+        return self.futures
+
+    def _submit(self, spans: Sequence[tuple[int, int]], hashes: Sequence[bytes], end: int) -> None:
+        part = spans[self._cut : end]
+        offsets = array("q", (o for o, _ in part))
+        lengths = array("q", (n for _, n in part))
+        joined = b"".join(hashes[self._cut : end])
+        future = self.pool.submit(_rows_given, self._path, self._shown, offsets, lengths, joined)
+        self.futures.append(future)
+        self.sizes.append(sum(lengths) + len(lengths))
+        self._cut = end
+
+    def __enter__(self) -> EarlyCases:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def early_cases(path: Path, shown: str, labels: tuple[Path, str] | None) -> EarlyCases | None:
+    """Workers to validate a first release's cases file as it is scanned (``None``: not worth it).
+
+    ``None`` as for :func:`_parsed_rows`: a file under :data:`PARALLEL_MIN_ROW_BYTES`, or no
+    forking here. ``labels``: see :class:`EarlyCases`.
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    workers = parallel_workers()
+    if workers < 2 or size < PARALLEL_MIN_ROW_BYTES:
+        return None
+    return EarlyCases(path, shown, size, workers, labels)
 
 
 def _labels_part(first: int, last: int) -> list[LabelRow] | None:
@@ -368,10 +500,13 @@ def _parsed_rows(
     keep: set[str],
     labels: Labels | None,
     on_progress: ProgressCallback | None = None,
+    early: EarlyCases | None = None,
 ) -> _Parsed | None:
     """Parse case lines (and the labels file, if given) into rows; the models in ``keep``.
 
-    Many lines (a first release) are parsed on every core: see :func:`_parsed_rows_forked`.
+    Many lines (a first release) are parsed on every core: see :func:`_parsed_rows_forked`;
+    ``early``, when given, holds the workers and the shares of the lines handed over as they
+    were scanned (``spans`` are then every line of the file scanned).
     ``on_progress`` is told the bytes validated so far (lines with their newlines) and in all.
     A labels file on disk is read in shares by whoever validates it (:func:`label_share`).
     """
@@ -390,8 +525,8 @@ def _parsed_rows(
         if on_progress is not None:
             on_progress(min(done, total), total)
 
-    workers = parallel_workers()
-    if workers > 1 and total >= PARALLEL_MIN_ROW_BYTES:
+    workers = early.workers if early is not None else parallel_workers()
+    if early is not None or (workers > 1 and total >= PARALLEL_MIN_ROW_BYTES):
         parts = _shares(case_bytes, workers)
         label_parts = _shares(label_bytes, workers) if labels is not None else 0
         return _parsed_rows_forked(
@@ -406,6 +541,7 @@ def _parsed_rows(
             parts,
             label_parts,
             advance,
+            early,
         )
     here = _parsed_rows_here(source, spans, hashes, shown, keep, advance)
     if here is None:
@@ -448,6 +584,7 @@ def _parsed_rows_forked(
     parts: int,
     label_parts: int,
     advance: Callable[[int], None],
+    early: EarlyCases | None = None,
 ) -> _Parsed | None:
     """:func:`_parsed_rows` on ``workers`` processes: ``parts`` shares of the cases, ``label_parts`` of the labels.
 
@@ -457,6 +594,8 @@ def _parsed_rows_forked(
     cases: read by each worker from disk when it is on disk (the parent never holds it), its
     lines sent back as hashes when it is kept as it stands (:class:`LabelFile`).
     ``advance`` is told each share's bytes as it comes back (in the order they finish).
+    With ``early`` the workers and the shares of the cases are its own (forked before
+    ``_SHARED`` was set: the labels file is then on disk, or none).
     """
     global _SHARED
     cuts = [len(spans) * i // parts for i in range(parts + 1)]
@@ -464,7 +603,11 @@ def _parsed_rows_forked(
     on_disk = label_source if isinstance(label_source, OnDisk) else None
     label_data = label_source if isinstance(label_source, bytes) else b""
     label_cuts = [0]  # no labels file to validate, or:
-    if on_disk is not None and label_parts:
+    if early is not None:
+        if (on_disk.size if on_disk is not None else 0) != early.label_size:
+            return None  # changed since it was cut into shares: the full path reads it
+        label_cuts = early.label_cuts
+    elif on_disk is not None and label_parts:
         label_cuts = line_boundaries(on_disk.path, on_disk.size, label_parts)
     elif label_parts:
         label_cuts = [len(label_spans) * i // label_parts for i in range(label_parts + 1)]
@@ -472,46 +615,78 @@ def _parsed_rows_forked(
     sizes: dict[Future[Any], int] = {}  # each share's bytes, for the progress
     label_result: list[LabelRow] | LabelFile | LabelLines | None = None
     try:
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            futures = []
-            for a, b in pairwise(cuts):
-                if b > a:
-                    futures.append(pool.submit(_rows_part, a, b))
-                    sizes[futures[-1]] = sum(n + 1 for _, n in spans[a:b])
+        with contextlib.ExitStack() as stack:
+            if early is None:
+                context = multiprocessing.get_context("fork")
+                pool = stack.enter_context(
+                    ProcessPoolExecutor(max_workers=workers, mp_context=context)
+                )
+                futures = []
+                for a, b in pairwise(cuts):
+                    if b > a:
+                        futures.append(pool.submit(_rows_part, a, b))
+                        sizes[futures[-1]] = sum(n + 1 for _, n in spans[a:b])
+            else:
+                if label_spans:
+                    raise ValueError("early workers read a labels file from disk only")
+                pool = early.pool
+                futures = early.finish(spans, hashes)
+                sizes.update(zip(futures, early.sizes, strict=True))
             label_futures: list[Future[Any]] = []
-            for a, b in pairwise(label_cuts):
-                if b > a and on_disk is not None:
-                    label_futures.append(
-                        pool.submit(label_share, on_disk.path, a, b, label_shown, False)
-                    )
-                    sizes[label_futures[-1]] = b - a
-                elif b > a:
-                    label_futures.append(pool.submit(_labels_part, a, b))
-                    sizes[label_futures[-1]] = sum(n + 1 for _, n in label_spans[a:b])
+            if early is not None:  # handed over already
+                label_futures = early.label_futures
+                sizes.update(zip(label_futures, early.label_sizes, strict=True))
+            else:
+                for a, b in pairwise(label_cuts):
+                    if b > a and on_disk is not None:
+                        label_futures.append(
+                            pool.submit(label_share, on_disk.path, a, b, label_shown, False)
+                        )
+                        sizes[label_futures[-1]] = b - a
+                    elif b > a:
+                        label_futures.append(pool.submit(_labels_part, a, b))
+                        sizes[label_futures[-1]] = sum(n + 1 for _, n in label_spans[a:b])
+
+            def merged() -> bool:
+                """Join the labels' shares into ``label_result`` (``False``: refused)."""
+                nonlocal label_result
+                label_results = [future.result() for future in label_futures]
+                if on_disk is not None:
+                    path = on_disk.path
+
+                    def again(redo: list[tuple[int, int]]) -> list[Share]:
+                        asked = [
+                            pool.submit(label_share, path, a, b, label_shown, True) for a, b in redo
+                        ]
+                        return [future.result() for future in asked]
+
+                    shares = [(a, b) for a, b in pairwise(label_cuts) if b > a]
+                    label_result = label_rows_or_file(on_disk, shares, label_results, again)
+                    return label_result is not None
+                if labels is not None:
+                    label_result = [row for part in label_results for row in part]
+                return True
+
+            # The labels are joined as soon as their shares are in (beside the cases' shares
+            # still running, when the labels' were handed over first).
+            labels_left = set(label_futures)
+            joined = False
             for future in as_completed(sizes):
                 if future.result() is None:  # a bad line: the full path reads and reports it
                     for waiting in sizes:
                         waiting.cancel()
                     return None  # (leaving the block waits for the shares already running)
                 advance(sizes[future])
+                labels_left.discard(future)
+                if not labels_left and not joined:
+                    joined = True
+                    if not merged():
+                        for waiting in sizes:
+                            waiting.cancel()
+                        return None
+            if not joined and not merged():  # no share at all
+                return None
             results = [future.result() for future in futures]
-            label_results = [future.result() for future in label_futures]
-            if on_disk is not None:
-                path = on_disk.path
-
-                def again(redo: list[tuple[int, int]]) -> list[Share]:
-                    asked = [
-                        pool.submit(label_share, path, a, b, label_shown, True) for a, b in redo
-                    ]
-                    return [future.result() for future in asked]
-
-                shares = [(a, b) for a, b in pairwise(label_cuts) if b > a]
-                label_result = label_rows_or_file(on_disk, shares, label_results, again)
-                if label_result is None:
-                    return None
-            elif labels is not None:
-                label_result = [row for part in label_results for row in part]
     finally:
         _SHARED = None
     rows: list[_Row] = []
@@ -551,6 +726,7 @@ def index_lines(
     shown: str,
     labels: Labels | None = None,
     on_progress: ProgressCallback | None = None,
+    early: EarlyCases | None = None,
 ) -> NewCases | None:
     """Index a `cases.jsonl` against a stored version, validating only the lines it lacks.
 
@@ -564,12 +740,16 @@ def index_lines(
         labels: A labels file (its bytes, or the file on disk) and its name, to validate beside
             the cases (:attr:`NewCases.labels` then tells what was found).
         on_progress: Told the bytes of lines validated so far and in all.
+        early: Workers given the lines as they were scanned (:class:`EarlyCases`; only
+            without ``base``: every line is validated).
 
     Returns:
         The canonical content (the file as it stands when already canonical), or ``None`` when
         a line of either file is bad or changed meanwhile, two cases share an id, or a case
         requires and forbids one tool.
     """
+    if early is not None and base is not None:
+        raise ValueError("early workers validate every line: a first release's")
     known = base.positions() if base else {}
     rows: list[_Row | None] = []
     unknown: list[tuple[int, int]] = []
@@ -585,7 +765,7 @@ def index_lines(
         else:
             rows.append(_Row(base.ids[at], digest, base.summaries[at], span, None))
     keep = set(base.ids) if base else set()
-    parsed = _parsed_rows(source, unknown, unknown_hashes, shown, keep, labels, on_progress)
+    parsed = _parsed_rows(source, unknown, unknown_hashes, shown, keep, labels, on_progress, early)
     if parsed is None:
         return None
     for i, row in zip(where, parsed.rows, strict=True):

@@ -37,6 +37,7 @@ __all__ = [
     "recover",
     "stage",
     "tmp_dir",
+    "written_digests",
 ]
 
 
@@ -293,6 +294,16 @@ def finish(project: Project, staged: Staged) -> None:
     )
     # The targets were hashed when staged, under the lock: not read again.
     _apply(project, journal, {e.path: e.before for e in staged.entries})
+
+
+def written_digests(project: Project, staged: Staged) -> dict[Path, bytes]:
+    """The XXH3-128 digest of each target's new content (what :func:`finish` puts there).
+
+    Taken as it was staged, by target path (resolved).
+    """
+    if _JOURNAL_HASH != "xxh3-128":
+        return {}
+    return {_inside(project, e.path): bytes.fromhex(e.after) for e in staged.entries}
 
 
 def _apply(

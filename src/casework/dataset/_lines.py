@@ -126,11 +126,15 @@ Source = InMemory | OnDisk
 
 
 def scan_file(
-    path: Path, chunks_seen: Callable[[bytes], object]
+    path: Path,
+    chunks_seen: Callable[[bytes], object],
+    lines_seen: Callable[[list[tuple[int, int]], list[bytes]], object] | None = None,
 ) -> tuple[OnDisk, list[tuple[int, int]], list[bytes], bool]:
     """Each line's offset, length and hash in one pass over a file read in chunks.
 
-    ``chunks_seen`` is given every chunk as read (e.g. to fingerprint the same bytes). Returns
+    ``chunks_seen`` is given every chunk as read (e.g. to fingerprint the same bytes);
+    ``lines_seen``, the spans and hashes found so far after each chunk (the lists themselves,
+    growing: e.g. to hand whole lines to workers before the end of the file is read). Returns
     the file as a source, the spans, the hashes and whether the file ends with a newline (or
     is empty).
     """
@@ -154,6 +158,8 @@ def scan_file(
                 start = stop + 1
             carry = data[start:]
             offset += start
+            if lines_seen is not None:
+                lines_seen(spans, hashes)
     if carry:
         spans.append((offset, len(carry)))
         hashes.append(line_hash(carry))

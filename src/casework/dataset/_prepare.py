@@ -5,6 +5,7 @@ Entry points: :func:`prepare_tree` (the tree as it is) and :func:`prepare_withou
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -13,9 +14,11 @@ from pathlib import Path
 import xxhash
 
 from casework.dataset._incremental import (
+    EarlyCases,
     LabelFile,
     LabelLines,
     NewCases,
+    early_cases,
     index_lines,
     label_sort_key,
     labels_of,
@@ -26,7 +29,7 @@ from casework.dataset._objects import VersionIndex
 from casework.dataset._refusals import duplicate_labels
 from casework.dataset._restore import restored_index
 from casework.dataset.jsonl import canonical_bytes
-from casework.dataset.lock import fingerprint_finish, fingerprint_start
+from casework.dataset.lock import fingerprint_of_digests
 from casework.dataset.lookup import index_tree
 from casework.dataset.stream import ProgressCallback, StageProgress, one_stage
 from casework.dataset.versions import (
@@ -147,26 +150,62 @@ def _prepare_tree_read(
     # A first release reads its labels file in shares, later (never whole): see below.
     label_data = _read_or_none(folder / LABELS_FILE) if parent is not None else None
     # The cases file is hashed line by line as read, not held: its lines are read back by
-    # position when written, each checked against its hash.
-    seen = fingerprint_start()
+    # position when written, each checked against its hash. A first release's lines are
+    # validated on workers as they are scanned (:class:`EarlyCases`).
+    early = (
+        early_cases(
+            folder / CASES_FILE,
+            f"{shown_dir}/{CASES_FILE}",
+            (folder / LABELS_FILE, f"{shown_dir}/{LABELS_FILE}"),
+        )
+        if parent is None
+        else None
+    )
+    with early if early is not None else contextlib.nullcontext():
+        return _prepare_tree_scanned(
+            project, name, on_progress, log, versions, tree, label_data, early
+        )
+
+
+def _prepare_tree_scanned(
+    project: Project,
+    name: str,
+    on_progress: StageProgress | None,
+    log: bytes | None,
+    versions: list[VersionRecord],
+    tree: tuple[str, bytes, bytes] | None,
+    label_data: bytes | None,
+    early: EarlyCases | None,
+) -> Prepared | VersionRecord | None:
+    folder = project.dataset_dir(name)
+    shown_dir = project.relative(folder)
+    parent = versions[-1] if versions else None
     reading = one_stage(on_progress, "reading")
-    chunk_seen: Callable[[bytes], object] = seen.update
+    chunk_seen: Callable[[bytes], object] = _unseen
     if reading is not None:
-        chunk_seen = _counting(seen.update, reading, _size(folder / CASES_FILE))
+        chunk_seen = _counting(_unseen, reading, _size(folder / CASES_FILE))
     try:
-        source, spans, hashes, ended = scan_file(folder / CASES_FILE, chunk_seen)
+        source, spans, hashes, ended = scan_file(
+            folder / CASES_FILE, chunk_seen, early.seen if early is not None else None
+        )
     except FileNotFoundError:
         return None
     if log != _read_or_none(folder / VERSIONS_FILE):
         return None  # released meanwhile: the full path reads it under the lock
     streamed = None
+    # The files' fingerprint, from the digests of their bytes as read here (the cases' taken
+    # by the scan).
+    log_digest = None if log is None else xxhash.xxh3_128_digest(log)
     if parent is None and (folder / LABELS_FILE).exists():
         # A first release: the labels file is validated in shares read from disk, never held
-        # (0.9 GB at 1M cases); its bytes are fingerprinted as they stream past.
+        # (0.9 GB at 1M cases); its size and digest are taken as it streams past.
         streamed = _Streamed(folder / LABELS_FILE)
-        fingerprint = fingerprint_finish(seen, streamed.chunks(), log)
+        for _ in streamed.chunks():
+            pass
+        labels_digest: bytes | None = streamed.seen.digest()
     else:
-        fingerprint = fingerprint_finish(seen, label_data, log)
+        labels_digest = None if label_data is None else xxhash.xxh3_128_digest(label_data)
+    fingerprint = fingerprint_of_digests(source.digest, labels_digest, log_digest)
     label_data = label_data or b""
     parent_index = None
     if parent is not None:
@@ -189,6 +228,7 @@ def _prepare_tree_read(
         f"{shown_dir}/{CASES_FILE}",
         labels_here,
         one_stage(on_progress, "validating"),
+        early,
     )
     if new is None:
         return None
@@ -295,6 +335,10 @@ def _counting(
         on_progress(seen, max(total, seen))
 
     return chunk_seen
+
+
+def _unseen(chunk: bytes) -> None:
+    """A chunk read needs nothing more."""
 
 
 def _read_or_none(path: Path) -> bytes | None:

@@ -29,7 +29,14 @@ from casework.dataset._incremental import (
     parse_lines,
     split_lines,
 )
-from casework.dataset._journal import FileContent, Staged, finish, stage, tmp_dir
+from casework.dataset._journal import (
+    FileContent,
+    Staged,
+    finish,
+    stage,
+    tmp_dir,
+    written_digests,
+)
 from casework.dataset._lines import Changed, OnDisk
 from casework.dataset._objects import VersionIndex, fetch_lines, line_hash, write_version
 from casework.dataset._prepare import FullPath, Prepared
@@ -469,10 +476,19 @@ def _commit(
 
 
 def _finish(project: Project, name: str, staged: Staged | None) -> None:
-    """Commit what :func:`_stage` staged (nothing when it staged nothing)."""
+    """Commit what :func:`_stage` staged (nothing when it staged nothing).
+
+    The lock notes the files as written: those staged by the digests the journal took of
+    them as they were staged (at 1M cases a pass over 6.5 GB saved), the others read.
+    """
     if staged is not None:
         finish(project, staged)
-        note_written(project, name)
+        folder = project.dataset_dir(name).resolve()
+        written = written_digests(project, staged)
+        files = (CASES_FILE, LABELS_FILE, VERSIONS_FILE)
+        note_written(
+            project, name, {n: written[folder / n] for n in files if folder / n in written}
+        )
 
 
 def _stage(

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import re2  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +30,7 @@ from casework.privacy import (
     ids,
     names,
 )
-from casework.privacy.detection import Detector
+from casework.privacy.detection import Detection, Detector
 from casework.privacy.detectors import (
     CardDetector,
     IbanDetector,
@@ -40,11 +41,15 @@ from casework.privacy.detectors import (
 from casework.privacy.ids import ExpiryDetector, NationalIdDetector, PostcodeDetector
 from casework.privacy.names import NameDetector
 from casework.privacy.prefilter import (
+    Gate,
     Prefilter,
     _set_groups,
     ascii_superset,
+    edge_superset,
     gate_of,
+    left_edge,
     pattern_gate,
+    stand_in_text,
 )
 from tests.privacy.faker_corpus import LOCALES, clean_messages
 from tests.privacy.faker_corpus import corpus as faker_corpus
@@ -87,8 +92,13 @@ def _texts() -> Iterator[str]:
 
 
 def _assert_gates_hold(prefilter: Prefilter, detectors: list[Detector], text: str) -> int:
-    """Every detector finding something in ASCII ``text`` is in its plan; returns the finds."""
-    plan = prefilter.plan(text)
+    """Every detector finding something in ``text`` is in its plan; returns the finds.
+
+    ``text`` is ASCII but for dashes: its plan is its stand-in text's, as the scrubber's.
+    """
+    stood = stand_in_text(text)
+    assert stood is not None and prefilter.stands_in
+    plan = prefilter.plan(stood)
     assert plan is not None
     found = 0
     for detector in detectors:
@@ -102,12 +112,14 @@ def _assert_gates_hold(prefilter: Prefilter, detectors: list[Detector], text: st
 def test_every_detection_lies_in_a_text_passing_its_detectors_gate() -> None:
     detectors = _detectors()
     prefilter = Prefilter(detectors)
-    found = texts = 0
+    found = texts = dashed = 0
     for text in _texts():
-        if text.isascii():
+        if stand_in_text(text) is not None:
             texts += 1
+            dashed += not text.isascii()
             found += _assert_gates_hold(prefilter, detectors, text)
     assert texts > 1000 and found > 1000  # the corpora did reach every detector
+    assert dashed > 20  # and texts whose gates read a stand-in for their dashes
 
 
 _PIECES = [
@@ -116,7 +128,7 @@ _PIECES = [
     "BSN ", "zip ", "PLZ ", "exp ", "Valid thru ", "My name is ", "I'm ", "Thanks,\n", "-- ",
     "Street", " St", "Rd.", "12 Baker", "RSSMRA", "LM", "ship to ", "www.", "://", "id card ",
     "K1A", "SW1A 1AA", "QQ", "12/27", "03/2027", "4111", "111", "1111 ", "0958", "ORD-", "CUST-",
-    "cust-", "AB", "abc", "123456", "TK_9",
+    "cust-", "AB", "abc", "123456", "TK_9", "\u2014", " \u2013 ", "\u2014 ",
 ]  # fmt: skip
 
 
@@ -151,12 +163,15 @@ _SOURCES = [
 )
 def test_an_ascii_superset_matches_wherever_its_python_pattern_does(pieces: list[str]) -> None:
     text = "".join(pieces)
+    stood = stand_in_text(text)
+    assert stood is not None
     for source in _SOURCES:
         if source.search(text) is not None:
-            # Python's engine reads the translation too (its syntax is shared): on ASCII text
-            # it must find a match wherever the original does.
+            # Python's engine reads the translation too (its syntax is shared): on ASCII text,
+            # and on a text's stand-in for its dashes, it must find a match wherever the
+            # original finds one in the text.
             translated = re.compile(ascii_superset(source, word_start=source is not names._CUE))
-            assert translated.search(text) is not None, (source.pattern[:40], text)
+            assert translated.search(stood) is not None, (source.pattern[:40], text)
 
 
 def test_the_prefilter_keeps_digit_shapes_and_cue_words_in_separate_sets() -> None:
@@ -164,13 +179,60 @@ def test_the_prefilter_keeps_digit_shapes_and_cue_words_in_separate_sets() -> No
     gates = [gate_of(d) for d in builtin_detectors()]
     short, shapes, words = _set_groups([p for g in gates if g for c in g.clauses for p in c])
     assert len(prefilter._sets) == 3
-    post_shapes = ascii_superset(ids._POST_SHAPES)
+    post_shapes = edge_superset(ids._POST_SHAPES)
     assert post_shapes in shapes and post_shapes not in words
     assert ascii_superset(ids._EXPIRY, word_start=True) in words  # digits, after its words
     assert all(len(p) < 80 for p in short) and shapes and words
     plan = prefilter.plan("card 4111 1111 1111 1111, SSN 123-45-6789, Thanks,\nAda")
     assert plan is not None
     assert {CardDetector, NationalIdDetector, NameDetector} <= {type(d) for d in plan}
+
+
+#: The Python patterns gates are made from with their left edge (:func:`edge_superset`).
+_EDGED = [
+    *(rule.pattern for rule in ids._FORMS),
+    ids._POST_SHAPES,
+    IbanDetector._start,
+    re.compile(r"(?<![^\W\d_])\d{3}"),  # the edge a class of its own: not after a letter
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [*_PIECES, "742-38-1981", "024.730.543-04", "1 85 05 2A 123 456 78", "12345678Z",
+             "X1234567L", "QQ 12 34 56 C", "RSSMRA85T10A562S", "gb82 west", "K1A 0B1", "é"]
+        ),
+        max_size=10,
+    )
+)  # fmt: skip
+def test_an_edge_superset_matches_wherever_its_python_pattern_does(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    stood = stand_in_text(text)
+    if stood is None:
+        return
+    for source in _EDGED:
+        found = source.search(text)
+        if found is not None:
+            # Read by Python's engine and by RE2 alike: the edge and the class before it match
+            # where the original's match starts, or the text does there (a dash before it
+            # read as the stand-in).
+            for engine in (re, re2):
+                edged = engine.compile(edge_superset(source))
+                assert edged.search(stood) is not None, (source.pattern[:40], text)
+            assert left_edge(source), source.pattern[:40]
+
+
+def test_an_edge_is_the_ascii_characters_outside_the_lookbehinds_class() -> None:
+    assert edge_superset(r"\d(?<![\w.]\d)x") == r"(?:^|[^\x2e0-9A-Z\x5fa-z])(?:[0-9]x)"
+    assert edge_superset(r"(?=[A-Z])(?<![\w-])[A-Z]") == r"(?:^|[^\x2d0-9A-Z\x5fa-z])(?:[A-Z])"
+    # Ignoring case, the class holds both cases; a lookbehind of another shape sets no edge.
+    assert left_edge(re.compile(r"(?<![k])x", re.IGNORECASE)) == "(?:^|[^Kk])"
+    assert left_edge(r"a(?<![\w.]\d)") == ""
+    assert left_edge(r"(?<!ab)c") == ""
+    assert left_edge(r"(?<![é])c") == ""  # no ASCII character to keep out
+    assert edge_superset(r"\d{2}") == ascii_superset(r"\d{2}")
 
 
 def test_ascii_superset_reads_classes_as_pythons_engine_does() -> None:
@@ -260,10 +322,33 @@ def test_the_scrubber_falls_back_to_the_cues_when_re2_gives_no_answer() -> None:
 def test_a_text_outside_ascii_is_planned_by_the_cues_and_found_the_same() -> None:
     scrubber = Scrubber(KEY)
     ascii_text = "Card 4111 1111 1111 1111 and 020 7946 0958"
-    wide = ascii_text + " \u2014 Ada"
+    wide = ascii_text + " \u2014 Zo\u00eb"  # beside the dash, a letter outside ASCII
     plan = scrubber.detectors_for(wide)
     assert NationalIdDetector in {type(d) for d in plan}  # the cues: a run of two digits
     found = [(d.start, d.end, d.kind) for d in scrubber.conversation().detections(wide)]
     assert found[:2] == [
         (d.start, d.end, d.kind) for d in scrubber.conversation().detections(ascii_text)
     ]
+
+
+class _Foreign:
+    """A detector of another package, with a gate of its own written for ASCII text."""
+
+    kind = "foreign"
+    gate = Gate.any_of("zz")
+
+    def find(self, text: str) -> Iterator[Detection]:
+        return iter(())
+
+
+def test_a_text_whose_only_other_characters_are_dashes_is_planned_by_the_gates() -> None:
+    scrubber = Scrubber(KEY)
+    text = "sent it twice \u2014 0121 234 4390 \u2013 why no reply?"
+    plan = {type(d) for d in scrubber.detectors_for(text)}
+    assert PhoneDetector in plan and NameDetector in plan  # `\u2013 why`: a dash cue
+    assert NationalIdDetector not in plan and CardDetector not in plan  # the cues had them
+    assert [d.kind for d in scrubber.conversation().detections(text)] == ["phone"]
+    # A gate written elsewhere may not know the stand-in: such a scrubber reads the cues.
+    other = Scrubber(KEY, [*builtin_detectors(), _Foreign()])
+    assert not other._prefilter.stands_in
+    assert NationalIdDetector in {type(d) for d in other.detectors_for(text)}

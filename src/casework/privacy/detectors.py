@@ -19,7 +19,14 @@ import phonenumbers
 from casework.errors import ConfigError
 from casework.privacy.checksums import IBAN_LENGTHS, iban_valid, luhn_valid
 from casework.privacy.detection import SEP, SEP_OR_BRACKET, Cue, Detection, Detector, text_scan
-from casework.privacy.prefilter import SEP_RE2, Gate, ascii_superset, digit_run, pattern_gate
+from casework.privacy.prefilter import (
+    SEP_RE2,
+    Gate,
+    ascii_superset,
+    digit_run,
+    left_edge,
+    pattern_gate,
+)
 from casework.privacy.pseudonyms import (
     KIND_RE,
     PhoneReading,
@@ -492,11 +499,14 @@ class IbanDetector:
     # messages, 14,500 instructions a message less) but let the detector run on 2.4 times as
     # many texts (`of 40`, `on 12`): 12,000 instructions a message more once the states are
     # learnt, which is most of a long run.
-    gate = Gate.any_of(_iban_start())
     _start = re.compile(
         rf"[A-Za-z](?<![A-Za-z0-9][A-Za-z]){SEP}{{0,3}}(?P<b>[A-Za-z])(?!\.\s)"
         rf"{SEP}{{0,3}}[0-9]{SEP}{{0,3}}[0-9]"
     )
+    # Only where `_start`'s lookbehind lets a match start, not inside a word or a number
+    # (`left_edge`): without it the country's letters were looked for at every letter of every
+    # word, each a thread the RE2 set's automaton carries.
+    gate = Gate.any_of(left_edge(_start) + f"(?:{_iban_start()})")
     _sep = re.compile(SEP)
     #: An IBAN of each registry length as written: that many letters and digits, up to three
     #: separator characters between two of them. The quantifiers are possessive: separators and

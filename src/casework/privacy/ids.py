@@ -23,7 +23,7 @@ from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
 from casework.privacy.detection import Cue, Detection, text_scan
-from casework.privacy.prefilter import Gate, ascii_superset, digit_run
+from casework.privacy.prefilter import Gate, ascii_superset, digit_run, edge_superset
 from casework.privacy.pseudonyms import normalise
 
 __all__ = ["ExpiryDetector", "NationalIdDetector", "PostcodeDetector"]
@@ -239,14 +239,13 @@ class NationalIdDetector:
 
     kind = "nationalid"
     cue = Cue(run=2)
-    # A form found anywhere but the codice fiscale. A codice fiscale's first eight characters
+    # A form found anywhere but the codice fiscale, each where its lookbehind lets it start
+    # (`edge_superset`: not inside a number or a word). A codice fiscale's first eight characters
     # (its whole pattern would multiply the states of the RE2 set), where `_id_spans` reads on:
     # after six letters and two digits, or in a text holding six digits in a run. Or a cue's
     # words and eight digits in a run (every cued rule's pattern holds that many).
     gate = Gate.any_of(
-        "|".join(
-            ascii_superset(r.pattern) for r in _FORMS if r.valid is not codicefiscale.is_valid
-        ),
+        "|".join(edge_superset(r.pattern) for r in _FORMS if r.valid is not codicefiscale.is_valid),
         "[A-Za-z]{6}[0-9]{2}",
         ("(?i:[A-Z]{6}[0-9L-NP-V]{2})", digit_run(6)),
         (ascii_superset(_ID_CUES, word_start=True), digit_run(8)),
@@ -294,9 +293,10 @@ class PostcodeDetector:
 
     kind = "postcode"
     cue = Cue(run=1)
-    # A British or Canadian shape; or a cue's words and a numeric postcode's four digits.
+    # A British or Canadian shape (not inside a word); or a cue's words and a numeric
+    # postcode's four digits.
     gate = Gate.any_of(
-        ascii_superset(_POST_SHAPES),
+        edge_superset(_POST_SHAPES),
         (
             ascii_superset(_POST_CUES, word_start=True),
             digit_run(4),

@@ -22,7 +22,7 @@ from casework.privacy.detectors import (
 )
 from casework.privacy.keys import PseudonymKey
 from casework.privacy.known import FieldKinds, KnownValue, collect_known
-from casework.privacy.prefilter import Prefilter
+from casework.privacy.prefilter import Prefilter, stand_in_text
 from casework.privacy.pseudonyms import PSEUDONYM_RE, normalise, pseudonym
 from casework.privacy.registry import builtin_detectors
 from casework.project import Project
@@ -100,13 +100,22 @@ class Scrubber:
 
         An ASCII text goes through one RE2 pass that tells which detectors' gates it passes
         (:class:`casework.privacy.prefilter.Prefilter`): on the benchmark's corpus about one
-        detector call in five is left. Any other text (or one RE2 gives up on) is judged by the
+        detector call in five is left; so does a text whose only other characters are dashes,
+        read with a stand-in for them. Any other text (or one RE2 gives up on) is judged by the
         detectors' cues: one scan per text (:func:`casework.privacy.detection.text_scan`) and a
         few substring tests give its signature, and the detectors for each signature are worked
         out once.
         """
         if text.isascii():
             planned = self._prefilter.plan(text)
+            if planned is not None:
+                return planned
+        elif self._prefilter.stands_in:
+            # A text whose only characters outside ASCII are dashes: its gates are read with
+            # an ASCII stand-in for each (every gate matches the stand-in where its pattern
+            # matches the dash), the detectors then read the text itself.
+            stood = stand_in_text(text)
+            planned = self._prefilter.plan(stood) if stood is not None else None
             if planned is not None:
                 return planned
         scan = text_scan(text)

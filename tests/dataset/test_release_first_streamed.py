@@ -43,6 +43,16 @@ def _files(cases: list[dict[str, Any]], labels: list[dict[str, Any]]) -> tuple[s
     return case_text, label_text
 
 
+def _tree(root: Path, case_text: str, label_text: str) -> tuple[Project, Path]:
+    """A project at ``root`` whose dataset's working tree holds these two files."""
+    project = _project(root)
+    folder = project.dataset_dir(NAME)
+    folder.mkdir(parents=True)
+    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
+    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    return project, folder
+
+
 def _content() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     cases = [_case(i) for i in range(40)]
     labels = [_label(c["id"], f"l{k}") for c in cases[:25] for k in range(2)]
@@ -82,13 +92,9 @@ def test_first_release_writes_what_the_models_path_writes(
     want = _by_models(tmp_path / "models")
     monkeypatch.setattr("casework.dataset._incremental.PARALLEL_MIN_ROW_BYTES", 0)
     monkeypatch.setattr("casework.dataset._incremental.parallel_workers", lambda: workers)
-    project = _project(tmp_path / "tree")
     cases, labels = _content()
     case_text, label_text = _files(cases, labels)
-    folder = project.dataset_dir(NAME)
-    folder.mkdir(parents=True)
-    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
-    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    project, _ = _tree(tmp_path / "tree", case_text, label_text)
     record = release(project, NAME, None, "first")
     assert record is not None
     assert record.counts.labels == len(labels)
@@ -102,16 +108,12 @@ def test_cases_file_edited_while_its_lines_are_read_back_refuses_the_release(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The lines are read back from the file by position: an edit in place is caught, not written."""
-    project = _project(tmp_path / "p")
     cases, labels = _content()
     # Canonical lines out of order: each is read back from the file when written.
     lines = canonical_bytes([Case.model_validate(c) for c in cases]).splitlines(keepends=True)
     case_text = b"".join(reversed(lines)).decode()
     label_text = _files(cases, labels)[1]
-    folder = project.dataset_dir(NAME)
-    folder.mkdir(parents=True)
-    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
-    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    project, folder = _tree(tmp_path / "p", case_text, label_text)
     edited = case_text.replace('"goal": "', '"goal": "X', 1).replace('": "', '":"', 1)
     assert len(edited) == len(case_text) and edited != case_text
 
@@ -145,13 +147,9 @@ def test_lines_handed_to_workers_as_scanned_write_what_the_models_path_writes(
         handed.append(len(self.futures))
 
     monkeypatch.setattr(_incremental.EarlyCases, "seen", seen)
-    project = _project(tmp_path / "tree")
     cases, labels = _content()
     case_text, label_text = _files(cases, labels)
-    folder = project.dataset_dir(NAME)
-    folder.mkdir(parents=True)
-    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
-    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    project, _ = _tree(tmp_path / "tree", case_text, label_text)
     assert release(project, NAME, None, "first") is not None
     assert _released(project) == want
     assert any(handed[:-1])  # shares went to the workers before the last chunk was read
@@ -163,13 +161,9 @@ def test_a_labels_file_that_changed_size_after_it_was_cut_takes_the_full_path(
     """Its shares went to the workers before the scan: a labels file grown since is read again."""
     monkeypatch.setattr("casework.dataset._incremental.PARALLEL_MIN_ROW_BYTES", 0)
     monkeypatch.setattr("casework.dataset._incremental.parallel_workers", lambda: 2)
-    project = _project(tmp_path / "tree")
     cases, labels = _content()
     case_text, label_text = _files(cases, labels)
-    folder = project.dataset_dir(NAME)
-    folder.mkdir(parents=True)
-    (folder / CASES_FILE).write_text(case_text, encoding="utf-8")
-    (folder / LABELS_FILE).write_text(label_text, encoding="utf-8")
+    project, folder = _tree(tmp_path / "tree", case_text, label_text)
     extra = _label(cases[30]["id"], "l9")
     extra["schema_version"] = 1
     real_early = _incremental.early_cases

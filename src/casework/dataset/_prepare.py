@@ -198,11 +198,9 @@ def _prepare_tree_scanned(
     log_digest = None if log is None else xxhash.xxh3_128_digest(log)
     if parent is None and (folder / LABELS_FILE).exists():
         # A first release: the labels file is validated in shares read from disk, never held
-        # (0.9 GB at 1M cases); its size and digest are taken as it streams past.
-        streamed = _Streamed(folder / LABELS_FILE)
-        for _ in streamed.chunks():
-            pass
-        labels_digest: bytes | None = streamed.seen.digest()
+        # (0.9 GB at 1M cases); its size and digest are taken in one pass over its chunks.
+        streamed = _digested(folder / LABELS_FILE)
+        labels_digest: bytes | None = streamed.digest
     else:
         labels_digest = None if label_data is None else xxhash.xxh3_128_digest(label_data)
     fingerprint = fingerprint_of_digests(source.digest, labels_digest, log_digest)
@@ -217,7 +215,7 @@ def _prepare_tree_scanned(
             return None
     labels_here: tuple[bytes | OnDisk, str] | None = None
     if parent is None:
-        on_disk = streamed.on_disk() if streamed is not None else None
+        on_disk = streamed if streamed is not None and streamed.size else None
         labels_here = (on_disk if on_disk is not None else b"", f"{shown_dir}/{LABELS_FILE}")
     new = index_lines(
         source,
@@ -295,24 +293,14 @@ def _tree_hash(tree: tuple[str, bytes, bytes] | None, new: NewCases, label_bytes
     return pieces_hash(new.chunks(), label_bytes)
 
 
-class _Streamed:
-    """A file read in chunks once (:meth:`chunks`), its size and XXH3-128 taken on the way."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.size = 0
-        self.seen = xxhash.xxh3_128()
-
-    def chunks(self) -> Iterator[bytes]:
-        """The file's bytes in chunks (none when it is gone)."""
-        for chunk in read_chunks(self.path):
-            self.size += len(chunk)
-            self.seen.update(chunk)
-            yield chunk
-
-    def on_disk(self) -> OnDisk | None:
-        """The file as read (``None``: it was empty or gone)."""
-        return OnDisk(self.path, self.size, self.seen.digest()) if self.size else None
+def _digested(path: Path) -> OnDisk:
+    """The file as read in chunks once: its size and XXH3-128 (size 0: empty, or gone)."""
+    size = 0
+    seen = xxhash.xxh3_128()
+    for chunk in read_chunks(path):
+        size += len(chunk)
+        seen.update(chunk)
+    return OnDisk(path, size, seen.digest())
 
 
 def _size(path: Path) -> int:

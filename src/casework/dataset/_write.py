@@ -485,10 +485,7 @@ def _finish(project: Project, name: str, staged: Staged | None) -> None:
         finish(project, staged)
         folder = project.dataset_dir(name).resolve()
         written = written_digests(project, staged)
-        files = (CASES_FILE, LABELS_FILE, VERSIONS_FILE)
-        note_written(
-            project, name, {n: written[folder / n] for n in files if folder / n in written}
-        )
+        note_written(project, name, {p.name: d for p, d in written.items() if p.parent == folder})
 
 
 def _stage(

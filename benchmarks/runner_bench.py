@@ -120,6 +120,10 @@ class Sampler:
         self.samples.append((0, rss_mib()))
 
     def trial_done(self, record: TrialRecord) -> None:
+        self.trial_passed(record.verdict.passed)
+
+    def trial_passed(self, passed: bool | None) -> None:
+        """As the CLI's progress bar: a sharded run's parent then validates no trial line."""
         self.done += 1
         self.last = time.perf_counter()
         if self.done == 1:

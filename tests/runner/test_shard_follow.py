@@ -1,8 +1,8 @@
 """A sharded run's parent follows the shard files: its workbench rows and progress match the log.
 
 Without a progress observer the parent only parses each shard line; with one, the observer gets
-each trial's validated record. Either way the workbench holds the rows a run in one process
-would store for the same log lines.
+each trial's validated record (or, when it wants verdicts only, each verdict). Either way the
+workbench holds the rows a run in one process would store for the same log lines.
 """
 
 from __future__ import annotations
@@ -78,3 +78,40 @@ def test_the_parent_stores_and_reports_what_the_shards_logged(
     if seen is not None:
         assert seen.total == 15
         assert sorted(seen.records, key=lambda r: (r.trial, r.case_id)) == log.trials
+
+
+class Verdicts(Seen):
+    """An observer that wants only each trial's verdict (as the CLI's progress bar)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.verdicts: list[bool | None] = []
+
+    def trial_passed(self, passed: bool | None) -> None:
+        self.verdicts.append(passed)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_observer_wanting_verdicts_only_gets_each_trials_verdict_and_no_record(
+    project: Project, workers: int
+) -> None:
+    seen = Verdicts()
+    summary = run_sharded(
+        project,
+        RunRequest(
+            dataset="refunds",
+            agent=FLAKY,
+            k=3,
+            concurrency=4,
+            use_judge=False,
+            run_id=f"r-verdicts-{workers}",
+        ),
+        workers=workers,
+        observer=seen,
+    )
+    log = read_log(summary.log)
+    assert seen.total == 15 and seen.records == []
+    assert sorted(seen.verdicts, key=repr) == sorted(
+        (t.verdict.passed for t in log.trials), key=repr
+    )
+    assert seen.verdicts.count(True) == summary.end.passed

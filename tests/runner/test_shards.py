@@ -105,6 +105,9 @@ def test_a_killed_worker_leaves_a_resumable_run(project: Project) -> None:
     assert (project.root / KILLED_MARKER).exists()
     path = log_path(project, "r-kill")
     assert read_log(path).end is None
+    # The merged log was written as the trials ended, to a temp file: gone, the log untouched.
+    assert len(path.read_bytes().splitlines()) == 1
+    assert not list(project.root.rglob(f".{path.name}.*.tmp"))
     parts = sorted(shard_folder(path).glob("part-*.jsonl"))
     kept = [t for part in parts for t in read_log(part).trials]
     # Dealt round-robin, (e-1, 0) is the third trial of shard 0: it had flushed two when its

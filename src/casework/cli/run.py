@@ -54,9 +54,13 @@ class _Trials:
         self.bar.update(total=total, completed=done)
 
     def trial_done(self, record: TrialRecord) -> None:
-        if record.verdict.passed:
+        self.trial_passed(record.verdict.passed)
+
+    def trial_passed(self, passed: bool | None) -> None:
+        """One trial ended with this verdict (all the bar shows of it)."""
+        if passed:
             self.passed += 1
-        elif record.verdict.passed is False:
+        elif passed is False:
             self.failed += 1
         self.bar.update(
             advance=1,

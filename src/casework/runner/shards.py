@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import orjson
 
@@ -53,11 +53,13 @@ from casework.runner.run import (
     _heap_frozen,
     _hint_resume,
     _load_for_resume,
+    _LoadHeld,
     _new_header,
     _prepare,
     _Prepared,
     _simulator,
     _Trials,
+    _verdict_callback,
     run_agent,
 )
 from casework.runner.store import RunStore, log_path, trial_row, trial_row_from_json
@@ -70,6 +72,7 @@ __all__ = ["SHARD_POLL_S", "run_sharded", "shard_folder"]
 
 #: Seconds between two looks at the shard files (progress and the workbench follow them).
 SHARD_POLL_S = 0.1
+
 
 Key = tuple[str, int]
 
@@ -478,10 +481,17 @@ class _Sharded:
         self.use_ray = use_ray
         self.observer = observer
         self.clock = clock
-        self.lines: dict[Key, str] = {}
+        #: Trial lines not yet in the merged log (which takes them in the log's order).
+        self.lines: dict[Key, bytes] = {}
         self.outcomes: dict[Key, _Outcome] = {}
+        #: The run log's keys in its order, and how many of them the merged log has taken.
+        self.order: list[Key] = []
+        self.taken = 0
+        self.merged: IO[bytes] | None = None
         self.store: RunStore | None = None
         self.db: _DbWriter | None = None
+        #: The observer's verdict-only callback: lines then go unvalidated, as without one.
+        self.passed = _verdict_callback(observer) if observer is not None else None
 
     def _start(self) -> tuple[_Ready, Path, dict[Key, tuple[TrialRecord, str]]]:
         """What the trials read, the header among it (written for a new run), and past trials."""
@@ -519,17 +529,25 @@ class _Sharded:
         return replace(ready, header=header), path, previous
 
     def run(self) -> RunSummary:
+        """Run the session's shards and merge their trials into the run log."""
+        with _LoadHeld() as held:
+            return self._run(held)
+
+    def _run(self, held: _LoadHeld) -> RunSummary:
         project, request = self.project, self.request
         if not self.use_ray and not _fork_safe():
             _warm_forkserver()
         ready, path, previous = self._start()
         header = ready.header
+        # This session holds what the trials read only until its workers have started.
+        self.inputs: _Ready | None = ready
+        del ready
         for key, (rec, line) in previous.items():
             self.outcomes[key] = _Outcome.of(rec)
-            self.lines[key] = line
-        pending = [
-            (cid, t) for t in range(header.k) for cid in header.case_ids if (cid, t) not in previous
-        ]
+            self.lines[key] = line.encode("utf-8")
+        self.order = [(cid, t) for t in range(header.k) for cid in header.case_ids]
+        pending = [key for key in self.order if key not in previous]
+        held.loaded()
         store = self.store = RunStore(open_workbench(project)) if request.store else None
         if store is not None:
             store.save_header(header)
@@ -538,9 +556,11 @@ class _Sharded:
         # Frozen before the workers fork, so their collector never writes to (and copies) the
         # pages of what they inherit; and while this process follows them and merges, so its
         # collections do not walk the dataset and the trials it holds again.
-        with _heap_frozen():
+        # The merged log is a temp file until the end: it replaces the run log only once every
+        # trial is in it (a failed session leaves the log and the shard files as they were).
+        with _heap_frozen(), contextlib.ExitStack() as merging:
             try:
-                self._run_shards(ready, path, pending, len(previous))
+                self._run_shards(header, path, pending, len(previous), merging)
             except CaseworkError as exc:
                 _hint_resume(exc, header.run_id)
                 raise
@@ -551,7 +571,9 @@ class _Sharded:
                     store.workbench.close()
             if self.db is not None and self.db.error is not None:
                 raise self.db.error
-            end = self._merge(header, path, time.perf_counter() - started)
+            end = self._merge(header, path, time.perf_counter() - started, merging)
+        # The log now holds every trial: the shard files are spent.
+        shutil.rmtree(shard_folder(path), ignore_errors=True)
         if store is not None:
             store.workbench = open_workbench(project)
             try:
@@ -573,8 +595,14 @@ class _Sharded:
         if self.observer is not None:
             self.observer.started(len(header.case_ids) * header.k, resumed)
 
-    def _run_shards(self, ready: _Ready, path: Path, pending: Sequence[Key], resumed: int) -> None:
-        header = ready.header
+    def _run_shards(
+        self,
+        header: RunHeader,
+        path: Path,
+        pending: Sequence[Key],
+        resumed: int,
+        merging: contextlib.ExitStack,
+    ) -> None:
         dealt = _deal(pending, self.workers)
         if not dealt:
             self._begin(header, resumed)
@@ -600,8 +628,16 @@ class _Sharded:
         follower = _Follower(parts)
         # Forked workers start at once on what this process loaded; with threads alive, a fork
         # could deadlock, so workers start afresh (a fork server or spawn) and load it again.
+        ready, self.inputs = self.inputs, None
+        assert ready is not None, "a session's workers start once"
         forked = (self.project, ready) if not self.use_ray and _fork_safe() else None
         running = _Workers(shards, self.use_ray, forked)
+        # From here this process needs only the header: the cases and what was prepared from
+        # them are freed while the workers run, not after the last trial (0.17 s of CPU at
+        # 25,000 cases). A forked worker keeps its own copy; `start` dropped each process's args.
+        del ready, forked
+        # Opened after the fork, so no worker inherits the temp file.
+        self._open_merged(path, merging)
         try:
             self._begin(header, resumed)
             while not running.wait(SHARD_POLL_S):
@@ -625,22 +661,50 @@ class _Sharded:
                 shown = self.project.relative(part)
                 raise InputError(shown, None, None, f"bad shard line: {exc}") from exc
             self.outcomes[key] = outcome
-            self.lines[key] = text
+            self.lines[key] = raw
             if db is not None and row is not None:
                 db.put(row)
-            if self.observer is not None and rec is not None:
+            if self.passed is not None:
+                self.passed(outcome.passed)
+            elif self.observer is not None and rec is not None:
                 self.observer.trial_done(rec)
+        self._take_ready()
+
+    def _open_merged(self, path: Path, merging: contextlib.ExitStack) -> None:
+        """Start the merged log (a temp file that ``merging`` renames over ``path``): its header."""
+        with path.open("rb") as log:
+            first = log.readline().rstrip(b"\n") + b"\n"
+        self.merged = merging.enter_context(atomic_writer(path))
+        self.merged.write(first)
+
+    def _take_ready(self) -> None:
+        """Into the merged log: the lines next in its order that have arrived.
+
+        The shards deal the trials in that order and end them nearly in it, so few lines wait
+        and, when the last trial ends, only the last few remain to write.
+        """
+        order, lines, at = self.order, self.lines, self.taken
+        if self.merged is None:
+            return
+        ready: list[bytes] = []
+        while at < len(order) and order[at] in lines:
+            ready.append(lines.pop(order[at]))
+            at += 1
+        self.taken = at
+        if ready:
+            ready.append(b"")
+            self.merged.write(b"\n".join(ready))
 
     def _read(
         self, raw: bytes, text: str, want_row: bool
     ) -> tuple[Key, _Outcome, dict[str, object] | None, TrialRecord | None]:
         """One shard line: its key, outcome, workbench row and (for an observer) its record.
 
-        A worker wrote the line from a validated record, so without a progress observer the
-        line is only parsed: validating it again cost the parent more CPU than the worker spent
-        running the trial. Resume validates shard files whole.
+        A worker wrote the line from a validated record, so unless a progress observer wants
+        each record the line is only parsed: validating it again cost the parent more CPU than
+        the worker spent running the trial. Resume validates shard files whole.
         """
-        if self.observer is not None:
+        if self.observer is not None and self.passed is None:
             rec = TrialRecord.model_validate_json(raw)
             row = trial_row(rec, text) if want_row else None
             return (rec.case_id, rec.trial), _Outcome.of(rec), row, rec
@@ -655,11 +719,30 @@ class _Sharded:
         row = trial_row_from_json(obj, text) if want_row else None
         return (obj["case_id"], obj["trial"]), outcome, row, None
 
-    def _merge(self, header: RunHeader, path: Path, wall_s: float) -> RunEnd:
-        """The run log rewritten once: header, trials in a deterministic order, end record."""
-        position = {cid: i for i, cid in enumerate(header.case_ids)}
-        keys = sorted(self.lines, key=lambda key: (key[1], position[key[0]]))
-        records = [self.outcomes[key] for key in keys]
+    def _merge(
+        self, header: RunHeader, path: Path, wall_s: float, merging: contextlib.ExitStack
+    ) -> RunEnd:
+        """The merged log completed: the trials still waiting, in order, then the end record.
+
+        ``merging`` renames it over the run log when it closes.
+        """
+        if self.merged is None:  # no worker ran: every trial was recorded before
+            self._open_merged(path, merging)
+        self._take_ready()
+        assert self.merged is not None
+        rest = [self.lines.pop(key) for key in self.order[self.taken :] if key in self.lines]
+        if self.lines:  # a shard logged a trial the run does not hold
+            case_id, trial = min(self.lines)
+            raise CaseworkError(
+                f"run {header.run_id}: a shard file holds trial {trial} of case '{case_id}', "
+                "which the run's header does not list"
+            )
+        if rest:
+            rest.append(b"")
+            self.merged.write(b"\n".join(rest))
+        # In the log's order, so sums and the first agent version are the same in every session.
+        records = [self.outcomes[key] for key in self.order if key in self.outcomes]
+        verdicts = [r.passed for r in records]
         agent_version = header.agent_version or next(
             (r.agent_version for r in records if r.agent_version), None
         )
@@ -667,20 +750,13 @@ class _Sharded:
             run_id=header.run_id,
             finished_at=self.clock(),
             trials=len(records),
-            passed=sum(r.passed is True for r in records),
-            failed=sum(r.passed is False for r in records),
-            undetermined=sum(r.passed is None for r in records),
+            passed=verdicts.count(True),
+            failed=verdicts.count(False),
+            undetermined=verdicts.count(None),
             errors=sum(r.error for r in records),
             cost_usd=round(sum(r.cost_usd for r in records), 6),
             wall_s=round(wall_s, 3),
             agent_version=agent_version,
         )
-        first = path.read_bytes().split(b"\n", 1)[0] + b"\n"
-        with atomic_writer(path) as out:
-            out.write(first)
-            for key in keys:
-                out.write(self.lines[key].encode("utf-8") + b"\n")
-            out.write(end.model_dump_json().encode("utf-8") + b"\n")
-        # The log now holds every trial: the shard files are spent.
-        shutil.rmtree(shard_folder(path), ignore_errors=True)
+        self.merged.write(end.model_dump_json().encode("utf-8") + b"\n")
         return end

@@ -772,6 +772,7 @@ class _Trials:
         self.log = log
         self.db = db
         self.observer = observer
+        self._passed = _verdict_callback(observer) if observer is not None else None
         self.clock = clock
         self.records: list[tuple[bool | None, bool, float]] = []
         self.agent_version: str | None = header.agent_version
@@ -894,12 +895,10 @@ class _Trials:
         self.records.append(
             (rec.verdict.passed, rec.trajectory.error is not None, rec.trajectory.usage.cost_usd)
         )
-        if self.observer is not None:
-            passed = _verdict_callback(self.observer)
-            if passed is not None:
-                passed(rec.verdict.passed)
-            else:
-                self.observer.trial_done(rec)
+        if self._passed is not None:
+            self._passed(rec.verdict.passed)
+        elif self.observer is not None:
+            self.observer.trial_done(rec)
 
     def flush(self) -> None:
         """Flush the run log, then hand the trials it now holds to the workbench writer."""

@@ -502,6 +502,8 @@ class _Sharded:
         self.unsynced = 0
         self.store: RunStore | None = None
         self.db: _DbWriter | None = None
+        #: What the trials read: held only until this session's workers have started.
+        self.inputs: _Ready | None = None
         #: The observer's verdict-only callback: lines then go unvalidated, as without one.
         self.passed = _verdict_callback(observer) if observer is not None else None
 
@@ -551,8 +553,7 @@ class _Sharded:
             _warm_forkserver()
         ready, path, previous = self._start()
         header = ready.header
-        # This session holds what the trials read only until its workers have started.
-        self.inputs: _Ready | None = ready
+        self.inputs = ready
         del ready
         for key, (rec, line) in previous.items():
             self.outcomes[key] = _Outcome.of(rec)

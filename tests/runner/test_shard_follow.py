@@ -14,7 +14,7 @@ from casework.project import Project
 from casework.runner.records import TrialRecord, read_log
 from casework.runner.run import RunRequest
 from casework.runner.shards import run_sharded
-from casework.runner.store import trial_row
+from casework.runner.store import read_trial_line, trial_row, trial_row_from_line
 from casework.workbench import open_workbench
 from casework.workbench.models_runs import TrialRow
 
@@ -115,3 +115,39 @@ def test_an_observer_wanting_verdicts_only_gets_each_trials_verdict_and_no_recor
         (t.verdict.passed for t in log.trials), key=repr
     )
     assert seen.verdicts.count(True) == summary.end.passed
+
+
+def test_a_trial_lines_fields_give_the_row_of_its_validated_record(project: Project) -> None:
+    summary = run_sharded(
+        project,
+        RunRequest(
+            dataset="refunds", agent=FLAKY, k=2, use_judge=False, run_id="r-fields", store=False
+        ),
+    )
+    lines = summary.log.read_text(encoding="utf-8").splitlines()[1:-1]
+    assert len(lines) == 10
+    for line in lines:
+        rec = TrialRecord.model_validate_json(line)
+        fields = read_trial_line(line.encode("utf-8"))
+        assert trial_row_from_line(fields, line) == trial_row(rec, line)
+        assert (fields.trajectory.error, fields.trajectory.agent_version) == (
+            rec.trajectory.error,
+            rec.trajectory.agent_version,
+        )
+
+
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        (b"not json", "malformed"),
+        (b'{"kind": "trial", "case_id": "c-1"}', "missing required field"),
+        (
+            b'{"run_id": "r", "case_id": "c", "trial": 0, "slice": "s", "split": "dev",'
+            b' "source": "hand", "duration_s": 1, "verdict": [], "trajectory": {}}',
+            "Expected `object`, got `array`",
+        ),
+    ],
+)
+def test_a_line_that_is_not_a_trial_is_refused_with_the_reason(raw: bytes, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        read_trial_line(raw)

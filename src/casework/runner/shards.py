@@ -34,8 +34,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-import orjson
-
 from casework.atomic import atomic_write_text, atomic_writer
 from casework.dataset import Dataset, load_dataset
 from casework.errors import CaseworkError, InputError, UsageError
@@ -62,7 +60,13 @@ from casework.runner.run import (
     _verdict_callback,
     run_agent,
 )
-from casework.runner.store import RunStore, log_path, trial_row, trial_row_from_json
+from casework.runner.store import (
+    RunStore,
+    log_path,
+    read_trial_line,
+    trial_row,
+    trial_row_from_line,
+)
 from casework.runner.toolserver import ToolServer
 from casework.runner.user_sim import UserSimulator
 from casework.schema import AgentTool, Case
@@ -724,23 +728,24 @@ class _Sharded:
         """One shard line: its key, outcome, workbench row and (for an observer) its record.
 
         A worker wrote the line from a validated record, so unless a progress observer wants
-        each record the line is only parsed: validating it again cost the parent more CPU than
-        the worker spent running the trial. Resume validates shard files whole.
+        each record only the fields the row and the end record need are read: validating it
+        again cost the parent more CPU than the worker spent running the trial. Resume
+        validates shard files whole.
         """
         if self.observer is not None and self.passed is None:
             rec = TrialRecord.model_validate_json(raw)
             row = trial_row(rec, text) if want_row else None
             return (rec.case_id, rec.trial), _Outcome.of(rec), row, rec
-        obj = orjson.loads(raw)
-        trajectory = obj["trajectory"]
+        fields = read_trial_line(raw)
+        trajectory = fields.trajectory
         outcome = _Outcome(
-            obj["verdict"]["passed"],
-            trajectory["error"] is not None,
-            trajectory["usage"]["cost_usd"],
-            trajectory["agent_version"],
+            fields.verdict.passed,
+            trajectory.error is not None,
+            trajectory.usage.cost_usd,
+            trajectory.agent_version,
         )
-        row = trial_row_from_json(obj, text) if want_row else None
-        return (obj["case_id"], obj["trial"]), outcome, row, None
+        row = trial_row_from_line(fields, text) if want_row else None
+        return (fields.case_id, fields.trial), outcome, row, None
 
     def _merge(
         self, header: RunHeader, path: Path, wall_s: float, merging: contextlib.ExitStack

@@ -6,11 +6,12 @@ Entry points: :class:`RunStore` (writes), :func:`load_run` (a run id, id prefix 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
 from sqlalchemy import Table, insert, select
 
 from casework.errors import CaseworkError, UsageError
@@ -24,12 +25,14 @@ _TRIALS = cast(Table, TrialRow.__table__)
 
 __all__ = [
     "RunStore",
+    "TrialLine",
     "list_run_files",
     "list_runs",
     "load_run",
     "log_path",
+    "read_trial_line",
     "trial_row",
-    "trial_row_from_json",
+    "trial_row_from_line",
 ]
 
 
@@ -131,28 +134,74 @@ def trial_row(record: TrialRecord, line: str) -> dict[str, object]:
     }
 
 
-def trial_row_from_json(obj: Mapping[str, Any], line: str) -> dict[str, object]:
-    """The workbench row of a trial from its run-log line and that line parsed (not validated).
+class _VerdictFields(msgspec.Struct):
+    passed: Any
+    admissible: Any
 
-    For lines a runner wrote from a validated :class:`TrialRecord` (a shard's file): the same
-    row as :func:`trial_row`, without validating the whole record again.
+
+class _UsageFields(msgspec.Struct):
+    cost_usd: Any
+
+
+class _TrajectoryFields(msgspec.Struct):
+    error: Any
+    usage: _UsageFields
+    agent_version: Any
+
+
+class TrialLine(msgspec.Struct):
+    """What is read of a trial's run-log line without validating it (:func:`read_trial_line`).
+
+    The workbench row's fields and what an end record counts; nothing is checked but that they
+    are there, as for lines a runner wrote from a validated :class:`TrialRecord` (a shard's
+    file). Every other field is skipped without being built.
+    """
+
+    run_id: Any
+    case_id: Any
+    trial: Any
+    slice: Any
+    split: Any
+    source: Any
+    duration_s: Any
+    verdict: _VerdictFields
+    trajectory: _TrajectoryFields
+
+
+#: msgspec over orjson here: it skips the fields a struct does not name without building them
+#: (2.5 µs for a trial line of the runner bench, against 7.1 µs for orjson to build all of it).
+_TRIAL_LINE = msgspec.json.Decoder(TrialLine)
+
+
+def read_trial_line(raw: bytes) -> TrialLine:
+    """The fields of one trial line (without its newline) that :class:`TrialLine` names.
 
     Raises:
-        KeyError: A field the row needs is missing (not a trial line).
-        TypeError: A nested record is not an object.
+        ValueError: Not JSON, or a field the row needs is missing or not an object.
     """
-    verdict = obj["verdict"]
+    try:
+        return _TRIAL_LINE.decode(raw)
+    except msgspec.DecodeError as exc:  # its ValidationError too
+        raise ValueError(str(exc)) from exc
+
+
+def trial_row_from_line(fields: TrialLine, line: str) -> dict[str, object]:
+    """The workbench row of a trial from its run-log line and that line's fields (not validated).
+
+    The same row as :func:`trial_row`, without validating the whole record again.
+    """
+    verdict = fields.verdict
     return {
-        "run_id": obj["run_id"],
-        "case_id": obj["case_id"],
-        "trial": obj["trial"],
-        "slice": obj["slice"],
-        "split": obj["split"],
-        "source": obj["source"],
-        "passed": verdict["passed"],
-        "admissible": verdict["admissible"],
-        "duration_s": obj["duration_s"],
-        "cost_usd": obj["trajectory"]["usage"]["cost_usd"],
+        "run_id": fields.run_id,
+        "case_id": fields.case_id,
+        "trial": fields.trial,
+        "slice": fields.slice,
+        "split": fields.split,
+        "source": fields.source,
+        "passed": verdict.passed,
+        "admissible": verdict.admissible,
+        "duration_s": fields.duration_s,
+        "cost_usd": fields.trajectory.usage.cost_usd,
         "record": line,
     }
 

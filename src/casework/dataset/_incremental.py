@@ -414,11 +414,9 @@ class EarlyCases:
             if self.label_size:
                 parts = _shares(self.label_size, workers)
                 self.label_cuts = line_boundaries(label_path, self.label_size, parts)
-            for a, b in pairwise(self.label_cuts):
-                if b > a:
-                    share = self.pool.submit(label_share, label_path, a, b, label_shown, False)
-                    self.label_futures.append(share)
-                    self.label_sizes.append(b - a)
+            self.label_futures, self.label_sizes = _label_shares(
+                self.pool, label_path, self.label_cuts, label_shown
+            )
 
     def seen(self, spans: list[tuple[int, int]], hashes: list[bytes]) -> None:
         """Hand over each share whose lines are all scanned (the lines so far: ``spans``, ``hashes``)."""
@@ -457,6 +455,19 @@ class EarlyCases:
         traceback: TracebackType | None,
     ) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _label_shares(
+    pool: ProcessPoolExecutor, path: Path, cuts: Sequence[int], shown: str
+) -> tuple[list[Future[Any]], list[int]]:
+    """The labels file's shares between ``cuts``, read from disk on ``pool``: futures, bytes."""
+    futures: list[Future[Any]] = []
+    sizes: list[int] = []
+    for a, b in pairwise(cuts):
+        if b > a:
+            futures.append(pool.submit(label_share, path, a, b, shown, False))
+            sizes.append(b - a)
+    return futures, sizes
 
 
 def early_cases(path: Path, shown: str, labels: tuple[Path, str] | None) -> EarlyCases | None:
@@ -635,19 +646,19 @@ def _parsed_rows_forked(
                 futures = early.finish(spans, hashes)
                 sizes.update(zip(futures, early.sizes, strict=True))
             label_futures: list[Future[Any]] = []
+            label_sizes: list[int] = []
             if early is not None:  # handed over already
-                label_futures = early.label_futures
-                sizes.update(zip(label_futures, early.label_sizes, strict=True))
+                label_futures, label_sizes = early.label_futures, early.label_sizes
+            elif on_disk is not None:
+                label_futures, label_sizes = _label_shares(
+                    pool, on_disk.path, label_cuts, label_shown
+                )
             else:
                 for a, b in pairwise(label_cuts):
-                    if b > a and on_disk is not None:
-                        label_futures.append(
-                            pool.submit(label_share, on_disk.path, a, b, label_shown, False)
-                        )
-                        sizes[label_futures[-1]] = b - a
-                    elif b > a:
+                    if b > a:
                         label_futures.append(pool.submit(_labels_part, a, b))
-                        sizes[label_futures[-1]] = sum(n + 1 for _, n in label_spans[a:b])
+                        label_sizes.append(sum(n + 1 for _, n in label_spans[a:b]))
+            sizes.update(zip(label_futures, label_sizes, strict=True))
 
             def merged() -> bool:
                 """Join the labels' shares into ``label_result`` (``False``: refused)."""

@@ -183,7 +183,7 @@ def _prepare_tree_scanned(
     reading = one_stage(on_progress, "reading")
     chunk_seen: Callable[[bytes], object] = _unseen
     if reading is not None:
-        chunk_seen = _counting(_unseen, reading, _size(folder / CASES_FILE))
+        chunk_seen = _counting(reading, _size(folder / CASES_FILE))
     try:
         source, spans, hashes, ended = scan_file(
             folder / CASES_FILE, chunk_seen, early.seen if early is not None else None
@@ -310,15 +310,12 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _counting(
-    update: Callable[[bytes], object], on_progress: ProgressCallback, total: int
-) -> Callable[[bytes], None]:
-    """``update``, also telling ``on_progress`` the bytes seen so far (of ``total``)."""
+def _counting(on_progress: ProgressCallback, total: int) -> Callable[[bytes], None]:
+    """Telling ``on_progress`` the bytes of the chunks seen so far (of ``total``)."""
     seen = 0
 
     def chunk_seen(chunk: bytes) -> None:
         nonlocal seen
-        update(chunk)
         seen += len(chunk)
         on_progress(seen, max(total, seen))
 

@@ -81,7 +81,7 @@ def _lock(fd: int, *, wait: bool) -> bool:
     return True
 
 
-def clean_temps(folder: Path, *, now: float | None = None) -> list[Path]:
+def clean_temps(folder: Path, *, now: float | None = None, written: bool = False) -> list[Path]:
     """Remove the temp files under ``folder`` whose writer is gone (killed mid-write).
 
     A temp file is removed when no process holds its lock and it is older than a minute (a
@@ -91,6 +91,9 @@ def clean_temps(folder: Path, *, now: float | None = None) -> list[Path]:
     Args:
         folder: A project's ``.casework/tmp`` (searched recursively); missing is fine.
         now: The time to compare ages against (default: the clock).
+        written: Also remove a fresh one that holds bytes and no lock: a writer locks its file
+            before writing any, so it is a dead writer's (for erasure, which must not leave a
+            killed run's copy of what it removes for that minute).
 
     Returns:
         The files removed.
@@ -101,8 +104,9 @@ def clean_temps(folder: Path, *, now: float | None = None) -> list[Path]:
     clock = time.time() if now is None else now
     for temp in folder.rglob("*.tmp"):
         with contextlib.suppress(OSError):
-            age = clock - temp.lstat().st_mtime
-            if age < _FRESH_S:
+            stat = temp.lstat()
+            age = clock - stat.st_mtime
+            if age < _FRESH_S and not (written and stat.st_size > 0):
                 continue
             fd = os.open(temp, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
             try:

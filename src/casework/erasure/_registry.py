@@ -186,7 +186,8 @@ FILES: tuple[FileKind, ...] = (
     FileKind(
         "run logs",
         "runs/<run-id>.jsonl (and a killed sharded run's runs/<run-id>.shards/part-NNN.jsonl)",
-        "trials: the agent's replies, tool calls and final state",
+        "trials: the agent's replies, tool calls and final state (a killed sharded run's too: "
+        "its workers' parts, and the log it was merging in .casework/tmp/)",
         "erased",
         (
             "casework.runner.run",

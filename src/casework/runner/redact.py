@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy import delete, select
 
-from casework.atomic import atomic_write_bytes
+from casework.atomic import PROJECT_TMP, atomic_write_bytes, clean_temps
 from casework.project import Project
 from casework.runner.records import RunEnd, RunHeader, TrialRecord
 from casework.workbench import Workbench
@@ -133,7 +133,9 @@ def redact_run_logs(
 
     Trial records of those cases go; the header's `case_ids` and `skipped` lose them; the end
     record's counts are recomputed. Each log is replaced atomically. A torn line that holds one
-    of ``needles`` (or a case id) is dropped too.
+    of ``needles`` (or a case id) is dropped too. The temp files a killed writer left in
+    `.casework/tmp` go first, however fresh (a sharded run merges its log there as its trials
+    end); a live writer's are its own to finish.
 
     Args:
         project: The project (its `paths.runs` folder).
@@ -143,6 +145,8 @@ def redact_run_logs(
         dry_run: Count only; write nothing.
     """
     removed = set(case_ids)
+    if not dry_run:
+        clean_temps(project.root / PROJECT_TMP, written=True)
     folder = project.path(project.config.paths.runs)
     if not removed or not folder.is_dir():
         return []

@@ -2,8 +2,11 @@
 
 The hashes below were recorded by the code of 2026-12-05 08:00 UTC (commit fae6c22), before
 the workers read the labels from disk and sent their rows back compactly: the released files,
-the release log (a fixed time) and every store object (pack and index contents; a manifest with
-its pack names, which are partly random, replaced by their contents' hashes). A tree from the
+the release log (a fixed time) and every store object (a pack's lines by hash, as its index
+places them: since commit fae6c22 a pack takes its lines in the order of the files they come
+from, so only their order changed; a manifest with its pack names, which are partly random,
+replaced by their contents' hashes; the pack content hashes below were computed so on the
+code before that change, and agree). A tree from the
 benchmark's generator, released as it is (canonical) and as a person might leave it (labels
 shuffled, some lines spaced otherwise), in one process and on forked workers.
 """
@@ -55,12 +58,29 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
+def _pack_content(pack: Path) -> str:
+    """A pack's lines by hash, whatever their order in it: its index names each line's place,
+    and the lines fill the pack (each newline-ended), none left out or overlapping."""
+    data = pack.read_bytes()
+    entries: list[tuple[int, int, bytes]] = []
+    for row in pack.with_suffix(".idx").read_bytes().splitlines():
+        digest, offset, length = row.split()
+        entries.append((int(offset), int(length), digest))
+    entries.sort()
+    at = 0
+    for start, size, _ in entries:
+        assert start == at and data[start + size : start + size + 1] == b"\n"
+        at = start + size + 1
+    assert at == len(data)
+    lines = sorted((d, data[o : o + n]) for o, n, d in entries)
+    return _digest(b"".join(d + b" " + line + b"\n" for d, line in lines))
+
+
 def _store_digests(state: Path) -> list[str]:
-    """Every store object's content hash (a manifest's pack names replaced by theirs)."""
+    """Every store object's content (a manifest's pack names replaced by their contents')."""
     objects = state / "versions" / "objects"
-    packs = {p.stem: _digest(p.read_bytes()) for p in objects.glob("*.pack")}
+    packs = {p.stem: _pack_content(p) for p in objects.glob("*.pack")}
     out = [f"pack {d}" for d in packs.values()]
-    out += [f"idx {_digest(p.read_bytes())}" for p in objects.glob("*.idx")]
     for manifest in (state / "versions").glob("*/manifest"):
         body = json.loads(manifest.read_bytes())
         body["packs"] = [packs[p] for p in body["packs"]]
@@ -98,8 +118,7 @@ _BYTES = [
     "cases.jsonl 9f2356357e09b90e",
     "labels.jsonl 7369b78b5eff0536",
     "versions.jsonl 11155f3fef22294d",
-    "721297aa9256ef15 db100b404bb03d01",
-    "idx d095301955a7bf7d",
-    "pack 4e21b507e4126b3b",
+    "721297aa9256ef15 faabc2dbd1b1e197",
+    "pack 246fe82d7e75fafb",
 ]
 RECORDED: dict[bool, list[str]] = {False: _BYTES, True: _BYTES}

@@ -41,8 +41,8 @@ from casework.dataset._lines import (
     Changed,
     InMemory,
     OnDisk,
-    SharedReads,
     Source,
+    by_offset,
     joined_lines,
     split_lines,
 )
@@ -146,12 +146,12 @@ class NewCases:
     labels: list[LabelRow] | LabelFile | LabelLines | None = None
     """The raw labels, when the labels file was indexed with the cases: their rows in file
     order (a labels file given as bytes), or (read from disk) what a release needs of it."""
-    _shared: SharedReads = field(default_factory=SharedReads, init=False, repr=False, compare=False)
-    """Lines read from disk by one of two readers at once (:meth:`lines`), for the other."""
 
     @contextlib.contextmanager
     def lines(self) -> Iterator[Callable[[int], bytes | memoryview]]:
         """A function giving line ``i`` without its newline.
+
+        Lines asked for in :meth:`file_order` are read a block at a time; others, one each.
 
         Raises:
             Changed: A line read from the file no longer has its hash.
@@ -160,8 +160,7 @@ class NewCases:
             with self.source.reader() as read:
                 yield lambda i: self.fixed.get(i) or read(*self.spans[i])
             return
-        shared = self._shared
-        with self.source.reader() as read, shared.open():
+        with self.source.reader() as read:
 
             def checked(i: int) -> bytes | memoryview:
                 out = read(*self.spans[i])
@@ -171,9 +170,16 @@ class NewCases:
 
             def line(i: int) -> bytes | memoryview:
                 fixed = self.fixed.get(i)
-                return fixed if fixed is not None else shared.get(i, checked)
+                return fixed if fixed is not None else checked(i)
 
             yield line
+
+    def file_order(self) -> Sequence[int]:
+        """Positions in the order of their lines in the source.
+
+        Read so, the file is read front to back in blocks, not a line at a time by position.
+        """
+        return by_offset([offset for offset, _ in self.spans])
 
     def chunks(self) -> Iterator[bytes | memoryview]:
         """The canonical content, piece by piece (``data`` itself when it is held and canonical).

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from sys import intern
@@ -22,7 +22,12 @@ from typing import NamedTuple
 
 import xxhash
 
-from casework.dataset._lines import Changed, OnDisk, SharedReads, joined_lines, split_lines
+from casework.dataset._lines import (
+    Changed,
+    OnDisk,
+    joined_lines,
+    split_lines,
+)
 from casework.dataset._objects import line_hash
 from casework.dataset.jsonl import canonical_records, collector_paused
 from casework.schema import LabelRecord
@@ -127,19 +132,18 @@ class LabelLines:
     """Each line's hash, in canonical order."""
     case_ids: list[str]
     """Each case labelled, once."""
-    _shared: SharedReads = field(default_factory=SharedReads, init=False, repr=False, compare=False)
-    """Lines read from the file by one of two readers at once (:meth:`lines`), for the other."""
 
     @contextlib.contextmanager
     def lines(self) -> Iterator[Callable[[int], bytes | memoryview]]:
         """A function giving line ``i`` in canonical order, without its newline.
 
+        Lines asked for in :meth:`file_order` are read a block at a time; others, one each.
+
         Raises:
             Changed: A line read from the file no longer has its hash.
         """
         views = [memoryview(block) for block in self.rewritten]
-        shared = self._shared
-        with self.source.reader() as read, shared.open():
+        with self.source.reader() as read:
 
             def checked(i: int) -> bytes | memoryview:
                 out = read(self.where[i], self.sizes[i])
@@ -152,9 +156,22 @@ class LabelLines:
                 if block >= 0:
                     at = self.where[i]
                     return views[block][at : at + self.sizes[i]]
-                return shared.get(i, checked)
+                return checked(i)
 
             yield line
+
+    def file_order(self) -> Sequence[int]:
+        """Positions of the lines held first, then of those in the file, in its order.
+
+        Read so, the file is read front to back in blocks, not a line at a time by position.
+        """
+        import numpy as np  # here: as in by_offset
+
+        blocks = np.asarray(self.block)
+        on_file = np.flatnonzero(blocks < 0)
+        in_order = on_file[np.argsort(np.asarray(self.where)[on_file], kind="stable")]
+        order: list[int] = np.concatenate([np.flatnonzero(blocks >= 0), in_order]).tolist()
+        return order
 
     def pieces(self) -> Iterator[bytes]:
         """The file as a release writes it, in pieces of newline-ended lines."""

@@ -3,17 +3,15 @@
 :func:`scan_file` hashes each line of a file in one pass over chunks of it (holding none of it
 afterwards); :class:`OnDisk` then reads lines back where they were, and its users check each
 against its hash (:class:`Changed` when the file changed meanwhile); :class:`InMemory` serves
-bytes already held; :class:`SharedReads` lets two readers of the same lines read each once.
-Entry points: :func:`scan_file`, :class:`OnDisk`, :class:`InMemory`, :class:`SharedReads`.
+bytes already held. Entry points: :func:`scan_file`, :class:`OnDisk`, :class:`InMemory`,
+:func:`by_offset`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,8 +23,8 @@ __all__ = [
     "Changed",
     "InMemory",
     "OnDisk",
-    "SharedReads",
     "Source",
+    "by_offset",
     "joined_lines",
     "scan_file",
     "split_lines",
@@ -169,98 +167,6 @@ def scan_file(
 _SCANNED = 1 << 24  # bytes read at a time by :func:`scan_file`
 
 
-class SharedReads:
-    """Lines read by one reader, kept a while for a second reader of the same lines.
-
-    A release stores its cases (the line store) and stages them (the new file) on two threads,
-    each reading every line in the same order: at 1M cases, two million reads by position of
-    lines out of file order. While both read (:meth:`open` twice), a line one of them read is
-    kept until the other takes it (:meth:`take`, at most :data:`_KEPT_BYTES` held; the oldest
-    is dropped first, and its reader reads it again); a reader that asks for a line the other
-    is reading at that moment waits for it rather than reading it too (the two often go side by
-    side). With one reader nothing is kept. Safe across threads.
-    """
-
-    def __init__(self) -> None:
-        """No line kept, no reader."""
-        self._changed = threading.Condition()
-        self._kept: OrderedDict[int, bytes | memoryview] = OrderedDict()
-        self._reading: set[int] = set()
-        self._bytes = 0
-        self._readers = 0
-
-    @contextlib.contextmanager
-    def open(self) -> Iterator[None]:
-        """A reader, for the length of the block (lines are kept only while two read)."""
-        with self._changed:
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._changed:
-                self._readers -= 1
-                if self._readers < 2:
-                    self._kept.clear()
-                    self._bytes = 0
-                self._changed.notify_all()
-
-    def take(self, i: int) -> bytes | memoryview | None:
-        """Line ``i`` if the other reader read it (then no longer kept), else ``None``.
-
-        ``None`` makes the caller the line's reader, who must then call :meth:`keep` with the
-        line or, if reading it failed, :meth:`drop`.
-        """
-        if self._readers < 2:
-            return None
-        with self._changed:
-            while i in self._reading and self._readers >= 2:
-                self._changed.wait()
-            line = self._kept.pop(i, None)
-            if line is not None:
-                self._bytes -= len(line)
-                return line
-            if self._readers >= 2:
-                self._reading.add(i)
-            return None
-
-    def keep(self, i: int, line: bytes | memoryview) -> None:
-        """Leave line ``i`` (read and checked against its hash) for the other reader."""
-        if self._readers < 2 and not self._reading:
-            return
-        with self._changed:
-            self._reading.discard(i)
-            if self._readers >= 2 and i not in self._kept:
-                self._kept[i] = line
-                self._bytes += len(line)
-                while self._bytes > _KEPT_BYTES:
-                    _, dropped = self._kept.popitem(last=False)
-                    self._bytes -= len(dropped)
-            self._changed.notify_all()
-
-    def get(self, i: int, read: Callable[[int], bytes | memoryview]) -> bytes | memoryview:
-        """Line ``i``: left by the other reader, or ``read(i)`` (read and checked) and kept."""
-        out = self.take(i)
-        if out is not None:
-            return out
-        try:
-            out = read(i)
-        except BaseException:
-            self.drop(i)
-            raise
-        self.keep(i, out)
-        return out
-
-    def drop(self, i: int) -> None:
-        """Reading line ``i`` failed: the other reader, if it waits for it, reads it itself."""
-        with self._changed:
-            self._reading.discard(i)
-            self._changed.notify_all()
-
-
-#: Bytes of lines :class:`SharedReads` holds at most for a reader behind the other.
-_KEPT_BYTES = 64 << 20
-
-
 def split_lines(data: bytes) -> Iterator[tuple[int, int]]:
     """Offset and length of each newline-ended line (a last line without one included)."""
     start = 0
@@ -272,6 +178,19 @@ def split_lines(data: bytes) -> Iterator[tuple[int, int]]:
             return
         yield start, stop - start
         start = stop + 1
+
+
+def by_offset(offsets: Sequence[int]) -> list[int]:
+    """Positions of ``offsets`` in increasing order of offset (ties by position).
+
+    Lines read in this order come front to back from their file, a block at a time
+    (:meth:`OnDisk.reader` reads ahead), where a first release of 1M cases read its lines
+    out of file order, a system call each.
+    """
+    import numpy as np  # here: most dataset commands never order a file's lines
+
+    order: list[int] = np.argsort(np.asarray(offsets, dtype=np.int64), kind="stable").tolist()
+    return order
 
 
 _JOINED = 500  # lines joined into one piece

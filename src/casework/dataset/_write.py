@@ -243,8 +243,18 @@ def _store(
     """
     new = prepared.new
     digest = "" if digest_later is not None else prepared.hash
-    with _lines_counted(new, on_progress) as line, _label_lines(prepared) as (label_lines_, hashes):
+    # The pack takes the lines in the order of their files (read front to back, a block at a
+    # time), not in the release's order, which the staged files read by position.
+    kept = prepared.label_file
+    with (
+        _lines_counted(new, on_progress) as line,
+        _label_lines(prepared) as (label_lines_, hashes),
+    ):
         index = VersionIndex(digest, new.ids, new.hashes, new.summaries, hashes)
+        order = (
+            new.file_order() if isinstance(new.source, OnDisk) else range(len(new.ids)),
+            kept.file_order() if isinstance(kept, LabelLines) else range(len(hashes)),
+        )
         write_version(
             project.state_dir,
             index,
@@ -253,6 +263,7 @@ def _store(
             prepared.parent_index,
             tmp_dir(project, name),
             digest_later,
+            order,
         )
     if on_progress is not None:
         total = new.byte_count()

@@ -40,6 +40,7 @@ import orjson
 import xxhash
 
 from casework.atomic import atomic_direct_writer, atomic_write_bytes, atomic_writer
+from casework.dataset._apart import apart, fork_ok
 
 __all__ = [
     "Summary",
@@ -347,6 +348,8 @@ def write_version(
     tmp_dir: Path | None = None,
     digest_later: Callable[[], str] | None = None,
     order: tuple[Sequence[int], Sequence[int]] | None = None,
+    beside: Callable[[], object] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> None:
     """Store a version: its lines not yet in ``base``'s packs go to a new pack, then its manifest.
 
@@ -362,6 +365,12 @@ def write_version(
         order: The case and the label positions in the order their lines are best read (each
             position once; default: by position). A pack's lines may lie in any order: its
             index says where each is.
+        beside: Work to start once the pack is being written (staging the release's files, on
+            a thread): the pack is then written by a forked child where one may be forked
+            (:func:`~casework.dataset._apart.fork_ok`), else here after starting ``beside``.
+            Not called when the version is stored already.
+        on_progress: Where the progress of a pack written by a child goes (the child's
+            ``line_of`` tells it through :func:`~casework.dataset._apart.told`).
     """
     with _store_lock(state_dir):
         if digest_later is None and read_index(state_dir, index.digest) is not None:
@@ -393,7 +402,7 @@ def write_version(
         # A pack is named for the version that wrote it (or by chance, when that is not known
         # yet): only the manifests' lists of packs are read.
         stem = f"{index.digest[:16] or secrets.token_hex(8)}-{secrets.token_hex(4)}"
-        wrote = _write_pack(state_dir, stem, lines(), tmp_dir)
+        wrote = _write_pack_beside(state_dir, stem, lines, tmp_dir, beside, on_progress)
         if wrote:
             packs.append(stem)
         # The manifest does not hold the version hash: encoded while another thread may still
@@ -414,6 +423,29 @@ def write_version(
                 _drop_pack(state_dir, stem if wrote else None)
                 return
         atomic_write_bytes(_manifest_path(state_dir, version), manifest, tmp_dir=tmp_dir)
+
+
+def _write_pack_beside(
+    state_dir: Path,
+    stem: str,
+    lines: Callable[[], Iterable[tuple[bytes, bytes | memoryview]]],
+    tmp_dir: Path | None,
+    beside: Callable[[], object] | None,
+    on_progress: Callable[[int, int], None] | None,
+) -> bool:
+    """:func:`_write_pack`, with ``beside`` started (see :func:`write_version`)."""
+    if beside is None:
+        return _write_pack(state_dir, stem, lines(), tmp_dir)
+    if not fork_ok():
+        beside()
+        return _write_pack(state_dir, stem, lines(), tmp_dir)
+    pack = apart(lambda: _write_pack(state_dir, stem, lines(), tmp_dir))
+    try:
+        beside()
+    except BaseException:
+        pack.close()
+        raise
+    return pack.result(on_progress)
 
 
 def _drop_pack(state_dir: Path, stem: str | None) -> None:

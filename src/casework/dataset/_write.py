@@ -15,6 +15,7 @@ from typing import BinaryIO, overload
 
 import xxhash
 
+from casework.dataset._apart import told
 from casework.dataset._changelog import changes_by_line, changes_since
 from casework.dataset._hashing import HashingThread
 from casework.dataset._incremental import (
@@ -192,9 +193,10 @@ def release_prepared(
         record = made(prepared.hash)
         staged = _stage(project, name, folder, prepared, canonical_bytes([*versions, record]))
     else:
-        # The store and the staged files are each a full copy of a large tree, written, hashed
-        # and synced mostly outside the GIL: written side by side (at 100k cases about 8 s one
-        # after the other, 6 s side by side). A first release's version hash is computed as its
+        # The store and the staged files are each a full copy of a large tree: written side by
+        # side, the store's pack by a forked child where one may be forked (on two threads
+        # most of the work held the GIL: at 1M cases their CPU seconds added up to the
+        # stage's wall time). A first release's version hash is computed as its
         # cases are staged: the log, staged after them, and the store, once its pack is written,
         # wait for it. The commit point (the journal) comes after both; if the store fails,
         # leaving the block waits for the staging, which without a journal the next command
@@ -205,17 +207,29 @@ def release_prepared(
             return hashed.result() if hashed is not None else prepared.hash
 
         with ThreadPoolExecutor(max_workers=1) as pool:
-            staging = pool.submit(
-                _stage,
-                project,
-                name,
-                folder,
-                prepared,
-                lambda: [canonical_bytes([*versions, made(version_hash())])],
-                hashed,
+            staging: list[Future[Staged | None]] = []
+
+            def start_staging() -> None:
+                staging.append(
+                    pool.submit(
+                        _stage,
+                        project,
+                        name,
+                        folder,
+                        prepared,
+                        lambda: [canonical_bytes([*versions, made(version_hash())])],
+                        hashed,
+                    )
+                )
+
+            # The staging starts once the store's pack is under way, in a child forked while
+            # this process has no other thread (see `write_version`).
+            _store(
+                project, name, prepared, writing, hashed.result if hashed else None, start_staging
             )
-            _store(project, name, prepared, writing, hashed.result if hashed else None)
-            staged = staging.result()
+            if not staging:  # the store had nothing to write
+                start_staging()
+            staged = staging[0].result()
         prepared.digest = version_hash()
         record = made(prepared.digest)
     _finish(project, name, staged)
@@ -233,13 +247,15 @@ def _store(
     prepared: Prepared,
     on_progress: ProgressCallback | None = None,
     digest_later: Callable[[], str] | None = None,
+    beside: Callable[[], object] | None = None,
 ) -> None:
     """Keep the release in the line store, so old versions materialise without git.
 
     ``on_progress`` is told the bytes of the case lines read for the store so far, of all the
     release's case bytes (lines the store holds already are not read: the bar then ends short
     of full, and the stage ends). ``digest_later``: the version hash, when another thread is
-    computing it (asked for once the pack is written).
+    computing it (asked for once the pack is written). ``beside``: started once the pack is
+    under way (see :func:`~casework.dataset._objects.write_version`).
     """
     new = prepared.new
     digest = "" if digest_later is not None else prepared.hash
@@ -247,7 +263,7 @@ def _store(
     # time), not in the release's order, which the staged files read by position.
     kept = prepared.label_file
     with (
-        _lines_counted(new, on_progress) as line,
+        _lines_counted(new, told(on_progress) if on_progress else None) as line,
         _label_lines(prepared) as (label_lines_, hashes),
     ):
         index = VersionIndex(digest, new.ids, new.hashes, new.summaries, hashes)
@@ -264,6 +280,8 @@ def _store(
             tmp_dir(project, name),
             digest_later,
             order,
+            beside,
+            on_progress,
         )
     if on_progress is not None:
         total = new.byte_count()

@@ -34,7 +34,15 @@ _child_tell: Callable[[int, int], None] | None = None
 
 
 def fork_ok() -> bool:
-    """Whether a child may be forked here: on Linux, while this process runs no other thread."""
+    """Whether a child may be forked here, inheriting this process's memory.
+
+    Only on Linux (fork is unsafe on macOS, absent on Windows) and only while this process runs
+    no other Python thread: a fork copies the locks a thread may hold at that instant (the
+    workbench writer's, a progress bar's, the logging module's), which can deadlock the child.
+    The idle thread pool numpy's OpenBLAS starts at import is not one: OpenBLAS shuts it down
+    around every fork itself. The one rule for every fork casework makes (parallel scans, a
+    run's workers, the store's pack).
+    """
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 

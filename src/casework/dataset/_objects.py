@@ -434,18 +434,17 @@ def _write_pack_beside(
     on_progress: Callable[[int, int], None] | None,
 ) -> bool:
     """:func:`_write_pack`, with ``beside`` started (see :func:`write_version`)."""
-    if beside is None:
-        return _write_pack(state_dir, stem, lines(), tmp_dir)
-    if not fork_ok():
+    if beside is not None and fork_ok():
+        pack = apart(lambda: _write_pack(state_dir, stem, lines(), tmp_dir))
+        try:
+            beside()
+        except BaseException:
+            pack.close()
+            raise
+        return pack.result(on_progress)
+    if beside is not None:
         beside()
-        return _write_pack(state_dir, stem, lines(), tmp_dir)
-    pack = apart(lambda: _write_pack(state_dir, stem, lines(), tmp_dir))
-    try:
-        beside()
-    except BaseException:
-        pack.close()
-        raise
-    return pack.result(on_progress)
+    return _write_pack(state_dir, stem, lines(), tmp_dir)
 
 
 def _drop_pack(state_dir: Path, stem: str | None) -> None:

@@ -22,13 +22,13 @@ import itertools
 import multiprocessing
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
+from casework.dataset._apart import fork_ok
 from casework.dataset._ondisk import release_files
 from casework.dataset.jsonl import iter_records
 from casework.dataset.stream import (
@@ -109,9 +109,7 @@ class _LabelChunk(_Part):
 
 def parallel_workers() -> int:
     """How many worker processes a parallel scan may use here (1: scan sequentially)."""
-    if not sys.platform.startswith("linux"):  # fork is unsafe on macOS, absent on Windows
-        return 1
-    if threading.active_count() > 1:  # forking a process with threads can deadlock the child
+    if not fork_ok():
         return 1
     return max(1, min(os.cpu_count() or 1, 8))
 

@@ -25,8 +25,6 @@ import multiprocessing.forkserver
 import os
 import pickle
 import shutil
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -36,6 +34,7 @@ from typing import IO, Any, NamedTuple
 
 from casework.atomic import atomic_write_text, atomic_writer
 from casework.dataset import Dataset, load_dataset
+from casework.dataset._apart import fork_ok
 from casework.errors import CaseworkError, InputError, UsageError
 from casework.grading import Judge, load_judge
 from casework.project import Project, load_project
@@ -320,15 +319,8 @@ def _ensure_ray() -> Any:
 
 
 def _fork_safe() -> bool:
-    """Whether workers may start as plain forks of this process, inheriting what it loaded.
-
-    Only on Linux (fork is unsafe on macOS, absent on Windows) and only while this process runs
-    no other Python thread: a fork copies the locks a thread may hold at that instant (the
-    workbench writer's, a progress bar's, the logging module's), which can deadlock the child.
-    The idle thread pool numpy's OpenBLAS starts at import is not one: OpenBLAS shuts it down
-    around every fork itself.
-    """
-    return sys.platform.startswith("linux") and threading.active_count() == 1
+    """Whether workers may start as plain forks of this process, inheriting what it loaded."""
+    return fork_ok()
 
 
 def _context() -> multiprocessing.context.SpawnContext | multiprocessing.context.ForkServerContext:
